@@ -1,0 +1,137 @@
+package permissions
+
+import (
+	"fmt"
+	"path"
+	"slices"
+)
+
+// A Level is the autonomy level of [autonomy].level.
+type Level string
+
+// The autonomy levels.
+const (
+	// ReadOnly registers only read-class tools: the model never sees the others.
+	ReadOnly Level = "read_only"
+	// Supervised asks before write, exec and network tools unless pre-approved.
+	Supervised Level = "supervised"
+	// Full never asks.
+	Full Level = "full"
+)
+
+// ParseLevel parses a level name; ClawSeed's spelling "readonly" is accepted.
+func ParseLevel(s string) (Level, error) {
+	switch s {
+	case "read_only", "readonly", "read-only":
+		return ReadOnly, nil
+	case "supervised", "":
+		return Supervised, nil
+	case "full":
+		return Full, nil
+	}
+	return "", fmt.Errorf("unknown autonomy level %q (want read_only, supervised or full)", s)
+}
+
+// A Class says what a tool can do, which decides whether it needs approval.
+type Class int
+
+// Tool classes.
+const (
+	// ClassRead tools only read (files, memory, the skill catalog).
+	ClassRead Class = iota
+	// ClassWrite tools change files or stored state.
+	ClassWrite
+	// ClassExec tools run programs.
+	ClassExec
+	// ClassNetwork tools reach the network.
+	ClassNetwork
+)
+
+var classNames = [...]string{"read", "write", "exec", "network"}
+
+// String returns "read", "write", "exec" or "network".
+func (c Class) String() string {
+	if int(c) < len(classNames) {
+		return classNames[c]
+	}
+	return fmt.Sprintf("Class(%d)", int(c))
+}
+
+// A Decision is the outcome of [Policy.Decide].
+type Decision int
+
+// Decisions.
+const (
+	// Allow runs the call without asking.
+	Allow Decision = iota
+	// Ask requires the user's approval first.
+	Ask
+	// Deny refuses the call.
+	Deny
+)
+
+// A Policy holds the tool settings of [agent] and [autonomy].
+type Policy struct {
+	Level Level
+	// Allowed are globs over tool names; empty allows every tool.
+	Allowed []string
+	// Denied are globs over tool names; a match hides the tool (deny wins).
+	Denied []string
+	// AutoApprove lists tools (globs) that never need approval.
+	AutoApprove []string
+	// AlwaysAsk lists tools (globs) that need approval under supervised
+	// autonomy even when auto-approved, read-class or pre-approved.
+	AlwaysAsk []string
+}
+
+// Visible reports whether a tool of this name and class is registered for the
+// model at all: it must pass the allowed/denied globs, and read-only autonomy
+// hides everything but read-class tools.
+func (p Policy) Visible(name string, class Class) bool {
+	if matchAny(p.Denied, name) {
+		return false
+	}
+	if len(p.Allowed) > 0 && !matchAny(p.Allowed, name) {
+		return false
+	}
+	if p.Level == ReadOnly && class != ClassRead {
+		return false
+	}
+	return true
+}
+
+// Decide says whether a call to a visible tool may run. preApproved is true when
+// the user answered "always" for this tool earlier in the session or an active
+// skill's allowed-tools covers it.
+func (p Policy) Decide(name string, class Class, preApproved bool) Decision {
+	switch p.Level {
+	case Full:
+		return Allow
+	case ReadOnly:
+		if class == ClassRead {
+			return Allow
+		}
+		return Deny
+	}
+	if matchAny(p.AlwaysAsk, name) {
+		return Ask
+	}
+	if class == ClassRead || preApproved || matchAny(p.AutoApprove, name) {
+		return Allow
+	}
+	return Ask
+}
+
+// MatchGlob reports whether a tool name matches a glob (`*`, `?`, `[...]`, as
+// in path.Match). A malformed pattern matches only itself.
+func MatchGlob(pattern, name string) bool {
+	if pattern == name {
+		return true
+	}
+	ok, err := path.Match(pattern, name)
+	return err == nil && ok
+}
+
+func matchAny(patterns []string, name string) bool {
+	return slices.ContainsFunc(patterns, func(p string) bool { return MatchGlob(p, name) })
+}

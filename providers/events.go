@@ -1,0 +1,66 @@
+package providers
+
+import (
+	"context"
+	"iter"
+)
+
+// An EventType names the kind of an [Event].
+type EventType string
+
+// The events a provider stream yields.
+const (
+	// EventTextDelta carries a piece of the assistant's visible text.
+	EventTextDelta EventType = "text_delta"
+	// EventReasoningDelta carries a piece of reasoning/thinking text, and at the
+	// end of a signed thinking block its Signature.
+	EventReasoningDelta EventType = "reasoning_delta"
+	// EventToolCall carries one complete tool call (adapters accumulate deltas).
+	EventToolCall EventType = "tool_call"
+	// EventUsage carries the token usage of the response.
+	EventUsage EventType = "usage"
+	// EventStop ends the response and carries the stop reason.
+	EventStop EventType = "stop"
+)
+
+// A StopReason says why the model stopped.
+type StopReason string
+
+// Stop reasons, normalised across providers.
+const (
+	StopEndTurn   StopReason = "end_turn"
+	StopToolUse   StopReason = "tool_use"
+	StopMaxTokens StopReason = "max_tokens"
+)
+
+// An Event is one item of a streamed model response.
+type Event struct {
+	Type       EventType  `json:"type"`
+	Text       string     `json:"text,omitempty"`
+	Signature  string     `json:"signature,omitempty"`
+	Redacted   string     `json:"redacted,omitempty"`
+	ToolCall   *ToolCall  `json:"tool_call,omitempty"`
+	Usage      *Usage     `json:"usage,omitempty"`
+	StopReason StopReason `json:"stop_reason,omitempty"`
+}
+
+// Usage counts the tokens of one or more responses.
+type Usage struct {
+	InputTokens       int `json:"input_tokens"`
+	OutputTokens      int `json:"output_tokens"`
+	CachedInputTokens int `json:"cached_tokens"`
+}
+
+// Add adds o to u.
+func (u *Usage) Add(o Usage) {
+	u.InputTokens += o.InputTokens
+	u.OutputTokens += o.OutputTokens
+	u.CachedInputTokens += o.CachedInputTokens
+}
+
+// A Streamer sends a [Request] and yields the response as events. The sequence
+// ends after an [EventStop] or with a non-nil error (then no further events
+// follow). Breaking out of the loop, or cancelling ctx, aborts the HTTP stream.
+type Streamer interface {
+	Stream(ctx context.Context, req Request) iter.Seq2[Event, error]
+}

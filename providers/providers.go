@@ -1,0 +1,143 @@
+// Package providers owns the vendor-neutral conversation model every LLM adapter
+// speaks: messages made of parts, tool specifications, requests, streamed events,
+// token usage and classified errors.
+//
+// It imports only the standard library. Adapters (providers/openai,
+// providers/anthropic) translate these types to one wire format each; the agent
+// loop (runtime/agent) only ever sees these types.
+package providers
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// A Role says who wrote a [Message].
+type Role string
+
+// The roles of a conversation. The system prompt is not a message: it travels in
+// [Request.System].
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+)
+
+// A PartType says which field of a [Part] is meaningful.
+type PartType string
+
+// The kinds of message parts.
+const (
+	PartText       PartType = "text"
+	PartReasoning  PartType = "reasoning"
+	PartToolCall   PartType = "tool_call"
+	PartToolResult PartType = "tool_result"
+)
+
+// A Part is one piece of a [Message]. Exactly the fields that belong to its Type
+// are set.
+type Part struct {
+	Type PartType `json:"type"`
+	// Text is the text of a text or reasoning part.
+	Text string `json:"text,omitempty"`
+	// Signature is the provider's signature of a reasoning part (Anthropic
+	// thinking blocks must be echoed back with it).
+	Signature string `json:"signature,omitempty"`
+	// Redacted holds opaque redacted-thinking data, echoed back verbatim.
+	Redacted string `json:"redacted,omitempty"`
+	// ToolCall is set for tool_call parts.
+	ToolCall *ToolCall `json:"tool_call,omitempty"`
+	// ToolResult is set for tool_result parts.
+	ToolResult *ToolResult `json:"tool_result,omitempty"`
+}
+
+// A ToolCall is the model's request to run a tool.
+type ToolCall struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Args is the argument text exactly as the model produced it. It is usually
+	// a JSON object but is not guaranteed to be valid JSON: the agent validates it.
+	Args string `json:"args"`
+}
+
+// A ToolResult answers the [ToolCall] with the same ID.
+type ToolResult struct {
+	CallID  string `json:"call_id"`
+	Name    string `json:"name,omitempty"`
+	Content string `json:"content"`
+	IsError bool   `json:"is_error,omitempty"`
+}
+
+// A Message is one entry of the conversation history.
+type Message struct {
+	Role  Role   `json:"role"`
+	Parts []Part `json:"parts"`
+}
+
+// UserText returns a user message holding one text part.
+func UserText(text string) Message {
+	return Message{Role: RoleUser, Parts: []Part{{Type: PartText, Text: text}}}
+}
+
+// AssistantText returns an assistant message holding one text part.
+func AssistantText(text string) Message {
+	return Message{Role: RoleAssistant, Parts: []Part{{Type: PartText, Text: text}}}
+}
+
+// Text returns the concatenation of the message's text parts.
+func (m Message) Text() string {
+	var b strings.Builder
+	for _, p := range m.Parts {
+		if p.Type == PartText {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+// ToolCalls returns the message's tool calls in order.
+func (m Message) ToolCalls() []ToolCall {
+	var calls []ToolCall
+	for _, p := range m.Parts {
+		if p.Type == PartToolCall && p.ToolCall != nil {
+			calls = append(calls, *p.ToolCall)
+		}
+	}
+	return calls
+}
+
+// ToolResults returns the message's tool results in order.
+func (m Message) ToolResults() []ToolResult {
+	var results []ToolResult
+	for _, p := range m.Parts {
+		if p.Type == PartToolResult && p.ToolResult != nil {
+			results = append(results, *p.ToolResult)
+		}
+	}
+	return results
+}
+
+// A ToolSpec describes a tool to the model.
+type ToolSpec struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Schema is the JSON Schema of the tool's argument object.
+	Schema json.RawMessage `json:"parameters"`
+}
+
+// A Request is one model call.
+type Request struct {
+	// Model is the provider's model identifier.
+	Model string
+	// System is the whole system prompt.
+	System string
+	// Messages is the conversation history, oldest first.
+	Messages []Message
+	// Tools are the tools the model may call, sorted by name by the caller.
+	Tools []ToolSpec
+	// MaxTokens caps the response; 0 lets the adapter choose.
+	MaxTokens int
+	// Temperature is nil when the provider's default should be used.
+	Temperature *float64
+	// ReasoningEffort is passed to models that accept it ("" = not sent).
+	ReasoningEffort string
+}

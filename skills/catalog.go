@@ -1,0 +1,65 @@
+package skills
+
+import "sort"
+
+// DefaultMaxFileBytes is the default size limit of a SKILL.md or manifest.toml
+// file ([skills].max_skill_file_bytes).
+const DefaultMaxFileBytes = 256 * 1024
+
+// Options configures [Discover].
+type Options struct {
+	// Roots are searched in order, highest priority first (see [StandardRoots]).
+	Roots []Root
+	// Builtins adds the skills compiled into the binary at the lowest priority.
+	Builtins bool
+	// MaxFileBytes caps SKILL.md and manifest.toml; 0 means [DefaultMaxFileBytes].
+	MaxFileBytes int64
+	// Excluded names are kept in the catalog with StatusHidden and reason
+	// "excluded by [skills].excluded".
+	Excluded []string
+	// GOOS is the operating system used for `os` gating; "" means runtime.GOOS.
+	GOOS string
+	// LookPath finds a binary for requires.bins/anyBins; nil means exec.LookPath.
+	LookPath func(file string) (string, error)
+	// LookupEnv reads a variable for requires.env; nil means os.LookupEnv.
+	LookupEnv func(key string) (string, bool)
+}
+
+// A Catalog is the result of [Discover]: the effective skills and every
+// diagnostic produced on the way.
+type Catalog struct {
+	// Skills holds one skill per effective name (the highest-priority one),
+	// sorted by name in byte order. Gated, excluded and user-only skills are
+	// included with their Status; invalid and shadowed skills are not (they
+	// appear only in Diagnostics).
+	Skills []*Skill
+	// Diagnostics are in discovery order: roots by priority, paths sorted.
+	Diagnostics []Diagnostic
+}
+
+// Lookup returns the skill with the given effective name, or nil.
+func (c *Catalog) Lookup(name string) *Skill {
+	if c == nil {
+		return nil
+	}
+	i := sort.Search(len(c.Skills), func(i int) bool { return c.Skills[i].Name >= name })
+	if i < len(c.Skills) && c.Skills[i].Name == name {
+		return c.Skills[i]
+	}
+	return nil
+}
+
+// Listed returns the skills offered to the model in the index (StatusListed),
+// in name order.
+func (c *Catalog) Listed() []*Skill {
+	if c == nil {
+		return nil
+	}
+	var out []*Skill
+	for _, s := range c.Skills {
+		if s.Status == StatusListed {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,154 @@
+// Package skills owns everything the runtime knows about skills: where they are
+// discovered, how manifest.toml and SKILL.md are parsed and merged, which skills
+// are gated out and why, how the <available_skills> index and the
+// <active_skill> blocks are rendered, and the session's set of active skills.
+//
+// Every decision about a skill is made here; the agent loop and the CLI only
+// render what this package returns. Problems with individual skills never abort
+// discovery: they become [Diagnostic] values and the other skills are unaffected.
+//
+// The package imports only the standard library and its parsers
+// (go.yaml.in/yaml/v3, github.com/BurntSushi/toml, doublestar). It does no I/O
+// beyond reading skill roots and writing a skill for skill_create, and never
+// prompts.
+package skills
+
+// A Source names the kind of root a skill was discovered in. Its string value is
+// what `clawseed skills list --json` prints.
+type Source string
+
+// The sources, from highest to lowest priority.
+const (
+	SourceProject       Source = "project"        // <workspace>/.clawseed/skills
+	SourceProjectClaude Source = "project-claude" // <workspace>/.claude/skills
+	SourceProjectAgents Source = "project-agents" // <workspace>/.agents/skills
+	SourceUser          Source = "user"           // $CLAWSEED_HOME/skills
+	SourceUserClaude    Source = "user-claude"    // ~/.claude/skills
+	SourceUserAgents    Source = "user-agents"    // ~/.agents/skills
+	SourceExtra         Source = "extra"          // [skills].extra_roots
+	SourceBuiltin       Source = "builtin"        // compiled into the binary
+)
+
+// Trusted reports whether skills from this source may run dynamic-context
+// commands under dynamic_context = "trusted" (project and user roots).
+func (s Source) Trusted() bool {
+	return s != SourceExtra && s != SourceBuiltin && s != ""
+}
+
+// A Root is one directory searched for skills.
+type Root struct {
+	// Path is absolute.
+	Path   string
+	Source Source
+}
+
+// A Severity grades a [Diagnostic].
+type Severity string
+
+// Diagnostic severities. An error means the skill was not loaded; a warning
+// means it was loaded with something ignored or defaulted; info records a
+// deliberate decision such as shadowing or gating.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+	SeverityInfo    Severity = "info"
+)
+
+// A Diagnostic reports a problem with, or a decision about, one skill or root.
+type Diagnostic struct {
+	// Path is the file or directory concerned (absolute).
+	Path     string   `json:"path"`
+	Severity Severity `json:"severity"`
+	// Message is a lower-case sentence fragment such as
+	// `shadowed by /ws/.clawseed/skills/x` or
+	// `manifest.toml:3: expected string for "name"`.
+	Message string `json:"message"`
+}
+
+// A Status says whether and how a skill is offered to the model.
+type Status string
+
+// Skill statuses as printed by `clawseed skills list --json`.
+const (
+	// StatusListed: in the <available_skills> index.
+	StatusListed Status = "listed"
+	// StatusActive: listed and currently active (set by callers that know the
+	// active set; discovery never produces it).
+	StatusActive Status = "active"
+	// StatusHidden: gated out or excluded; Reason says why.
+	StatusHidden Status = "hidden"
+	// StatusUserOnly: disable-model-invocation; only /name can activate it.
+	StatusUserOnly Status = "user-only"
+)
+
+// A ShellSpec is a `shell:` skill's command, run instead of activating (§4.11).
+type ShellSpec struct {
+	Command string   `json:"command"`
+	Args    []string `json:"args,omitempty"`
+	// TimeoutSecs is 0 for the default.
+	TimeoutSecs int `json:"timeout,omitempty"`
+}
+
+// Requires lists what must be present on this machine for a skill to be listed.
+type Requires struct {
+	Bins    []string `json:"bins,omitempty"`
+	AnyBins []string `json:"anyBins,omitempty"`
+	Env     []string `json:"env,omitempty"`
+	OS      []string `json:"os,omitempty"`
+}
+
+// A Skill is one discovered skill after manifest.toml and SKILL.md have been
+// merged (manifest wins field by field; the body always comes from SKILL.md).
+type Skill struct {
+	// Name is the effective name: manifest/frontmatter name, else the directory name.
+	Name string
+	// Dir is the skill directory as reached from its root (absolute). It is empty
+	// for built-in skills.
+	Dir    string
+	Source Source
+	// Root is the root directory the skill was found in ("" for built-ins).
+	Root string
+	// ManifestPath and SkillPath are the files read ("" when absent).
+	ManifestPath string
+	SkillPath    string
+
+	Description   string
+	WhenToUse     string
+	Version       string
+	Author        string
+	License       string
+	Category      string
+	Compatibility string
+	Tags          []string
+	Metadata      map[string]any
+
+	Permissions  []string
+	Triggers     []string
+	AllowedTools []string
+	Arguments    []string
+	ArgumentHint string
+
+	DisableModelInvocation bool
+	// UserInvocable is true unless the skill says `user-invocable: false`.
+	UserInvocable bool
+
+	Context string // "fork" or ""
+	Model   string
+	Effort  string
+	Shell   *ShellSpec
+	Paths   []string
+	// OS is the union of `os`/`platforms`, `requires.os` and
+	// `metadata.openclaw.os`.
+	OS       []string
+	Requires Requires
+	Always   bool
+
+	// Body is the Markdown body of SKILL.md as read at discovery. Activation
+	// re-reads it from disk.
+	Body string
+
+	// Status and Reason are decided by discovery (gating, exclusion,
+	// disable-model-invocation).
+	Status Status
+	Reason string
+}
