@@ -1,0 +1,407 @@
+package skills
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// DefaultMaxActive is the number of skills that may be active at once when
+// [ActiveConfig.MaxActive] is not set ([skills].max_active).
+const DefaultMaxActive = 5
+
+// ActiveConfig configures an [ActiveSet].
+type ActiveConfig struct {
+	// Enabled is [skills].enabled; when false every activation fails (row 1).
+	Enabled bool
+	// MaxActive is [skills].max_active; <= 0 means [DefaultMaxActive].
+	MaxActive int
+	// Excluded is [skills].excluded: these names are refused (row 2).
+	Excluded []string
+	// CheckPermissions returns "" when all of perms are satisfied, else the
+	// row-7 sentence
+	// `Skill '<n>' requires permission '<p>' but no matching tool is available.`
+	// (see permissions.Check). nil means all are satisfied.
+	CheckPermissions func(skill string, perms []string) string
+	// Load re-reads a skill from disk at activation (discovery's Reread). nil
+	// means the Skill is used as it is. It may be called with the set's lock
+	// held and must not call back into the set.
+	Load func(s *Skill) (*Skill, error)
+	// SessionID and Workspace are substituted for ${CLAWSEED_SESSION_ID} and
+	// ${CLAWSEED_WORKSPACE}.
+	SessionID string
+	Workspace string
+}
+
+// An ActiveSet is a session's set of active skills, in activation order, and
+// the catalog they are activated from. It renders the active-skills section of
+// the system prompt (§4.6). It is safe for concurrent use.
+type ActiveSet struct {
+	cfg ActiveConfig
+
+	mu     sync.Mutex
+	cat    *Catalog
+	active []activeEntry
+}
+
+// An Active is one active skill.
+type Active struct {
+	// Skill is the skill as loaded at activation (its Name is the name it was
+	// activated under).
+	Skill *Skill
+	Args  string
+	// Content is the body after argument substitution.
+	Content string
+	// Hash is [ContentHash] of the body as loaded, before substitution.
+	Hash string
+}
+
+type activeEntry struct {
+	Active
+	// snapHash is the hash recorded in the snapshot this activation was
+	// restored from; "" when it was not restored.
+	snapHash string
+}
+
+// An Outcome is the result of an activation or deactivation: the sentence
+// given to the model (or the user) as the Skill tool result.
+type Outcome struct {
+	Text    string
+	IsError bool
+	// Changed is true when [ActiveSet.Render] changed, so the system prompt
+	// must be rebuilt.
+	Changed bool
+}
+
+// A SnapshotEntry records one active skill in a session file.
+type SnapshotEntry struct {
+	Name string `json:"name"`
+	Args string `json:"args,omitempty"`
+	Hash string `json:"hash"`
+}
+
+// NewActiveSet returns an empty set activating skills from cat.
+func NewActiveSet(cfg ActiveConfig, cat *Catalog) *ActiveSet {
+	if cfg.MaxActive <= 0 {
+		cfg.MaxActive = DefaultMaxActive
+	}
+	cfg.Excluded = slices.Clone(cfg.Excluded)
+	return &ActiveSet{cfg: cfg, cat: cat}
+}
+
+// SetCatalog replaces the catalog future activations look skills up in, after
+// a hot reload or skill_create. Active skills keep their loaded text.
+func (a *ActiveSet) SetCatalog(cat *Catalog) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cat = cat
+}
+
+// Catalog returns the current catalog.
+func (a *ActiveSet) Catalog() *Catalog {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cat
+}
+
+// Activate activates the skill called name with args, checking the §4.5 rows
+// in order. byUser is true for /name and session restore, false for the
+// model's Skill tool. Re-activating an active skill with different args
+// re-renders its block in place.
+func (a *ActiveSet) Activate(name, args string, byUser bool) Outcome {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.activate(name, args, byUser)
+}
+
+func (a *ActiveSet) activate(name, args string, byUser bool) Outcome {
+	fail := func(text string) Outcome {
+		return Outcome{Text: "Failed to activate skill '" + name + "': " + text, IsError: true}
+	}
+	if !a.cfg.Enabled {
+		return fail("Skill system is disabled. Enable it in config to use skills.")
+	}
+	if slices.Contains(a.cfg.Excluded, name) {
+		return fail("Skill '" + name + "' is disabled and cannot be activated.")
+	}
+	s := a.cat.Lookup(name)
+	if s == nil || s.Status == StatusHidden {
+		text := "Skill '" + name + "' not found in available skills."
+		if m := suggest(name, a.activatable(byUser)); m != "" {
+			text += " Did you mean '" + m + "'?"
+		}
+		return fail(text)
+	}
+	if userOnly(s) && !byUser {
+		return fail("Skill '" + name + "' can only be invoked by the user.")
+	}
+	pos := a.index(name)
+	if pos >= 0 && a.active[pos].Args == args {
+		return Outcome{Text: "Skill '" + name + "' is already active. Its instructions are in your system prompt."}
+	}
+	entry, err := a.load(name, s, args)
+	if err != nil {
+		return fail("Failed to load skill '" + name + "': " + err.Error())
+	}
+	if a.cfg.CheckPermissions != nil {
+		if text := a.cfg.CheckPermissions(name, entry.Skill.Permissions); text != "" {
+			return fail(text)
+		}
+	}
+	if pos < 0 && len(a.active) >= a.cfg.MaxActive {
+		return fail("Maximum number of active skills (" + strconv.Itoa(a.cfg.MaxActive) + ") reached. Deactivate a skill first.")
+	}
+	changed := true
+	if pos >= 0 {
+		changed = renderBlock(a.active[pos].Active) != renderBlock(entry.Active)
+		a.active[pos] = entry
+	} else {
+		a.active = append(a.active, entry)
+	}
+	return Outcome{Text: "Skill '" + name + "' activated. Full instructions have been added to your system prompt.", Changed: changed}
+}
+
+// load reads s with cfg.Load and renders its content for args.
+func (a *ActiveSet) load(name string, s *Skill, args string) (activeEntry, error) {
+	loaded := s
+	if a.cfg.Load != nil {
+		l, err := a.cfg.Load(s)
+		if err != nil {
+			return activeEntry{}, err
+		}
+		if l != nil {
+			loaded = l
+		}
+	}
+	if loaded.Name != name {
+		// The set is keyed by the name the skill was activated under, even if
+		// the file now on disk says otherwise.
+		cp := *loaded
+		cp.Name = name
+		loaded = &cp
+	}
+	vars := map[string]string{
+		VarSkillDir:  loaded.Dir,
+		VarSessionID: a.cfg.SessionID,
+		VarWorkspace: a.cfg.Workspace,
+	}
+	return activeEntry{Active: Active{
+		Skill:   loaded,
+		Args:    args,
+		Content: Substitute(loaded.Body, args, loaded.Arguments, vars),
+		Hash:    ContentHash(loaded.Body),
+	}}, nil
+}
+
+// activatable returns, in name order, the names a caller could activate: the
+// listed skills, plus the user-only ones when byUser.
+func (a *ActiveSet) activatable(byUser bool) []string {
+	if a.cat == nil {
+		return nil
+	}
+	var names []string
+	for _, s := range a.cat.Skills {
+		if s.Status == StatusHidden || (userOnly(s) && !byUser) || slices.Contains(a.cfg.Excluded, s.Name) {
+			continue
+		}
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+func userOnly(s *Skill) bool {
+	return s.DisableModelInvocation || s.Status == StatusUserOnly
+}
+
+// index returns the position of name in the activation order, or -1.
+func (a *ActiveSet) index(name string) int {
+	return slices.IndexFunc(a.active, func(e activeEntry) bool { return e.Skill.Name == name })
+}
+
+// Deactivate removes the skill called name from the set.
+func (a *ActiveSet) Deactivate(name string) Outcome {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	pos := a.index(name)
+	if pos < 0 {
+		return Outcome{Text: "Failed to deactivate skill '" + name + "': Skill '" + name + "' is not active.", IsError: true}
+	}
+	a.active = slices.Delete(a.active, pos, pos+1)
+	return Outcome{Text: "Skill '" + name + "' deactivated. Its instructions have been removed from your system prompt.", Changed: true}
+}
+
+// Refresh re-reads an active skill in place, keeping its args and position,
+// after skill_create overwrote it. The skill is looked up again in the current
+// catalog (falling back to the skill as activated if it is no longer there) and
+// its permissions are checked again; on any failure the old text stays active.
+func (a *ActiveSet) Refresh(name string) Outcome {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	fail := func(text string) Outcome {
+		return Outcome{Text: "Failed to reload skill '" + name + "': " + text, IsError: true}
+	}
+	pos := a.index(name)
+	if pos < 0 {
+		return fail("Skill '" + name + "' is not active.")
+	}
+	s := a.cat.Lookup(name)
+	if s == nil {
+		s = a.active[pos].Skill
+	}
+	entry, err := a.load(name, s, a.active[pos].Args)
+	if err != nil {
+		return fail("Failed to load skill '" + name + "': " + err.Error())
+	}
+	if a.cfg.CheckPermissions != nil {
+		if text := a.cfg.CheckPermissions(name, entry.Skill.Permissions); text != "" {
+			return fail(text)
+		}
+	}
+	changed := renderBlock(a.active[pos].Active) != renderBlock(entry.Active)
+	a.active[pos] = entry
+	return Outcome{Text: "Skill '" + name + "' reloaded. Its updated instructions are in your system prompt.", Changed: changed}
+}
+
+// List returns the active skills in activation order.
+func (a *ActiveSet) List() []Active {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]Active, len(a.active))
+	for i, e := range a.active {
+		out[i] = e.Active
+	}
+	return out
+}
+
+// IsActive reports whether the skill called name is active.
+func (a *ActiveSet) IsActive(name string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.index(name) >= 0
+}
+
+// Render returns the active-skills system-prompt section: one <active_skill>
+// block per active skill in activation order, separated by a blank line, with
+// no trailing newline; "" when none is active. Adding a skill only appends to
+// it.
+func (a *ActiveSet) Render() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	blocks := make([]string, len(a.active))
+	for i, e := range a.active {
+		blocks[i] = renderBlock(e.Active)
+	}
+	return strings.Join(blocks, "\n\n")
+}
+
+// renderBlock renders one <active_skill> block. The body is instructions and is
+// not escaped, but a line that would close the block (in the body or in the
+// directory path) is indented by one space.
+func renderBlock(e Active) string {
+	var inner strings.Builder
+	if e.Skill.Dir != "" {
+		inner.WriteString("Skill directory: " + e.Skill.Dir + "\n")
+	}
+	inner.WriteString(strings.TrimRight(e.Content, " \t\r\n"))
+
+	var b strings.Builder
+	b.Grow(inner.Len() + 64)
+	b.WriteString(`<active_skill name="` + escapeXML(e.Skill.Name) + "\">\n")
+	if text := strings.TrimRight(inner.String(), " \t\r\n"); text != "" {
+		for line := range strings.Lines(text) {
+			if strings.TrimRight(line, " \t\r\n") == activeClose {
+				b.WriteByte(' ')
+			}
+			b.WriteString(line)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString(activeClose)
+	return b.String()
+}
+
+const activeClose = "</active_skill>"
+
+// Snapshot returns the active set for the session file, in activation order.
+func (a *ActiveSet) Snapshot() []SnapshotEntry {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]SnapshotEntry, len(a.active))
+	for i, e := range a.active {
+		out[i] = SnapshotEntry{Name: e.Skill.Name, Args: e.Args, Hash: e.Hash}
+	}
+	return out
+}
+
+// Restore re-activates the skills of a snapshot in order, as the user would
+// (so user-only skills come back too), reading them from disk again. It returns
+// a warning diagnostic for each skill that could not be restored. Skills whose
+// text differs from the snapshot's hash are restored with their new text and
+// reported by [ActiveSet.ChangedOnDisk].
+func (a *ActiveSet) Restore(entries []SnapshotEntry) []Diagnostic {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var diags []Diagnostic
+	for _, e := range entries {
+		out := a.activate(e.Name, e.Args, true)
+		if pos := a.index(e.Name); pos >= 0 && a.active[pos].Args == e.Args {
+			a.active[pos].snapHash = e.Hash
+		}
+		if out.IsError {
+			var path string
+			if s := a.cat.Lookup(e.Name); s != nil {
+				path = s.Dir
+			}
+			diags = append(diags, Diagnostic{
+				Path:     path,
+				Severity: SeverityWarning,
+				Message:  fmt.Sprintf("active skill %q not restored: %s", e.Name, out.Text),
+			})
+		}
+	}
+	return diags
+}
+
+// ChangedOnDisk reports whether the active skill called name has changed on
+// disk: its text when restored differs from the one recorded in the snapshot,
+// or the text on disk now (read with ActiveConfig.Load, or the catalog's when
+// Load is nil) differs from the one activated. A skill that can no longer be
+// read counts as changed; one that is not active does not.
+func (a *ActiveSet) ChangedOnDisk(name string) bool {
+	a.mu.Lock()
+	pos := a.index(name)
+	if pos < 0 {
+		a.mu.Unlock()
+		return false
+	}
+	e := a.active[pos]
+	cat, load := a.cat, a.cfg.Load
+	a.mu.Unlock()
+
+	if e.snapHash != "" && e.snapHash != e.Hash {
+		return true
+	}
+	s := cat.Lookup(name)
+	if load == nil {
+		return s != nil && ContentHash(s.Body) != e.Hash
+	}
+	if s == nil {
+		s = e.Skill
+	}
+	now, err := load(s)
+	if err != nil {
+		return true
+	}
+	return now != nil && ContentHash(now.Body) != e.Hash
+}
+
+// ContentHash returns the first 16 hex digits of the SHA-256 of body; it
+// identifies a skill's text in session files.
+func ContentHash(body string) string {
+	sum := sha256.Sum256([]byte(body))
+	return hex.EncodeToString(sum[:8])
+}

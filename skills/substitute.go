@@ -1,0 +1,252 @@
+package skills
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The variables of [Substitute]'s vars map.
+const (
+	VarSkillDir  = "CLAWSEED_SKILL_DIR"
+	VarSessionID = "CLAWSEED_SESSION_ID"
+	VarWorkspace = "CLAWSEED_WORKSPACE"
+)
+
+// varKey maps a `${...}` name to its vars key; the CLAUDE_ spellings are
+// Claude Code's.
+func varKey(name string) (string, bool) {
+	switch name {
+	case VarSkillDir, "CLAUDE_SKILL_DIR":
+		return VarSkillDir, true
+	case VarSessionID, "CLAUDE_SESSION_ID":
+		return VarSessionID, true
+	case VarWorkspace, "CLAUDE_PROJECT_DIR":
+		return VarWorkspace, true
+	}
+	return "", false
+}
+
+// Substitute applies the §4.9 substitutions to a skill body at activation, in
+// one left-to-right pass (substituted text is never scanned again):
+//
+//   - $ARGUMENTS is args as given.
+//   - $ARGUMENTS[N] and $N are word N (0-based) of args split like a shell
+//     would (quotes group words, backslash escapes); a missing word is "".
+//   - $name, for each entry of named (the skill's `arguments`), is the word at
+//     that entry's position; longer names are tried first.
+//   - ${CLAWSEED_SKILL_DIR}, ${CLAWSEED_SESSION_ID} and ${CLAWSEED_WORKSPACE},
+//     and Claude Code's ${CLAUDE_SKILL_DIR}, ${CLAUDE_SESSION_ID} and
+//     ${CLAUDE_PROJECT_DIR}, are the value of the CLAWSEED_ key in vars; a key
+//     missing from vars leaves the placeholder untouched.
+//   - \$ is a literal $ that starts no substitution.
+//
+// $ARGUMENTS, $N and $name must not be followed by a letter, digit or
+// underscore: $ARGUMENTSX, $5x and $names stay as they are, as does anything
+// else after a $ ($HOME, ${PATH}).
+//
+// The spec's "if the body has no $ARGUMENTS" is read as "if the body used no
+// argument placeholder" ($ARGUMENTS, $ARGUMENTS[N], $N or a named one): then,
+// when args are not blank, the body (its trailing white space trimmed) gets
+// "\n\nARGUMENTS: <args>" appended, so arguments are never silently lost and
+// never given twice.
+func Substitute(body, args string, named []string, vars map[string]string) string {
+	s := substituter{args: args, named: namedOrder(named), vars: vars}
+	var b strings.Builder
+	b.Grow(len(body) + len(args))
+	for i := 0; i < len(body); {
+		j := strings.IndexAny(body[i:], `\$`)
+		if j < 0 {
+			b.WriteString(body[i:])
+			break
+		}
+		b.WriteString(body[i : i+j])
+		i += j
+		if body[i] == '\\' {
+			if i+1 < len(body) && body[i+1] == '$' {
+				b.WriteByte('$')
+				i += 2
+			} else {
+				b.WriteByte('\\')
+				i++
+			}
+			continue
+		}
+		if val, n, ok := s.placeholder(body[i+1:]); ok {
+			b.WriteString(val)
+			i += 1 + n
+			continue
+		}
+		b.WriteByte('$')
+		i++
+	}
+	out := b.String()
+	if !s.usedArgs && strings.TrimSpace(args) != "" {
+		out = strings.TrimRight(out, " \t\r\n")
+		if out != "" {
+			out += "\n\n"
+		}
+		out += "ARGUMENTS: " + args
+	}
+	return out
+}
+
+// namedArg is one entry of a skill's `arguments` and its word position.
+type namedArg struct {
+	name string
+	pos  int
+}
+
+// namedOrder returns the named arguments longest first (so $file_path wins
+// over $file), the first of duplicate names only.
+func namedOrder(named []string) []namedArg {
+	out := make([]namedArg, 0, len(named))
+	for i, n := range named {
+		if n != "" && !slices.ContainsFunc(out, func(a namedArg) bool { return a.name == n }) {
+			out = append(out, namedArg{n, i})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b namedArg) int { return len(b.name) - len(a.name) })
+	return out
+}
+
+type substituter struct {
+	args     string
+	named    []namedArg
+	vars     map[string]string
+	words    []string
+	split    bool
+	usedArgs bool
+}
+
+// word returns word n of args, splitting them on first use.
+func (s *substituter) word(n int) string {
+	if !s.split {
+		s.words, s.split = splitWords(s.args), true
+	}
+	if n >= 0 && n < len(s.words) {
+		return s.words[n]
+	}
+	return ""
+}
+
+// placeholder recognises the placeholder that rest (the text after a $)
+// starts with, and returns its value and length.
+func (s *substituter) placeholder(rest string) (val string, n int, ok bool) {
+	if strings.HasPrefix(rest, "{") {
+		end := strings.IndexByte(rest, '}')
+		if end < 0 {
+			return "", 0, false
+		}
+		key, known := varKey(rest[1:end])
+		if !known {
+			return "", 0, false
+		}
+		v, set := s.vars[key]
+		return v, end + 1, set
+	}
+	if after, found := strings.CutPrefix(rest, "ARGUMENTS"); found {
+		if inner, bracket := strings.CutPrefix(after, "["); bracket {
+			if d := leadingDigits(inner); d > 0 && strings.HasPrefix(inner[d:], "]") {
+				s.usedArgs = true
+				return s.word(atoiOrMax(inner[:d])), len("ARGUMENTS[") + d + 1, true
+			}
+		}
+		if !identAt(after, 0) {
+			s.usedArgs = true
+			return s.args, len("ARGUMENTS"), true
+		}
+	}
+	if d := leadingDigits(rest); d > 0 {
+		if identAt(rest, d) {
+			return "", 0, false
+		}
+		s.usedArgs = true
+		return s.word(atoiOrMax(rest[:d])), d, true
+	}
+	for _, a := range s.named {
+		if strings.HasPrefix(rest, a.name) && !identAt(rest, len(a.name)) {
+			s.usedArgs = true
+			return s.word(a.pos), len(a.name), true
+		}
+	}
+	return "", 0, false
+}
+
+// identAt reports whether s[i] exists and is an ASCII letter, digit or underscore.
+func identAt(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	c := s[i]
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+func leadingDigits(s string) int {
+	n := 0
+	for n < len(s) && '0' <= s[n] && s[n] <= '9' {
+		n++
+	}
+	return n
+}
+
+// atoiOrMax parses a run of digits; a number too large for an int is an index
+// past any word.
+func atoiOrMax(digits string) int {
+	n, err := strconv.Atoi(digits)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// splitWords splits args into words as a POSIX shell would, without
+// expansions: blanks separate words, single quotes keep everything literally,
+// double quotes keep everything but \" \\ \$ \` (backslash escapes), and a
+// backslash outside quotes escapes the next character. An unterminated quote
+// runs to the end.
+func splitWords(args string) []string {
+	var (
+		words  []string
+		cur    strings.Builder
+		inWord bool
+	)
+	for i := 0; i < len(args); i++ {
+		c := args[i]
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+			continue
+		case '\\':
+			if i+1 < len(args) {
+				i++
+			}
+			cur.WriteByte(args[i])
+		case '\'':
+			end := strings.IndexByte(args[i+1:], '\'')
+			if end < 0 {
+				end = len(args) - i - 1
+			}
+			cur.WriteString(args[i+1 : i+1+end])
+			i += end + 1
+		case '"':
+			for i++; i < len(args) && args[i] != '"'; i++ {
+				if args[i] == '\\' && i+1 < len(args) && strings.IndexByte("\"\\$`", args[i+1]) >= 0 {
+					i++
+				}
+				cur.WriteByte(args[i])
+			}
+		default:
+			cur.WriteByte(c)
+		}
+		inWord = true
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
+}
