@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/clawseed/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/skills"
+)
+
+// chatOptions are the flags of `clawseed chat`.
+type chatOptions struct {
+	global *globalOptions
+	io     *IOStreams
+}
+
+func newChatCmd(g *globalOptions, io *IOStreams) *cobra.Command {
+	opts := &chatOptions{global: g, io: io}
+	return &cobra.Command{
+		Use:   "chat",
+		Short: "Start an interactive session (the main job)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return chatRun(cmd.Context(), opts)
+		},
+	}
+}
+
+// isTerminal reports whether f is a terminal.
+func isTerminal(f *os.File) bool {
+	return f != nil && term.IsTerminal(int(f.Fd()))
+}
+
+func chatRun(ctx context.Context, opts *chatOptions) error {
+	cfg, err := loadConfig(opts.global)
+	if err != nil {
+		return err
+	}
+	log := newLogger(opts.global, opts.io.Err)
+
+	// Ctrl-C is ours from here: it cancels the running turn instead of
+	// killing the process.
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, os.Interrupt)
+	defer signal.Stop(interrupts)
+
+	stdin := stdinFile(opts.io.In)
+	stdout, _ := opts.io.Out.(*os.File)
+	color := isTerminal(stdout) && os.Getenv("NO_COLOR") == ""
+	history := repl.NewHistory(filepath.Join(cfg.Home, "history"))
+
+	chat := &repl.Chat{Out: opts.io.Out, Err: opts.io.Err, Interrupts: interrupts, History: history}
+	var reader repl.LineReader
+	if isTerminal(stdin) {
+		tr := repl.NewTerminalReader(history.Load(), chat.Completions)
+		defer tr.Close()
+		reader = tr
+		chat.AddHistory = tr.AddHistory
+	} else {
+		reader = repl.NewPlainReader(opts.io.In, opts.io.Out, interrupts)
+	}
+	renderer := repl.NewRenderer(opts.io.Out, opts.io.Err, color)
+	approver := repl.NewApprover(reader, opts.io.Out, renderer)
+	approver.Interrupt = chat.CancelTurn
+
+	a, err := buildApp(ctx, cfg, appOptions{Approver: approver, Sink: renderer.Handle, Log: log})
+	if err != nil {
+		return err
+	}
+	chat.Agent = a.agent
+	chat.Reader = reader
+	chat.Renderer = renderer
+	chat.ContextWindow = a.resolved.ContextWindow
+	chat.NewSession = func() string {
+		a.sessionID = newSessionID()
+		return a.sessionID
+	}
+	printBanner(opts.io, a)
+	return chat.Run(ctx)
+}
+
+// printBanner shows what the session runs on (§2.1).
+func printBanner(io *IOStreams, a *app) {
+	listed, hidden := 0, 0
+	for _, s := range a.catalog.Skills {
+		switch s.Status {
+		case skills.StatusListed:
+			listed++
+		case skills.StatusHidden:
+			hidden++
+		}
+	}
+	fmt.Fprintf(io.Out, "%s\n", versionString())
+	fmt.Fprintf(io.Out, "provider %s · model %s · session %s\n", a.resolved.Provider, a.resolved.Model, a.sessionID)
+	fmt.Fprintf(io.Out, "workspace %s\n", a.cfg.Workspace)
+	skillsLine := fmt.Sprintf("skills: %d indexed", listed)
+	if hidden > 0 {
+		skillsLine += fmt.Sprintf(", %d hidden (see /skills for why)", hidden)
+	}
+	if n := len(a.catalog.Diagnostics); n > 0 {
+		skillsLine += fmt.Sprintf(", %d diagnostics", n)
+	}
+	if !a.cfg.Skills.Enabled {
+		skillsLine = "skills: disabled"
+	}
+	fmt.Fprintln(io.Out, skillsLine)
+	fmt.Fprintln(io.Out, "Type /help for commands. Ctrl-C cancels a turn, Ctrl-D exits.")
+}

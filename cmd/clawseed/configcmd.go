@@ -1,0 +1,97 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	clawseed "github.com/clawseed/clawseed"
+)
+
+// configOptions are the flags of `clawseed config`.
+type configOptions struct {
+	global  *globalOptions
+	io      *IOStreams
+	Project bool
+	Force   bool
+}
+
+func newConfigCmd(g *globalOptions, io *IOStreams) *cobra.Command {
+	opts := &configOptions{global: g, io: io}
+	cmd := &cobra.Command{Use: "config", Short: "Create, show and check the configuration"}
+	initCmd := &cobra.Command{
+		Use:   "init",
+		Short: "Write a commented starter config.toml ($CLAWSEED_HOME, or the project with --project)",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, args []string) error { return configInitRun(opts) },
+	}
+	initCmd.Flags().BoolVar(&opts.Project, "project", false, "write <workspace>/.clawseed/config.toml instead")
+	initCmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite an existing file")
+	cmd.AddCommand(
+		initCmd,
+		&cobra.Command{
+			Use:   "show",
+			Short: "Print the effective configuration, secrets masked, with the source of every non-default value",
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				cfg, err := loadConfig(g)
+				if err != nil {
+					return err
+				}
+				return cfg.Show(io.Out)
+			},
+		},
+		&cobra.Command{
+			Use:   "check",
+			Short: "Validate the configuration; exit 0 when valid, 2 otherwise",
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				cfg, err := loadConfig(g)
+				if err != nil {
+					return err
+				}
+				if err := cfg.Use(""); err != nil {
+					return usageError(err)
+				}
+				if cfg.Providers.Default != "" {
+					if _, err := cfg.ResolveModel("", func() bool { return false }); err != nil {
+						return usageError(err)
+					}
+				}
+				fmt.Fprintf(io.Out, "config OK (workspace %s)\n", cfg.Workspace)
+				for _, f := range cfg.Files {
+					fmt.Fprintf(io.Out, "  read %s\n", f)
+				}
+				return nil
+			},
+		},
+	)
+	return cmd
+}
+
+func configInitRun(opts *configOptions) error {
+	cfg, err := loadConfig(opts.global)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(cfg.Home, "config.toml")
+	if opts.Project {
+		path = filepath.Join(cfg.Workspace, ".clawseed", "config.toml")
+	}
+	if _, err := os.Stat(path); err == nil && !opts.Force {
+		return &exitError{code: exitFailure, err: fmt.Errorf("%s already exists (use --force to overwrite)", path)}
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, clawseed.ConfigExample, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.io.Out, "Wrote %s\n", path)
+	return nil
+}

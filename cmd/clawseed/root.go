@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes (§2).
+const (
+	exitOK          = 0
+	exitFailure     = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+// An exitError carries the exit code a command wants; its message has already
+// been printed when silent is set.
+type exitError struct {
+	code   int
+	err    error
+	silent bool
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError marks err as a usage or configuration error (exit 2).
+func usageError(err error) error { return &exitError{code: exitUsage, err: err} }
+
+// IOStreams are the command's standard streams, injectable for tests.
+type IOStreams struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+}
+
+// globalOptions are the flags every command accepts (§2).
+type globalOptions struct {
+	ConfigFile   string
+	Workspace    string
+	Provider     string
+	Model        string
+	Temperature  float64
+	SystemPrompt string
+	Autonomy     string
+	Verbose      bool
+
+	temperatureSet bool
+}
+
+// run executes the command line and returns the process exit code.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	io := &IOStreams{In: stdin, Out: stdout, Err: stderr}
+	root := newRootCmd(io)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(context.Background())
+	return exitCode(err, stderr)
+}
+
+// exitCode prints err (unless already printed) and maps it to an exit code.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if !ee.silent && ee.err != nil {
+			fmt.Fprintln(stderr, "clawseed: "+ee.err.Error())
+		}
+		return ee.code
+	}
+	if errors.Is(err, context.Canceled) {
+		return exitInterrupted
+	}
+	fmt.Fprintln(stderr, "clawseed: "+err.Error())
+	// Errors cobra returns itself (unknown command or flag, wrong arg count)
+	// are usage errors.
+	return exitUsage
+}
+
+func newRootCmd(io *IOStreams) *cobra.Command {
+	g := &globalOptions{}
+	root := &cobra.Command{
+		Use:           "clawseed",
+		Short:         "An agent runtime whose skills live in the system prompt",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRun: func(cmd *cobra.Command, args []string) {
+			g.temperatureSet = cmd.Flags().Changed("temperature")
+		},
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.ConfigFile, "config", "", "config file (replaces the user and project config files)")
+	pf.StringVar(&g.Workspace, "workspace", "", "workspace directory (default: current directory)")
+	pf.StringVar(&g.Provider, "provider", "", "provider or [providers.models] entry to use")
+	pf.StringVar(&g.Model, "model", "", "model name")
+	pf.Float64Var(&g.Temperature, "temperature", 0, "sampling temperature")
+	pf.StringVar(&g.SystemPrompt, "system-prompt", "", "replace the identity section of the system prompt")
+	pf.StringVar(&g.Autonomy, "autonomy", "", "autonomy level: read_only, supervised or full")
+	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "debug logging to stderr")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError(err) })
+
+	root.AddCommand(
+		newChatCmd(g, io),
+		newRunCmd(g, io),
+		newSkillsCmd(g, io),
+		newConfigCmd(g, io),
+		newVersionCmd(io),
+	)
+	return root
+}
+
+// stdinFile returns the *os.File behind r, if any (to detect a terminal).
+func stdinFile(r io.Reader) *os.File {
+	f, _ := r.(*os.File)
+	return f
+}

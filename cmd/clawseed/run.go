@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/clawseed/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/skills"
+)
+
+// runOptions are the flags of `clawseed run`.
+type runOptions struct {
+	global        *globalOptions
+	io            *IOStreams
+	Output        string
+	MaxIterations int
+	Yes           bool
+	Prompt        string
+}
+
+func newRunCmd(g *globalOptions, io *IOStreams) *cobra.Command {
+	opts := &runOptions{global: g, io: io}
+	cmd := &cobra.Command{
+		Use:   "run [PROMPT]",
+		Short: "Run one non-interactive turn (PROMPT or stdin)",
+		Long: "Run one turn without a terminal UI. The prompt is the arguments, or stdin when there are none.\n" +
+			`A prompt of the form "/name args" activates the user-invocable skill name with args first.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Prompt = strings.Join(args, " ")
+			return runRun(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Output, "output", "text", "output format: text, json or stream-json")
+	cmd.Flags().IntVar(&opts.MaxIterations, "max-iterations", 0, "maximum model requests in the turn (default [agent].max_tool_iterations)")
+	cmd.Flags().BoolVar(&opts.Yes, "yes", false, "approve every tool call that would need approval")
+	return cmd
+}
+
+// yesApprover approves everything (--yes).
+type yesApprover struct{}
+
+func (yesApprover) Approve(context.Context, agent.ApprovalRequest) (agent.Approval, error) {
+	return agent.ApproveOnce, nil
+}
+
+// runResult is the object `run --output json` prints (§2.2).
+type runResult struct {
+	Status       string                  `json:"status"`
+	SessionID    string                  `json:"session_id"`
+	Final        string                  `json:"final"`
+	Usage        usageJSON               `json:"usage"`
+	CostUSD      *float64                `json:"cost_usd"`
+	Iterations   int                     `json:"iterations"`
+	ToolCalls    []agent.ToolCallSummary `json:"tool_calls"`
+	ActiveSkills []string                `json:"active_skills"`
+	Model        string                  `json:"model"`
+	Provider     string                  `json:"provider"`
+	Error        string                  `json:"error,omitempty"`
+}
+
+type usageJSON struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+	CachedTokens int `json:"cached_tokens"`
+}
+
+func runRun(ctx context.Context, opts *runOptions) error {
+	switch opts.Output {
+	case "text", "json", "stream-json":
+	default:
+		return usageError(fmt.Errorf("--output must be text, json or stream-json, not %q", opts.Output))
+	}
+	prompt := opts.Prompt
+	if prompt == "" {
+		if isTerminal(stdinFile(opts.io.In)) {
+			return usageError(errors.New("run needs a PROMPT argument or input on stdin"))
+		}
+		data, err := io.ReadAll(opts.io.In)
+		if err != nil {
+			return fmt.Errorf("read stdin: %w", err)
+		}
+		prompt = strings.TrimSpace(string(data))
+	}
+	if prompt == "" {
+		return usageError(errors.New("empty prompt"))
+	}
+	cfg, err := loadConfig(opts.global)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+
+	sink, flush := runSink(opts)
+	o := appOptions{Sink: sink, MaxIterations: opts.MaxIterations, Log: newLogger(opts.global, opts.io.Err)}
+	if opts.Yes {
+		o.Approver = yesApprover{}
+	}
+	a, err := buildApp(ctx, cfg, o)
+	if err != nil {
+		return err
+	}
+	text, err := invokeSkillPrompt(a.agent, prompt)
+	if err != nil {
+		return err
+	}
+	res, turnErr := a.agent.Turn(ctx, text)
+	flush()
+	return finishRun(opts, a, res, turnErr)
+}
+
+// invokeSkillPrompt handles a "/name args" prompt (§4.9): the skill is
+// activated with args, which then become the user message.
+func invokeSkillPrompt(ag *agent.Agent, prompt string) (string, error) {
+	if !strings.HasPrefix(prompt, "/") {
+		return prompt, nil
+	}
+	name, args, _ := strings.Cut(strings.TrimPrefix(prompt, "/"), " ")
+	args = strings.TrimSpace(args)
+	set := ag.Skills()
+	var s *skills.Skill
+	if set != nil {
+		s = set.Catalog().Lookup(name)
+	}
+	if s == nil || !s.UserInvocable || s.Status == skills.StatusHidden {
+		return "", usageError(fmt.Errorf("/%s is not a user-invocable skill (see clawseed skills list)", name))
+	}
+	if out := ag.ActivateSkill(name, args); out.IsError {
+		return "", &exitError{code: exitFailure, err: errors.New(out.Text)}
+	}
+	if args == "" {
+		return "Follow the instructions of the skill '" + name + "'.", nil
+	}
+	return args, nil
+}
+
+// runSink returns the event sink for the output format and a function that
+// finishes a half-written line.
+func runSink(opts *runOptions) (agent.Sink, func()) {
+	switch opts.Output {
+	case "stream-json":
+		enc := json.NewEncoder(opts.io.Out)
+		return func(ev agent.Event) { enc.Encode(ev) }, func() {}
+	case "json":
+		return func(agent.Event) {}, func() {}
+	}
+	// Text: progress (tool calls, skills, errors) on stderr, the answer on
+	// stdout at the end, so `clawseed run ... > answer.txt` stays clean.
+	r := repl.NewRenderer(io.Discard, opts.io.Err, false)
+	progress := repl.NewRenderer(opts.io.Err, opts.io.Err, false)
+	return func(ev agent.Event) {
+		switch ev.Type {
+		case agent.EventTextDelta, agent.EventReasoningDelta, agent.EventTurnEnd:
+			r.Handle(ev)
+		default:
+			progress.Handle(ev)
+		}
+	}, func() {}
+}
+
+// finishRun prints the result and maps the turn's outcome to an exit code.
+func finishRun(opts *runOptions, a *app, res agent.TurnResult, turnErr error) error {
+	code := exitOK
+	switch res.Status {
+	case agent.StatusCancelled:
+		code = exitInterrupted
+	case agent.StatusError, agent.StatusMaxIterations:
+		code = exitFailure
+	}
+	switch opts.Output {
+	case "json":
+		out := runResult{
+			Status:     res.Status,
+			SessionID:  a.sessionID,
+			Final:      res.Final,
+			Usage:      usageJSON{res.Usage.InputTokens, res.Usage.OutputTokens, res.Usage.CachedInputTokens},
+			Iterations: res.Iterations,
+			ToolCalls:  res.ToolCalls,
+			Model:      a.resolved.Model,
+			Provider:   a.resolved.Provider,
+		}
+		if out.ToolCalls == nil {
+			out.ToolCalls = []agent.ToolCallSummary{}
+		}
+		out.ActiveSkills = []string{}
+		if set := a.agent.Skills(); set != nil {
+			for _, act := range set.List() {
+				out.ActiveSkills = append(out.ActiveSkills, act.Skill.Name)
+			}
+		}
+		if turnErr != nil && code != exitInterrupted {
+			out.Error = turnErr.Error()
+		}
+		enc := json.NewEncoder(opts.io.Out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	case "text":
+		if res.Final != "" {
+			fmt.Fprintln(opts.io.Out, res.Final)
+		}
+	}
+	if code == exitOK {
+		return nil
+	}
+	// The error was already reported (error event or JSON).
+	return &exitError{code: code, err: turnErr, silent: true}
+}

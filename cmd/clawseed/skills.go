@@ -1,0 +1,338 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/skills"
+)
+
+// skillsOptions are the flags shared by the `clawseed skills` subcommands.
+type skillsOptions struct {
+	global *globalOptions
+	io     *IOStreams
+	JSON   bool
+	Prompt bool
+}
+
+func newSkillsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
+	opts := &skillsOptions{global: g, io: io}
+	cmd := &cobra.Command{
+		Use:   "skills",
+		Short: "List, inspect, validate and create skills",
+	}
+	cmd.PersistentFlags().BoolVar(&opts.JSON, "json", false, "print JSON")
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List skills with their source, status and size",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return skillsListRun(cmd.Context(), opts)
+		},
+	}
+	list.Flags().BoolVar(&opts.Prompt, "prompt", false, "print exactly the ## Available Skills section the model receives")
+	cmd.AddCommand(
+		list,
+		&cobra.Command{
+			Use:   "show NAME",
+			Short: "Show a skill's merged metadata, rendered body and origin",
+			Args:  cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return skillsShowRun(cmd.Context(), opts, args[0])
+			},
+		},
+		&cobra.Command{
+			Use:   "validate [DIR...]",
+			Short: "Validate skill directories (default: every discovered skill); exit 1 on any error",
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return skillsValidateRun(cmd.Context(), opts, args)
+			},
+		},
+		&cobra.Command{
+			Use:   "doctor",
+			Short: "Print every skill diagnostic",
+			Args:  cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return skillsDoctorRun(cmd.Context(), opts)
+			},
+		},
+		&cobra.Command{
+			Use:   "new NAME",
+			Short: "Scaffold SKILL.md and manifest.toml in <workspace>/.clawseed/skills/NAME",
+			Args:  cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return skillsNewRun(cmd.Context(), opts, args[0])
+			},
+		},
+	)
+	return cmd
+}
+
+// skillJSON is one entry of `skills list --json`.
+type skillJSON struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Source      string   `json:"source"`
+	Path        string   `json:"path"`
+	Status      string   `json:"status"`
+	Reason      string   `json:"reason"`
+	Triggers    []string `json:"triggers"`
+	Permissions []string `json:"permissions"`
+	Tokens      int      `json:"tokens"`
+}
+
+type listJSON struct {
+	Skills      []skillJSON          `json:"skills"`
+	Diagnostics []skills.Diagnostic `json:"diagnostics"`
+}
+
+func skillPath(s *skills.Skill) string {
+	if s.Dir == "" {
+		return "builtin:" + s.Name
+	}
+	return s.Dir
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func skillsListRun(ctx context.Context, opts *skillsOptions) error {
+	cfg, err := loadConfig(opts.global)
+	if err != nil {
+		return err
+	}
+	if err := cfg.Use("skills", "workspace_dir"); err != nil {
+		return usageError(err)
+	}
+	cat := discover(ctx, cfg)
+	if opts.Prompt {
+		idx := skills.RenderIndex(cat.Skills, skills.IndexBudget(contextWindow(cfg), cfg.Skills.IndexBudgetPercent))
+		if idx.Text != "" {
+			fmt.Fprintln(opts.io.Out, idx.Text)
+		}
+		fmt.Fprintf(opts.io.Err, "%d characters, ~%d tokens; %d of %d skills listed (level: %s)\n",
+			len(idx.Text), agent.EstimateTokens(idx.Text), idx.Listed, idx.Total, idx.Level)
+		return nil
+	}
+	out := listJSON{Skills: []skillJSON{}, Diagnostics: cat.Diagnostics}
+	if out.Diagnostics == nil {
+		out.Diagnostics = []skills.Diagnostic{}
+	}
+	for _, s := range cat.Skills {
+		out.Skills = append(out.Skills, skillJSON{
+			Name: s.Name, Description: s.Description, Source: string(s.Source), Path: skillPath(s),
+			Status: string(s.Status), Reason: s.Reason, Triggers: orEmpty(s.Triggers),
+			Permissions: orEmpty(s.Permissions), Tokens: agent.EstimateTokens(s.Body),
+		})
+	}
+	if opts.JSON {
+		return writeJSON(opts.io.Out, out)
+	}
+	if len(out.Skills) == 0 {
+		fmt.Fprintln(opts.io.Out, "No skills found. Create one with: clawseed skills new NAME")
+	}
+	tw := tabwriter.NewWriter(opts.io.Out, 0, 4, 2, ' ', 0)
+	if len(out.Skills) > 0 {
+		fmt.Fprintln(tw, "NAME\tSOURCE\tSTATUS\tTOKENS\tREASON")
+	}
+	for _, s := range out.Skills {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", s.Name, s.Source, s.Status, s.Tokens, s.Reason)
+	}
+	tw.Flush()
+	if n := len(out.Diagnostics); n > 0 {
+		fmt.Fprintf(opts.io.Err, "%d diagnostics; run `clawseed skills doctor` to see them.\n", n)
+	}
+	return nil
+}
+
+// contextWindow returns the configured model's context window, or the default
+// when no provider is configured (listing skills needs no provider).
+func contextWindow(cfg *config.Config) int {
+	if r, err := cfg.ResolveModel("", func() bool { return false }); err == nil && r.ContextWindow > 0 {
+		return r.ContextWindow
+	}
+	return 128000
+}
+
+type showJSON struct {
+	skillJSON
+	Root         string   `json:"root"`
+	Manifest     string   `json:"manifest"`
+	SkillFile    string   `json:"skill_file"`
+	Version      string   `json:"version"`
+	AllowedTools []string `json:"allowed_tools"`
+	Arguments    []string `json:"arguments"`
+	ArgumentHint string   `json:"argument_hint"`
+	UserOnly     bool     `json:"disable_model_invocation"`
+	Invocable    bool     `json:"user_invocable"`
+	Body         string   `json:"body"`
+}
+
+func skillsShowRun(ctx context.Context, opts *skillsOptions, name string) error {
+	cfg, err := loadConfig(opts.global)
+	if err != nil {
+		return err
+	}
+	cat := discover(ctx, cfg)
+	s := cat.Lookup(name)
+	if s == nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("skill %q not found (see clawseed skills list)", name)}
+	}
+	out := showJSON{
+		skillJSON: skillJSON{Name: s.Name, Description: s.Description, Source: string(s.Source), Path: skillPath(s),
+			Status: string(s.Status), Reason: s.Reason, Triggers: orEmpty(s.Triggers), Permissions: orEmpty(s.Permissions),
+			Tokens: agent.EstimateTokens(s.Body)},
+		Root: s.Root, Manifest: s.ManifestPath, SkillFile: s.SkillPath, Version: s.Version,
+		AllowedTools: orEmpty(s.AllowedTools), Arguments: orEmpty(s.Arguments), ArgumentHint: s.ArgumentHint,
+		UserOnly: s.DisableModelInvocation, Invocable: s.UserInvocable, Body: s.Body,
+	}
+	if opts.JSON {
+		return writeJSON(opts.io.Out, out)
+	}
+	w := opts.io.Out
+	fmt.Fprintf(w, "name:         %s\n", s.Name)
+	fmt.Fprintf(w, "source:       %s (%s)\n", s.Source, skillPath(s))
+	for _, f := range []struct{ k, v string }{
+		{"manifest", s.ManifestPath}, {"skill file", s.SkillPath}, {"version", s.Version},
+		{"description", s.Description}, {"when to use", s.WhenToUse},
+		{"triggers", strings.Join(s.Triggers, ", ")}, {"permissions", strings.Join(s.Permissions, ", ")},
+		{"allowed-tools", strings.Join(s.AllowedTools, " ")}, {"arguments", strings.Join(s.Arguments, " ")},
+		{"argument-hint", s.ArgumentHint}, {"status", string(s.Status)}, {"reason", s.Reason},
+	} {
+		if f.v != "" {
+			fmt.Fprintf(w, "%-13s %s\n", f.k+":", f.v)
+		}
+	}
+	fmt.Fprintf(w, "\n--- body (%d characters, ~%d tokens) ---\n%s\n", len(s.Body), agent.EstimateTokens(s.Body), s.Body)
+	return nil
+}
+
+func skillsValidateRun(ctx context.Context, opts *skillsOptions, dirs []string) error {
+	var diags []skills.Diagnostic
+	valid := 0
+	if len(dirs) == 0 {
+		cfg, err := loadConfig(opts.global)
+		if err != nil {
+			return err
+		}
+		cat := discover(ctx, cfg)
+		diags, valid = cat.Diagnostics, len(cat.Skills)
+	} else {
+		for _, d := range dirs {
+			abs, err := filepath.Abs(d)
+			if err != nil {
+				return usageError(err)
+			}
+			s, ds := skills.LoadDir(abs, skills.Options{})
+			diags = append(diags, ds...)
+			if s != nil {
+				valid++
+			}
+		}
+	}
+	errorsFound := 0
+	for _, d := range diags {
+		if d.Severity == skills.SeverityError {
+			errorsFound++
+		}
+	}
+	if opts.JSON {
+		if diags == nil {
+			diags = []skills.Diagnostic{}
+		}
+		if err := writeJSON(opts.io.Out, map[string]any{"valid": valid, "errors": errorsFound, "diagnostics": diags}); err != nil {
+			return err
+		}
+	} else {
+		printDiagnostics(opts.io.Out, diags)
+		fmt.Fprintf(opts.io.Out, "%d valid skills, %d errors\n", valid, errorsFound)
+	}
+	if errorsFound > 0 {
+		return &exitError{code: exitFailure, err: errors.New("invalid skills"), silent: true}
+	}
+	return nil
+}
+
+func printDiagnostics(w io.Writer, diags []skills.Diagnostic) {
+	for _, d := range diags {
+		fmt.Fprintf(w, "%s: %s: %s\n", d.Severity, d.Path, d.Message)
+	}
+}
+
+func skillsDoctorRun(ctx context.Context, opts *skillsOptions) error {
+	cfg, err := loadConfig(opts.global)
+	if err != nil {
+		return err
+	}
+	cat := discover(ctx, cfg)
+	if opts.JSON {
+		diags := cat.Diagnostics
+		if diags == nil {
+			diags = []skills.Diagnostic{}
+		}
+		return writeJSON(opts.io.Out, map[string]any{"diagnostics": diags})
+	}
+	if len(cat.Diagnostics) == 0 {
+		fmt.Fprintf(opts.io.Out, "No problems: %d skills discovered.\n", len(cat.Skills))
+		return nil
+	}
+	printDiagnostics(opts.io.Out, cat.Diagnostics)
+	return nil
+}
+
+// skillTemplate is the body `skills new` writes: a starting point that says
+// what a good skill contains.
+const skillTemplate = `# %s
+
+Describe, in imperative steps, how to do the task this skill is for.
+
+1. First step (name the tools to use, e.g. ` + "`file_read`, `shell`" + `).
+2. Next step.
+3. How to check the result.
+
+Keep this file short: it is added to the system prompt while the skill is active.
+`
+
+func skillsNewRun(ctx context.Context, opts *skillsOptions, name string) error {
+	cfg, err := loadConfig(opts.global)
+	if err != nil {
+		return err
+	}
+	if !skills.ValidName(name) {
+		return usageError(fmt.Errorf("invalid skill name %q: use letters, digits, '.', '_', ':' and '-', starting with a letter or digit, at most 64 characters", name))
+	}
+	root := filepath.Join(cfg.Workspace, ".clawseed", "skills")
+	dir, err := skills.Create(root, skills.NewSkill{
+		Name:        name,
+		Description: "TODO: say what this skill does and when to use it.",
+		Content:     fmt.Sprintf(skillTemplate, name),
+	}, false)
+	if err != nil {
+		return &exitError{code: exitFailure, err: err}
+	}
+	if opts.JSON {
+		return writeJSON(opts.io.Out, map[string]string{"name": name, "path": dir})
+	}
+	fmt.Fprintf(opts.io.Out, "Created %s\nEdit SKILL.md and manifest.toml there, then check it with: clawseed skills validate %s\n", dir, dir)
+	return nil
+}

@@ -1,0 +1,271 @@
+package main
+
+// wire.go is the only place that knows the concrete types: it turns the
+// resolved configuration into a provider, the tools, the skill catalog and an
+// agent.
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/permissions"
+	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/providers/openai"
+	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/tools"
+	"github.com/clawseed/clawseed/skills"
+)
+
+// loadConfig loads the layered configuration and applies the global flags.
+// Every failure is a usage error (exit 2) naming the file, line and key.
+func loadConfig(g *globalOptions) (*config.Config, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, usageError(fmt.Errorf("current directory: %w", err))
+	}
+	home, _ := os.UserHomeDir()
+	cfg, err := config.Load(config.LoadOptions{
+		ConfigFile: g.ConfigFile,
+		Workspace:  g.Workspace,
+		Getenv:     os.Getenv,
+		LookupEnv:  os.LookupEnv,
+		Cwd:        cwd,
+		Home:       home,
+	})
+	if err != nil {
+		return nil, usageError(err)
+	}
+	o := config.Overrides{Provider: g.Provider, Model: g.Model, SystemPrompt: g.SystemPrompt, Autonomy: g.Autonomy}
+	if g.temperatureSet {
+		t := g.Temperature
+		o.Temperature = &t
+	}
+	if err := cfg.Apply(o); err != nil {
+		return nil, usageError(err)
+	}
+	return cfg, nil
+}
+
+// newLogger returns the debug logger of -v, or one that discards.
+func newLogger(g *globalOptions, stderr io.Writer) *slog.Logger {
+	if !g.Verbose {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// home returns the user's home directory ("" when unknown).
+func homeDir() string {
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// skillOptions returns the discovery options for the configuration.
+func skillOptions(cfg *config.Config) skills.Options {
+	return skills.Options{
+		Roots:        skills.StandardRoots(cfg.Workspace, cfg.Home, homeDir(), cfg.Skills.ExtraRoots),
+		Builtins:     true,
+		MaxFileBytes: cfg.Skills.MaxSkillFileBytes,
+		Excluded:     cfg.Skills.Excluded,
+	}
+}
+
+// discover runs skill discovery; an empty catalog when skills are disabled.
+func discover(ctx context.Context, cfg *config.Config) *skills.Catalog {
+	if !cfg.Skills.Enabled {
+		return &skills.Catalog{}
+	}
+	return skills.Discover(ctx, skillOptions(cfg))
+}
+
+// probeOllama reports whether something answers on Ollama's port.
+func probeOllama() bool {
+	conn, err := net.DialTimeout("tcp", "127.0.0.1:11434", 300*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
+}
+
+// newSessionID returns a sortable, unique session id.
+func newSessionID() string {
+	var b [3]byte
+	rand.Read(b[:])
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// app is a wired session: the agent and what the UI shows about it.
+type app struct {
+	cfg       *config.Config
+	resolved  *config.Resolved
+	agent     *agent.Agent
+	catalog   *skills.Catalog
+	sessionID string
+}
+
+// appOptions are the per-command parts of wiring.
+type appOptions struct {
+	Approver      agent.Approver
+	Sink          agent.Sink
+	MaxIterations int
+	Log           *slog.Logger
+}
+
+// buildApp resolves the provider and builds the agent with its tools and
+// skills. Configuration problems are usage errors (exit 2).
+func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, error) {
+	resolved, err := cfg.ResolveModel("", probeOllama)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	for _, prefix := range []string{"workspace_dir", "agent", "skills", "autonomy"} {
+		if err := cfg.Use(prefix); err != nil {
+			return nil, usageError(err)
+		}
+	}
+	model, err := newModel(cfg, resolved)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	level, err := permissions.ParseLevel(cfg.Autonomy.Level)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	o.Log.Debug("Provider resolved", "provider", resolved.Provider, "model", resolved.Model, "base_url", resolved.BaseURL, "key_source", resolved.KeySource)
+
+	a := &app{cfg: cfg, resolved: resolved, sessionID: newSessionID()}
+	a.catalog = discover(ctx, cfg)
+	o.Log.Debug("Skills discovered", "skills", len(a.catalog.Skills), "diagnostics", len(a.catalog.Diagnostics))
+
+	roots := skills.StandardRoots(cfg.Workspace, cfg.Home, homeDir(), cfg.Skills.ExtraRoots)
+	sb := &tools.Sandbox{Workspace: cfg.Workspace, Forbidden: cfg.Autonomy.ForbiddenPaths, Home: homeDir()}
+	for _, r := range roots {
+		sb.ReadRoots = append(sb.ReadRoots, r.Path)
+	}
+	toolList := tools.Core(sb, tools.CoreOptions{AllowedCommands: cfg.Autonomy.AllowedCommands})
+	if cfg.Skills.Enabled {
+		toolList = append(toolList, tools.NewSkillCreate(filepath.Join(cfg.Workspace, ".clawseed", "skills")))
+	}
+	var agentTools []agent.Tool
+	for _, t := range toolList {
+		agentTools = append(agentTools, t)
+	}
+
+	var ag *agent.Agent
+	active := skills.NewActiveSet(skills.ActiveConfig{
+		Enabled:   cfg.Skills.Enabled,
+		MaxActive: cfg.Skills.MaxActive,
+		Excluded:  cfg.Skills.Excluded,
+		CheckPermissions: func(skill string, perms []string) string {
+			names := ag.ToolNames()
+			return permissions.Check(skill, perms, func(t string) bool { return slices.Contains(names, t) })
+		},
+		Load:      func(s *skills.Skill) (*skills.Skill, error) { return skills.Reread(s, cfg.Skills.MaxSkillFileBytes) },
+		SessionID: a.sessionID,
+		Workspace: cfg.Workspace,
+	}, a.catalog)
+
+	var temp *float64
+	if t := resolved.Temperature; t >= 0 {
+		temp = &t
+	}
+	maxIter := cfg.Agent.MaxToolIterations
+	if o.MaxIterations > 0 {
+		maxIter = o.MaxIterations
+	}
+	ag, err = agent.New(agent.Options{
+		Model:           model,
+		ModelName:       resolved.Model,
+		MaxTokens:       resolved.MaxTokens,
+		Temperature:     temp,
+		ReasoningEffort: resolved.ReasoningEffort,
+		TextTools:       !resolved.NativeTools,
+		Tools:           agentTools,
+		Policy: permissions.Policy{
+			Level:       level,
+			Allowed:     cfg.Agent.AllowedTools,
+			Denied:      cfg.Agent.DeniedTools,
+			AutoApprove: cfg.Autonomy.AutoApprove,
+			AlwaysAsk:   cfg.Autonomy.AlwaysAsk,
+		},
+		Approver: o.Approver,
+		Prompt: agent.PromptConfig{
+			SystemPrompt: cfg.Agent.SystemPrompt,
+			Workspace:    cfg.Workspace,
+			Autonomy:     level,
+		},
+		Skills:        active,
+		SkillsEnabled: cfg.Skills.Enabled,
+		IndexBudget:   skills.IndexBudget(resolved.ContextWindow, cfg.Skills.IndexBudgetPercent),
+		Rediscover: func(ctx context.Context) (*skills.Catalog, error) {
+			return discover(ctx, cfg), nil
+		},
+		MaxIterations:      maxIter,
+		ParallelTools:      cfg.Agent.ParallelTools,
+		ToolTimeout:        time.Duration(cfg.Agent.ToolTimeoutSecs) * time.Second,
+		MaxToolOutputChars: cfg.Agent.MaxToolOutputChars,
+		MaxActionsPerHour:  cfg.Autonomy.MaxActionsPerHour,
+		Sink:               o.Sink,
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.agent = ag
+	for _, out := range ag.ActivateAlways() {
+		o.Log.Warn("Always-on skill not activated", "reason", out.Text)
+	}
+	return a, nil
+}
+
+// newModel builds the provider chain: the resolved default plus the
+// configured fallbacks, with retries (§6.3).
+func newModel(cfg *config.Config, r *config.Resolved) (agent.Model, error) {
+	entries := []providers.Named{}
+	primary, err := streamerFor(r)
+	if err != nil {
+		return nil, err
+	}
+	entries = append(entries, providers.Named{Name: r.Name, Streamer: primary})
+	fallbacks, err := cfg.ResolveFallbacks()
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fallbacks {
+		s, err := streamerFor(f)
+		if err != nil {
+			return nil, err
+		}
+		entries = append(entries, providers.Named{Name: f.Name, Streamer: s})
+	}
+	return providers.NewReliable(entries, cfg.Providers.MaxRetries), nil
+}
+
+func streamerFor(r *config.Resolved) (providers.Streamer, error) {
+	switch r.Wire {
+	case "openai":
+		return openai.New(openai.Config{
+			Name:            r.Name,
+			BaseURL:         r.BaseURL,
+			APIKey:          r.APIKey,
+			Model:           r.Model,
+			MaxTokens:       r.MaxTokens,
+			ExtraHeaders:    r.ExtraHeaders,
+			Timeout:         r.Timeout,
+			ReasoningEffort: r.ReasoningEffort,
+		}), nil
+	case "anthropic":
+		return nil, fmt.Errorf("provider %q uses the Anthropic Messages API, which this build does not support yet; use an OpenAI-compatible provider (openai, openrouter, ollama, ...) for now — OpenRouter serves Anthropic models (model \"anthropic/claude-sonnet-4.5\")", r.Name)
+	}
+	return nil, fmt.Errorf("provider %q: unknown wire format %q", r.Name, r.Wire)
+}

@@ -1,0 +1,147 @@
+package repl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/skills"
+)
+
+// Agent is what the chat loop needs of the agent (runtime/agent.Agent).
+type Agent interface {
+	Turn(ctx context.Context, text string) (agent.TurnResult, error)
+	ActivateSkill(name, args string) skills.Outcome
+	DeactivateSkill(name string) skills.Outcome
+	Skills() *skills.ActiveSet
+	Index() skills.Index
+	Context() agent.ContextStats
+	Reset()
+	SetModel(name string)
+	ModelName() string
+	Usage() providers.Usage
+}
+
+// Chat is one interactive session at the terminal.
+type Chat struct {
+	Agent    Agent
+	Reader   LineReader
+	History  *History
+	Renderer *Renderer
+	Out, Err io.Writer
+	// Interrupts delivers Ctrl-C (SIGINT) while a turn runs; nil disables
+	// cancellation by signal.
+	Interrupts <-chan os.Signal
+	// ContextWindow is the model's window in tokens, for /context.
+	ContextWindow int
+	// NewSession starts a new session for /clear and returns its id.
+	NewSession func() string
+	// AddHistory, when set, also records lines for up-arrow recall (liner).
+	AddHistory func(string)
+
+	cancelTurn context.CancelFunc
+}
+
+// CancelTurn cancels the running turn, if any (Ctrl-C at an approval prompt).
+func (c *Chat) CancelTurn() {
+	if c.cancelTurn != nil {
+		c.cancelTurn()
+	}
+}
+
+const prompt = "you> "
+
+// Run reads and handles input until exit, end of input or a second Ctrl-C at
+// an empty prompt.
+func (c *Chat) Run(ctx context.Context) error {
+	interrupts := 0
+	for {
+		line, err := c.readInput(ctx)
+		switch {
+		case errors.Is(err, ErrInterrupt):
+			interrupts++
+			if interrupts >= 2 {
+				return nil
+			}
+			fmt.Fprintln(c.Out, "(press Ctrl-C again or Ctrl-D to exit)")
+			continue
+		case errors.Is(err, io.EOF):
+			return nil
+		case err != nil:
+			return err
+		}
+		interrupts = 0
+		text := strings.TrimSpace(line)
+		if text == "" {
+			continue
+		}
+		if c.History != nil {
+			c.History.Append(line)
+		}
+		if c.AddHistory != nil {
+			c.AddHistory(line)
+		}
+		if text == "exit" || text == "quit" {
+			return nil
+		}
+		if strings.HasPrefix(text, "/") {
+			send, quit := c.command(text)
+			if quit {
+				return nil
+			}
+			if send == "" {
+				continue
+			}
+			text = send
+		}
+		c.turn(ctx, text)
+	}
+}
+
+// readInput reads one logical line: a trailing backslash continues it.
+func (c *Chat) readInput(ctx context.Context) (string, error) {
+	var parts []string
+	p := prompt
+	for {
+		line, err := c.Reader.ReadLine(ctx, p)
+		if err != nil {
+			if len(parts) > 0 && errors.Is(err, io.EOF) {
+				return strings.Join(parts, "\n"), nil
+			}
+			return "", err
+		}
+		if strings.HasSuffix(line, `\`) {
+			parts = append(parts, strings.TrimSuffix(line, `\`))
+			p = "...  "
+			continue
+		}
+		parts = append(parts, line)
+		return strings.Join(parts, "\n"), nil
+	}
+}
+
+// turn runs one agent turn; Ctrl-C cancels it.
+func (c *Chat) turn(ctx context.Context, text string) {
+	turnCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	c.cancelTurn = cancel
+	defer func() { c.cancelTurn = nil }()
+	done := make(chan struct{})
+	defer close(done)
+	if c.Interrupts != nil {
+		go func() {
+			select {
+			case <-c.Interrupts:
+				cancel()
+			case <-done:
+			}
+		}()
+	}
+	// Errors are reported through the renderer's error event.
+	c.Agent.Turn(turnCtx, text)
+}

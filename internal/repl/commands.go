@@ -1,0 +1,233 @@
+package repl
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/clawseed/clawseed/skills"
+)
+
+// builtinCommands are the slash commands, in /help order.
+var builtinCommands = []struct{ name, args, help string }{
+	{"/help", "", "show this help"},
+	{"/skills", "", "list skills: source, status, why hidden; diagnostics"},
+	{"/active", "", "list active skills"},
+	{"/activate", "NAME [ARGS]", "activate a skill"},
+	{"/deactivate", "NAME", "deactivate a skill"},
+	{"/context", "", "show how the context window is used"},
+	{"/clear", "", "start a new session"},
+	{"/model", "[NAME]", "show or switch the model"},
+	{"/exit", "", "leave (also /quit, exit, quit, Ctrl-D)"},
+	{"/quit", "", "leave"},
+}
+
+// Completions returns the words offered by tab completion: the commands and
+// the user-invocable skills.
+func (c *Chat) Completions() []string {
+	var out []string
+	for _, b := range builtinCommands {
+		out = append(out, b.name)
+	}
+	for _, s := range c.invocable() {
+		out = append(out, "/"+s.Name)
+	}
+	return out
+}
+
+// invocable returns the skills the user can run as /NAME.
+func (c *Chat) invocable() []*skills.Skill {
+	set := c.Agent.Skills()
+	if set == nil {
+		return nil
+	}
+	var out []*skills.Skill
+	for _, s := range set.Catalog().Skills {
+		if s.UserInvocable && s.Status != skills.StatusHidden {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// command handles a slash command. It returns the text to send to the model
+// as a user message ("" for none) and whether to leave.
+func (c *Chat) command(line string) (send string, quit bool) {
+	name, args, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
+	args = strings.TrimSpace(args)
+	switch name {
+	case "exit", "quit":
+		return "", true
+	case "help":
+		c.help()
+	case "skills":
+		c.listSkills()
+	case "active":
+		c.listActive()
+	case "activate":
+		skill, skillArgs, _ := strings.Cut(args, " ")
+		if skill == "" {
+			fmt.Fprintln(c.Err, "usage: /activate NAME [ARGS]")
+			return "", false
+		}
+		c.report(c.Agent.ActivateSkill(skill, strings.TrimSpace(skillArgs)))
+	case "deactivate":
+		if args == "" {
+			fmt.Fprintln(c.Err, "usage: /deactivate NAME")
+			return "", false
+		}
+		c.report(c.Agent.DeactivateSkill(args))
+	case "context":
+		c.showContext()
+	case "clear":
+		c.Agent.Reset()
+		id := ""
+		if c.NewSession != nil {
+			id = c.NewSession()
+		}
+		fmt.Fprintln(c.Out, "New session "+id+". History and active skills cleared.")
+	case "model":
+		if args == "" {
+			fmt.Fprintln(c.Out, "model: "+c.Agent.ModelName())
+			return "", false
+		}
+		c.Agent.SetModel(args)
+		fmt.Fprintln(c.Out, "model set to "+args)
+	default:
+		return c.invoke(name, args), false
+	}
+	return "", false
+}
+
+// invoke runs /NAME [ARGS] for a user-invocable skill (§4.9): activate it with
+// the args, then send the args (or a default instruction) as the user message.
+func (c *Chat) invoke(name, args string) string {
+	var skill *skills.Skill
+	for _, s := range c.invocable() {
+		if s.Name == name {
+			skill = s
+		}
+	}
+	if skill == nil {
+		fmt.Fprintf(c.Err, "Unknown command /%s. Type /help for commands and skills.\n", name)
+		return ""
+	}
+	out := c.Agent.ActivateSkill(name, args)
+	if out.IsError {
+		c.report(out)
+		return ""
+	}
+	if args == "" {
+		return "Follow the instructions of the skill '" + name + "'."
+	}
+	return args
+}
+
+func (c *Chat) report(out skills.Outcome) {
+	if out.IsError {
+		fmt.Fprintln(c.Err, "✗ "+out.Text)
+		return
+	}
+	fmt.Fprintln(c.Out, out.Text)
+}
+
+func (c *Chat) help() {
+	fmt.Fprintln(c.Out, "Commands:")
+	for _, b := range builtinCommands {
+		fmt.Fprintf(c.Out, "  %-24s %s\n", strings.TrimSpace(b.name+" "+b.args), b.help)
+	}
+	if inv := c.invocable(); len(inv) > 0 {
+		fmt.Fprintln(c.Out, "Skills (/NAME [ARGS] activates the skill and sends ARGS):")
+		for _, s := range inv {
+			fmt.Fprintf(c.Out, "  %-24s %s\n", strings.TrimSpace("/"+s.Name+" "+s.ArgumentHint), Preview(s.Description, 80))
+		}
+	}
+	fmt.Fprintln(c.Out, `End a line with \ to continue it. Ctrl-C cancels a running turn.`)
+}
+
+func (c *Chat) listSkills() {
+	set := c.Agent.Skills()
+	if set == nil {
+		fmt.Fprintln(c.Out, "Skills are disabled ([skills].enabled = false).")
+		return
+	}
+	cat := set.Catalog()
+	idx := c.Agent.Index()
+	fmt.Fprintf(c.Out, "%d skills, %d listed in the index (level: %s).\n", len(cat.Skills), idx.Listed, idx.Level)
+	for _, s := range cat.Skills {
+		status := string(s.Status)
+		if set.IsActive(s.Name) {
+			status = string(skills.StatusActive)
+		}
+		line := fmt.Sprintf("  %-28s %-14s %-10s", s.Name, s.Source, status)
+		if s.Reason != "" {
+			line += " " + s.Reason
+		}
+		fmt.Fprintln(c.Out, strings.TrimRight(line, " "))
+	}
+	if len(cat.Diagnostics) > 0 {
+		fmt.Fprintln(c.Out, "Diagnostics:")
+		for _, d := range cat.Diagnostics {
+			fmt.Fprintf(c.Out, "  %s: %s: %s\n", d.Severity, d.Path, d.Message)
+		}
+	}
+}
+
+func (c *Chat) listActive() {
+	set := c.Agent.Skills()
+	var list []skills.Active
+	if set != nil {
+		list = set.List()
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(c.Out, "No active skills.")
+		return
+	}
+	for i, a := range list {
+		line := fmt.Sprintf("  %d. %s", i+1, a.Skill.Name)
+		if a.Args != "" {
+			line += " " + a.Args
+		}
+		if set.ChangedOnDisk(a.Skill.Name) {
+			line += " (changed on disk)"
+		}
+		fmt.Fprintln(c.Out, line)
+	}
+}
+
+func (c *Chat) showContext() {
+	st := c.Agent.Context()
+	window := c.ContextWindow
+	rows := []struct {
+		name string
+		n    int
+	}{
+		{"base prompt", st.Base},
+		{"skill index", st.Index},
+		{"active skills", st.Active},
+		{"tool schemas", st.Tools},
+		{"history", st.History},
+	}
+	fmt.Fprintf(c.Out, "Context (estimated tokens, window %d):\n", window)
+	for _, r := range rows {
+		fmt.Fprintf(c.Out, "  %-14s %8d\n", r.name, r.n)
+	}
+	free := window - st.Total()
+	fmt.Fprintf(c.Out, "  %-14s %8d\n", "free", free)
+	idx := c.Agent.Index()
+	if idx.Total > 0 {
+		fmt.Fprintf(c.Out, "Skill index: %d of %d skills listed (level: %s).\n", idx.Listed, idx.Total, idx.Level)
+	}
+	if set := c.Agent.Skills(); set != nil {
+		var names []string
+		for _, a := range set.List() {
+			names = append(names, a.Skill.Name)
+		}
+		sort.Strings(names)
+		if len(names) > 0 {
+			fmt.Fprintln(c.Out, "Active: "+strings.Join(names, ", "))
+		}
+	}
+	u := c.Agent.Usage()
+	fmt.Fprintf(c.Out, "Session usage: %d input, %d output, %d cached tokens.\n", u.InputTokens, u.OutputTokens, u.CachedInputTokens)
+}

@@ -1,0 +1,78 @@
+package permissions
+
+import (
+	"strings"
+)
+
+// claudeToolNames maps Claude Code's tool names, used in `allowed-tools`
+// frontmatter of skills written for Claude Code, to this runtime's tools.
+var claudeToolNames = map[string]string{
+	"Read":      "file_read",
+	"Write":     "file_write",
+	"Edit":      "file_edit",
+	"MultiEdit": "file_edit",
+	"Bash":      "shell",
+	"Glob":      "glob_search",
+	"Grep":      "content_search",
+	"WebFetch":  "web_fetch",
+	"WebSearch": "web_search",
+}
+
+// AllowedToolsCover reports whether a skill's `allowed-tools` entries
+// pre-approve a call of tool described by summary (the shell command, the
+// path). Entries are tool names or globs (`file_read`, `memory_*`), Claude Code
+// names (`Read`, `Bash`), or a name with a pattern: `Bash(git:*)` or
+// `shell(git status:*)` approves shell commands starting with that prefix,
+// `Bash(make test)` exactly that command, and for other tools the pattern is a
+// glob over the summary (`Write(docs/*)`).
+//
+// A shell command containing control operators, substitutions or redirections
+// is never pre-approved by a prefix pattern: `git status && rm -rf ~` must not
+// pass as `git`.
+func AllowedToolsCover(entries []string, tool, summary string) bool {
+	for _, e := range entries {
+		name, pattern, hasPattern := splitEntry(strings.TrimSpace(e))
+		if mapped, ok := claudeToolNames[name]; ok {
+			name = mapped
+		}
+		if !MatchGlob(name, tool) {
+			continue
+		}
+		if !hasPattern || pattern == "*" {
+			return true
+		}
+		if tool == "shell" {
+			if shellPatternMatches(pattern, summary) {
+				return true
+			}
+			continue
+		}
+		if MatchGlob(pattern, summary) {
+			return true
+		}
+	}
+	return false
+}
+
+func splitEntry(e string) (name, pattern string, ok bool) {
+	open := strings.IndexByte(e, '(')
+	if open <= 0 || !strings.HasSuffix(e, ")") {
+		return e, "", false
+	}
+	return e[:open], strings.TrimSpace(e[open+1 : len(e)-1]), true
+}
+
+func shellPatternMatches(pattern, command string) bool {
+	command = strings.TrimSpace(command)
+	if command == "" || strings.ContainsAny(command, ";&|`$<>()\n\r") {
+		return false
+	}
+	if prefix, ok := strings.CutSuffix(pattern, ":*"); ok {
+		prefix = strings.TrimSpace(prefix)
+		return command == prefix || strings.HasPrefix(command, prefix+" ")
+	}
+	if prefix, ok := strings.CutSuffix(pattern, "*"); ok {
+		return strings.HasPrefix(command, prefix)
+	}
+	return command == pattern
+}

@@ -1,0 +1,305 @@
+// Package agent owns the agent loop: it builds the system prompt (§5.1), runs
+// turns against a model (§5.2), executes tool calls with validation, approval,
+// concurrency limits, timeouts and truncation (§5.3), intercepts the Skill tool
+// so activation changes the system prompt before the next request (§4.5),
+// repairs history on cancellation (§5.4) and reports everything as [Event]s
+// (§5.6).
+//
+// The interfaces it needs — [Model], [Tool], [Approver] — are declared here, by
+// the consumer; cmd/clawseed wires the concrete providers and tools in.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/clawseed/clawseed/permissions"
+	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/skills"
+)
+
+// A Model streams one response for a request (see [providers.Streamer]).
+type Model interface {
+	Stream(ctx context.Context, req providers.Request) iter.Seq2[providers.Event, error]
+}
+
+// A Tool is a built-in tool the model may call. Run reports failures as a
+// result with IsError set; it never returns a Go error.
+type Tool interface {
+	Spec() providers.ToolSpec
+	Class() permissions.Class
+	Run(ctx context.Context, args json.RawMessage) providers.ToolResult
+}
+
+// summarizer is implemented by tools that can describe a call in one line for
+// an approval prompt (the shell command, the path written).
+type summarizer interface {
+	Summary(args json.RawMessage) string
+}
+
+// An Approver asks the user whether a tool call may run.
+type Approver interface {
+	Approve(ctx context.Context, req ApprovalRequest) (Approval, error)
+}
+
+// An ApprovalRequest describes a call awaiting approval.
+type ApprovalRequest struct {
+	Tool string
+	// Summary is a one-line description of the call (e.g. the shell command);
+	// "" when the tool has none, then Args is the best description.
+	Summary string
+	Args    string
+	Class   permissions.Class
+}
+
+// An Approval is the user's answer.
+type Approval int
+
+// Approval answers.
+const (
+	Deny Approval = iota
+	ApproveOnce
+	// ApproveAlways approves this and every later call of the same tool in the
+	// session.
+	ApproveAlways
+)
+
+// Options configures an [Agent]. Zero values mean the documented defaults.
+type Options struct {
+	Model Model
+	// ModelName is sent as the request's model.
+	ModelName       string
+	MaxTokens       int
+	Temperature     *float64
+	ReasoningEffort string
+	// TextTools selects the text tool-call protocol (§5.5) for providers
+	// without native tool calling.
+	TextTools bool
+
+	// Tools are the registered tools; the Skill tool is added by the agent when
+	// skills are enabled. Tools hidden by Policy.Visible are dropped.
+	Tools  []Tool
+	Policy permissions.Policy
+	// Approver asks the user; nil denies every call that needs approval with a
+	// message telling how to allow it (non-interactive runs).
+	Approver Approver
+
+	Prompt PromptConfig
+
+	// Skills is the session's active set; nil or SkillsEnabled false means the
+	// skill system is off (no index, no Skill tool).
+	Skills        *skills.ActiveSet
+	SkillsEnabled bool
+	// IndexBudget is the index budget in characters (see skills.IndexBudget).
+	IndexBudget int
+	// Rediscover rebuilds the catalog after skill_create wrote a skill.
+	Rediscover func(ctx context.Context) (*skills.Catalog, error)
+
+	MaxIterations      int           // default 25
+	ParallelTools      int           // default 4
+	ToolTimeout        time.Duration // default 120s
+	MaxToolOutputChars int           // default 30000
+	MaxActionsPerHour  int           // 0 = unlimited
+
+	// Now stamps user messages; default time.Now.
+	Now  func() time.Time
+	Sink Sink
+}
+
+// An Agent holds one conversation. It is not safe for concurrent turns.
+type Agent struct {
+	opts  Options
+	tools map[string]Tool
+	specs []providers.ToolSpec // sorted by name, Skill included
+	base  string               // sections 1–5, fixed for the session
+	// skillTool is true when the Skill tool is offered (skills on, not denied).
+	skillTool bool
+	index skills.Index
+
+	history     []providers.Message
+	usage       providers.Usage
+	alwaysAllow map[string]bool
+	actions     []time.Time
+}
+
+// ErrMaxIterations is returned (wrapped) when a turn hits the iteration limit.
+var ErrMaxIterations = errors.New("agent exceeded maximum tool iterations")
+
+// New builds an agent. It reads the workspace identity files once.
+func New(opts Options) (*Agent, error) {
+	if opts.Model == nil {
+		return nil, errors.New("agent: no model")
+	}
+	if opts.MaxIterations <= 0 {
+		opts.MaxIterations = 25
+	}
+	if opts.ParallelTools <= 0 {
+		opts.ParallelTools = 4
+	}
+	if opts.ToolTimeout <= 0 {
+		opts.ToolTimeout = 120 * time.Second
+	}
+	if opts.MaxToolOutputChars <= 0 {
+		opts.MaxToolOutputChars = 30000
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Sink == nil {
+		opts.Sink = func(Event) {}
+	}
+	if opts.Skills == nil {
+		opts.SkillsEnabled = false
+	}
+	a := &Agent{opts: opts, tools: map[string]Tool{}, alwaysAllow: map[string]bool{}}
+	for _, t := range opts.Tools {
+		spec := t.Spec()
+		if !opts.Policy.Visible(spec.Name, t.Class()) {
+			continue
+		}
+		if _, dup := a.tools[spec.Name]; dup {
+			return nil, fmt.Errorf("agent: tool %q registered twice", spec.Name)
+		}
+		a.tools[spec.Name] = t
+		a.specs = append(a.specs, spec)
+	}
+	if a.opts.SkillsEnabled && opts.Policy.Visible(skillToolName, permissions.ClassRead) {
+		a.specs = append(a.specs, skillToolSpec())
+		a.skillTool = true
+	}
+	slices.SortFunc(a.specs, func(x, y providers.ToolSpec) int { return strings.Compare(x.Name, y.Name) })
+	toolsSection := ""
+	if opts.TextTools {
+		toolsSection = textToolsSection(a.specs)
+	}
+	a.base = buildBase(opts.Prompt, toolsSection)
+	a.refreshIndex()
+	return a, nil
+}
+
+// ToolNames returns the names of the tools the model can call, sorted.
+func (a *Agent) ToolNames() []string {
+	names := make([]string, len(a.specs))
+	for i, s := range a.specs {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// ToolSpecs returns the tool specifications sent to the model, sorted by name.
+func (a *Agent) ToolSpecs() []providers.ToolSpec { return slices.Clone(a.specs) }
+
+// refreshIndex re-renders the skill index from the active set's catalog. It is
+// called at start and after the catalog changed, never per request, so the
+// index stays byte-identical between reloads.
+func (a *Agent) refreshIndex() {
+	if !a.opts.SkillsEnabled {
+		a.index = skills.Index{}
+		return
+	}
+	a.index = skills.RenderIndex(a.opts.Skills.Catalog().Skills, a.opts.IndexBudget)
+}
+
+// SetCatalog replaces the skill catalog (hot reload) and re-renders the index.
+func (a *Agent) SetCatalog(cat *skills.Catalog) {
+	if a.opts.Skills == nil {
+		return
+	}
+	a.opts.Skills.SetCatalog(cat)
+	a.refreshIndex()
+}
+
+// Index returns the rendered skill index and its budget level.
+func (a *Agent) Index() skills.Index { return a.index }
+
+// Skills returns the session's active set (nil when skills are off).
+func (a *Agent) Skills() *skills.ActiveSet { return a.opts.Skills }
+
+// SystemPrompt returns the system prompt the next request will carry.
+func (a *Agent) SystemPrompt() string {
+	active := ""
+	if a.opts.SkillsEnabled {
+		active = a.opts.Skills.Render()
+	}
+	return joinSections(a.base, a.index.Text, active)
+}
+
+// History returns a copy of the conversation history.
+func (a *Agent) History() []providers.Message { return slices.Clone(a.history) }
+
+// SetHistory replaces the history (resuming a session); unanswered tool calls
+// are repaired.
+func (a *Agent) SetHistory(msgs []providers.Message) {
+	a.history = repairHistory(slices.Clone(msgs))
+}
+
+// Reset clears the history, the session usage and every active skill (a new
+// session in the same process, /clear).
+func (a *Agent) Reset() {
+	a.history = nil
+	a.usage = providers.Usage{}
+	a.alwaysAllow = map[string]bool{}
+	if a.opts.Skills != nil {
+		for _, act := range a.opts.Skills.List() {
+			a.opts.Skills.Deactivate(act.Skill.Name)
+		}
+	}
+}
+
+// Usage returns the tokens used by the session so far.
+func (a *Agent) Usage() providers.Usage { return a.usage }
+
+// SetModel switches the model name used by later requests (/model).
+func (a *Agent) SetModel(name string) { a.opts.ModelName = name }
+
+// ModelName returns the model name sent with requests.
+func (a *Agent) ModelName() string { return a.opts.ModelName }
+
+// ActivateSkill activates a skill on the user's behalf (/activate, /NAME). The
+// system prompt of the next request includes it.
+func (a *Agent) ActivateSkill(name, args string) skills.Outcome {
+	if a.opts.Skills == nil {
+		return skills.Outcome{Text: "Failed to activate skill '" + name + "': Skill system is disabled. Enable it in config to use skills.", IsError: true}
+	}
+	out := a.opts.Skills.Activate(name, args, true)
+	if out.Changed {
+		a.opts.Sink(Event{Type: EventSkillActivated, Name: name, Args: args})
+	}
+	return out
+}
+
+// DeactivateSkill deactivates a skill on the user's behalf (/deactivate).
+func (a *Agent) DeactivateSkill(name string) skills.Outcome {
+	if a.opts.Skills == nil {
+		return skills.Outcome{Text: "Failed to deactivate skill '" + name + "': Skill '" + name + "' is not active.", IsError: true}
+	}
+	out := a.opts.Skills.Deactivate(name)
+	if out.Changed {
+		a.opts.Sink(Event{Type: EventSkillDeactivated, Name: name})
+	}
+	return out
+}
+
+// ActivateAlways activates every `always: true` skill of the catalog (session
+// start). It returns the outcomes that were errors.
+func (a *Agent) ActivateAlways() []skills.Outcome {
+	if !a.opts.SkillsEnabled {
+		return nil
+	}
+	var failed []skills.Outcome
+	for _, s := range a.opts.Skills.Catalog().Skills {
+		if !s.Always || s.Status == skills.StatusHidden {
+			continue
+		}
+		if out := a.ActivateSkill(s.Name, ""); out.IsError {
+			failed = append(failed, out)
+		}
+	}
+	return failed
+}

@@ -1,0 +1,60 @@
+package agent
+
+import "github.com/clawseed/clawseed/providers"
+
+// An EventType names the kind of an [Event] (§5.6).
+type EventType string
+
+// The events the loop emits, in the order they can occur within a turn.
+const (
+	EventTurnStart        EventType = "turn_start"
+	EventTextDelta        EventType = "text_delta"
+	EventReasoningDelta   EventType = "reasoning_delta"
+	EventToolCall         EventType = "tool_call"
+	EventToolResult       EventType = "tool_result"
+	EventSkillActivated   EventType = "skill_activated"
+	EventSkillDeactivated EventType = "skill_deactivated"
+	EventCompaction       EventType = "compaction"
+	EventUsage            EventType = "usage"
+	EventError            EventType = "error"
+	EventTurnEnd          EventType = "turn_end"
+)
+
+// Turn statuses carried by [EventTurnEnd] and [TurnResult].
+const (
+	StatusOK            = "ok"
+	StatusError         = "error"
+	StatusCancelled     = "cancelled"
+	StatusMaxIterations = "max_iterations"
+)
+
+// An Event is one thing that happened during a turn. It marshals to the JSON
+// object that `clawseed run --output stream-json` prints, one per line; only the
+// fields meaningful for its Type are set.
+type Event struct {
+	Type EventType `json:"type"`
+	// Text is the delta of text_delta/reasoning_delta, the final text of
+	// turn_end, and the message of error.
+	Text string `json:"text,omitempty"`
+	// ID is the tool call id of tool_call/tool_result.
+	ID string `json:"id,omitempty"`
+	// Name is the tool name of tool_call/tool_result, or the skill name of
+	// skill_activated/skill_deactivated.
+	Name string `json:"name,omitempty"`
+	// Args is the raw argument text of tool_call, or the skill arguments of
+	// skill_activated.
+	Args string `json:"args,omitempty"`
+	// Result is the content of tool_result.
+	Result  string `json:"result,omitempty"`
+	IsError bool   `json:"is_error,omitempty"`
+	// Usage is set on usage (this response) and turn_end (the whole turn).
+	Usage *providers.Usage `json:"usage,omitempty"`
+	// Iteration is the 1-based model request number within the turn.
+	Iteration int `json:"iteration,omitempty"`
+	// Status is set on turn_end: ok, error, cancelled or max_iterations.
+	Status string `json:"status,omitempty"`
+}
+
+// A Sink receives events. It is called from the turn's goroutine, in order, and
+// must not block for long.
+type Sink func(Event)

@@ -1,0 +1,110 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/clawseed/clawseed/providers"
+)
+
+const (
+	skillToolName       = "Skill"
+	skillCreateToolName = "skill_create"
+)
+
+// skillToolDescription and skillToolSchema are interface facts (§4.5): models
+// and cached prompts depend on these exact bytes.
+const skillToolDescription = `Load a skill's full instructions by name. Use when a user request matches a skill from <available_skills>. Once loaded, the skill's instructions are added to your system prompt and persist across turns. Use action "deactivate" to remove a skill.`
+
+const skillToolSchema = `{"type":"object","properties":{"skill":{"type":"string","description":"Exact skill name from <available_skills>"},"action":{"type":"string","enum":["activate","deactivate"],"description":"Whether to activate or deactivate the skill. Defaults to 'activate'."},"args":{"type":"string","description":"Optional arguments for the skill"}},"required":["skill"]}`
+
+func skillToolSpec() providers.ToolSpec {
+	return providers.ToolSpec{Name: skillToolName, Description: skillToolDescription, Schema: json.RawMessage(skillToolSchema)}
+}
+
+// handleSkillCall performs a model's Skill call against the active set. The
+// call never reaches a tool implementation, so no placeholder text can leak
+// into history, events or the session: the result is the engine's sentence.
+func (a *Agent) handleSkillCall(c providers.ToolCall) providers.ToolResult {
+	var args struct {
+		Skill  string          `json:"skill"`
+		Action string          `json:"action"`
+		Args   json.RawMessage `json:"args"`
+	}
+	raw := c.Args
+	if raw == "" {
+		raw = "{}"
+	}
+	if err := json.Unmarshal([]byte(raw), &args); err != nil {
+		return errorResult("Invalid arguments for Skill: %v", err)
+	}
+	if args.Skill == "" {
+		return errorResult("Invalid arguments for Skill: \"skill\" is required (the exact name from <available_skills>).")
+	}
+	skillArgs := ""
+	if len(args.Args) > 0 && string(args.Args) != "null" {
+		// Models sometimes send structured args; keep them as JSON text rather
+		// than failing the call.
+		if err := json.Unmarshal(args.Args, &skillArgs); err != nil {
+			skillArgs = string(args.Args)
+		}
+	}
+	switch args.Action {
+	case "", "activate":
+		out := a.opts.Skills.Activate(args.Skill, skillArgs, false)
+		if out.Changed {
+			a.opts.Sink(Event{Type: EventSkillActivated, Name: args.Skill, Args: skillArgs})
+		}
+		return providers.ToolResult{Content: out.Text, IsError: out.IsError}
+	case "deactivate":
+		out := a.opts.Skills.Deactivate(args.Skill)
+		if out.Changed {
+			a.opts.Sink(Event{Type: EventSkillDeactivated, Name: args.Skill})
+		}
+		return providers.ToolResult{Content: out.Text, IsError: out.IsError}
+	default:
+		return errorResult("Unknown action '%s'. Use 'activate' or 'deactivate'.", args.Action)
+	}
+}
+
+// afterSkillCreate refreshes the catalog after skill_create wrote a skill and
+// activates it unless the call said activate: false. An already-active skill
+// is reloaded with its new text.
+func (a *Agent) afterSkillCreate(ctx context.Context, c providers.ToolCall, res providers.ToolResult) providers.ToolResult {
+	var args struct {
+		Name     string `json:"name"`
+		Activate *bool  `json:"activate"`
+	}
+	if err := json.Unmarshal([]byte(c.Args), &args); err != nil || args.Name == "" {
+		return res
+	}
+	if a.opts.Rediscover == nil || !a.opts.SkillsEnabled {
+		return res
+	}
+	cat, err := a.opts.Rediscover(ctx)
+	if err != nil {
+		return providers.ToolResult{Content: fmt.Sprintf("%s\nCreated skill '%s' but failed to refresh skill index: %v", res.Content, args.Name, err)}
+	}
+	a.SetCatalog(cat)
+	if args.Activate != nil && !*args.Activate {
+		return providers.ToolResult{Content: fmt.Sprintf("%s\nUse Skill({\"skill\": \"%s\"}) to activate it.", res.Content, args.Name)}
+	}
+	set := a.opts.Skills
+	var text string
+	var isErr bool
+	if set.IsActive(args.Name) {
+		out := set.Refresh(args.Name)
+		text, isErr = out.Text, out.IsError
+	} else {
+		out := set.Activate(args.Name, "", false)
+		text, isErr = out.Text, out.IsError
+		if out.Changed {
+			a.opts.Sink(Event{Type: EventSkillActivated, Name: args.Name})
+		}
+	}
+	if isErr {
+		return providers.ToolResult{Content: fmt.Sprintf("%s\nThe skill was created but activation failed: %s", res.Content, text)}
+	}
+	return providers.ToolResult{Content: res.Content + "\n" + text}
+}

@@ -1,0 +1,223 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/clawseed/clawseed/permissions"
+	"github.com/clawseed/clawseed/providers"
+)
+
+const cancelledText = "Cancelled by user."
+
+// A pendingCall is a call that passed validation and approval and will run.
+type pendingCall struct {
+	index int
+	tool  Tool
+	args  json.RawMessage
+}
+
+// runCalls executes one response's tool calls (§5.3) and returns one result
+// per call, in call order. Every result defaults to "Cancelled by user.", so a
+// cancellation at any point still answers every call.
+//
+// Skill and skill_create calls and approval prompts run first, one at a time
+// in call order (they change session state or talk to the user); the other
+// calls then run concurrently, at most ParallelTools at once.
+func (a *Agent) runCalls(ctx context.Context, calls []providers.ToolCall) []providers.ToolResult {
+	results := make([]providers.ToolResult, len(calls))
+	for i, c := range calls {
+		results[i] = providers.ToolResult{CallID: c.ID, Name: c.Name, Content: cancelledText, IsError: true}
+		a.opts.Sink(Event{Type: EventToolCall, ID: c.ID, Name: c.Name, Args: c.Args})
+	}
+	var pending []pendingCall
+	for i, c := range calls {
+		if ctx.Err() != nil {
+			break
+		}
+		if c.Name == skillToolName && a.skillTool {
+			results[i] = a.withID(c, a.handleSkillCall(c))
+			continue
+		}
+		p, res, ok := a.prepare(ctx, i, c)
+		if !ok {
+			results[i] = a.withID(c, res)
+			continue
+		}
+		pending = append(pending, p)
+	}
+	a.execute(ctx, calls, pending, results)
+	for i, c := range calls {
+		if c.Name == skillCreateToolName && !results[i].IsError && ctx.Err() == nil {
+			results[i] = a.withID(c, a.afterSkillCreate(ctx, c, results[i]))
+		}
+		a.opts.Sink(Event{Type: EventToolResult, ID: c.ID, Name: c.Name, Result: results[i].Content, IsError: results[i].IsError})
+	}
+	return results
+}
+
+func (a *Agent) withID(c providers.ToolCall, r providers.ToolResult) providers.ToolResult {
+	r.CallID, r.Name = c.ID, c.Name
+	return r
+}
+
+func errorResult(format string, args ...any) providers.ToolResult {
+	return providers.ToolResult{Content: fmt.Sprintf(format, args...), IsError: true}
+}
+
+// prepare resolves the tool, checks the arguments are JSON, applies the rate
+// limit and the autonomy policy, and asks for approval when needed.
+func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (pendingCall, providers.ToolResult, bool) {
+	if c.Name == invalidCallName {
+		return pendingCall{}, errorResult("Invalid tool call: %s", c.Args), false
+	}
+	tool, ok := a.tools[c.Name]
+	if !ok {
+		return pendingCall{}, errorResult("Unknown tool: %s", c.Name), false
+	}
+	args := json.RawMessage(strings.TrimSpace(c.Args))
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if !json.Valid(args) {
+		return pendingCall{}, errorResult("Invalid arguments for %s: not valid JSON: %s", c.Name, preview(c.Args, 200)), false
+	}
+	if !a.takeAction() {
+		return pendingCall{}, errorResult("Action rate limit exceeded ([autonomy].max_actions_per_hour = %d).", a.opts.MaxActionsPerHour), false
+	}
+	summary := ""
+	if s, ok := tool.(summarizer); ok {
+		summary = s.Summary(args)
+	}
+	class := tool.Class()
+	pre := a.alwaysAllow[c.Name] || a.skillAllows(c.Name, summary)
+	switch a.opts.Policy.Decide(c.Name, class, pre) {
+	case permissions.Deny:
+		return pendingCall{}, errorResult("Tool %s is not allowed at autonomy level %s.", c.Name, a.opts.Policy.Level), false
+	case permissions.Ask:
+		if a.opts.Approver == nil {
+			return pendingCall{}, errorResult("Tool call denied: %s needs the user's approval and this session cannot ask (run with --yes or add %q to [autonomy].auto_approve).", c.Name, c.Name), false
+		}
+		ans, err := a.opts.Approver.Approve(ctx, ApprovalRequest{Tool: c.Name, Summary: summary, Args: string(args), Class: class})
+		if err != nil {
+			if ctx.Err() != nil {
+				return pendingCall{}, errorResult("%s", cancelledText), false
+			}
+			return pendingCall{}, errorResult("Approval failed: %v", err), false
+		}
+		switch ans {
+		case ApproveAlways:
+			a.alwaysAllow[c.Name] = true
+		case ApproveOnce:
+		default:
+			return pendingCall{}, errorResult("The user denied the %s call.", c.Name), false
+		}
+	}
+	return pendingCall{index: index, tool: tool, args: args}, providers.ToolResult{}, true
+}
+
+// skillAllows reports whether an active skill's allowed-tools pre-approves the
+// call.
+func (a *Agent) skillAllows(tool, summary string) bool {
+	if !a.opts.SkillsEnabled {
+		return false
+	}
+	for _, act := range a.opts.Skills.List() {
+		if permissions.AllowedToolsCover(act.Skill.AllowedTools, tool, summary) {
+			return true
+		}
+	}
+	return false
+}
+
+// takeAction counts a call against max_actions_per_hour (a sliding hour).
+func (a *Agent) takeAction() bool {
+	if a.opts.MaxActionsPerHour <= 0 {
+		return true
+	}
+	now := a.opts.Now()
+	keep := a.actions[:0]
+	for _, t := range a.actions {
+		if now.Sub(t) < time.Hour {
+			keep = append(keep, t)
+		}
+	}
+	a.actions = keep
+	if len(a.actions) >= a.opts.MaxActionsPerHour {
+		return false
+	}
+	a.actions = append(a.actions, now)
+	return true
+}
+
+// execute runs the pending calls with the concurrency limit.
+func (a *Agent) execute(ctx context.Context, calls []providers.ToolCall, pending []pendingCall, results []providers.ToolResult) {
+	sem := make(chan struct{}, a.opts.ParallelTools)
+	var wg sync.WaitGroup
+	for _, p := range pending {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			r := a.runOne(ctx, p)
+			if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				r = errorResult("%s", cancelledText)
+			}
+			results[p.index] = a.withID(calls[p.index], r)
+		}()
+	}
+	wg.Wait()
+}
+
+// runOne runs a tool with the per-call timeout, turning a panic or a timeout
+// into an error result, and truncates long output.
+func (a *Agent) runOne(ctx context.Context, p pendingCall) (res providers.ToolResult) {
+	name := p.tool.Spec().Name
+	callCtx, cancel := context.WithTimeout(ctx, a.opts.ToolTimeout)
+	defer cancel()
+	defer func() {
+		if v := recover(); v != nil {
+			res = errorResult("Tool %s failed: internal error: %v", name, v)
+		}
+	}()
+	res = p.tool.Run(callCtx, p.args)
+	if errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		return errorResult("Tool %s timed out after %s.", name, a.opts.ToolTimeout)
+	}
+	res.Content = truncateOutput(res.Content, a.opts.MaxToolOutputChars)
+	return res
+}
+
+// truncateOutput keeps the first two thirds and the last third of an output
+// longer than max characters, with a note of how much was cut.
+func truncateOutput(s string, max int) string {
+	n := utf8.RuneCountInString(s)
+	if max <= 0 || n <= max {
+		return s
+	}
+	r := []rune(s)
+	head, tail := max*2/3, max-max*2/3
+	return string(r[:head]) + fmt.Sprintf("\n\n[... %d characters truncated ...]\n\n", n-head-tail) + string(r[n-tail:])
+}
+
+// preview returns at most n runes of s on one line, for messages.
+func preview(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}

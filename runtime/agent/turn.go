@@ -1,0 +1,269 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/clawseed/clawseed/providers"
+)
+
+// A TurnResult summarises a finished turn for `clawseed run --output json`.
+type TurnResult struct {
+	// Status is ok, error, cancelled or max_iterations.
+	Status string
+	// Final is the assistant's last text.
+	Final string
+	// Iterations is the number of model requests made.
+	Iterations int
+	ToolCalls  []ToolCallSummary
+	// Usage is this turn's usage.
+	Usage providers.Usage
+}
+
+// A ToolCallSummary records one executed tool call.
+type ToolCallSummary struct {
+	Name string `json:"name"`
+	OK   bool   `json:"ok"`
+}
+
+// userPrefixLayout stamps each user message (§4.6): the time lives here, never
+// in the system prompt, so the prompt stays cacheable.
+const userPrefixLayout = "2006-01-02 15:04 -07:00"
+
+// Turn runs one user turn (§5.2): it appends the user message, then alternates
+// model requests and tool executions until the model answers without tool
+// calls, the iteration limit is hit, the provider fails or ctx is cancelled.
+//
+// History is valid whatever happens: every tool call gets a result, and on
+// cancellation the calls that did not finish are answered "Cancelled by user.".
+// The returned error is ctx's error on cancellation, wraps [ErrMaxIterations]
+// at the limit, or is the provider's error.
+func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
+	a.history = repairHistory(a.history)
+	stamp := "[" + a.opts.Now().Format(userPrefixLayout) + "] "
+	a.history = append(a.history, providers.UserText(stamp+text))
+	a.opts.Sink(Event{Type: EventTurnStart, Text: text})
+
+	var res TurnResult
+	for res.Iterations < a.opts.MaxIterations {
+		res.Iterations++
+		resp, err := a.request(ctx, res.Iterations)
+		res.Usage.Add(resp.usage)
+		if err != nil {
+			return a.endTurn(ctx, res, err)
+		}
+		msg := resp.message()
+		calls := msg.ToolCalls()
+		if a.opts.TextTools {
+			calls = parseTextToolCalls(resp.text.String())
+		}
+		if len(msg.Parts) > 0 {
+			a.history = append(a.history, msg)
+		}
+		if len(calls) == 0 {
+			res.Final = resp.text.String()
+			if a.opts.TextTools {
+				res.Final = stripThink(res.Final)
+			}
+			return a.endTurn(ctx, res, nil)
+		}
+		results := a.runCalls(ctx, calls)
+		for i, r := range results {
+			res.ToolCalls = append(res.ToolCalls, ToolCallSummary{Name: calls[i].Name, OK: !r.IsError})
+		}
+		a.history = append(a.history, a.resultsMessage(results))
+		if ctx.Err() != nil {
+			return a.endTurn(ctx, res, ctx.Err())
+		}
+	}
+	return a.endTurn(ctx, res, fmt.Errorf("Agent exceeded maximum tool iterations (%d): %w", a.opts.MaxIterations, ErrMaxIterations))
+}
+
+// endTurn emits the closing events and fills in the status.
+func (a *Agent) endTurn(ctx context.Context, res TurnResult, err error) (TurnResult, error) {
+	switch {
+	case err == nil:
+		res.Status = StatusOK
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		res.Status = StatusCancelled
+		err = ctx.Err()
+	case errors.Is(err, ErrMaxIterations):
+		res.Status = StatusMaxIterations
+	default:
+		res.Status = StatusError
+	}
+	if err != nil && res.Status != StatusCancelled {
+		msg := err.Error()
+		if res.Status == StatusMaxIterations {
+			msg = fmt.Sprintf("Agent exceeded maximum tool iterations (%d)", a.opts.MaxIterations)
+		}
+		a.opts.Sink(Event{Type: EventError, Text: msg})
+	}
+	usage := res.Usage
+	a.opts.Sink(Event{Type: EventTurnEnd, Status: res.Status, Text: res.Final, Usage: &usage, Iteration: res.Iterations})
+	return res, err
+}
+
+// response accumulates one streamed model response.
+type response struct {
+	text      strings.Builder
+	reasoning []providers.Part
+	calls     []providers.ToolCall
+	usage     providers.Usage
+	stop      providers.StopReason
+}
+
+// message returns the assistant message for history: reasoning first (it must
+// be echoed back in order for Anthropic), then text, then tool calls. In text
+// protocol mode the calls stay inside the text.
+func (r *response) message() providers.Message {
+	msg := providers.Message{Role: providers.RoleAssistant}
+	msg.Parts = append(msg.Parts, r.reasoning...)
+	if r.text.Len() > 0 {
+		msg.Parts = append(msg.Parts, providers.Part{Type: providers.PartText, Text: r.text.String()})
+	}
+	for i := range r.calls {
+		call := r.calls[i]
+		msg.Parts = append(msg.Parts, providers.Part{Type: providers.PartToolCall, ToolCall: &call})
+	}
+	return msg
+}
+
+// request sends the history and streams the answer, forwarding deltas as
+// events. On error the partial response is returned too: on cancellation its
+// text is kept in history (without tool calls), so the next request is valid.
+func (a *Agent) request(ctx context.Context, iteration int) (*response, error) {
+	req := providers.Request{
+		Model:           a.opts.ModelName,
+		System:          a.SystemPrompt(),
+		Messages:        a.history,
+		MaxTokens:       a.opts.MaxTokens,
+		Temperature:     a.opts.Temperature,
+		ReasoningEffort: a.opts.ReasoningEffort,
+	}
+	if !a.opts.TextTools {
+		req.Tools = a.specs
+	}
+	resp := &response{}
+	var current *providers.Part // reasoning block being streamed
+	for ev, err := range a.opts.Model.Stream(ctx, req) {
+		if err != nil {
+			if ctx.Err() != nil {
+				a.keepPartial(resp)
+				return resp, ctx.Err()
+			}
+			return resp, err
+		}
+		switch ev.Type {
+		case providers.EventTextDelta:
+			resp.text.WriteString(ev.Text)
+			a.opts.Sink(Event{Type: EventTextDelta, Text: ev.Text, Iteration: iteration})
+		case providers.EventReasoningDelta:
+			if ev.Redacted != "" {
+				resp.reasoning = append(resp.reasoning, providers.Part{Type: providers.PartReasoning, Redacted: ev.Redacted})
+				continue
+			}
+			if current == nil {
+				resp.reasoning = append(resp.reasoning, providers.Part{Type: providers.PartReasoning})
+				current = &resp.reasoning[len(resp.reasoning)-1]
+			}
+			current.Text += ev.Text
+			if ev.Signature != "" {
+				current.Signature = ev.Signature
+				current = nil
+			}
+			if ev.Text != "" {
+				a.opts.Sink(Event{Type: EventReasoningDelta, Text: ev.Text, Iteration: iteration})
+			}
+		case providers.EventToolCall:
+			if ev.ToolCall != nil {
+				resp.calls = append(resp.calls, *ev.ToolCall)
+			}
+		case providers.EventUsage:
+			if ev.Usage != nil {
+				resp.usage.Add(*ev.Usage)
+			}
+		case providers.EventStop:
+			resp.stop = ev.StopReason
+		}
+	}
+	if ctx.Err() != nil {
+		a.keepPartial(resp)
+		return resp, ctx.Err()
+	}
+	a.usage.Add(resp.usage)
+	if resp.usage != (providers.Usage{}) {
+		u := resp.usage
+		a.opts.Sink(Event{Type: EventUsage, Usage: &u, Iteration: iteration})
+	}
+	return resp, nil
+}
+
+// keepPartial appends the text streamed before a cancellation as an assistant
+// message. Tool calls of a cut response are dropped: none of them ran.
+func (a *Agent) keepPartial(resp *response) {
+	a.usage.Add(resp.usage)
+	if resp.text.Len() == 0 {
+		return
+	}
+	a.history = append(a.history, providers.AssistantText(resp.text.String()))
+}
+
+// repairHistory answers every tool call that has no result with a synthetic
+// "Cancelled by user." error, so a request built from the history is valid
+// (§5.4). It runs before each turn and when a session is restored.
+func repairHistory(msgs []providers.Message) []providers.Message {
+	var out []providers.Message
+	for i := 0; i < len(msgs); i++ {
+		out = append(out, msgs[i])
+		calls := msgs[i].ToolCalls()
+		if msgs[i].Role != providers.RoleAssistant || len(calls) == 0 {
+			continue
+		}
+		answered := map[string]bool{}
+		var next *providers.Message
+		if i+1 < len(msgs) && msgs[i+1].Role == providers.RoleUser {
+			next = &msgs[i+1]
+			for _, r := range next.ToolResults() {
+				answered[r.CallID] = true
+			}
+		}
+		var missing []providers.Part
+		for _, c := range calls {
+			if !answered[c.ID] {
+				missing = append(missing, resultPart(providers.ToolResult{CallID: c.ID, Name: c.Name, Content: cancelledText, IsError: true}))
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		if next == nil {
+			out = append(out, providers.Message{Role: providers.RoleUser, Parts: missing})
+			continue
+		}
+		merged := providers.Message{Role: providers.RoleUser, Parts: append(missing, next.Parts...)}
+		out = append(out, merged)
+		i++
+	}
+	return out
+}
+
+func resultPart(r providers.ToolResult) providers.Part {
+	return providers.Part{Type: providers.PartToolResult, ToolResult: &r}
+}
+
+// resultsMessage builds the message answering a batch of calls: tool_result
+// parts for native tool calling, or one `[Tool results]` text message for the
+// text protocol.
+func (a *Agent) resultsMessage(results []providers.ToolResult) providers.Message {
+	if a.opts.TextTools {
+		return providers.UserText(formatTextResults(results))
+	}
+	msg := providers.Message{Role: providers.RoleUser}
+	for _, r := range results {
+		msg.Parts = append(msg.Parts, resultPart(r))
+	}
+	return msg
+}
