@@ -1,0 +1,245 @@
+// Package config owns clawseed's configuration: the config.toml schema and its
+// defaults, discovery of the user and project files, per-key layering of files,
+// environment and flags, strict decoding (unknown keys and wrong types are
+// errors naming file, line and key), ${VAR} expansion, the one resolved
+// workspace path, the provider presets, and model resolution (which preset,
+// model, key and endpoint a session uses).
+//
+// Nothing here writes files: `clawseed config init` writes the embedded
+// config.toml.example itself.
+package config
+
+// Config is the effective configuration. The exported fields with toml tags
+// mirror config.toml; the rest are resolved by [Load].
+type Config struct {
+	// WorkspaceDir is the workspace_dir key. After [Load] it holds the same
+	// resolved path as Workspace.
+	WorkspaceDir string      `toml:"workspace_dir"`
+	Providers    Providers   `toml:"providers"`
+	Agent        Agent       `toml:"agent"`
+	Skills       Skills      `toml:"skills"`
+	Autonomy     Autonomy    `toml:"autonomy"`
+	Context      Context     `toml:"context"`
+	Sessions     Sessions    `toml:"sessions"`
+	Memory       Memory      `toml:"memory"`
+	WebFetch     WebFetch    `toml:"web_fetch"`
+	WebSearch    WebSearch   `toml:"web_search"`
+	HTTPRequest  HTTPRequest `toml:"http_request"`
+
+	// Workspace is the absolute, cleaned, symlink-resolved workspace
+	// directory: the one path every component uses.
+	Workspace string `toml:"-"`
+	// Home is the resolved CLAWSEED_HOME (default ~/.clawseed). It need not
+	// exist.
+	Home string `toml:"-"`
+	// Files lists the config files read, in layer order.
+	Files []string `toml:"-"`
+	// ModelOverride is the model named by --model or CLAWSEED_MODEL; it
+	// replaces the model of the default selection (see [Config.ResolveModel]).
+	ModelOverride string `toml:"-"`
+	// TemperatureOverride comes from --temperature or CLAWSEED_TEMPERATURE
+	// and applies like ModelOverride.
+	TemperatureOverride *float64 `toml:"-"`
+
+	userHome   string
+	lookupEnv  func(string) (string, bool)
+	sources    map[string]origin     // dotted key → the layer that set it
+	unresolved map[string]unresolved // dotted key → the ${VAR} that was unset
+}
+
+// Providers is the [providers] table.
+type Providers struct {
+	// Default names a [providers.models.NAME] entry or a preset; "" means
+	// auto-detect. ClawSeed's `fallback = "name"` is read into it.
+	Default string `toml:"default"`
+	// Fallbacks are tried in order when the default fails with a retryable
+	// error.
+	Fallbacks []string `toml:"fallbacks"`
+	// MaxRetries is per provider, for transient and rate-limit errors.
+	MaxRetries int `toml:"max_retries"`
+	// Models are the named model entries.
+	Models map[string]ModelEntry `toml:"models"`
+}
+
+// ModelEntry is one [providers.models.NAME] table.
+type ModelEntry struct {
+	// Provider is a preset name (see [Presets]); "" means the entry's NAME.
+	Provider string `toml:"provider"`
+	// Model is the model id; "" means the preset's default model.
+	Model string `toml:"model"`
+	// APIKey overrides the preset's key environment variable.
+	APIKey string `toml:"api_key"`
+	// BaseURL overrides the preset's endpoint.
+	BaseURL string `toml:"base_url"`
+	// MaxTokens caps output tokens; 0 means the preset default.
+	MaxTokens int `toml:"max_tokens"`
+	// Temperature is the sampling temperature, 0 to 2.
+	Temperature float64 `toml:"temperature"`
+	// ContextWindow in tokens; 0 means the known value for the model, else
+	// 128000.
+	ContextWindow int `toml:"context_window"`
+	// TimeoutSecs bounds one request.
+	TimeoutSecs int `toml:"timeout_secs"`
+	// ExtraHeaders are sent with every request.
+	ExtraHeaders map[string]string `toml:"extra_headers"`
+	// NativeTools false selects the text tool-call protocol.
+	NativeTools bool `toml:"native_tools"`
+	// ReasoningEffort is passed to models that accept it.
+	ReasoningEffort string `toml:"reasoning_effort"`
+}
+
+// Agent is the [agent] table.
+type Agent struct {
+	SystemPrompt       string   `toml:"system_prompt"`
+	MaxToolIterations  int      `toml:"max_tool_iterations"`
+	ParallelTools      int      `toml:"parallel_tools"`
+	ToolTimeoutSecs    int      `toml:"tool_timeout_secs"`
+	MaxToolOutputChars int      `toml:"max_tool_output_chars"`
+	AllowedTools       []string `toml:"allowed_tools"`
+	DeniedTools        []string `toml:"denied_tools"`
+}
+
+// Skills is the [skills] table.
+type Skills struct {
+	Enabled            bool     `toml:"enabled"`
+	MaxActive          int      `toml:"max_active"`
+	Excluded           []string `toml:"excluded"`
+	ExtraRoots         []string `toml:"extra_roots"`
+	IndexBudgetPercent float64  `toml:"index_budget_percent"`
+	MaxSkillFileBytes  int      `toml:"max_skill_file_bytes"`
+	// DynamicContext is "off", "trusted" or "all".
+	DynamicContext string `toml:"dynamic_context"`
+	Watch          bool   `toml:"watch"`
+}
+
+// Autonomy is the [autonomy] table.
+type Autonomy struct {
+	// Level is "read_only", "supervised" or "full" after [Load]; ClawSeed's
+	// "readonly" is accepted and normalised.
+	Level           string   `toml:"level"`
+	AutoApprove     []string `toml:"auto_approve"`
+	AlwaysAsk       []string `toml:"always_ask"`
+	AllowedCommands []string `toml:"allowed_commands"`
+	ForbiddenPaths  []string `toml:"forbidden_paths"`
+	// MaxActionsPerHour caps tool calls per hour; 0 means no cap.
+	MaxActionsPerHour int `toml:"max_actions_per_hour"`
+}
+
+// Context is the [context] table (compaction).
+type Context struct {
+	CompactAtPercent int    `toml:"compact_at_percent"`
+	KeepRecentTokens int    `toml:"keep_recent_tokens"`
+	SummaryModel     string `toml:"summary_model"`
+}
+
+// Sessions is the [sessions] table.
+type Sessions struct {
+	Enabled bool `toml:"enabled"`
+	// Dir "" means $CLAWSEED_HOME/sessions; see [Config.SessionsDir].
+	Dir string `toml:"dir"`
+}
+
+// Memory is the [memory] table.
+type Memory struct {
+	Enabled bool `toml:"enabled"`
+	// Dir "" means $CLAWSEED_HOME/memory; see [Config.MemoryDir].
+	Dir        string `toml:"dir"`
+	AutoRecall bool   `toml:"auto_recall"`
+}
+
+// WebFetch is the [web_fetch] table.
+type WebFetch struct {
+	Enabled        bool     `toml:"enabled"`
+	AllowedDomains []string `toml:"allowed_domains"`
+	BlockedDomains []string `toml:"blocked_domains"`
+}
+
+// WebSearch is the [web_search] table.
+type WebSearch struct {
+	Enabled bool `toml:"enabled"`
+	// Provider is "duckduckgo", "brave", "searxng" or "tavily".
+	Provider string `toml:"provider"`
+	// APIKey is the brave or tavily key; "" means $BRAVE_API_KEY or
+	// $TAVILY_API_KEY.
+	APIKey string `toml:"api_key"`
+	// BaseURL is the searxng instance URL (required for searxng), or an
+	// override of the brave/tavily endpoint.
+	BaseURL string `toml:"base_url"`
+}
+
+// HTTPRequest is the [http_request] table.
+type HTTPRequest struct {
+	Enabled        bool     `toml:"enabled"`
+	AllowedDomains []string `toml:"allowed_domains"`
+}
+
+// Default returns the built-in defaults (the first layer). Its environment is
+// empty: only [Load] connects a Config to real variables.
+func Default() *Config {
+	return &Config{
+		Providers: Providers{
+			Fallbacks:  []string{},
+			MaxRetries: 2,
+			Models:     map[string]ModelEntry{},
+		},
+		Agent: Agent{
+			MaxToolIterations:  25,
+			ParallelTools:      4,
+			ToolTimeoutSecs:    120,
+			MaxToolOutputChars: 30000,
+			AllowedTools:       []string{},
+			DeniedTools:        []string{},
+		},
+		Skills: Skills{
+			Enabled:            true,
+			MaxActive:          5,
+			Excluded:           []string{},
+			ExtraRoots:         []string{},
+			IndexBudgetPercent: 1.0,
+			MaxSkillFileBytes:  262144,
+			DynamicContext:     "trusted",
+			Watch:              true,
+		},
+		Autonomy: Autonomy{
+			Level:             "supervised",
+			AutoApprove:       []string{"file_read", "glob_search", "content_search", "memory_recall", "calculator", "Skill"},
+			AlwaysAsk:         []string{},
+			AllowedCommands:   []string{},
+			ForbiddenPaths:    []string{"/etc", "/root", "~/.ssh", "~/.gnupg", "~/.aws"},
+			MaxActionsPerHour: 1000,
+		},
+		Context: Context{
+			CompactAtPercent: 80,
+			KeepRecentTokens: 20000,
+		},
+		Sessions:    Sessions{Enabled: true},
+		Memory:      Memory{Enabled: true, AutoRecall: true},
+		WebFetch:    WebFetch{Enabled: true, AllowedDomains: []string{"*"}, BlockedDomains: []string{}},
+		WebSearch:   WebSearch{Enabled: true, Provider: "duckduckgo"},
+		HTTPRequest: HTTPRequest{Enabled: false, AllowedDomains: []string{}},
+		sources:     map[string]origin{},
+		unresolved:  map[string]unresolved{},
+	}
+}
+
+// DefaultModelEntry returns the defaults of a [providers.models.NAME] table;
+// an entry a file defines starts from these, and so does a bare preset name.
+func DefaultModelEntry() ModelEntry {
+	return ModelEntry{
+		Temperature:  0.7,
+		TimeoutSecs:  120,
+		ExtraHeaders: map[string]string{},
+		NativeTools:  true,
+	}
+}
+
+// Source reports which layer set a dotted key ("agent.max_tool_iterations",
+// `providers.models."gpt-4.1".model`): "FILE:LINE", "env NAME" or
+// "flag --NAME"; "" means the built-in default.
+func (c *Config) Source(key string) string {
+	o, ok := c.sources[key]
+	if !ok {
+		return ""
+	}
+	return o.String()
+}

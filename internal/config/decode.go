@@ -1,0 +1,416 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// A file layer is decoded in two passes over a generic tree. First every key
+// the file defines (MetaData.Keys, document order) is checked against the
+// schema, so the first unknown key or wrong type in the file is reported with
+// its line; this is the set MetaData.Undecoded would report for a typed
+// decode, with our own messages. Then only the keys the file defines are
+// applied on top of the lower layers, which is what makes layering per key.
+
+type fileKind int
+
+const (
+	userFile fileKind = iota
+	projectFile
+	explicitFile
+)
+
+var configType = reflect.TypeFor[Config]()
+
+// applyFile decodes one config file onto c.
+func (c *Config) applyFile(path string, data []byte, kind fileKind) error {
+	var tree map[string]any
+	md, err := toml.Decode(string(data), &tree)
+	if err != nil {
+		return syntaxError(path, data, err)
+	}
+	d := &decoder{c: c, file: path, lines: keyLines(string(data))}
+	for _, k := range md.Keys() {
+		if err := d.check(k, tree); err != nil {
+			return err
+		}
+	}
+	if ws, ok := tree["workspace_dir"].(string); ok && ws != "" && kind == projectFile {
+		return d.errAt(toml.Key{"workspace_dir"}, "workspace_dir cannot be set in a project file "+
+			"(use the user file, --config, CLAWSEED_WORKSPACE or --workspace)")
+	}
+	return d.applyStruct(tree, reflect.ValueOf(c).Elem(), nil)
+}
+
+func syntaxError(path string, data []byte, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		// Position.Line counts a newline the lexer already consumed (an error
+		// "got '\n'" lands on the next line); the byte offset does not.
+		line := pe.Position.Line
+		if start := pe.Position.Start; start > 0 && start <= len(data) {
+			line = 1 + bytes.Count(data[:start], []byte("\n"))
+		}
+		return &Error{File: path, Line: line, Key: pe.LastKey, Msg: pe.Message}
+	}
+	return &Error{File: path, Msg: err.Error()}
+}
+
+type decoder struct {
+	c     *Config
+	file  string
+	lines map[string]int
+}
+
+// line finds the line of k, or of its nearest parent the scanner located.
+func (d *decoder) line(k toml.Key) int {
+	for n := len(k); n > 0; n-- {
+		if l, ok := d.lines[k[:n].String()]; ok {
+			return l
+		}
+	}
+	return 0
+}
+
+func (d *decoder) origin(k toml.Key) origin { return origin{file: d.file, line: d.line(k)} }
+
+func (d *decoder) errAt(k toml.Key, msg string) *Error {
+	return d.origin(k).errAt(k.String(), msg)
+}
+
+// check verifies that k exists in the schema and its value has the right type.
+func (d *decoder) check(k toml.Key, tree map[string]any) error {
+	t, ok := schemaType(k)
+	if !ok {
+		msg := fmt.Sprintf("unknown key %q", k.String())
+		if s := suggest(k); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		return d.errAt(k, msg)
+	}
+	v, ok := lookupTree(tree, k)
+	if !ok {
+		return nil // implicit parent of a key checked on its own
+	}
+	if want, got := mismatch(t, v); want != "" {
+		return d.errAt(k, fmt.Sprintf("%s: expected %s, got %s", k, want, got))
+	}
+	return nil
+}
+
+// schemaType returns the Go type the key k decodes into.
+func schemaType(k toml.Key) (reflect.Type, bool) {
+	t := configType
+	for i, piece := range k {
+		switch t.Kind() {
+		case reflect.Struct:
+			if i == 1 && k[0] == "providers" && piece == "fallback" {
+				piece = "default" // ClawSeed compatibility
+			}
+			f, ok := fieldByTag(t, piece)
+			if !ok {
+				return nil, false
+			}
+			t = f.Type
+		case reflect.Map:
+			t = t.Elem()
+		default:
+			return nil, false
+		}
+	}
+	return t, true
+}
+
+func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.IsExported() && tagName(f) == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+func tagName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+	if name == "-" {
+		return ""
+	}
+	return name
+}
+
+func lookupTree(tree map[string]any, k toml.Key) (any, bool) {
+	var v any = tree
+	for _, piece := range k {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[piece]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// mismatch returns the expected and actual type names when v cannot be
+// decoded into t, or "" when it can.
+func mismatch(t reflect.Type, v any) (want, got string) {
+	got = tomlTypeName(v)
+	switch t.Kind() {
+	case reflect.String:
+		want = "string"
+	case reflect.Bool:
+		want = "boolean"
+	case reflect.Int:
+		want = "integer"
+	case reflect.Float64:
+		if _, ok := v.(int64); ok {
+			return "", ""
+		}
+		want = "float"
+	case reflect.Slice:
+		arr, ok := v.([]any)
+		if !ok {
+			return "array of strings", got
+		}
+		for _, e := range arr {
+			if _, ok := e.(string); !ok {
+				return "array of strings", "array containing " + tomlTypeName(e)
+			}
+		}
+		return "", ""
+	case reflect.Map, reflect.Struct:
+		want = "table"
+	}
+	if want == got {
+		return "", ""
+	}
+	return want, got
+}
+
+func tomlTypeName(v any) string {
+	switch v.(type) {
+	case string:
+		return "string"
+	case int64:
+		return "integer"
+	case float64:
+		return "float"
+	case bool:
+		return "boolean"
+	case []any, []map[string]any:
+		return "array"
+	case map[string]any:
+		return "table"
+	case time.Time:
+		return "datetime"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// applyStruct sets the fields of dst named by the keys of tree. Keys are
+// applied in sorted order, so the result never depends on map iteration.
+func (d *decoder) applyStruct(tree map[string]any, dst reflect.Value, path toml.Key) error {
+	for _, name := range sortedKeys(tree) {
+		field := name
+		if len(path) == 1 && path[0] == "providers" && name == "fallback" {
+			if _, both := tree["default"]; both {
+				continue // an explicit default wins over the ClawSeed alias
+			}
+			field = "default"
+		}
+		f, _ := fieldByTag(dst.Type(), field) // checked by check
+		key := appendKey(path, name)
+		if err := d.applyValue(tree[name], dst.FieldByIndex(f.Index), key, appendKey(path, field)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyValue sets dst from v. key is where v sits in the file; src is the
+// key it sets (they differ only for the providers.fallback alias).
+func (d *decoder) applyValue(v any, dst reflect.Value, key, src toml.Key) error {
+	switch dst.Kind() {
+	case reflect.Struct:
+		return d.applyStruct(v.(map[string]any), dst, src)
+	case reflect.Map:
+		if dst.IsNil() {
+			dst.Set(reflect.MakeMap(dst.Type()))
+		}
+		m := v.(map[string]any)
+		if dst.Type().Elem().Kind() == reflect.Struct {
+			return d.applyEntries(m, dst, src)
+		}
+		for _, name := range sortedKeys(m) {
+			k := appendKey(src, name)
+			s, err := d.str(m[name].(string), k)
+			if err != nil {
+				return err
+			}
+			dst.SetMapIndex(reflect.ValueOf(name), reflect.ValueOf(s))
+			d.set(k)
+		}
+		d.set(key, src) // the map as a whole, for Show
+		return nil
+	case reflect.String:
+		s, err := d.str(v.(string), src)
+		if err != nil {
+			return err
+		}
+		dst.SetString(s)
+	case reflect.Bool:
+		dst.SetBool(v.(bool))
+	case reflect.Int:
+		dst.SetInt(v.(int64))
+	case reflect.Float64:
+		if i, ok := v.(int64); ok {
+			dst.SetFloat(float64(i))
+		} else {
+			dst.SetFloat(v.(float64))
+		}
+	case reflect.Slice:
+		list, err := d.strs(v.([]any), src)
+		if err != nil {
+			return err
+		}
+		dst.Set(reflect.ValueOf(list))
+	}
+	d.set(key, src)
+	return nil
+}
+
+// applyEntries merges [providers.models.NAME] tables: a new entry starts from
+// DefaultModelEntry, an existing one keeps the keys this file leaves out.
+func (d *decoder) applyEntries(m map[string]any, dst reflect.Value, path toml.Key) error {
+	for _, name := range sortedKeys(m) {
+		k := appendKey(path, name)
+		entry := DefaultModelEntry()
+		if old := dst.MapIndex(reflect.ValueOf(name)); old.IsValid() {
+			entry = old.Interface().(ModelEntry)
+			entry.ExtraHeaders = maps.Clone(entry.ExtraHeaders)
+		}
+		ev := reflect.ValueOf(&entry).Elem()
+		if err := d.applyStruct(m[name].(map[string]any), ev, k); err != nil {
+			return err
+		}
+		dst.SetMapIndex(reflect.ValueOf(name), ev)
+		d.set(k)
+	}
+	return nil
+}
+
+// set records that this file defines key (src, when the alias differs, is
+// the key recorded).
+func (d *decoder) set(key toml.Key, src ...toml.Key) {
+	o := d.origin(key)
+	if len(src) > 0 {
+		key = src[0]
+	}
+	d.c.sources[key.String()] = o
+}
+
+// str expands ${VAR} in one string value; an unset variable is recorded
+// against key and the value becomes "".
+func (d *decoder) str(s string, key toml.Key) (string, error) {
+	out, missing, err := expand(s, d.c.lookup)
+	if err != nil {
+		return "", d.errAt(key, key.String()+": "+err.Error())
+	}
+	d.c.noteUnresolved(key.String(), missing, d.origin(key))
+	return out, nil
+}
+
+func (d *decoder) strs(arr []any, key toml.Key) ([]string, error) {
+	list := make([]string, 0, len(arr))
+	first := ""
+	for _, e := range arr {
+		out, missing, err := expand(e.(string), d.c.lookup)
+		if err != nil {
+			return nil, d.errAt(key, key.String()+": "+err.Error())
+		}
+		if first == "" {
+			first = missing
+		}
+		list = append(list, out)
+	}
+	d.c.noteUnresolved(key.String(), first, d.origin(key))
+	return list, nil
+}
+
+// noteUnresolved records (missing != "") or clears the unresolved variable
+// of key: a later layer that sets the key replaces the failure.
+func (c *Config) noteUnresolved(key, missing string, at origin) {
+	if missing == "" {
+		delete(c.unresolved, key)
+		return
+	}
+	c.unresolved[key] = unresolved{name: missing, at: at}
+}
+
+func appendKey(k toml.Key, piece string) toml.Key {
+	return append(slices.Clip(k), piece)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// suggest returns the closest known key to an unknown one, if it is close.
+func suggest(k toml.Key) string {
+	parent, ok := schemaType(k[:len(k)-1])
+	if !ok || parent.Kind() != reflect.Struct {
+		return ""
+	}
+	last := k[len(k)-1]
+	best, bestDist := "", 0
+	for i := range parent.NumField() {
+		name := tagName(parent.Field(i))
+		if name == "" || !parent.Field(i).IsExported() {
+			continue
+		}
+		// Close means at most a third of the longer name differs.
+		dist := editDistance(last, name)
+		if dist*3 <= max(len(last), len(name)) && (best == "" || dist < bestDist) {
+			best, bestDist = name, dist
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return appendKey(k[:len(k)-1], best).String()
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

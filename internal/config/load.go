@@ -1,0 +1,367 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// File names looked up in $CLAWSEED_HOME and <workspace>/.clawseed; the
+// legacy name is read only when config.toml is absent from that directory.
+const (
+	FileName       = "config.toml"
+	LegacyFileName = "clawseed.toml"
+	ProjectDirName = ".clawseed"
+)
+
+// LoadOptions are the inputs of [Load]. All I/O other than reading the config
+// files and resolving the workspace goes through them, so tests are
+// hermetic.
+type LoadOptions struct {
+	// ConfigFile is --config: it replaces both the user and the project file.
+	ConfigFile string
+	// Workspace is --workspace.
+	Workspace string
+	// Getenv and LookupEnv read the environment; nil means the other one, or
+	// the process environment when both are nil.
+	Getenv    func(string) string
+	LookupEnv func(string) (string, bool)
+	// Cwd is the current directory; "" means os.Getwd.
+	Cwd string
+	// Home is the user's home directory; "" means os.UserHomeDir.
+	Home string
+}
+
+// Load builds the effective configuration. Layers, later wins per key:
+// [Default] < the user file ($CLAWSEED_HOME/config.toml) < the project file
+// (<workspace>/.clawseed/config.toml) < the --config file (which replaces
+// both) < CLAWSEED_* variables. Flags come last through [Config.Apply].
+//
+// The workspace is --workspace, else CLAWSEED_WORKSPACE, else workspace_dir
+// from the user or --config file (a project file cannot move the workspace
+// it lives in), else the current directory; "~/" is expanded, the path made
+// absolute against Cwd and its symlinks resolved, once.
+//
+// No file is required and none is written. Errors from files, variables and
+// validation are *[Error].
+func Load(opts LoadOptions) (*Config, error) {
+	c := Default()
+	c.lookupEnv = envLookup(opts)
+	cwd, err := cwdOf(opts)
+	if err != nil {
+		return nil, err
+	}
+	c.userHome = opts.Home
+	if c.userHome == "" {
+		c.userHome, _ = os.UserHomeDir()
+	}
+	if c.Home, err = clawseedHome(c.getenv("CLAWSEED_HOME"), c.userHome, cwd); err != nil {
+		return nil, err
+	}
+
+	if opts.ConfigFile != "" {
+		path := absFrom(cwd, opts.ConfigFile)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, &Error{File: path, Msg: "cannot read --config file: " + errText(err)}
+		}
+		if err := c.addFile(path, data, explicitFile); err != nil {
+			return nil, err
+		}
+	} else if err := c.readOptional(c.Home, userFile); err != nil {
+		return nil, err
+	}
+
+	if err := c.resolveWorkspace(opts.Workspace, cwd); err != nil {
+		return nil, err
+	}
+	if opts.ConfigFile == "" {
+		if err := c.readOptional(filepath.Join(c.Workspace, ProjectDirName), projectFile); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.applyEnv(); err != nil {
+		return nil, err
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// readOptional reads config.toml, or else clawseed.toml, from dir if one
+// exists. A project file that is the user file (workspace = home) is read
+// once.
+func (c *Config) readOptional(dir string, kind fileKind) error {
+	for _, name := range []string{FileName, LegacyFileName} {
+		path := filepath.Join(dir, name)
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return &Error{File: path, Msg: "cannot read config file: " + errText(err)}
+		}
+		for _, f := range c.Files {
+			if sameFile(f, path) {
+				return nil
+			}
+		}
+		return c.addFile(path, data, kind)
+	}
+	return nil
+}
+
+func (c *Config) addFile(path string, data []byte, kind fileKind) error {
+	if err := c.applyFile(path, data, kind); err != nil {
+		return err
+	}
+	c.Files = append(c.Files, path)
+	return nil
+}
+
+func sameFile(a, b string) bool {
+	if a == b {
+		return true
+	}
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
+func (c *Config) resolveWorkspace(flag, cwd string) error {
+	dir, at, key := cwd, origin{}, "workspace_dir"
+	switch {
+	case flag != "":
+		dir, at, key = flag, origin{flag: "workspace"}, "--workspace"
+	case c.getenv("CLAWSEED_WORKSPACE") != "":
+		dir, at, key = c.getenv("CLAWSEED_WORKSPACE"), origin{env: "CLAWSEED_WORKSPACE"}, "CLAWSEED_WORKSPACE"
+	default:
+		if err := c.Use("workspace_dir"); err != nil {
+			return err
+		}
+		if c.WorkspaceDir != "" {
+			dir, at = c.WorkspaceDir, c.sources["workspace_dir"]
+		}
+	}
+	abs := absFrom(cwd, c.expandHome(dir))
+	resolved, err := filepath.EvalSymlinks(abs)
+	if err == nil {
+		var fi os.FileInfo
+		if fi, err = os.Stat(resolved); err == nil && !fi.IsDir() {
+			err = errors.New("not a directory")
+		}
+	}
+	if err != nil {
+		msg := fmt.Sprintf("workspace %s: %s", abs, errText(err))
+		if errors.Is(err, fs.ErrNotExist) {
+			msg = fmt.Sprintf("workspace %s does not exist", abs)
+		}
+		if at.file != "" {
+			msg = "workspace_dir: " + msg
+		}
+		return at.errAt(key, msg)
+	}
+	c.Workspace, c.WorkspaceDir = resolved, resolved
+	if at != (origin{}) {
+		c.sources["workspace_dir"] = at
+	}
+	return nil
+}
+
+// applyEnv applies the CLAWSEED_* variables that map to keys. An empty
+// variable counts as unset.
+func (c *Config) applyEnv() error {
+	if v := c.getenv("CLAWSEED_PROVIDER"); v != "" {
+		c.setKey("providers.default", origin{env: "CLAWSEED_PROVIDER"})
+		c.Providers.Default = v
+	}
+	if v := c.getenv("CLAWSEED_MODEL"); v != "" {
+		c.setKey("model", origin{env: "CLAWSEED_MODEL"})
+		c.ModelOverride = v
+	}
+	if v := c.getenv("CLAWSEED_AUTONOMY"); v != "" {
+		c.setKey("autonomy.level", origin{env: "CLAWSEED_AUTONOMY"})
+		c.Autonomy.Level = v
+	}
+	if v := c.getenv("CLAWSEED_TEMPERATURE"); v != "" {
+		t, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			return &Error{Key: "CLAWSEED_TEMPERATURE", Msg: fmt.Sprintf("CLAWSEED_TEMPERATURE: %q is not a number", v)}
+		}
+		return c.setTemperature(t, origin{env: "CLAWSEED_TEMPERATURE"})
+	}
+	return nil
+}
+
+func (c *Config) setTemperature(t float64, at origin) error {
+	c.setKey("temperature", at)
+	c.TemperatureOverride = &t
+	return c.inRange("temperature", t, 0, 2)
+}
+
+// setKey records the layer of key and forgets any unset ${VAR} it had.
+func (c *Config) setKey(key string, at origin) {
+	c.sources[key] = at
+	delete(c.unresolved, key)
+}
+
+// Overrides are the global flags that change configuration; empty fields
+// (nil Temperature) leave the config alone.
+type Overrides struct {
+	Provider     string   // --provider: sets providers.default
+	Model        string   // --model: see Config.ModelOverride
+	SystemPrompt string   // --system-prompt: sets agent.system_prompt
+	Autonomy     string   // --autonomy: sets autonomy.level
+	Temperature  *float64 // --temperature: see Config.TemperatureOverride
+}
+
+// Apply applies the flag layer, the last one, and validates the values it
+// sets. Errors are *[Error].
+func (c *Config) Apply(o Overrides) error {
+	if o.Provider != "" {
+		c.setKey("providers.default", origin{flag: "provider"})
+		c.Providers.Default = o.Provider
+		if err := c.knownName("providers.default", o.Provider); err != nil {
+			return err
+		}
+	}
+	if o.Model != "" {
+		c.setKey("model", origin{flag: "model"})
+		c.ModelOverride = o.Model
+	}
+	if o.SystemPrompt != "" {
+		c.setKey("agent.system_prompt", origin{flag: "system-prompt"})
+		c.Agent.SystemPrompt = o.SystemPrompt
+	}
+	if o.Autonomy != "" {
+		c.setKey("autonomy.level", origin{flag: "autonomy"})
+		c.Autonomy.Level = o.Autonomy
+		if err := c.validate(); err != nil {
+			return err
+		}
+	}
+	if o.Temperature != nil {
+		return c.setTemperature(*o.Temperature, origin{flag: "temperature"})
+	}
+	return nil
+}
+
+// SessionsDir is [sessions].dir resolved: "" means $CLAWSEED_HOME/sessions.
+func (c *Config) SessionsDir() string {
+	if c.Sessions.Dir == "" {
+		return filepath.Join(c.Home, "sessions")
+	}
+	return c.ResolvePath(c.Sessions.Dir)
+}
+
+// MemoryDir is [memory].dir resolved: "" means $CLAWSEED_HOME/memory.
+func (c *Config) MemoryDir() string {
+	if c.Memory.Dir == "" {
+		return filepath.Join(c.Home, "memory")
+	}
+	return c.ResolvePath(c.Memory.Dir)
+}
+
+// ExtraSkillRoots is [skills].extra_roots resolved with [Config.ResolvePath].
+func (c *Config) ExtraSkillRoots() []string {
+	out := make([]string, 0, len(c.Skills.ExtraRoots))
+	for _, r := range c.Skills.ExtraRoots {
+		if r != "" {
+			out = append(out, c.ResolvePath(r))
+		}
+	}
+	return out
+}
+
+// ResolvePath expands a leading "~/" to the user's home and makes a relative
+// path absolute against the workspace.
+func (c *Config) ResolvePath(p string) string {
+	return absFrom(c.Workspace, c.expandHome(p))
+}
+
+// ExpandHome expands a leading "~" or "~/" to the user's home directory
+// (forbidden_paths use it).
+func (c *Config) ExpandHome(p string) string { return c.expandHome(p) }
+
+func (c *Config) expandHome(p string) string {
+	if c.userHome == "" {
+		return p
+	}
+	if p == "~" {
+		return c.userHome
+	}
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		return filepath.Join(c.userHome, rest)
+	}
+	return p
+}
+
+func (c *Config) getenv(name string) string {
+	if c.lookupEnv == nil {
+		return ""
+	}
+	v, _ := c.lookupEnv(name)
+	return v
+}
+
+func (c *Config) lookup(name string) (string, bool) {
+	if c.lookupEnv == nil {
+		return "", false
+	}
+	return c.lookupEnv(name)
+}
+
+func envLookup(opts LoadOptions) func(string) (string, bool) {
+	switch {
+	case opts.LookupEnv != nil:
+		return opts.LookupEnv
+	case opts.Getenv != nil:
+		return func(k string) (string, bool) {
+			v := opts.Getenv(k)
+			return v, v != ""
+		}
+	}
+	return os.LookupEnv
+}
+
+func cwdOf(opts LoadOptions) (string, error) {
+	if opts.Cwd != "" {
+		return filepath.Abs(opts.Cwd)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("current directory: %w", err)
+	}
+	return wd, nil
+}
+
+func clawseedHome(env, userHome, cwd string) (string, error) {
+	if env != "" {
+		return absFrom(cwd, env), nil
+	}
+	if userHome == "" {
+		return "", &Error{Key: "CLAWSEED_HOME", Msg: "cannot find the home directory; set CLAWSEED_HOME"}
+	}
+	return filepath.Join(userHome, ".clawseed"), nil
+}
+
+func absFrom(base, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(base, p)
+}
+
+// errText strips the path an *fs.PathError repeats.
+func errText(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

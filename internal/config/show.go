@@ -1,0 +1,210 @@
+package config
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Show writes the effective configuration as TOML for `clawseed config show`:
+// every key in schema order (model entries by name), secrets masked as
+// "****" plus their last four characters (just "****" when eight or
+// shorter), and every value set by a file, variable or flag followed by
+// `  # from <source>`. Literal "${" is written as "$${", so the output
+// decodes back to the same values (masked secrets aside).
+func (c *Config) Show(w io.Writer) error {
+	var b strings.Builder
+	b.WriteString("# clawseed effective configuration\n")
+	files := "(none)"
+	if len(c.Files) > 0 {
+		quoted := make([]string, len(c.Files))
+		for i, f := range c.Files {
+			quoted[i] = tomlQuote(f)
+		}
+		files = strings.Join(quoted, ", ")
+	}
+	b.WriteString("# files: " + files + "\n")
+	b.WriteString("# home: " + tomlQuote(c.Home) + "\n")
+	if c.ModelOverride != "" {
+		b.WriteString("# model override: " + tomlQuote(c.ModelOverride) + c.note("model") + "\n")
+	}
+	if c.TemperatureOverride != nil {
+		b.WriteString("# temperature override: " + formatFloat(*c.TemperatureOverride) + c.note("temperature") + "\n")
+	}
+	b.WriteString("\n")
+	c.showTable(&b, reflect.ValueOf(c).Elem(), nil)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (c *Config) showTable(b *strings.Builder, v reflect.Value, path toml.Key) {
+	t := v.Type()
+	var tables []int
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name := tagName(f)
+		if name == "" || !f.IsExported() {
+			continue
+		}
+		fv := v.Field(i)
+		if fv.Kind() == reflect.Struct || fv.Kind() == reflect.Map && fv.Type().Elem().Kind() == reflect.Struct {
+			tables = append(tables, i)
+			continue
+		}
+		key := appendKey(path, name)
+		b.WriteString(toml.Key{name}.String() + " = " + c.format(fv, key) + c.note(key.String()) + "\n")
+	}
+	for _, i := range tables {
+		key := appendKey(path, tagName(t.Field(i)))
+		fv := v.Field(i)
+		if fv.Kind() == reflect.Struct {
+			b.WriteString("\n[" + key.String() + "]\n")
+			c.showTable(b, fv, key)
+			continue
+		}
+		names := make([]string, 0, fv.Len())
+		for _, k := range fv.MapKeys() {
+			names = append(names, k.String())
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			k := appendKey(key, name)
+			b.WriteString("\n[" + k.String() + "]" + c.note(k.String()) + "\n")
+			c.showTable(b, fv.MapIndex(reflect.ValueOf(name)), k)
+		}
+	}
+}
+
+// note is the trailing comment of a key: its source and any unset variable.
+func (c *Config) note(key string) string {
+	var parts []string
+	if o, ok := c.sources[key]; ok {
+		parts = append(parts, "from "+o.String())
+	}
+	if u, ok := c.unresolved[key]; ok {
+		parts = append(parts, "${"+u.name+"} is not set")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "  # " + commentSafe(strings.Join(parts, "; "))
+}
+
+func (c *Config) format(v reflect.Value, key toml.Key) string {
+	last := key[len(key)-1]
+	switch v.Kind() {
+	case reflect.String:
+		s := v.String()
+		if isSecretKey(last) {
+			s = mask(s)
+		}
+		return tomlQuote(escapeDollar(s))
+	case reflect.Bool:
+		return strconv.FormatBool(v.Bool())
+	case reflect.Int:
+		return strconv.FormatInt(v.Int(), 10)
+	case reflect.Float64:
+		return formatFloat(v.Float())
+	case reflect.Slice:
+		items := make([]string, v.Len())
+		for i := range items {
+			items[i] = tomlQuote(escapeDollar(v.Index(i).String()))
+		}
+		return "[" + strings.Join(items, ", ") + "]"
+	case reflect.Map:
+		m := v.Interface().(map[string]string)
+		if len(m) == 0 {
+			return "{}"
+		}
+		var items []string
+		for _, name := range sortedKeys(m) {
+			val := m[name]
+			if isSecretHeader(name) {
+				val = mask(val)
+			}
+			items = append(items, toml.Key{name}.String()+" = "+tomlQuote(escapeDollar(val)))
+		}
+		return "{ " + strings.Join(items, ", ") + " }"
+	}
+	return fmt.Sprint(v.Interface())
+}
+
+func isSecretKey(name string) bool {
+	n := strings.ToLower(name)
+	return n == "api_key" || strings.Contains(n, "token") || strings.Contains(n, "secret") || strings.Contains(n, "password")
+}
+
+func isSecretHeader(name string) bool {
+	n := strings.ToLower(name)
+	for _, s := range []string{"auth", "key", "token", "secret", "password", "cookie"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// mask hides a secret but keeps enough to tell two keys apart.
+func mask(s string) string {
+	if s == "" {
+		return ""
+	}
+	r := []rune(s)
+	if len(r) <= 8 {
+		return "****"
+	}
+	return "****" + string(r[len(r)-4:])
+}
+
+func formatFloat(f float64) string {
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.ContainsAny(s, ".eEnN") {
+		s += ".0"
+	}
+	return s
+}
+
+// tomlQuote writes s as a TOML basic string.
+func tomlQuote(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\r':
+			b.WriteString(`\r`)
+		default:
+			if r < 0x20 || r == 0x7f {
+				fmt.Fprintf(&b, `\u%04X`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func commentSafe(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == utf8.RuneError {
+			return '?'
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,125 @@
+package config
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+const showUser = `[providers]
+default = "main"
+
+[providers.models.main]
+provider = "openrouter"
+api_key = "${OR_KEY}"
+extra_headers = { Authorization = "Bearer abcdefghijkl", "X-Title" = "clawseed", "X-Api-Key" = "short" }
+
+[providers.models."gpt-4.1"]
+provider = "openai"
+api_key = "${UNSET_KEY}"
+
+[web_search]
+provider = "tavily"
+api_key = "tvly-1234567890"
+
+[agent]
+system_prompt = "Literal $${HOME} and a \"quote\"\nsecond line"
+`
+
+const showProject = `[skills]
+excluded = ["legacy"]
+index_budget_percent = 2
+`
+
+func TestShow(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	writeFile(t, s.userFile(), showUser)
+	writeFile(t, s.projectFile(), showProject)
+	c := mustLoad(t, s.opts(env{"OR_KEY": "sk-or-v1-secretvalue9876", "CLAWSEED_AUTONOMY": "full"}))
+	if err := c.Apply(Overrides{Model: "anthropic/claude-opus-4.1", Temperature: ptr(0.3)}); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := c.Show(&buf); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.ReplaceAll(buf.String(), s.root, "$ROOT")
+
+	golden := filepath.Join("testdata", "show.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("Show (-want +got)\n%s", diff)
+	}
+
+	for _, secret := range []string{"secretvalue", "abcdefghijkl", "short", "tvly-123456"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("Show leaks %q", secret)
+		}
+	}
+
+	// The output is a valid config that reproduces every unmasked value.
+	opts := s.opts(nil)
+	opts.ConfigFile = writeFile(t, filepath.Join(s.root, "shown.toml"), buf.String())
+	back, err := Load(opts)
+	if err != nil {
+		t.Fatalf("Show output does not load: %v", err)
+	}
+	c.Providers.Models["main"].ExtraHeaders["Authorization"] = "****ijkl"
+	c.Providers.Models["main"].ExtraHeaders["X-Api-Key"] = "****"
+	e := c.Providers.Models["main"]
+	e.APIKey = "****9876"
+	c.Providers.Models["main"] = e
+	c.WebSearch.APIKey = "****7890"
+	ignore := cmpopts.IgnoreFields(Config{}, "Files", "ModelOverride", "TemperatureOverride")
+	if diff := cmp.Diff(c, back, ignore, cmpopts.IgnoreUnexported(Config{})); diff != "" {
+		t.Errorf("reloaded Show output differs (-shown +reloaded)\n%s", diff)
+	}
+}
+
+func TestMask(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"":               "",
+		"abc":            "****",
+		"12345678":       "****",
+		"123456789":      "****6789",
+		"sk-ünïcødé-kéy": "****-kéy",
+	} {
+		if got := mask(in); got != want {
+			t.Errorf("mask(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for name, want := range map[string]bool{
+		"api_key": true, "auth_token": true, "client_secret": true, "password": true,
+		"model": false, "base_url": false,
+	} {
+		if got := isSecretKey(name); got != want {
+			t.Errorf("isSecretKey(%q) = %v, want %v", name, got, want)
+		}
+	}
+	for name, want := range map[string]bool{
+		"Authorization": true, "X-Api-Key": true, "api-key": true, "Cookie": true, "X-Auth-Token": true,
+		"X-Title": false, "HTTP-Referer": false,
+	} {
+		if got := isSecretHeader(name); got != want {
+			t.Errorf("isSecretHeader(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
