@@ -1,0 +1,59 @@
+package tools
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"time"
+)
+
+// CoreOptions configures [Core].
+type CoreOptions struct {
+	// AllowedCommands is [autonomy].allowed_commands: when non-empty, every
+	// command of a shell call must have its base name in it.
+	AllowedCommands []string
+	// ShellTimeout is the shell tool's default timeout (0 = 60 s). The model
+	// may ask for up to 600 s per call; the agent's own per-call timeout
+	// still applies.
+	ShellTimeout time.Duration
+	// ForceGoSearch makes content_search use the pure-Go engine even when
+	// ripgrep is on PATH.
+	ForceGoSearch bool
+	// MaxOutputChars is the tools' own output budget (0 = 30000), normally
+	// [agent].max_tool_output_chars, so that a tool cuts its output itself,
+	// with an accurate note, before the agent would.
+	MaxOutputChars int
+	// Environ is the environment shell and ripgrep start from (nil =
+	// os.Environ()); shell removes credentials from it, ripgrep keeps only
+	// PATH, HOME and the locale.
+	Environ []string
+}
+
+// Core returns the six core tools sorted by name: content_search, file_edit,
+// file_read, file_write, glob_search and shell. Whether ripgrep is used is
+// decided here, once.
+func Core(sb *Sandbox, opts CoreOptions) []Tool {
+	if opts.ShellTimeout <= 0 {
+		opts.ShellTimeout = defaultShellTimeout
+	}
+	if opts.MaxOutputChars <= 0 {
+		opts.MaxOutputChars = defaultMaxOutput
+	}
+	if opts.Environ == nil {
+		opts.Environ = os.Environ()
+	}
+	rg := ""
+	if !opts.ForceGoSearch {
+		rg = findRipgrep()
+	}
+	tools := []Tool{
+		newContentSearch(sb, opts.MaxOutputChars, rg, opts.Environ),
+		newFileEdit(sb),
+		newFileRead(sb, opts.MaxOutputChars),
+		newFileWrite(sb),
+		newGlobSearch(sb),
+		newShell(sb, opts),
+	}
+	slices.SortFunc(tools, func(a, b Tool) int { return strings.Compare(a.Spec().Name, b.Spec().Name) })
+	return tools
+}

@@ -1,0 +1,135 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/clawseed/clawseed/permissions"
+	"github.com/clawseed/clawseed/providers"
+)
+
+//go:embed file_read.md
+var fileReadDescription string
+
+// defaultReadLines is how many lines file_read returns without a limit.
+const defaultReadLines = 2000
+
+type fileReadArgs struct {
+	Path   string `json:"path" jsonschema:"File to read, relative to the workspace root."`
+	Offset int    `json:"offset,omitempty" jsonschema:"1-based line number to start at (default 1)."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Maximum number of lines to return (default 2000)."`
+}
+
+// fileRead returns text files with line numbers, a window at a time.
+type fileRead struct {
+	sb        *Sandbox
+	maxOutput int
+}
+
+func newFileRead(sb *Sandbox, maxOutput int) Tool {
+	t := &fileRead{sb: sb, maxOutput: maxOutput}
+	return newTypedTool("file_read", permissions.ClassRead, fileReadDescription, t.run,
+		minimum("offset", 0), minimum("limit", 0))
+}
+
+func (t *fileRead) run(_ context.Context, args fileReadArgs) providers.ToolResult {
+	real, err := t.sb.ResolveRead(args.Path)
+	if err != nil {
+		return errorResult("%s", err)
+	}
+	data, msg := readTextFile(real, args.Path)
+	if msg != "" {
+		return errorResult("%s", msg)
+	}
+	if len(data) == 0 {
+		return textResult(fmt.Sprintf("(%s is empty.)", args.Path))
+	}
+	text := strings.TrimSuffix(string(data), "\n")
+	lines := strings.Split(text, "\n")
+	start := max(args.Offset, 1)
+	if start > len(lines) {
+		return errorResult("Offset %d is beyond the end of %s (%s).", start, args.Path, plural(len(lines), "line"))
+	}
+	limit := args.Limit
+	if limit <= 0 {
+		limit = defaultReadLines
+	}
+	end := min(start-1+limit, len(lines)) // last line number shown
+
+	var b strings.Builder
+	for n := start; n <= end; n++ {
+		line := cutLine(strings.TrimSuffix(lines[n-1], "\r"))
+		entry := fmt.Sprintf("%6d\t%s\n", n, strings.ToValidUTF8(line, "\uFFFD"))
+		if b.Len()+len(entry) > t.maxOutput && n > start {
+			end = n - 1
+			break
+		}
+		b.WriteString(entry)
+	}
+	if end < len(lines) {
+		fmt.Fprintf(&b, "\n[Showing lines %d-%d of %d. Use offset=%d to read more.]\n", start, end, len(lines), end+1)
+	}
+	return textResult(strings.TrimSuffix(b.String(), "\n"))
+}
+
+// readTextFile reads a resolved path for file_read and file_edit. On failure
+// it returns a message naming shown, the path as the model wrote it.
+func readTextFile(real, shown string) ([]byte, string) {
+	fi, err := os.Stat(real)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Sprintf("File %s does not exist.", shown)
+	case err != nil:
+		return nil, fmt.Sprintf("Cannot read %s: %v.", shown, err)
+	case fi.IsDir():
+		return nil, fmt.Sprintf("%s is a directory; use glob_search to list its files.", shown)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Sprintf("%s is not a regular file.", shown)
+	case fi.Size() > maxFileBytes:
+		return nil, fmt.Sprintf("File %s is too large (%d bytes; the limit is %d).", shown, fi.Size(), maxFileBytes)
+	}
+	data, err := os.ReadFile(real)
+	if err != nil {
+		return nil, fmt.Sprintf("Cannot read %s: %v.", shown, err)
+	}
+	if isBinary(data) {
+		return nil, fmt.Sprintf("File %s looks binary (it contains NUL bytes); only text files can be read.", shown)
+	}
+	return data, ""
+}
+
+// minimum returns a schema adjustment setting the minimum of an integer
+// property.
+func minimum(prop string, v float64) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) { s.Properties[prop].Minimum = &v }
+}
+
+// maximum returns a schema adjustment setting the maximum of an integer
+// property.
+func maximum(prop string, v float64) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) { s.Properties[prop].Maximum = &v }
+}
+
+// enum returns a schema adjustment restricting a string property to values.
+func enum(prop string, values ...string) func(*jsonschema.Schema) {
+	return func(s *jsonschema.Schema) {
+		for _, v := range values {
+			s.Properties[prop].Enum = append(s.Properties[prop].Enum, v)
+		}
+	}
+}
+
+// plural formats a count with a noun, adding "s" unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

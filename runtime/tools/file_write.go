@@ -1,0 +1,37 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"os"
+
+	"github.com/clawseed/clawseed/permissions"
+	"github.com/clawseed/clawseed/providers"
+)
+
+//go:embed file_write.md
+var fileWriteDescription string
+
+type fileWriteArgs struct {
+	Path    string `json:"path" jsonschema:"File to write, relative to the workspace root."`
+	Content string `json:"content" jsonschema:"The complete content of the file."`
+}
+
+func newFileWrite(sb *Sandbox) Tool {
+	run := func(_ context.Context, args fileWriteArgs) providers.ToolResult {
+		real, err := sb.ResolveWrite(args.Path)
+		if err != nil {
+			return errorResult("%s", err)
+		}
+		if fi, err := os.Stat(real); err == nil && fi.IsDir() {
+			return errorResult("Path %s is a directory; give a file path.", args.Path)
+		}
+		if err := sb.writeFileAtomic(real, []byte(args.Content)); err != nil {
+			return errorResult("Cannot write %s: %v.", args.Path, err)
+		}
+		return textResult(fmt.Sprintf("Wrote %d bytes to %s", len(args.Content), args.Path))
+	}
+	t := newTypedTool("file_write", permissions.ClassWrite, fileWriteDescription, run)
+	return withSummary(t, func(a fileWriteArgs) string { return a.Path })
+}

@@ -1,0 +1,140 @@
+package tools
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits shared by the file tools.
+const (
+	// maxFileBytes is the largest file file_read and file_edit accept
+	// (ClawSeed's limit).
+	maxFileBytes = 10 << 20
+	// defaultMaxOutput is the tools' own output budget when CoreOptions does not
+	// set one; it matches the agent's default max_tool_output_chars.
+	defaultMaxOutput = 30000
+	// maxLineChars cuts very long lines (minified code) in file_read and
+	// content_search output.
+	maxLineChars = 2000
+)
+
+// isBinary reports whether data looks binary: like git and ripgrep, a NUL
+// byte is the test.
+func isBinary(data []byte) bool {
+	return bytes.IndexByte(data, 0) >= 0
+}
+
+// cutLine shortens a line to maxLineChars characters, marking the cut.
+func cutLine(s string) string {
+	if len(s) <= maxLineChars {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == maxLineChars {
+			return s[:i] + " [... line truncated]"
+		}
+		n++
+	}
+	return s
+}
+
+// runeStart moves i back to the start of the rune that contains it.
+func runeStart(s string, i int) int {
+	if i >= len(s) {
+		return len(s)
+	}
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
+}
+
+// headTail is an io.Writer that keeps the first and the last bytes written to
+// it, up to limit in total, and counts what it drops, so a command producing
+// gigabytes uses bounded memory.
+type headTail struct {
+	limit   int
+	head    []byte
+	tail    []byte // ring buffer of the last tailCap bytes
+	tailPos int
+	total   int64
+}
+
+func newHeadTail(limit int) *headTail {
+	return &headTail{limit: limit}
+}
+
+func (h *headTail) headCap() int { return h.limit * 2 / 3 }
+func (h *headTail) tailCap() int { return h.limit - h.headCap() }
+
+// Write implements io.Writer; it never fails.
+func (h *headTail) Write(p []byte) (int, error) {
+	n := len(p)
+	h.total += int64(n)
+	if room := h.headCap() - len(h.head); room > 0 {
+		k := min(room, len(p))
+		h.head = append(h.head, p[:k]...)
+		p = p[k:]
+	}
+	tc := h.tailCap()
+	if tc == 0 {
+		return n, nil
+	}
+	if len(p) >= tc {
+		h.tail = append(h.tail[:0], p[len(p)-tc:]...)
+		h.tailPos = 0
+		return n, nil
+	}
+	for len(p) > 0 {
+		if len(h.tail) < tc {
+			k := min(tc-len(h.tail), len(p))
+			h.tail = append(h.tail, p[:k]...)
+			p = p[k:]
+			continue
+		}
+		k := copy(h.tail[h.tailPos:], p)
+		h.tailPos = (h.tailPos + k) % tc
+		p = p[k:]
+	}
+	return n, nil
+}
+
+// String returns what was kept, see [headTail.render].
+func (h *headTail) String() string { return h.render(h.limit) }
+
+// Len returns how many bytes were written.
+func (h *headTail) Len() int64 { return h.total }
+
+// render returns the output cut to budget bytes (at most the limit): the
+// first two thirds and the last third, with a note in between saying how
+// many bytes were dropped. Runes split by a cut are dropped and invalid
+// UTF-8 is replaced.
+func (h *headTail) render(budget int) string {
+	tail := append(append([]byte(nil), h.tail[h.tailPos:]...), h.tail[:h.tailPos]...)
+	var headB, tailB []byte
+	if h.total == int64(len(h.head)+len(tail)) { // nothing dropped yet
+		all := append(h.head[:len(h.head):len(h.head)], tail...)
+		if len(all) <= budget {
+			return strings.ToValidUTF8(string(all), "\uFFFD")
+		}
+		headB, tailB = all[:budget*2/3], all[len(all)-(budget-budget*2/3):]
+	} else {
+		budget = min(budget, h.limit)
+		headB = h.head[:min(len(h.head), budget*2/3)]
+		tailB = tail[len(tail)-min(len(tail), budget-budget*2/3):]
+	}
+	head, t := string(headB), string(tailB)
+	if i := runeStart(head, len(head)-1); len(head) > 0 && !utf8.FullRuneInString(head[i:]) {
+		head = head[:i]
+	}
+	for len(t) > 0 && !utf8.RuneStart(t[0]) {
+		t = t[1:]
+	}
+	dropped := h.total - int64(len(head)) - int64(len(t))
+	return strings.ToValidUTF8(head, "\uFFFD") +
+		fmt.Sprintf("\n\n[... %d bytes truncated ...]\n\n", dropped) +
+		strings.ToValidUTF8(t, "\uFFFD")
+}

@@ -1,0 +1,65 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestHeadTail(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		limit  int
+		writes []string
+		budget int
+		want   string
+	}{
+		{"fits", 30, []string{"hello ", "world"}, 30, "hello world"},
+		{"exact", 11, []string{"hello world"}, 11, "hello world"},
+		{"cut", 9, []string{"abcdefghijklmnopqrstuvwxyz"}, 9, "abcdef\n\n[... 17 bytes truncated ...]\n\nxyz"},
+		{"cut across many writes", 9, strings.Split("abcdefghijklmnopqrstuvwxyz", ""), 9, "abcdef\n\n[... 17 bytes truncated ...]\n\nxyz"},
+		{"smaller budget, nothing dropped yet", 30, []string{"abcdefghijklmnopqrstuvwxyz"}, 6, "abcd\n\n[... 20 bytes truncated ...]\n\nyz"},
+		{"smaller budget after dropping", 9, []string{"abcdefghijklmnopqrstuvwxyz"}, 3, "ab\n\n[... 23 bytes truncated ...]\n\nz"},
+		{"runes not split", 7, []string{"ééééééééééé"}, 7, "éé\n\n[... 16 bytes truncated ...]\n\né"},
+		{"invalid utf-8 replaced", 30, []string{"a\xffb"}, 30, "a\uFFFDb"},
+	}
+	for _, tt := range tests {
+		h := newHeadTail(tt.limit)
+		for _, w := range tt.writes {
+			if n, err := h.Write([]byte(w)); n != len(w) || err != nil {
+				t.Fatalf("Write = %d, %v", n, err)
+			}
+		}
+		if got := h.render(tt.budget); got != tt.want {
+			t.Errorf("%s: render(%d) = %q, want %q", tt.name, tt.budget, got, tt.want)
+		}
+	}
+}
+
+func TestCutLine(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("ü", maxLineChars+5)
+	want := strings.Repeat("ü", maxLineChars) + " [... line truncated]"
+	if diff := cmp.Diff(want, cutLine(long)); diff != "" {
+		t.Error(diff)
+	}
+	if got := cutLine("short"); got != "short" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestFormatShellBudget(t *testing.T) {
+	t.Parallel()
+	out, errs := newHeadTail(60), newHeadTail(60)
+	out.Write([]byte(strings.Repeat("o", 100)))
+	errs.Write([]byte(strings.Repeat("e", 100)))
+	got := formatShell(out, errs, "[exit code: 0]", 60)
+	// stderr gets a third of the budget, stdout the rest.
+	want := strings.Repeat("o", 26) + "\n\n[... 60 bytes truncated ...]\n\n" + strings.Repeat("o", 14) +
+		"\n[stderr]\n" + strings.Repeat("e", 13) + "\n\n[... 80 bytes truncated ...]\n\n" + strings.Repeat("e", 7) + "\n[exit code: 0]"
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Error(diff)
+	}
+}

@@ -1,0 +1,345 @@
+package tools
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxLinkHops bounds symlink resolution, like the kernel's ELOOP limit.
+const maxLinkHops = 40
+
+// A Sandbox confines the file tools to the workspace.
+//
+// Relative paths resolve against the workspace. A path is allowed only if it
+// lies inside the workspace (for reads also inside one of ReadRoots), both as
+// written and after resolving symlinks — of the file if it exists, else of
+// its deepest existing ancestor, following dangling links too — so neither
+// `..` nor a link can leave it. Forbidden paths are refused even inside the
+// workspace, with one exception: an entry that contains a whole allowed root
+// (for example "/root" when the workspace is /root/project) does not apply
+// inside that root, because it would disable every file tool; it still
+// applies everywhere else.
+//
+// The error messages are sentences meant for the model.
+type Sandbox struct {
+	// Workspace is the absolute, already symlink-resolved workspace directory.
+	Workspace string
+	// ReadRoots are extra directories that may be read but not written: the
+	// skill roots and the memory directory.
+	ReadRoots []string
+	// Forbidden are the [autonomy].forbidden_paths. A leading ~ is expanded
+	// with Home; relative entries are relative to the workspace.
+	Forbidden []string
+	// Home is the user's home directory, used for ~ expansion.
+	Home string
+}
+
+// ResolveRead returns the real (symlink-free) absolute path that p names, if
+// it may be read.
+func (sb *Sandbox) ResolveRead(p string) (string, error) { return sb.resolve(p, true) }
+
+// ResolveWrite returns the real (symlink-free) absolute path that p names, if
+// it may be written. The file need not exist.
+func (sb *Sandbox) ResolveWrite(p string) (string, error) { return sb.resolve(p, false) }
+
+// A pathRefusal is a [Sandbox] refusal. Its text is a whole sentence for the
+// model, which is why it does not follow Go's lower-case error style.
+type pathRefusal struct{ msg string }
+
+func (e *pathRefusal) Error() string { return e.msg }
+
+func refusal(format string, args ...any) error {
+	return &pathRefusal{msg: fmt.Sprintf(format, args...)}
+}
+
+// A sandboxRoot is one directory the tools may use, as configured and with
+// its symlinks resolved.
+type sandboxRoot struct {
+	lexical, real string
+}
+
+// pathRules is a snapshot of a Sandbox's roots and forbidden entries with
+// their symlinks resolved, so that checking many paths (a directory walk)
+// costs no system calls.
+type pathRules struct {
+	roots     []sandboxRoot
+	forbidden []string // each entry as configured and resolved
+}
+
+// rules returns the snapshot for reads (workspace and read roots) or writes
+// (workspace only).
+func (sb *Sandbox) rules(read bool) *pathRules {
+	r := &pathRules{roots: sb.roots(read)}
+	for _, f := range sb.Forbidden {
+		if strings.TrimSpace(f) == "" {
+			continue
+		}
+		abs := sb.absolute(f)
+		r.forbidden = append(r.forbidden, abs)
+		if real := realOrSelf(abs); real != abs {
+			r.forbidden = append(r.forbidden, real)
+		}
+	}
+	return r
+}
+
+func (sb *Sandbox) resolve(p string, read bool) (string, error) {
+	if sb == nil || sb.Workspace == "" {
+		return "", refusal("No workspace is configured.")
+	}
+	if strings.TrimSpace(p) == "" {
+		return "", refusal("Path must not be empty.")
+	}
+	if strings.ContainsRune(p, 0) {
+		return "", refusal("Path must not contain NUL bytes.")
+	}
+	abs := sb.absolute(p)
+	rules := sb.rules(read)
+
+	root, ok := rules.root(abs, false)
+	if !ok {
+		root, ok = rules.root(abs, true)
+	}
+	if rules.isForbidden(abs, root, ok) {
+		return "", refusal("Path %s is forbidden by [autonomy].forbidden_paths.", p)
+	}
+	if !ok {
+		return "", sb.outsideError(p, abs, read)
+	}
+
+	real, err := realPath(abs)
+	if err != nil {
+		return "", refusal("Cannot resolve path %s: %v.", p, err)
+	}
+	root, ok = rules.root(real, true)
+	if rules.isForbidden(real, root, ok) {
+		return "", refusal("Path %s is forbidden by [autonomy].forbidden_paths.", p)
+	}
+	if !ok {
+		if !read && sb.inReadRoot(real) {
+			return "", sb.outsideError(p, real, read)
+		}
+		return "", refusal("Path %s resolves to %s, which is outside the workspace (%s).", p, real, sb.workspace())
+	}
+	return real, nil
+}
+
+// root returns the root that contains p, comparing with the roots' resolved
+// or configured paths.
+func (r *pathRules) root(p string, real bool) (sandboxRoot, bool) {
+	for _, root := range r.roots {
+		dir := root.lexical
+		if real {
+			dir = root.real
+		}
+		if within(p, dir) {
+			return root, true
+		}
+	}
+	return sandboxRoot{}, false
+}
+
+// isForbidden reports whether p lies under a forbidden entry. Entries that
+// contain the whole root p belongs to (when inRoot) are not applied, see
+// [Sandbox].
+func (r *pathRules) isForbidden(p string, root sandboxRoot, inRoot bool) bool {
+	for _, entry := range r.forbidden {
+		if !within(p, entry) {
+			continue
+		}
+		if inRoot && (within(root.lexical, entry) || within(root.real, entry)) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// readable reports whether the real path p may be read: inside a root and
+// not forbidden.
+func (r *pathRules) readable(p string) bool {
+	root, ok := r.root(p, true)
+	return ok && !r.isForbidden(p, root, true)
+}
+
+func (sb *Sandbox) outsideError(p, abs string, read bool) error {
+	if !read && sb.inReadRoot(abs) {
+		return refusal("Path %s is outside the workspace (%s); files there can be read but not written.", p, sb.workspace())
+	}
+	return refusal("Path %s is outside the workspace (%s).", p, sb.workspace())
+}
+
+func (sb *Sandbox) inReadRoot(abs string) bool {
+	for _, r := range sb.roots(true)[1:] {
+		if within(abs, r.lexical) || within(abs, r.real) {
+			return true
+		}
+	}
+	return false
+}
+
+func (sb *Sandbox) workspace() string { return filepath.Clean(sb.Workspace) }
+
+// absolute expands ~ and makes p absolute against the workspace, lexically.
+func (sb *Sandbox) absolute(p string) string {
+	if sb.Home != "" && (p == "~" || strings.HasPrefix(p, "~/")) {
+		p = filepath.Join(sb.Home, p[1:])
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(sb.workspace(), p)
+	}
+	return filepath.Clean(p)
+}
+
+// roots returns the workspace first, then (for reads) the read roots.
+func (sb *Sandbox) roots(read bool) []sandboxRoot {
+	ws := sb.workspace()
+	roots := []sandboxRoot{{lexical: ws, real: realOrSelf(ws)}}
+	if read {
+		for _, r := range sb.ReadRoots {
+			if r == "" {
+				continue
+			}
+			abs := sb.absolute(r)
+			roots = append(roots, sandboxRoot{lexical: abs, real: realOrSelf(abs)})
+		}
+	}
+	return roots
+}
+
+// within reports whether p is dir or lies beneath it, comparing whole path
+// components (so /etc2 is not within /etc).
+func within(p, dir string) bool {
+	if p == dir {
+		return true
+	}
+	if !strings.HasSuffix(dir, string(filepath.Separator)) {
+		dir += string(filepath.Separator)
+	}
+	return strings.HasPrefix(p, dir)
+}
+
+func realOrSelf(p string) string {
+	if r, err := realPath(p); err == nil {
+		return r
+	}
+	return p
+}
+
+// realPath resolves every symlink in the absolute, clean path p. Components
+// that do not exist are kept as they are, but a dangling link is followed to
+// where it points, since creating the file would create its target.
+func realPath(p string) (string, error) {
+	for range maxLinkHops {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r, nil
+		}
+		// Find the deepest prefix that exists (as a link or not).
+		dir, rest := p, ""
+		for {
+			if _, err := os.Lstat(dir); err == nil {
+				break
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				return p, nil
+			}
+			rest = filepath.Join(filepath.Base(dir), rest)
+			dir = parent
+		}
+		fi, err := os.Lstat(dir)
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			r, err := filepath.EvalSymlinks(dir)
+			if err != nil {
+				return "", err
+			}
+			return filepath.Join(r, rest), nil
+		}
+		target, err := os.Readlink(dir)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(dir), target)
+		}
+		p = filepath.Join(target, rest)
+	}
+	return "", errors.New("too many levels of symbolic links")
+}
+
+// display returns how a resolved path is shown to the model: relative to the
+// workspace (with forward slashes) when inside it, else absolute.
+func (sb *Sandbox) display(real string) string { return sb.displayFunc()(real) }
+
+// displayFunc returns [Sandbox.display] with the workspace resolved once, for
+// formatting many paths.
+func (sb *Sandbox) displayFunc() func(real string) string {
+	ws := realOrSelf(sb.workspace())
+	return func(real string) string {
+		if rel, err := filepath.Rel(ws, real); err == nil && within(real, ws) {
+			return filepath.ToSlash(rel)
+		}
+		return real
+	}
+}
+
+// writeFileAtomic writes data to real, a path returned by [Sandbox.ResolveWrite],
+// creating parent directories. It writes a temporary file next to the target
+// and renames it over the target, all through an [os.Root] on the workspace,
+// so a symlink swapped in after resolution still cannot lead outside. An
+// existing file keeps its permissions.
+func (sb *Sandbox) writeFileAtomic(real string, data []byte) error {
+	ws := realOrSelf(sb.workspace())
+	rel, err := filepath.Rel(ws, real)
+	if err != nil || !within(real, ws) || rel == "." {
+		return fmt.Errorf("path %s is not a file inside the workspace", real)
+	}
+	root, err := os.OpenRoot(ws)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+
+	perm := fs.FileMode(0o644)
+	if fi, err := root.Stat(rel); err == nil {
+		if fi.IsDir() {
+			return fmt.Errorf("%s is a directory", rel)
+		}
+		perm = fi.Mode().Perm()
+	}
+	dir := filepath.Dir(rel)
+	if err := root.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var suffix [6]byte
+	_, _ = rand.Read(suffix[:])
+	tmp := filepath.Join(dir, "."+filepath.Base(rel)+".tmp-"+hex.EncodeToString(suffix[:]))
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = root.Chmod(tmp, perm)
+	}
+	if werr == nil {
+		werr = root.Rename(tmp, rel)
+	}
+	if werr != nil {
+		_ = root.Remove(tmp)
+		return werr
+	}
+	return nil
+}

@@ -1,0 +1,160 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/clawseed/clawseed/permissions"
+	"github.com/clawseed/clawseed/providers"
+)
+
+//go:embed shell.md
+var shellDescription string
+
+// Limits of the shell tool.
+const (
+	defaultShellTimeout = 60 * time.Second
+	maxShellTimeoutSecs = 600
+	// shellWaitDelay bounds how long a finished command's background
+	// children may keep its output pipes open.
+	shellWaitDelay = 2 * time.Second
+)
+
+// secretMarkers are the name fragments of environment variables that shell
+// commands do not inherit.
+var secretMarkers = [...]string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"}
+
+type shellArgs struct {
+	Command     string `json:"command" jsonschema:"The command line, run with sh -c in the workspace root."`
+	TimeoutSecs int    `json:"timeout_secs,omitempty" jsonschema:"Seconds before the command is killed (maximum 600)."`
+}
+
+// shell runs sh -c in the workspace.
+type shell struct {
+	workspace string
+	timeout   time.Duration
+	allowed   []string
+	environ   []string
+	maxOutput int
+}
+
+func newShell(sb *Sandbox, opts CoreOptions) Tool {
+	t := &shell{
+		workspace: sb.workspace(),
+		timeout:   opts.ShellTimeout,
+		allowed:   opts.AllowedCommands,
+		environ:   opts.Environ,
+		maxOutput: opts.MaxOutputChars,
+	}
+	desc := strings.ReplaceAll(shellDescription, "{{timeout}}", fmt.Sprintf("%d", int(t.timeout.Seconds())))
+	if len(t.allowed) > 0 {
+		desc += "\nOnly these commands may be used, in every part of a pipeline or list: " +
+			strings.Join(allowedNames(t.allowed), ", ") + ".\n"
+	}
+	tt := newTypedTool("shell", permissions.ClassExec, desc, t.run,
+		minimum("timeout_secs", 0), maximum("timeout_secs", maxShellTimeoutSecs))
+	return withSummary(tt, func(a shellArgs) string { return a.Command })
+}
+
+func (t *shell) run(ctx context.Context, args shellArgs) providers.ToolResult {
+	if strings.TrimSpace(args.Command) == "" {
+		return errorResult("command must not be empty.")
+	}
+	if msg := checkAllowed(args.Command, t.allowed); msg != "" {
+		return errorResult("%s", msg)
+	}
+	timeout := t.timeout
+	if args.TimeoutSecs > 0 {
+		timeout = time.Duration(args.TimeoutSecs) * time.Second
+	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	cmd := exec.CommandContext(runCtx, "sh", "-c", args.Command)
+	cmd.Dir = t.workspace
+	cmd.Env = scrubEnv(t.environ)
+	stdout, stderr := newHeadTail(t.maxOutput), newHeadTail(t.maxOutput)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = shellWaitDelay
+	isolate(cmd)
+
+	err := cmd.Run()
+	var footer string
+	failed := true
+	switch {
+	case ctx.Err() != nil:
+		footer = "[cancelled; the command and its child processes were killed]"
+	case runCtx.Err() != nil:
+		footer = fmt.Sprintf("[timed out after %s; the command and its child processes were killed]", timeout)
+	case cmd.ProcessState == nil:
+		return errorResult("Cannot run command: %v.", err)
+	default:
+		footer, failed = exitFooter(cmd.ProcessState)
+		if errors.Is(err, exec.ErrWaitDelay) {
+			footer = "[note: background processes kept the output open; later output was not collected]\n" + footer
+		}
+	}
+	return providers.ToolResult{Content: formatShell(stdout, stderr, footer, t.maxOutput), IsError: failed}
+}
+
+// exitFooter describes how the process ended; failed is true unless it
+// exited with status 0.
+func exitFooter(ps interface {
+	ExitCode() int
+	String() string
+}) (string, bool) {
+	code := ps.ExitCode()
+	if code < 0 {
+		return "[" + ps.String() + "]", true // e.g. "signal: killed"
+	}
+	return fmt.Sprintf("[exit code: %d]", code), code != 0
+}
+
+// formatShell joins stdout, "[stderr]" and stderr, and the footer, sharing
+// maxOutput between the two streams (stderr gets at least a third when both
+// are long).
+func formatShell(stdout, stderr *headTail, footer string, maxOutput int) string {
+	outLen, errLen := int(min(stdout.Len(), int64(maxOutput))), int(min(stderr.Len(), int64(maxOutput)))
+	outBudget, errBudget := outLen, errLen
+	if outLen+errLen > maxOutput {
+		errBudget = min(errLen, maxOutput/3)
+		outBudget = min(outLen, maxOutput-errBudget)
+		errBudget = min(errLen, maxOutput-outBudget)
+	}
+	var parts []string
+	if s := strings.TrimRight(stdout.render(outBudget), "\n"); s != "" {
+		parts = append(parts, s)
+	}
+	if s := strings.TrimRight(stderr.render(errBudget), "\n"); s != "" {
+		parts = append(parts, "[stderr]\n"+s)
+	}
+	return strings.Join(append(parts, footer), "\n")
+}
+
+// scrubEnv drops variables whose names look like they hold credentials and
+// tells git never to prompt.
+func scrubEnv(environ []string) []string {
+	env := make([]string, 0, len(environ)+1)
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !isSecretName(name) {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "GIT_TERMINAL_PROMPT=0")
+}
+
+func isSecretName(name string) bool {
+	upper := strings.ToUpper(name)
+	for _, m := range secretMarkers {
+		if strings.Contains(upper, m) {
+			return true
+		}
+	}
+	return false
+}
