@@ -75,7 +75,7 @@ func skillOptions(cfg *config.Config) skills.Options {
 	return skills.Options{
 		Roots:        skills.StandardRoots(cfg.Workspace, cfg.Home, homeDir(), cfg.Skills.ExtraRoots),
 		Builtins:     true,
-		MaxFileBytes: cfg.Skills.MaxSkillFileBytes,
+		MaxFileBytes: int64(cfg.Skills.MaxSkillFileBytes),
 		Excluded:     cfg.Skills.Excluded,
 	}
 }
@@ -153,7 +153,12 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 	for _, r := range roots {
 		sb.ReadRoots = append(sb.ReadRoots, r.Path)
 	}
-	toolList := tools.Core(sb, tools.CoreOptions{AllowedCommands: cfg.Autonomy.AllowedCommands})
+	toolTimeout := time.Duration(cfg.Agent.ToolTimeoutSecs) * time.Second
+	toolList := tools.Core(sb, tools.CoreOptions{
+		AllowedCommands: cfg.Autonomy.AllowedCommands,
+		ShellTimeout:    toolTimeout,
+		MaxOutputChars:  cfg.Agent.MaxToolOutputChars,
+	})
 	if cfg.Skills.Enabled {
 		toolList = append(toolList, tools.NewSkillCreate(filepath.Join(cfg.Workspace, ".clawseed", "skills")))
 	}
@@ -171,15 +176,12 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 			names := ag.ToolNames()
 			return permissions.Check(skill, perms, func(t string) bool { return slices.Contains(names, t) })
 		},
-		Load:      func(s *skills.Skill) (*skills.Skill, error) { return skills.Reread(s, cfg.Skills.MaxSkillFileBytes) },
+		Load:      func(s *skills.Skill) (*skills.Skill, error) { return skills.Reread(s, int64(cfg.Skills.MaxSkillFileBytes)) },
 		SessionID: a.sessionID,
 		Workspace: cfg.Workspace,
 	}, a.catalog)
 
-	var temp *float64
-	if t := resolved.Temperature; t >= 0 {
-		temp = &t
-	}
+	temp := resolved.Temperature
 	maxIter := cfg.Agent.MaxToolIterations
 	if o.MaxIterations > 0 {
 		maxIter = o.MaxIterations
@@ -188,7 +190,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		Model:           model,
 		ModelName:       resolved.Model,
 		MaxTokens:       resolved.MaxTokens,
-		Temperature:     temp,
+		Temperature:     &temp,
 		ReasoningEffort: resolved.ReasoningEffort,
 		TextTools:       !resolved.NativeTools,
 		Tools:           agentTools,
@@ -213,7 +215,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		},
 		MaxIterations:      maxIter,
 		ParallelTools:      cfg.Agent.ParallelTools,
-		ToolTimeout:        time.Duration(cfg.Agent.ToolTimeoutSecs) * time.Second,
+		ToolTimeout:        toolTimeout,
 		MaxToolOutputChars: cfg.Agent.MaxToolOutputChars,
 		MaxActionsPerHour:  cfg.Autonomy.MaxActionsPerHour,
 		Sink:               o.Sink,

@@ -37,6 +37,12 @@ type Tool interface {
 	Run(ctx context.Context, args json.RawMessage) providers.ToolResult
 }
 
+// timeouter is implemented by tools whose calls can ask for more time than the
+// agent's per-call limit (shell's timeout_secs).
+type timeouter interface {
+	Timeout(args json.RawMessage) time.Duration
+}
+
 // summarizer is implemented by tools that can describe a call in one line for
 // an approval prompt (the shell command, the path written).
 type summarizer interface {

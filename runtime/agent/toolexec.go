@@ -186,7 +186,15 @@ func (a *Agent) execute(ctx context.Context, calls []providers.ToolCall, pending
 // into an error result, and truncates long output.
 func (a *Agent) runOne(ctx context.Context, p pendingCall) (res providers.ToolResult) {
 	name := p.tool.Spec().Name
-	callCtx, cancel := context.WithTimeout(ctx, a.opts.ToolTimeout)
+	limit := a.opts.ToolTimeout
+	if t, ok := p.tool.(timeouter); ok {
+		// The tool enforces what the call asked for; the agent's limit is a
+		// backstop with a little grace so the tool can report first.
+		if asked := t.Timeout(p.args); asked+5*time.Second > limit {
+			limit = asked + 5*time.Second
+		}
+	}
+	callCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	defer func() {
 		if v := recover(); v != nil {
@@ -195,7 +203,7 @@ func (a *Agent) runOne(ctx context.Context, p pendingCall) (res providers.ToolRe
 	}()
 	res = p.tool.Run(callCtx, p.args)
 	if errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-		return errorResult("Tool %s timed out after %s.", name, a.opts.ToolTimeout)
+		return errorResult("Tool %s timed out after %s.", name, limit)
 	}
 	res.Content = truncateOutput(res.Content, a.opts.MaxToolOutputChars)
 	return res

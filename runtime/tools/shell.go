@@ -58,7 +58,10 @@ func newShell(sb *Sandbox, opts CoreOptions) Tool {
 	}
 	tt := newTypedTool("shell", permissions.ClassExec, desc, t.run,
 		minimum("timeout_secs", 0), maximum("timeout_secs", maxShellTimeoutSecs))
-	return withSummary(tt, func(a shellArgs) string { return a.Command })
+	return &summaryTool[shellArgs]{typedTool: tt,
+		summary: func(a shellArgs) string { return a.Command },
+		timeout: func(a shellArgs) time.Duration { return time.Duration(a.TimeoutSecs) * time.Second },
+	}
 }
 
 func (t *shell) run(ctx context.Context, args shellArgs) providers.ToolResult {

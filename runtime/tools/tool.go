@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -213,10 +214,31 @@ func (t *typedTool[T]) validate(obj map[string]any) error {
 	return nil
 }
 
-// summaryTool is a typedTool that also implements [Summarizer].
+// summaryTool is a typedTool that also implements [Summarizer] and
+// [Timeouter].
 type summaryTool[T any] struct {
 	*typedTool[T]
 	summary func(T) string
+	// timeout, when set, reports the time a call asks for.
+	timeout func(T) time.Duration
+}
+
+// A Timeouter reports how long a call may run when the call itself asks for
+// a time (shell's timeout_secs), so the agent's per-call limit can make room.
+type Timeouter interface {
+	Timeout(args json.RawMessage) time.Duration
+}
+
+// Timeout implements [Timeouter]; 0 when the call asks for nothing.
+func (t *summaryTool[T]) Timeout(args json.RawMessage) time.Duration {
+	if t.timeout == nil {
+		return 0
+	}
+	v, err := t.decode(args)
+	if err != nil {
+		return 0
+	}
+	return t.timeout(v)
 }
 
 // withSummary adds a [Summarizer] to t.

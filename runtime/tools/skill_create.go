@@ -1,0 +1,46 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+
+	"github.com/clawseed/clawseed/permissions"
+	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/skills"
+)
+
+//go:embed skill_create.md
+var skillCreateDescription string
+
+type skillCreateArgs struct {
+	Name        string   `json:"name" jsonschema:"Skill name: letters, digits, '.', '_', ':' and '-', starting with a letter or digit."`
+	Description string   `json:"description" jsonschema:"One-line description of what the skill does and when to use it."`
+	Content     string   `json:"content" jsonschema:"The SKILL.md body: the instructions followed while the skill is active."`
+	Triggers    []string `json:"triggers,omitempty" jsonschema:"Phrases that suggest the skill."`
+	Permissions []string `json:"permissions,omitempty" jsonschema:"Permissions the skill needs (e.g. file_read, shell_exec)."`
+	Activate    *bool    `json:"activate,omitempty" jsonschema:"Activate the skill after creating it (default true)."`
+	Overwrite   bool     `json:"overwrite,omitempty" jsonschema:"Replace an existing skill of that name (default false)."`
+}
+
+// NewSkillCreate returns the skill_create tool, which writes skills into root
+// (<workspace>/.clawseed/skills). The agent refreshes the skill index after a
+// successful call and activates the skill unless the call says activate:
+// false; the tool itself only writes the files.
+func NewSkillCreate(root string) Tool {
+	run := func(_ context.Context, args skillCreateArgs) providers.ToolResult {
+		dir, err := skills.Create(root, skills.NewSkill{
+			Name:        args.Name,
+			Description: args.Description,
+			Content:     args.Content,
+			Triggers:    args.Triggers,
+			Permissions: args.Permissions,
+		}, args.Overwrite)
+		if err != nil {
+			return errorResult("Cannot create skill '%s': %v", args.Name, err)
+		}
+		return textResult(fmt.Sprintf("Created skill '%s' at %s.", args.Name, dir))
+	}
+	t := newTypedTool("skill_create", permissions.ClassWrite, skillCreateDescription, run)
+	return withSummary(t, func(a skillCreateArgs) string { return a.Name })
+}
