@@ -1,0 +1,308 @@
+// Package openai adapts the OpenAI Chat Completions API — and every server
+// that speaks it: OpenRouter, DeepSeek, Groq, Mistral, xAI, Together,
+// Fireworks, Gemini's compatible endpoint, Azure, Ollama, LM Studio, vLLM — to
+// [providers.Streamer].
+//
+// Requests are built with openai-go/v3's parameter types and sent through its
+// client (auth, base URL, headers); its own retries are off because
+// [providers.Reliable] owns retry and fallback. The streamed response is
+// decoded here: tool calls are accumulated by index and vendor fields
+// (reasoning_content, reasoning, prompt_cache_hit_tokens) are read from the
+// raw chunks.
+package openai
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	oa "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+
+	"github.com/clawseed/clawseed/providers"
+)
+
+// DefaultBaseURL is used when [Config.BaseURL] is empty.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// maxJSONBody bounds a non-streamed answer (a server that ignored
+// stream:true).
+const maxJSONBody = 32 << 20
+
+// A Config describes one OpenAI-compatible endpoint.
+type Config struct {
+	// Name identifies the entry in errors (providers.Error.Provider);
+	// "openai" when empty.
+	Name string
+	// BaseURL is the API root, e.g. "https://api.deepseek.com/v1";
+	// [DefaultBaseURL] when empty. A trailing "/chat/completions" is
+	// accepted and stripped.
+	BaseURL string
+	// APIKey is sent as a bearer token; no Authorization header when empty
+	// (local servers). The OPENAI_* environment variables are never read.
+	APIKey string
+	// Model is used when the request names none.
+	Model string
+	// MaxTokens caps responses when the request sets no cap; 0 sends none.
+	MaxTokens int
+	// ExtraHeaders are added to every request.
+	ExtraHeaders map[string]string
+	// Timeout bounds every wait for the server: for the response headers and
+	// then for each next piece of the stream. It is an idle timeout, so a
+	// long answer that keeps streaming is never cut. 0 means no limit beyond
+	// the caller's context.
+	Timeout time.Duration
+	// ReasoningEffort is sent as reasoning_effort when the request sets none.
+	ReasoningEffort string
+	// HTTPClient sends the requests; a plain &http.Client{} when nil.
+	HTTPClient *http.Client
+}
+
+// A Provider streams Chat Completions from one endpoint. It is safe for
+// concurrent use.
+type Provider struct {
+	cfg      Config
+	svc      oa.ChatCompletionService
+	isOpenAI bool
+}
+
+// errTimeout is the cancellation cause when [Config.Timeout] elapses.
+var errTimeout = errors.New("timed out waiting for the server")
+
+// New returns a provider for cfg.
+func New(cfg Config) *Provider {
+	cfg.Name = cmp.Or(cfg.Name, "openai")
+	base := strings.TrimRight(cmp.Or(cfg.BaseURL, DefaultBaseURL), "/")
+	base = strings.TrimSuffix(base, "/chat/completions")
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	p := &Provider{cfg: cfg, isOpenAI: isOpenAIHost(base)}
+	// The SDK's NewClient would read OPENAI_API_KEY, OPENAI_BASE_URL and
+	// friends from the environment and send OpenAI's key to any compatible
+	// server; the service is built from explicit options only.
+	opts := []option.RequestOption{
+		option.WithBaseURL(base),
+		option.WithHTTPClient(hc),
+		option.WithMaxRetries(0),
+		option.WithMiddleware(p.rejectErrorStatus),
+	}
+	if cfg.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	}
+	keys := make([]string, 0, len(cfg.ExtraHeaders))
+	for k := range cfg.ExtraHeaders {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		opts = append(opts, option.WithHeader(k, cfg.ExtraHeaders[k]))
+	}
+	p.svc = oa.NewChatCompletionService(opts...)
+	return p
+}
+
+// rejectErrorStatus turns a non-2xx response into a classified
+// [*providers.Error] before the SDK sees it, so the headers (Retry-After) and
+// bodies that are not OpenAI-shaped are not lost.
+func (p *Provider) rejectErrorStatus(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	resp, err := next(req)
+	if err != nil || resp.StatusCode < 400 {
+		return resp, err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	return nil, p.httpError(resp.StatusCode, resp.Header, body)
+}
+
+// Stream sends req with stream:true and yields its events: text and
+// reasoning deltas as they arrive, then at the end one tool_call event per
+// call in index order, the usage and the stop event.
+//
+// Errors are [*providers.Error]s, except that cancelling ctx yields
+// ctx.Err(). Cancelling ctx or breaking out of the loop aborts the HTTP
+// request.
+func (p *Provider) Stream(ctx context.Context, req providers.Request) iter.Seq2[providers.Event, error] {
+	return func(yield func(providers.Event, error) bool) {
+		if err := p.stream(ctx, req, yield); err != nil {
+			yield(providers.Event{}, err)
+		}
+	}
+}
+
+// stream runs one request. It returns the error to report, or nil when the
+// response completed or the consumer stopped.
+func (p *Provider) stream(parent context.Context, req providers.Request, yield func(providers.Event, error) bool) error {
+	body, err := p.params(req)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	idle := newWatchdog(p.cfg.Timeout, cancel)
+	defer idle.stop()
+
+	var resp *http.Response
+	_, err = p.svc.New(ctx, body,
+		option.WithJSONSet("stream", true),
+		option.WithHeader("Accept", "text/event-stream"),
+		option.WithResponseBodyInto(&resp))
+	if err != nil {
+		return p.failure(parent, ctx, err, "send request")
+	}
+	defer resp.Body.Close()
+	idle.reset()
+
+	if isJSON(resp.Header.Get("Content-Type")) {
+		return p.whole(parent, ctx, resp.Body, yield)
+	}
+	return p.sse(parent, ctx, resp, idle, yield)
+}
+
+// sse decodes an event stream into events.
+func (p *Provider) sse(parent, ctx context.Context, resp *http.Response, idle *watchdog, yield func(providers.Event, error) bool) error {
+	var acc accumulator
+	dec := ssestream.NewDecoder(resp)
+	complete := false
+	for !complete && dec.Next() {
+		idle.reset()
+		ev := dec.Event()
+		data := bytes.TrimSpace(ev.Data)
+		switch {
+		case len(data) == 0:
+			continue
+		case string(data) == "[DONE]":
+			complete = true
+			continue
+		}
+		var c chunk
+		if err := json.Unmarshal(data, &c); err != nil {
+			return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name,
+				Message: fmt.Sprintf("malformed stream chunk: %v", err)}
+		}
+		switch {
+		case len(c.Error) > 0 && string(c.Error) != "null":
+			return p.streamError(c.Error)
+		case ev.Type == "error": // "event: error" with the bare error object
+			return p.streamError(json.RawMessage(data))
+		}
+		for _, e := range acc.add(&c) {
+			if !yield(e, nil) {
+				return nil
+			}
+		}
+	}
+	if err := dec.Err(); err != nil {
+		return p.failure(parent, ctx, err, "read stream")
+	}
+	// A server that closes after finish_reason without [DONE] is tolerated;
+	// one that stops before either was cut off.
+	if !complete && acc.finish == "" {
+		if err := p.failure(parent, ctx, nil, ""); err != nil {
+			return err
+		}
+		return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name,
+			Message: "stream ended before the response was complete"}
+	}
+	for _, e := range acc.finishEvents() {
+		if !yield(e, nil) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// whole handles a server that answered stream:true with one chat.completion
+// object.
+func (p *Provider) whole(parent, ctx context.Context, r io.Reader, yield func(providers.Event, error) bool) error {
+	data, err := io.ReadAll(io.LimitReader(r, maxJSONBody))
+	if err != nil {
+		return p.failure(parent, ctx, err, "read response")
+	}
+	var c chunk
+	if err := json.Unmarshal(data, &c); err != nil {
+		return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name,
+			Message: fmt.Sprintf("malformed response: %v", err)}
+	}
+	if len(c.Error) > 0 && string(c.Error) != "null" {
+		return p.streamError(c.Error)
+	}
+	var acc accumulator
+	for _, e := range slices.Concat(acc.add(&c), acc.finishEvents()) {
+		if !yield(e, nil) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// failure classifies err (nil when only the contexts are to be checked):
+// the caller's cancellation is returned as is, a [Config.Timeout] and
+// transport trouble are transient, and errors the middleware already
+// classified pass through.
+func (p *Provider) failure(parent, ctx context.Context, err error, op string) error {
+	if parent.Err() != nil {
+		return parent.Err()
+	}
+	if cause := context.Cause(ctx); errors.Is(cause, errTimeout) {
+		return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name,
+			Message: fmt.Sprintf("%v (%s)", errTimeout, p.cfg.Timeout), Err: cause}
+	}
+	if err == nil {
+		return nil
+	}
+	if pe, ok := errors.AsType[*providers.Error](err); ok {
+		return pe
+	}
+	kind := providers.KindTransient
+	if _, sent := errors.AsType[*url.Error](err); op == "send request" && !sent {
+		// The request could not even be built (e.g. a malformed base URL):
+		// sending it again cannot help.
+		kind = providers.KindBadRequest
+	}
+	return &providers.Error{Kind: kind, Provider: p.cfg.Name,
+		Message: fmt.Sprintf("%s: %v", op, err), Err: err}
+}
+
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
+// A watchdog cancels a context when no progress is reported for d.
+type watchdog struct {
+	d time.Duration
+	t *time.Timer
+}
+
+func newWatchdog(d time.Duration, cancel context.CancelCauseFunc) *watchdog {
+	if d <= 0 {
+		return nil
+	}
+	return &watchdog{d: d, t: time.AfterFunc(d, func() { cancel(errTimeout) })}
+}
+
+func (w *watchdog) reset() {
+	if w != nil {
+		w.t.Reset(w.d)
+	}
+}
+
+func (w *watchdog) stop() {
+	if w != nil {
+		w.t.Stop()
+	}
+}
