@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"os/exec"
 	"context"
 	"encoding/json"
 	"flag"
@@ -39,6 +41,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"fakellm":  cmdFakeLLM,
 			"waitfile": cmdWaitFile,
+			"exitcode": cmdExitCode,
 		},
 	})
 }
@@ -288,4 +291,26 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	ts.Fatalf("waitfile: %s did not appear", path)
+}
+
+// cmdExitCode runs a program and checks its exit status:
+// `exitcode N PROGRAM ARGS...`. Its output is then available to stdout and
+// stderr like exec's.
+func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 || neg {
+		ts.Fatalf("usage: exitcode N PROGRAM [ARGS...]")
+	}
+	want := atoi(ts, args, 0)
+	err := ts.Exec(args[1], args[2:]...)
+	got := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exitcode: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("exit status %d, want %d", got, want)
+	}
 }

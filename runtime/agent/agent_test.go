@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -581,6 +582,7 @@ func TestSkillCreateActivatesNewSkill(t *testing.T) {
 		o.Rediscover = func(context.Context) (*skills.Catalog, error) {
 			cat := testSkills()
 			cat.Skills = append(cat.Skills, created)
+			slices.SortFunc(cat.Skills, func(a, b *skills.Skill) int { return strings.Compare(a.Name, b.Name) })
 			return cat, nil
 		}
 	})
