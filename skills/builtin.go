@@ -1,0 +1,64 @@
+package skills
+
+import (
+	"embed"
+	"io/fs"
+	"path"
+	"sort"
+)
+
+// builtinFS holds the skills compiled into the binary, one directory each.
+// They are read from here, never copied into the workspace.
+//
+//go:embed builtin
+var builtinFS embed.FS
+
+// builtinNames lists the built-in skill directories in sorted order.
+func builtinNames() []string {
+	entries, err := fs.ReadDir(builtinFS, "builtin")
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// builtinSource returns the files of the built-in skill in directory name.
+func builtinSource(name string) (skillSource, bool) {
+	dir := path.Join("builtin", name)
+	src := skillSource{
+		dirName:      name,
+		diagPath:     "builtin:" + name,
+		skillPath:    "builtin:" + name + "/" + skillFileName,
+		manifestPath: "builtin:" + name + "/" + manifestFileName,
+	}
+	var found bool
+	if b, err := fs.ReadFile(builtinFS, path.Join(dir, skillFileName)); err == nil {
+		src.skillData, found = b, true
+	}
+	if b, err := fs.ReadFile(builtinFS, path.Join(dir, manifestFileName)); err == nil {
+		src.manifestData, found = b, true
+	}
+	return src, found
+}
+
+// loadBuiltin parses one built-in skill. Its Dir, Root, SkillPath and
+// ManifestPath are empty: it has no files on disk.
+func loadBuiltin(name string) (*Skill, []Diagnostic) {
+	src, ok := builtinSource(name)
+	if !ok {
+		return nil, []Diagnostic{{Path: "builtin:" + name, Severity: SeverityError, Message: "built-in skill has no files"}}
+	}
+	s, diags := buildSkill(src)
+	if s != nil {
+		s.Source = SourceBuiltin
+		s.SkillPath, s.ManifestPath = "", ""
+	}
+	return s, diags
+}

@@ -1,0 +1,315 @@
+package skills
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Walk limits of SPEC §4.2. A root is depth 0, so `root/a/b/c/name/SKILL.md`
+// (depth 4) is the deepest skill found.
+const (
+	maxWalkDepth   = 4
+	defaultMaxDirs = 2000
+)
+
+// walkLimits lets tests lower the directory cap without a package variable.
+type walkLimits struct {
+	maxDirs int
+}
+
+// Discover searches opts.Roots in order, then the built-in skills, and
+// returns the effective catalog (SPEC §4.2, §4.3, §4.12 except `paths`).
+//
+// Within a root, directories are visited depth-first in sorted name order
+// (that is, by path compared component by component), so the result does not
+// depend on the filesystem. A directory holding SKILL.md or manifest.toml is
+// a skill and is not descended into; a root that itself holds SKILL.md is a
+// single skill. Hidden directories and node_modules are skipped. Symbolic
+// links to directories are followed when their target stays inside the root
+// (otherwise they are refused with an error diagnostic); a skill directory
+// reached a second time through a link, in this or any later root, is loaded
+// once, with an info diagnostic. At most 2,000 directories are read per root.
+//
+// Skill directories are parsed concurrently (GOMAXPROCS workers); the result
+// is identical to a sequential run. Problems never abort discovery: they are
+// diagnostics. When ctx is cancelled, Discover stops early and returns what
+// it has, with a diagnostic.
+func Discover(ctx context.Context, opts Options) *Catalog {
+	return discover(ctx, opts, walkLimits{maxDirs: defaultMaxDirs})
+}
+
+func discover(ctx context.Context, opts Options, lim walkLimits) *Catalog {
+	w := &walker{
+		lim:       lim,
+		maxBytes:  fileLimit(opts.MaxFileBytes),
+		jobs:      make(chan *candidate, 512),
+		seenRoot:  map[string]string{},
+		seenSkill: map[string]string{},
+	}
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for c := range w.jobs {
+				w.parse(ctx, c)
+			}
+		})
+	}
+	for _, r := range opts.Roots {
+		if err := ctx.Err(); err != nil {
+			w.stop = true
+			w.diag(r.Path, SeverityWarning, "discovery interrupted: "+err.Error())
+			break
+		}
+		w.walkRoot(ctx, r)
+		if w.stop {
+			break
+		}
+	}
+	close(w.jobs)
+	wg.Wait()
+	return w.assemble(ctx, opts)
+}
+
+// A walker walks the roots in order on one goroutine and hands every skill
+// directory to the worker pool. events records diagnostics and candidates in
+// discovery order so that assembly is deterministic.
+type walker struct {
+	lim       walkLimits
+	maxBytes  int64
+	jobs      chan *candidate
+	events    []walkEvent
+	seenRoot  map[string]string // real path of a root → its path
+	seenSkill map[string]string // real path of a skill dir → dir first reached
+	stop      bool
+}
+
+// A walkEvent is either a diagnostic or a skill directory.
+type walkEvent struct {
+	diag *Diagnostic
+	cand *candidate
+}
+
+// A candidate is a skill directory; a worker fills skill and diags.
+type candidate struct {
+	root     Root
+	rootReal string
+	dir      string
+	entries  []fs.DirEntry
+	skill    *Skill
+	diags    []Diagnostic
+	dropped  bool // not parsed: the context was cancelled
+}
+
+// rootWalk is the state of walking one root.
+type rootWalk struct {
+	root     Root
+	realPath string
+	dirs     int
+	visited  map[string]bool // real paths of directories read
+	capped   bool
+}
+
+func (w *walker) diag(path string, sev Severity, msg string) {
+	w.events = append(w.events, walkEvent{diag: &Diagnostic{Path: path, Severity: sev, Message: msg}})
+}
+
+func (w *walker) walkRoot(ctx context.Context, root Root) {
+	path := filepath.Clean(root.Path)
+	root.Path = path
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		if !os.IsNotExist(err) {
+			w.diag(path, SeverityError, "cannot read skill root: "+describeErr(err))
+		}
+		return
+	}
+	rootReal, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		w.diag(path, SeverityError, "cannot resolve skill root: "+describeErr(err))
+		return
+	}
+	if first, ok := w.seenRoot[rootReal]; ok {
+		w.diag(path, SeverityInfo, "same directory as skill root "+first+"; skipped")
+		return
+	}
+	w.seenRoot[rootReal] = path
+	rw := &rootWalk{root: root, realPath: rootReal, dirs: 1, visited: map[string]bool{rootReal: true}}
+	if hasSkillFile(entries, false) {
+		if first, ok := w.seenSkill[rootReal]; ok {
+			w.diag(path, SeverityInfo, "same skill directory as "+first+"; skipped")
+			return
+		}
+		w.seenSkill[rootReal] = path
+		w.addCandidate(rw, path, rootReal, entries)
+		return
+	}
+	w.walkDir(ctx, rw, path, rootReal, entries, 0)
+}
+
+// walkDir visits the children of dir (at depth) in the order of entries,
+// which os.ReadDir sorts by name.
+func (w *walker) walkDir(ctx context.Context, rw *rootWalk, dir, dirReal string, entries []fs.DirEntry, depth int) {
+	if depth >= maxWalkDepth {
+		return
+	}
+	for _, e := range entries {
+		if w.stop || rw.capped {
+			return
+		}
+		if err := ctx.Err(); err != nil {
+			w.stop = true
+			w.diag(rw.root.Path, SeverityWarning, "discovery interrupted: "+err.Error())
+			return
+		}
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || name == "node_modules" {
+			continue
+		}
+		child := joinPath(dir, name)
+		childReal, ok := w.childReal(rw, child, dirReal, e)
+		if !ok {
+			continue
+		}
+		if first, ok := w.seenSkill[childReal]; ok {
+			w.diag(child, SeverityInfo, "same skill directory as "+first+"; skipped")
+			continue
+		}
+		if rw.visited[childReal] {
+			continue // a link back to a directory already walked
+		}
+		if rw.dirs >= w.lim.maxDirs {
+			rw.capped = true
+			w.diag(rw.root.Path, SeverityWarning, fmt.Sprintf("stopped after %d directories; skills further down were not loaded", w.lim.maxDirs))
+			return
+		}
+		rw.dirs++
+		rw.visited[childReal] = true
+		childEntries, err := os.ReadDir(child)
+		if err != nil {
+			w.diag(child, SeverityError, "cannot read directory: "+describeErr(err))
+			continue
+		}
+		if hasSkillFile(childEntries, true) {
+			w.seenSkill[childReal] = child
+			w.addCandidate(rw, child, childReal, childEntries)
+			continue
+		}
+		w.walkDir(ctx, rw, child, childReal, childEntries, depth+1)
+	}
+}
+
+// childReal returns the real path of a directory entry, following a symbolic
+// link only when it points to a directory inside the root. ok is false for
+// anything that is not a directory to walk.
+func (w *walker) childReal(rw *rootWalk, child, parentReal string, e fs.DirEntry) (string, bool) {
+	t := e.Type()
+	if t.IsDir() {
+		return joinPath(parentReal, e.Name()), true
+	}
+	if t&fs.ModeSymlink == 0 {
+		return "", false
+	}
+	fi, err := os.Stat(child)
+	if err != nil {
+		w.diag(child, SeverityWarning, "broken symbolic link skipped: "+describeErr(err))
+		return "", false
+	}
+	if !fi.IsDir() {
+		return "", false
+	}
+	target, err := filepath.EvalSymlinks(child)
+	if err != nil {
+		w.diag(child, SeverityWarning, "cannot resolve symbolic link: "+describeErr(err))
+		return "", false
+	}
+	if !within(rw.realPath, target) {
+		w.diag(child, SeverityError, fmt.Sprintf("symbolic link to %s leaves the skill root %s; refused", target, rw.root.Path))
+		return "", false
+	}
+	return target, true
+}
+
+func (w *walker) addCandidate(rw *rootWalk, dir, dirReal string, entries []fs.DirEntry) {
+	c := &candidate{root: rw.root, rootReal: rw.realPath, dir: dir, entries: entries}
+	w.events = append(w.events, walkEvent{cand: c})
+	w.jobs <- c
+}
+
+// joinPath is filepath.Join for a clean dir and a plain name, without
+// Join's cleaning cost (it runs once per directory).
+func joinPath(dir, name string) string {
+	if strings.HasSuffix(dir, string(filepath.Separator)) {
+		return dir + name
+	}
+	return dir + string(filepath.Separator) + name
+}
+
+// parse runs on a worker.
+func (w *walker) parse(ctx context.Context, c *candidate) {
+	if ctx.Err() != nil {
+		c.dropped = true
+		return
+	}
+	c.skill, c.diags = loadSkillDir(c.dir, c.entries, c.rootReal, w.maxBytes)
+	c.entries = nil
+	if c.skill != nil {
+		c.skill.Root = c.root.Path
+		c.skill.Source = c.root.Source
+	}
+}
+
+// assemble resolves name clashes in discovery order (the first skill to claim
+// a name wins: roots are in priority order), adds the built-ins last, and
+// decides every winner's status.
+func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
+	cat := &Catalog{}
+	g := newGate(opts)
+	byName := map[string]*Skill{}
+	claim := func(s *Skill) {
+		if win, ok := byName[s.Name]; ok {
+			cat.Diagnostics = append(cat.Diagnostics, Diagnostic{Path: diagPathOf(s), Severity: SeverityInfo, Message: "shadowed by " + diagPathOf(win)})
+			return
+		}
+		byName[s.Name] = s
+		if d, ok := g.decide(s); ok {
+			cat.Diagnostics = append(cat.Diagnostics, d)
+		}
+		cat.Skills = append(cat.Skills, s)
+	}
+	interrupted := w.stop
+	for _, ev := range w.events {
+		if ev.diag != nil {
+			cat.Diagnostics = append(cat.Diagnostics, *ev.diag)
+			continue
+		}
+		if ev.cand.dropped {
+			if !interrupted {
+				interrupted = true
+				cat.Diagnostics = append(cat.Diagnostics, Diagnostic{Path: ev.cand.dir, Severity: SeverityWarning, Message: "discovery interrupted: " + ctx.Err().Error() + "; this and later skills were not loaded"})
+			}
+			continue
+		}
+		cat.Diagnostics = append(cat.Diagnostics, ev.cand.diags...)
+		if ev.cand.skill != nil {
+			claim(ev.cand.skill)
+		}
+	}
+	if opts.Builtins {
+		for _, name := range builtinNames() {
+			s, diags := loadBuiltin(name)
+			cat.Diagnostics = append(cat.Diagnostics, diags...)
+			if s != nil {
+				claim(s)
+			}
+		}
+	}
+	sort.Slice(cat.Skills, func(i, j int) bool { return cat.Skills[i].Name < cat.Skills[j].Name })
+	return cat
+}

@@ -1,0 +1,270 @@
+package skills
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// yamlNodeBudget bounds how many YAML nodes one frontmatter may expand to.
+// Aliases are expanded while converting, so without a bound a few lines of
+// nested aliases ("billion laughs") could take unbounded time and memory.
+const yamlNodeBudget = 20000
+
+// yamlMaxDepth bounds nesting for the same reason.
+const yamlMaxDepth = 64
+
+// fmLineOffset converts a line of the frontmatter text to a line of the file:
+// the frontmatter starts on line 2, after the opening `---`.
+const fmLineOffset = 1
+
+// splitFrontmatter separates YAML frontmatter from the Markdown body. src has
+// had its BOM removed and CRLF normalised. Frontmatter exists only when the
+// first line is `---` and a later line is `---` (trailing blanks tolerated on
+// both); otherwise the whole text is body.
+func splitFrontmatter(src string) (fm, body string, ok bool) {
+	first, rest, found := strings.Cut(src, "\n")
+	if !found || !isFence(first) {
+		return "", src, false
+	}
+	for off := 0; off <= len(rest); {
+		line, next, more := strings.Cut(rest[off:], "\n")
+		if isFence(line) {
+			fm = rest[:off]
+			if more {
+				body = next
+			}
+			return fm, body, true
+		}
+		if !more {
+			break
+		}
+		off += len(line) + 1
+	}
+	return "", src, false
+}
+
+func isFence(line string) bool {
+	return strings.TrimRight(line, " \t") == "---"
+}
+
+// cleanBody drops the blank lines after the closing fence and trailing
+// whitespace; leading indentation of the first line is kept.
+func cleanBody(body string) string {
+	for {
+		line, rest, ok := strings.Cut(body, "\n")
+		if !ok || strings.TrimSpace(line) != "" {
+			break
+		}
+		body = rest
+	}
+	if strings.TrimSpace(body) == "" {
+		return ""
+	}
+	return strings.TrimRight(body, " \t\n\r")
+}
+
+// normaliseText strips a UTF-8 BOM and converts CRLF line endings.
+func normaliseText(s string) string {
+	s = strings.TrimPrefix(s, "\uFEFF")
+	if strings.Contains(s, "\r\n") {
+		s = strings.ReplaceAll(s, "\r\n", "\n")
+	}
+	return s
+}
+
+// A fmNote is a problem found in the frontmatter, with a file line (0 when
+// unknown).
+type fmNote struct {
+	line int
+	msg  string
+}
+
+// parseFrontmatterYAML parses the frontmatter text into a mapping. notes are
+// warnings about repairs; err means the frontmatter had to be ignored.
+func parseFrontmatterYAML(fm string) (m kvList, notes []fmNote, err error) {
+	if strings.TrimSpace(fm) == "" {
+		return nil, nil, nil
+	}
+	if m, ok := fastFrontmatter(fm); ok {
+		return m, nil, nil
+	}
+	root, yerr := decodeYAMLMapping(fm)
+	if yerr != nil {
+		fixed, lines := quoteColonValues(fm)
+		if len(lines) == 0 {
+			return nil, nil, yerr
+		}
+		root, err = decodeYAMLMapping(fixed)
+		if err != nil {
+			return nil, nil, yerr // the original error is the one the author can act on
+		}
+		for _, l := range lines {
+			notes = append(notes, fmNote{line: l + fmLineOffset, msg: `value contains ": " and should be quoted; read as a string`})
+		}
+	}
+	return root, notes, nil
+}
+
+// decodeYAMLMapping parses YAML whose top level must be a mapping (or empty).
+func decodeYAMLMapping(src string) (kvList, error) {
+	var doc yaml.Node
+	if err := safeYAMLUnmarshal([]byte(src), &doc); err != nil {
+		return nil, yamlError(err, src)
+	}
+	v, err := yamlToGeneric(&doc, 0)
+	if err != nil {
+		return nil, err
+	}
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case kvList:
+		return v, nil
+	}
+	return nil, &fmError{line: 1 + fmLineOffset, msg: "frontmatter is not a mapping of keys to values"}
+}
+
+// safeYAMLUnmarshal turns a panic of the YAML library into an error: a skill
+// file must never take the process down.
+func safeYAMLUnmarshal(src []byte, n *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("yaml: internal error: %v", r)
+		}
+	}()
+	return yaml.Unmarshal(src, n)
+}
+
+// An fmError is a frontmatter error located in the file.
+type fmError struct {
+	line int
+	msg  string
+}
+
+func (e *fmError) Error() string { return e.msg }
+
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// yamlParserErrors are the messages of libyaml's parser (as opposed to its
+// scanner). yaml.v3 reports their line 0-based (it adds 1 for scanner errors
+// only), so they need one more line to point at the right place.
+var yamlParserErrors = map[string]bool{
+	"did not find expected <document start>": true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+}
+
+// yamlError converts "yaml: line N: msg" to an fmError with a file line
+// (never past the end of src).
+func yamlError(err error, src string) error {
+	msg := err.Error()
+	m := yamlLineRE.FindStringSubmatch(msg)
+	if m == nil {
+		return &fmError{msg: strings.TrimPrefix(msg, "yaml: ")}
+	}
+	n, _ := strconv.Atoi(m[1])
+	if yamlParserErrors[m[2]] {
+		n++
+	}
+	n = min(n, strings.Count(src, "\n")+1)
+	return &fmError{line: n + fmLineOffset, msg: m[2]}
+}
+
+// yamlToGeneric converts a node tree to generic values (see fields.go),
+// expanding aliases within [yamlNodeBudget].
+func yamlToGeneric(n *yaml.Node, depth int) (any, error) {
+	budget := yamlNodeBudget
+	return yamlConvert(n, depth, &budget)
+}
+
+func yamlConvert(n *yaml.Node, depth int, budget *int) (any, error) {
+	*budget--
+	if *budget < 0 || depth > yamlMaxDepth {
+		return nil, &fmError{line: n.Line + fmLineOffset, msg: "frontmatter expands to too many values (aliases nested too deeply?)"}
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil
+		}
+		return yamlConvert(n.Content[0], depth+1, budget)
+	case yaml.AliasNode:
+		if n.Alias == nil {
+			return nil, nil
+		}
+		v, err := yamlConvert(n.Alias, depth+1, budget)
+		if fe, ok := err.(*fmError); ok {
+			// Point at the outermost alias, where the expansion was asked for.
+			fe.line = n.Line + fmLineOffset
+		}
+		return v, err
+	case yaml.ScalarNode:
+		tag := n.ShortTag()
+		if tag == "!!null" {
+			return nil, nil
+		}
+		return yamlScalar{text: n.Value, tag: tag}, nil
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := yamlConvert(c, depth+1, budget)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case yaml.MappingNode:
+		out := make(kvList, 0, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			for k.Kind == yaml.AliasNode && k.Alias != nil && depth < yamlMaxDepth {
+				k = k.Alias
+			}
+			if k.Kind != yaml.ScalarNode {
+				return nil, &fmError{line: k.Line + fmLineOffset, msg: "mapping key is not a scalar"}
+			}
+			v, err := yamlConvert(n.Content[i+1], depth+1, budget)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, kv{key: k.Value, val: v, line: k.Line + fmLineOffset})
+		}
+		return out, nil
+	}
+	return nil, nil
+}
+
+// colonValueRE matches `key: value` lines (optionally indented).
+var colonValueRE = regexp.MustCompile(`^(\s*[A-Za-z0-9_.-]+:[ \t]+)(.*)$`)
+
+// quoteColonValues double-quotes plain values that contain ": ", the common
+// `description: Use when: ...` mistake. It returns the repaired text and the
+// 1-based frontmatter lines it changed.
+func quoteColonValues(fm string) (string, []int) {
+	lines := strings.Split(fm, "\n")
+	var changed []int
+	for i, line := range lines {
+		m := colonValueRE.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		val := strings.TrimRight(m[2], " \t")
+		if !strings.Contains(val, ": ") && !strings.HasSuffix(val, ":") {
+			continue
+		}
+		if strings.ContainsAny(val[:1], "\"'[{|>&*!%@`") {
+			continue
+		}
+		lines[i] = m[1] + strconv.Quote(val)
+		changed = append(changed, i+1)
+	}
+	return strings.Join(lines, "\n"), changed
+}

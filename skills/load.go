@@ -1,0 +1,282 @@
+package skills
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// The file names that make a directory a skill.
+const (
+	skillFileName    = "SKILL.md"
+	manifestFileName = manifestName
+)
+
+// maxFileDiagnostics caps the diagnostics of one severity reported for one
+// file, so that a generated file with thousands of bad keys cannot flood
+// `skills doctor`. Errors are capped apart from warnings, so an error is never
+// hidden behind warnings.
+const maxFileDiagnostics = 20
+
+// maxNameLen and maxDescriptionLen are the limits of SPEC §4.3 (the Agent
+// Skills limits).
+const (
+	maxNameLen        = 64
+	maxDescriptionLen = 1024
+)
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]*$`)
+
+// ValidName reports whether name is a valid skill name: it starts with a
+// letter or digit, continues with letters, digits, '.', '_', ':' or '-', and
+// has at most 64 characters.
+func ValidName(name string) bool {
+	return len(name) <= maxNameLen && nameRE.MatchString(name)
+}
+
+// A skillSource is the raw input of one skill: its directory and the bytes
+// of the files it has (nil when absent).
+type skillSource struct {
+	dir          string // as reached; "" for built-ins
+	dirName      string // fallback name
+	skillPath    string // for messages and Skill.SkillPath
+	skillData    []byte
+	manifestPath string
+	manifestData []byte
+	diagPath     string // where skill-level diagnostics point
+}
+
+// buildSkill parses and merges the files of one skill. It returns nil and at
+// least one error diagnostic when the skill is invalid.
+func buildSkill(src skillSource) (*Skill, []Diagnostic) {
+	var diags []Diagnostic
+	bad := false
+	var count map[Diagnostic]int // per path and severity; Message unset
+	add := func(path string, sev Severity, msg string) {
+		if sev == SeverityError {
+			bad = true
+		}
+		if count == nil {
+			count = map[Diagnostic]int{}
+		}
+		key := Diagnostic{Path: path, Severity: sev}
+		count[key]++
+		switch n := count[key]; {
+		case n < maxFileDiagnostics:
+			diags = append(diags, Diagnostic{Path: path, Severity: sev, Message: msg})
+		case n == maxFileDiagnostics:
+			diags = append(diags, Diagnostic{Path: path, Severity: sev, Message: "too many problems; the rest are not shown"})
+		}
+	}
+
+	fm := newFieldSet()
+	var body string
+	if src.skillData != nil {
+		if msg := checkText(skillFileName, src.skillData); msg != "" {
+			add(src.skillPath, SeverityError, msg)
+		} else {
+			var notes []fmNote
+			fm, body, notes = parseSkillMD(string(src.skillData))
+			for _, n := range notes {
+				add(src.skillPath, SeverityWarning, skillMDMsg(n.line, n.msg))
+			}
+		}
+	}
+	merged := fm
+	if src.manifestData != nil {
+		if msg := checkText(manifestFileName, src.manifestData); msg != "" {
+			add(src.manifestPath, SeverityError, msg)
+		} else {
+			res := parseManifest(string(src.manifestData), src.manifestPath)
+			for _, w := range res.warnings {
+				add(src.manifestPath, SeverityWarning, w)
+			}
+			for _, e := range res.errs {
+				add(src.manifestPath, SeverityError, e)
+			}
+			if res.fields != nil {
+				merged = mergeFields(fm, res.fields)
+			}
+		}
+	}
+	if bad {
+		return nil, diags
+	}
+
+	s := finishSkill(merged, src, body, add)
+	if bad {
+		return nil, diags
+	}
+	return s, diags
+}
+
+// finishSkill turns merged fields into a Skill, applying defaults, the name
+// rule and the length limits.
+func finishSkill(f *fieldSet, src skillSource, body string, add func(string, Severity, string)) *Skill {
+	s := f.s
+	s.Dir = src.dir
+	s.SkillPath = src.skillPath
+	s.ManifestPath = src.manifestPath
+	s.Body = body
+	if !f.has("user-invocable") {
+		s.UserInvocable = true
+	}
+
+	switch {
+	case f.rawName == "":
+		s.Name = src.dirName
+		if !ValidName(s.Name) {
+			add(src.diagPath, SeverityError, fmt.Sprintf("directory name %q is not a valid skill name and no name is set", s.Name))
+			return nil
+		}
+	case ValidName(f.rawName):
+		s.Name = f.rawName
+	default:
+		s.Name = src.dirName
+		if !ValidName(s.Name) {
+			add(src.diagPath, SeverityError, fmt.Sprintf("invalid name %q, and directory name %q is not a valid skill name either", f.rawName, s.Name))
+			return nil
+		}
+		add(src.diagPath, SeverityWarning, fmt.Sprintf("invalid name %q (want letters, digits, '.', '_', ':' or '-', at most %d characters); using directory name %q", f.rawName, maxNameLen, s.Name))
+	}
+
+	if n := utf8.RuneCountInString(s.Description); n > maxDescriptionLen {
+		s.Description = string([]rune(s.Description)[:maxDescriptionLen])
+		add(src.diagPath, SeverityWarning, fmt.Sprintf("description has %d characters; cut to %d", n, maxDescriptionLen))
+	}
+	if strings.TrimSpace(s.Body) == "" && s.Shell == nil {
+		if src.skillData == nil {
+			add(src.diagPath, SeverityError, "no SKILL.md and no shell command: the skill has no instructions")
+		} else {
+			add(src.diagPath, SeverityError, "SKILL.md has no body and no shell command is set: the skill has no instructions")
+		}
+		return nil
+	}
+
+	s.Requires = unionRequires(f.requires, f.openclaw.requires)
+	s.OS = unionLists(f.osList, f.platforms, f.requires.OS, f.openclaw.os, f.openclaw.requires.OS)
+	s.Always = s.Always || f.openclaw.always
+	return &s
+}
+
+// parseSkillMD parses SKILL.md text: frontmatter fields (leniently: every
+// problem is a note and the field is skipped) and the body.
+func parseSkillMD(text string) (*fieldSet, string, []fmNote) {
+	f := newFieldSet()
+	fm, body, ok := splitFrontmatter(normaliseText(text))
+	body = cleanBody(body)
+	if !ok {
+		return f, body, nil
+	}
+	m, notes, err := parseFrontmatterYAML(fm)
+	if err != nil {
+		line := 0
+		if fe, ok := err.(*fmError); ok {
+			line = fe.line
+		}
+		return f, body, append(notes, fmNote{line: line, msg: "invalid YAML frontmatter ignored: " + err.Error()})
+	}
+	unknown, bad := applyFields(f, m, true)
+	for _, p := range unknown {
+		notes = append(notes, fmNote{line: p.line, msg: p.msg + "; ignored"})
+	}
+	for _, p := range bad {
+		notes = append(notes, fmNote{line: p.line, msg: p.msg + "; ignored"})
+	}
+	return f, body, notes
+}
+
+// skillMDMsg prefixes msg with `SKILL.md:LINE: `.
+func skillMDMsg(line int, msg string) string {
+	if line > 0 {
+		return fmt.Sprintf("%s:%d: %s", skillFileName, line, msg)
+	}
+	return skillFileName + ": " + msg
+}
+
+// checkText rejects binary and non-UTF-8 files.
+func checkText(name string, data []byte) string {
+	if bytes.IndexByte(data, 0) >= 0 {
+		return name + " is binary (contains NUL bytes)"
+	}
+	if !utf8.Valid(data) {
+		return name + " is not valid UTF-8"
+	}
+	return ""
+}
+
+// readSkillFile reads a skill file, refusing it before reading when it is
+// larger than limit. The returned message is a diagnostic ("" on success).
+func readSkillFile(path string, limit int64) ([]byte, string) {
+	name := filepath.Base(path)
+	f, err := openForRead(path)
+	if err != nil {
+		return nil, fmt.Sprintf("cannot read %s: %s", name, describeErr(err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Sprintf("cannot read %s: %s", name, describeErr(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, name + " is not a regular file"
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Sprintf("%s too large (%s > %s)", name, formatKiB(fi.Size()), formatKiB(limit))
+	}
+	// Read the size Stat gave, in one call for a small file; bytes appended
+	// since then are ignored, so the limit holds.
+	data := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, data)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return nil, fmt.Sprintf("cannot read %s: %s", name, describeErr(err))
+	}
+	return data[:n], ""
+}
+
+// formatKiB prints a size in KiB, rounded up to 0.1 KiB so that a file just
+// over the limit never prints as equal to it.
+func formatKiB(n int64) string {
+	if n%1024 == 0 {
+		return fmt.Sprintf("%d KiB", n/1024)
+	}
+	tenths := (n*10 + 1023) / 1024
+	return fmt.Sprintf("%d.%d KiB", tenths/10, tenths%10)
+}
+
+// describeErr shortens a *PathError to its cause: diagnostics carry the path.
+func describeErr(err error) string {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func unionLists(lists ...[]string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range lists {
+		for _, s := range l {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func unionRequires(a, b Requires) Requires {
+	return Requires{
+		Bins:    unionLists(a.Bins, b.Bins),
+		AnyBins: unionLists(a.AnyBins, b.AnyBins),
+		Env:     unionLists(a.Env, b.Env),
+		OS:      unionLists(a.OS, b.OS),
+	}
+}

@@ -1,0 +1,75 @@
+package skills
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// StandardRoots returns the on-disk skill roots of SPEC §4.2 in priority
+// order, highest first: the project's .clawseed/skills, .claude/skills and
+// .agents/skills, then $CLAWSEED_HOME/skills, ~/.claude/skills,
+// ~/.agents/skills, then each extra root ([skills].extra_roots) in order.
+// Built-in skills are not a root; see [Options.Builtins].
+//
+// clawseedHome "" means ~/.clawseed. Extra roots have a leading ~ expanded
+// with home and are resolved against workspace when relative. Every path is
+// absolute and clean; a path listed twice is kept at its first (highest)
+// position. Roots that need an empty workspace or home are left out.
+func StandardRoots(workspace, clawseedHome, home string, extra []string) []Root {
+	var roots []Root
+	seen := map[string]bool{}
+	add := func(p string, src Source) {
+		if p == "" {
+			return
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		p = filepath.Clean(p)
+		if seen[p] {
+			return
+		}
+		seen[p] = true
+		roots = append(roots, Root{Path: p, Source: src})
+	}
+	under := func(base string, parts ...string) string {
+		if base == "" {
+			return ""
+		}
+		return filepath.Join(append([]string{base}, parts...)...)
+	}
+
+	add(under(workspace, ".clawseed", "skills"), SourceProject)
+	add(under(workspace, ".claude", "skills"), SourceProjectClaude)
+	add(under(workspace, ".agents", "skills"), SourceProjectAgents)
+	if clawseedHome == "" {
+		clawseedHome = under(home, ".clawseed")
+	}
+	add(under(clawseedHome, "skills"), SourceUser)
+	add(under(home, ".claude", "skills"), SourceUserClaude)
+	add(under(home, ".agents", "skills"), SourceUserAgents)
+	for _, e := range extra {
+		add(resolveExtraRoot(e, workspace, home), SourceExtra)
+	}
+	return roots
+}
+
+// resolveExtraRoot expands ~ and resolves a relative path against workspace.
+// It returns "" when the path cannot be resolved (~ without a home).
+func resolveExtraRoot(p, workspace, home string) string {
+	p = strings.TrimSpace(p)
+	switch {
+	case p == "":
+		return ""
+	case p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, "~"+string(filepath.Separator)):
+		if home == "" {
+			return ""
+		}
+		return filepath.Join(home, p[1:])
+	case filepath.IsAbs(p):
+		return p
+	case workspace == "":
+		return ""
+	}
+	return filepath.Join(workspace, p)
+}

@@ -1,0 +1,76 @@
+package skills
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// checkFastFrontmatter fails when the fast parser accepts fm but disagrees
+// with the YAML library. It reports whether the fast path was taken.
+func checkFastFrontmatter(t *testing.T, fm string) bool {
+	t.Helper()
+	fast, ok := fastFrontmatter(fm)
+	if !ok {
+		return false
+	}
+	slow, err := decodeYAMLMapping(fm)
+	if err != nil {
+		t.Fatalf("fast path accepted %q, the YAML parser refuses it: %v", fm, err)
+	}
+	if d := cmp.Diff(slow, fast, cmp.AllowUnexported(kv{}, yamlScalar{})); d != "" {
+		t.Fatalf("fast path differs for %q (-yaml +fast):\n%s", fm, d)
+	}
+	return true
+}
+
+func TestFastFrontmatterAgreesWithYAML(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		fm   string
+		fast bool
+	}{
+		{"name: x\ndescription: Review code, then report.\n", true},
+		{"name: x # comment\n# full line\n\ndescription: 'it''s' # c\nversion: \"1.0 # not a comment\"\n", true},
+		{"tags: [a, b c, \"d, e\", 'f']  # c\n", true},
+		{"tags: []\nempty:\nnull-comment: # c\n", true},
+		{"triggers:\n  - one\n  - 'two'\n\n  - \"three: x\"\nname: z\n", true},
+		{"triggers:\n- one\n- two\nname: z\n", true},
+		{"a: x\na: z\n", true},
+		{"a: [x, z,]\n", true},
+		{"a: C# and F#\nb: x:y\nc: He said \"hi\"\n", true},
+		{"allowed-tools: Read Bash(git add:*) Grep\n", true},
+		{"1: x\n", true},
+		{"version: 1.2.0\nv2: 10.0.1rc1\n", true},
+		// Left to the YAML parser.
+		{"version: 1.0\n", false},
+		{"version: 1.2.0-beta\n", false},
+		{"version: 1..2\n", true},
+		{"a: true\n", false},
+		{"a: yes\n", false},
+		{"a: ~\n", false},
+		{"a: -x\n", false},
+		{"a: x\n  continued\n", false},
+		{"a: |\n  block\n", false},
+		{"a: \"esc\\n\"\n", false},
+		{"a: &anchor x\nb: *anchor\n", false},
+		{"a:\n  nested: map\n", false},
+		{"a:\n  - x\n    - y\n", false},
+		{"a: [x, , y]\n", false},
+		{"a: [x\n", false},
+		{"a: [a:b]\n", false},
+		{"a: x: y\n", false},
+		{"a:\tx\n", false},
+		{"- a\n- b\n", false},
+		{"a : x\n", false},
+		{"\"quoted key\": x\n", false},
+		{"a: 'unterminated\n", false},
+		{"a: \"x\"y\n", false},
+		{"a: [x]y\n", false},
+	}
+	for _, tt := range tests {
+		if got := checkFastFrontmatter(t, tt.fm); got != tt.fast {
+			t.Errorf("fast path taken for %q: %v, want %v", tt.fm, got, tt.fast)
+		}
+	}
+}
