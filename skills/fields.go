@@ -45,9 +45,9 @@ func (l kvList) get(key string) (any, bool) {
 type splitMode int
 
 const (
-	// splitWords splits on commas when there is one, else on whitespace
+	// splitCommaOrSpace splits on commas when there is one, else on whitespace
 	// (the Agent Skills form `allowed-tools: Read Bash(git:*)`).
-	splitWords splitMode = iota
+	splitCommaOrSpace splitMode = iota
 	// splitPhrase splits on commas when there is one, else keeps the whole
 	// string as one item (a triggers string is one trigger).
 	splitPhrase
@@ -158,14 +158,14 @@ var skillFields = numberFields(map[string]fieldSpec{
 	"model":         strField(func(f *fieldSet) *string { return &f.s.Model }),
 	"effort":        strField(func(f *fieldSet) *string { return &f.s.Effort }),
 
-	"tags":          listField(splitWords, func(f *fieldSet) *[]string { return &f.s.Tags }),
-	"permissions":   listField(splitWords, func(f *fieldSet) *[]string { return &f.s.Permissions }),
+	"tags":          listField(splitCommaOrSpace, func(f *fieldSet) *[]string { return &f.s.Tags }),
+	"permissions":   listField(splitCommaOrSpace, func(f *fieldSet) *[]string { return &f.s.Permissions }),
 	"triggers":      listField(splitPhrase, func(f *fieldSet) *[]string { return &f.s.Triggers }),
-	"allowed-tools": listField(splitWords, func(f *fieldSet) *[]string { return &f.s.AllowedTools }),
-	"arguments":     listField(splitWords, func(f *fieldSet) *[]string { return &f.s.Arguments }),
-	"paths":         listField(splitWords, func(f *fieldSet) *[]string { return &f.s.Paths }),
-	"os":            listField(splitWords, func(f *fieldSet) *[]string { return &f.osList }),
-	"platforms":     listField(splitWords, func(f *fieldSet) *[]string { return &f.platforms }),
+	"allowed-tools": listField(splitCommaOrSpace, func(f *fieldSet) *[]string { return &f.s.AllowedTools }),
+	"arguments":     listField(splitCommaOrSpace, func(f *fieldSet) *[]string { return &f.s.Arguments }),
+	"paths":         listField(splitCommaOrSpace, func(f *fieldSet) *[]string { return &f.s.Paths }),
+	"os":            listField(splitCommaOrSpace, func(f *fieldSet) *[]string { return &f.osList }),
+	"platforms":     listField(splitCommaOrSpace, func(f *fieldSet) *[]string { return &f.platforms }),
 
 	"disable-model-invocation": boolField(func(f *fieldSet) *bool { return &f.s.DisableModelInvocation }),
 	"user-invocable":           boolField(func(f *fieldSet) *bool { return &f.s.UserInvocable }),

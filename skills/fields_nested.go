@@ -112,7 +112,7 @@ func parseRequires(key string, v any) (Requires, error) {
 		default:
 			return Requires{}, keyErrorf(key+"."+e.key, "unknown key %q in %q", e.key, key)
 		}
-		l, ok := asList(e.val, splitWords)
+		l, ok := asList(e.val, splitCommaOrSpace)
 		if !ok {
 			return Requires{}, typeError("list of strings", key+"."+e.key, e.val)
 		}
@@ -166,7 +166,7 @@ func parseOpenclaw(oc *openclawMeta, key string, m kvList) error {
 		oc.always = b
 	}
 	if v, ok := m.get("os"); ok && v != nil {
-		l, ok := asList(v, splitWords)
+		l, ok := asList(v, splitCommaOrSpace)
 		if !ok {
 			return typeError("list of strings", key+".os", v)
 		}
