@@ -7,9 +7,6 @@ import (
 	"net/url"
 	"strings"
 
-	oa "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/clawseed/clawseed/providers"
 )
@@ -18,14 +15,68 @@ import (
 // reject a function tool whose parameters are missing.
 const emptySchema = `{"type":"object","properties":{}}`
 
-// params translates a neutral request into a Chat Completions body. The
-// "stream" flag is added by the caller.
-func (p *Provider) params(req providers.Request) (oa.ChatCompletionNewParams, error) {
+// chatRequest is the Chat Completions request body. It is encoded with
+// encoding/json rather than the SDK's param types: the SDK re-compacts every
+// nested object while marshalling, which made encoding a long history cost
+// more than everything else the agent does per request.
+type chatRequest struct {
+	Messages            []chatMessage  `json:"messages"`
+	Model               string         `json:"model"`
+	Tools               []chatTool     `json:"tools,omitempty"`
+	Temperature         *float64       `json:"temperature,omitempty"`
+	MaxTokens           int            `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
+	ReasoningEffort     string         `json:"reasoning_effort,omitempty"`
+	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
+	Stream              bool           `json:"stream,omitempty"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+// chatMessage is one message; Content is a pointer because an assistant
+// message that only calls tools omits it.
+type chatMessage struct {
+	Content          *string        `json:"content,omitempty"`
+	ToolCalls        []chatToolCall `json:"tool_calls,omitempty"`
+	ToolCallID       string         `json:"tool_call_id,omitempty"`
+	Role             string         `json:"role"`
+	ReasoningContent string         `json:"reasoning_content,omitempty"`
+}
+
+type chatToolCall struct {
+	ID       string       `json:"id"`
+	Function chatFunction `json:"function"`
+	Type     string       `json:"type"`
+}
+
+type chatFunction struct {
+	Arguments string `json:"arguments"`
+	Name      string `json:"name"`
+}
+
+type chatTool struct {
+	Function chatToolFunction `json:"function"`
+	Type     string           `json:"type"`
+}
+
+type chatToolFunction struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// body translates a neutral request into a Chat Completions body.
+func (p *Provider) body(req providers.Request, stream bool) (chatRequest, error) {
 	model := cmp.Or(req.Model, p.cfg.Model)
-	body := oa.ChatCompletionNewParams{
-		Model:         shared.ChatModel(model),
-		Messages:      encodeMessages(req.System, req.Messages),
-		StreamOptions: oa.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)},
+	body := chatRequest{
+		Model:    model,
+		Messages: encodeMessages(req.System, req.Messages),
+	}
+	if stream {
+		body.Stream = true
+		body.StreamOptions = &streamOptions{IncludeUsage: true}
 	}
 	for _, t := range req.Tools {
 		tool, err := encodeTool(t)
@@ -35,18 +86,17 @@ func (p *Provider) params(req providers.Request) (oa.ChatCompletionNewParams, er
 		body.Tools = append(body.Tools, tool)
 	}
 	if req.Temperature != nil && acceptsTemperature(model) {
-		body.Temperature = param.NewOpt(*req.Temperature)
+		t := *req.Temperature
+		body.Temperature = &t
 	}
 	if n := cmp.Or(req.MaxTokens, p.cfg.MaxTokens); n > 0 {
 		if p.isOpenAI {
-			body.MaxCompletionTokens = param.NewOpt(int64(n))
+			body.MaxCompletionTokens = n
 		} else {
-			body.MaxTokens = param.NewOpt(int64(n))
+			body.MaxTokens = n
 		}
 	}
-	if effort := cmp.Or(req.ReasoningEffort, p.cfg.ReasoningEffort); effort != "" {
-		body.ReasoningEffort = shared.ReasoningEffort(effort)
-	}
+	body.ReasoningEffort = cmp.Or(req.ReasoningEffort, p.cfg.ReasoningEffort)
 	return body, nil
 }
 
@@ -73,33 +123,28 @@ func isOpenAIHost(baseURL string) bool {
 	return err == nil && strings.EqualFold(u.Hostname(), "api.openai.com")
 }
 
-func encodeTool(t providers.ToolSpec) (oa.ChatCompletionToolUnionParam, error) {
+func encodeTool(t providers.ToolSpec) (chatTool, error) {
+	// The schema bytes are sent as they are (json.RawMessage), so the tools
+	// array is byte-stable and the provider's prompt cache keeps hitting.
 	schema := json.RawMessage(emptySchema)
 	if len(t.Schema) > 0 {
 		if !json.Valid(t.Schema) {
-			return oa.ChatCompletionToolUnionParam{}, &providers.Error{
+			return chatTool{}, &providers.Error{
 				Kind:    providers.KindBadRequest,
 				Message: fmt.Sprintf("tool %q: schema is not valid JSON", t.Name),
 			}
 		}
 		schema = t.Schema
 	}
-	fn := shared.FunctionDefinitionParam{Name: t.Name}
-	if t.Description != "" {
-		fn.Description = param.NewOpt(t.Description)
-	}
-	// The SDK types parameters as map[string]any; passing the raw bytes as an
-	// extra field keeps the schema byte-for-byte (stable prompt-cache prefix).
-	fn.SetExtraFields(map[string]any{"parameters": schema})
-	return oa.ChatCompletionFunctionTool(fn), nil
+	return chatTool{Type: "function", Function: chatToolFunction{Name: t.Name, Description: t.Description, Parameters: schema}}, nil
 }
 
 // encodeMessages turns the system prompt and history into Chat Completions
 // messages.
-func encodeMessages(system string, msgs []providers.Message) []oa.ChatCompletionMessageParamUnion {
-	out := make([]oa.ChatCompletionMessageParamUnion, 0, len(msgs)+1)
+func encodeMessages(system string, msgs []providers.Message) []chatMessage {
+	out := make([]chatMessage, 0, len(msgs)+1)
 	if system != "" {
-		out = append(out, oa.SystemMessage(system))
+		out = append(out, chatMessage{Role: "system", Content: &system})
 	}
 	for _, m := range msgs {
 		if m.Role == providers.RoleAssistant {
@@ -108,18 +153,20 @@ func encodeMessages(system string, msgs []providers.Message) []oa.ChatCompletion
 		}
 		// Tool results go first: the API wants them right after the assistant
 		// message that made the calls; any user text follows them.
-		for _, r := range m.ToolResults() {
-			out = append(out, oa.ToolMessage(r.Content, r.CallID))
+		results := m.ToolResults()
+		for _, r := range results {
+			content := r.Content
+			out = append(out, chatMessage{Role: "tool", ToolCallID: r.CallID, Content: &content})
 		}
-		if text := m.Text(); text != "" || len(m.ToolResults()) == 0 {
-			out = append(out, oa.UserMessage(text))
+		if text := m.Text(); text != "" || len(results) == 0 {
+			out = append(out, chatMessage{Role: "user", Content: &text})
 		}
 	}
 	return out
 }
 
-func encodeAssistant(m providers.Message) oa.ChatCompletionMessageParamUnion {
-	var msg oa.ChatCompletionAssistantMessageParam
+func encodeAssistant(m providers.Message) chatMessage {
+	msg := chatMessage{Role: "assistant"}
 	var reasoning strings.Builder
 	for _, part := range m.Parts {
 		if part.Type == providers.PartReasoning {
@@ -134,20 +181,24 @@ func encodeAssistant(m providers.Message) oa.ChatCompletionMessageParamUnion {
 			// already answered with an error result.
 			args = "{}"
 		}
-		msg.ToolCalls = append(msg.ToolCalls, oa.ChatCompletionMessageToolCallUnionParam{
-			OfFunction: &oa.ChatCompletionMessageFunctionToolCallParam{
-				ID:       c.ID,
-				Function: oa.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: args},
-			},
-		})
+		msg.ToolCalls = append(msg.ToolCalls, chatToolCall{ID: c.ID, Type: "function", Function: chatFunction{Name: c.Name, Arguments: args}})
 	}
 	if text := m.Text(); text != "" || len(msg.ToolCalls) == 0 {
-		msg.Content.OfString = param.NewOpt(text)
+		msg.Content = &text
 	}
-	if reasoning.Len() > 0 {
-		// DeepSeek and Moonshot thinking models reject a follow-up request
-		// whose assistant tool-call messages lack their reasoning_content.
-		msg.SetExtraFields(map[string]any{"reasoning_content": reasoning.String()})
+	// DeepSeek and Moonshot thinking models reject a follow-up request whose
+	// assistant tool-call messages lack their reasoning_content.
+	msg.ReasoningContent = reasoning.String()
+	return msg
+}
+
+// EncodeRequest returns the JSON body [Provider.Stream] sends for req (without
+// the "stream" flag it adds on the wire). It exists for `--verbose` debugging
+// and for measuring the runtime's per-request overhead.
+func (p *Provider) EncodeRequest(req providers.Request) ([]byte, error) {
+	body, err := p.body(req, true)
+	if err != nil {
+		return nil, err
 	}
-	return oa.ChatCompletionMessageParamUnion{OfAssistant: &msg}
+	return json.Marshal(body)
 }

@@ -146,7 +146,7 @@ func (p *Provider) Stream(ctx context.Context, req providers.Request) iter.Seq2[
 // stream runs one request. It returns the error to report, or nil when the
 // response completed or the consumer stopped.
 func (p *Provider) stream(parent context.Context, req providers.Request, yield func(providers.Event, error) bool) error {
-	body, err := p.params(req)
+	body, err := p.EncodeRequest(req)
 	if err != nil {
 		return err
 	}
@@ -156,8 +156,8 @@ func (p *Provider) stream(parent context.Context, req providers.Request, yield f
 	defer idle.stop()
 
 	var resp *http.Response
-	_, err = p.svc.New(ctx, body,
-		option.WithJSONSet("stream", true),
+	_, err = p.svc.New(ctx, oa.ChatCompletionNewParams{},
+		option.WithRequestBody("application/json", body),
 		option.WithHeader("Accept", "text/event-stream"),
 		option.WithResponseBodyInto(&resp))
 	if err != nil {
