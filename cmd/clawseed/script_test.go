@@ -2,13 +2,13 @@ package main
 
 import (
 	"bytes"
-	"errors"
-	"os/exec"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"

@@ -92,7 +92,7 @@ type skillJSON struct {
 }
 
 type listJSON struct {
-	Skills      []skillJSON          `json:"skills"`
+	Skills      []skillJSON         `json:"skills"`
 	Diagnostics []skills.Diagnostic `json:"diagnostics"`
 }
 

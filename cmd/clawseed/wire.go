@@ -176,7 +176,9 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 			names := ag.ToolNames()
 			return permissions.Check(skill, perms, func(t string) bool { return slices.Contains(names, t) })
 		},
-		Load:      func(s *skills.Skill) (*skills.Skill, error) { return skills.Reread(s, int64(cfg.Skills.MaxSkillFileBytes)) },
+		Load: func(s *skills.Skill) (*skills.Skill, error) {
+			return skills.Reread(s, int64(cfg.Skills.MaxSkillFileBytes))
+		},
 		SessionID: a.sessionID,
 		Workspace: cfg.Workspace,
 	}, a.catalog)

@@ -126,7 +126,7 @@ type Agent struct {
 	base  string               // sections 1–5, fixed for the session
 	// skillTool is true when the Skill tool is offered (skills on, not denied).
 	skillTool bool
-	index skills.Index
+	index     skills.Index
 
 	history     []providers.Message
 	usage       providers.Usage

@@ -209,7 +209,7 @@ func TestSkillCallOutcomes(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name, args, want string
-		isErr           bool
+		isErr            bool
 	}{
 		{"did you mean", `{"skill":"auto-codr"}`, "Failed to activate skill 'auto-codr': Skill 'auto-codr' not found in available skills. Did you mean 'auto-coder'?", true},
 		{"permission", `{"skill":"searcher"}`, "Failed to activate skill 'searcher': Skill 'searcher' requires permission 'web_search' but no matching tool is available.", true},
@@ -445,7 +445,10 @@ func TestCancelMidToolAnswersEveryCall(t *testing.T) {
 	env := newEnv(t, []providertest.Response{
 		{ToolCalls: []providertest.Call{{Name: "block"}, {Name: "file_read", Args: `{}`}}},
 		{Text: "resumed"},
-	}, func(o *Options) { o.Tools = []Tool{block, echoTool("file_read", permissions.ClassRead)}; o.ParallelTools = 1 })
+	}, func(o *Options) {
+		o.Tools = []Tool{block, echoTool("file_read", permissions.ClassRead)}
+		o.ParallelTools = 1
+	})
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() { <-started; cancel() }()
 	res, err := env.agent.Turn(ctx, "start")

@@ -65,7 +65,9 @@ func BenchmarkIteration(b *testing.B) {
 	var toolList []Tool
 	for i := range 30 {
 		toolList = append(toolList, &fakeTool{name: fmt.Sprintf("tool_%02d", i), class: permissions.ClassRead,
-			run: func(context.Context, json.RawMessage) providers.ToolResult { return providers.ToolResult{Content: "ok"} }})
+			run: func(context.Context, json.RawMessage) providers.ToolResult {
+				return providers.ToolResult{Content: "ok"}
+			}})
 	}
 	var history []providers.Message
 	for i := range 100 {
