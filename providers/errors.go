@@ -58,6 +58,7 @@ type Error struct {
 	Err error
 }
 
+// Error returns "<provider>: <kind> (HTTP <status>): <message>".
 func (e *Error) Error() string {
 	msg := e.Message
 	if msg == "" && e.Err != nil {
@@ -73,6 +74,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s: %s", prefix, e.Kind, msg)
 }
 
+// Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
 
 // KindOf returns the kind of the first [*Error] in err's chain, or
