@@ -100,8 +100,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 
-	sink, flush := runSink(opts)
-	o := appOptions{Sink: sink, MaxIterations: opts.MaxIterations, Log: newLogger(opts.global, opts.io.Err)}
+	o := appOptions{Sink: runSink(opts), MaxIterations: opts.MaxIterations, Log: newLogger(opts.global, opts.io.Err)}
 	if opts.Yes {
 		o.Approver = yesApprover{}
 	}
@@ -114,7 +113,6 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		return err
 	}
 	res, turnErr := a.agent.Turn(ctx, text)
-	flush()
 	return finishRun(opts, a, res, turnErr)
 }
 
@@ -143,28 +141,26 @@ func invokeSkillPrompt(ag *agent.Agent, prompt string) (string, error) {
 	return args, nil
 }
 
-// runSink returns the event sink for the output format and a function that
-// finishes a half-written line.
-func runSink(opts *runOptions) (agent.Sink, func()) {
+// runSink returns the event sink for the output format. Text output shows
+// progress (tool calls, skills, errors) on stderr and prints only the answer
+// on stdout at the end, so `clawseed run ... > answer.txt` stays clean.
+func runSink(opts *runOptions) agent.Sink {
 	switch opts.Output {
 	case "stream-json":
 		enc := json.NewEncoder(opts.io.Out)
-		return func(ev agent.Event) { enc.Encode(ev) }, func() {}
+		enc.SetEscapeHTML(false)
+		return func(ev agent.Event) { enc.Encode(ev) }
 	case "json":
-		return func(agent.Event) {}, func() {}
+		return func(agent.Event) {}
 	}
-	// Text: progress (tool calls, skills, errors) on stderr, the answer on
-	// stdout at the end, so `clawseed run ... > answer.txt` stays clean.
-	r := repl.NewRenderer(io.Discard, opts.io.Err, false)
 	progress := repl.NewRenderer(opts.io.Err, opts.io.Err, false)
 	return func(ev agent.Event) {
 		switch ev.Type {
 		case agent.EventTextDelta, agent.EventReasoningDelta, agent.EventTurnEnd:
-			r.Handle(ev)
 		default:
 			progress.Handle(ev)
 		}
-	}, func() {}
+	}
 }
 
 // finishRun prints the result and maps the turn's outcome to an exit code.

@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -105,11 +106,9 @@ func (r *Renderer) Handle(ev agent.Event) {
 
 // compactArgs renders tool arguments as compact one-line JSON.
 func compactArgs(args string) string {
-	var v any
-	if err := json.Unmarshal([]byte(args), &v); err == nil {
-		if b, err := json.Marshal(v); err == nil {
-			args = string(b)
-		}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(args)); err == nil {
+		args = buf.String()
 	}
 	return Preview(args, previewRunes)
 }

@@ -1,0 +1,266 @@
+package repl
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/skills"
+)
+
+func TestPreview(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"two\nlines\t here", 50, "two lines here"},
+		{"ééééé", 3, "éé…"},
+		{"日本語のテキスト", 4, "日本語…"},
+	}
+	for _, c := range cases {
+		got := Preview(c.in, c.n)
+		if got != c.want || !utf8.ValidString(got) || utf8.RuneCountInString(got) > c.n {
+			t.Errorf("Preview(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
+
+func TestRendererTranscript(t *testing.T) {
+	t.Parallel()
+	var out, errw bytes.Buffer
+	r := NewRenderer(&out, &errw, false)
+	for _, ev := range []agent.Event{
+		{Type: agent.EventReasoningDelta, Text: "thinking"},
+		{Type: agent.EventTextDelta, Text: "Let me "},
+		{Type: agent.EventTextDelta, Text: "look."},
+		{Type: agent.EventToolCall, Name: "Skill", Args: `{"skill": "code-review"}`},
+		{Type: agent.EventSkillActivated, Name: "code-review"},
+		{Type: agent.EventToolResult, Name: "Skill", Result: "Skill 'code-review' activated."},
+		{Type: agent.EventToolCall, Name: "shell", Args: `{"command":"a && b"}`},
+		{Type: agent.EventToolResult, Name: "shell", Result: "line1\nline2", IsError: true},
+		{Type: agent.EventTextDelta, Text: "Done."},
+		{Type: agent.EventError, Text: "provider: transient: boom"},
+		{Type: agent.EventTurnEnd, Status: agent.StatusCancelled},
+	} {
+		r.Handle(ev)
+	}
+	want := "thinking\nLet me look.\n" +
+		"⚙ Skill {\"skill\":\"code-review\"}\n" +
+		"◆ skill code-review activated\n" +
+		"  ✓ Skill 'code-review' activated.\n" +
+		"⚙ shell {\"command\":\"a && b\"}\n" +
+		"  ✗ line1 line2\n" +
+		"Done.\n" +
+		"⏹ turn cancelled\n"
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("transcript (-want +got):\n%s", diff)
+	}
+	if errw.String() != "✗ provider: transient: boom\n" {
+		t.Errorf("stderr = %q", errw.String())
+	}
+}
+
+func TestRendererColorDimsReasoning(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	r := NewRenderer(&out, io.Discard, true)
+	r.Handle(agent.Event{Type: agent.EventReasoningDelta, Text: "hmm"})
+	if out.String() != styleDim+"hmm"+styleReset {
+		t.Errorf("got %q", out.String())
+	}
+}
+
+// scriptReader answers ReadLine from a list; io.EOF after it.
+type scriptReader struct {
+	lines   []string
+	prompts []string
+}
+
+func (s *scriptReader) ReadLine(_ context.Context, prompt string) (string, error) {
+	s.prompts = append(s.prompts, prompt)
+	if len(s.lines) == 0 {
+		return "", io.EOF
+	}
+	l := s.lines[0]
+	s.lines = s.lines[1:]
+	if l == "^C" {
+		return "", ErrInterrupt
+	}
+	return l, nil
+}
+
+func TestApprover(t *testing.T) {
+	t.Parallel()
+	req := agent.ApprovalRequest{Tool: "shell", Summary: "rm -rf build"}
+	cases := []struct {
+		lines []string
+		want  agent.Approval
+	}{
+		{[]string{"y"}, agent.ApproveOnce},
+		{[]string{"YES"}, agent.ApproveOnce},
+		{[]string{"a"}, agent.ApproveAlways},
+		{[]string{"n"}, agent.Deny},
+		{[]string{""}, agent.Deny},
+		{[]string{"maybe", "always"}, agent.ApproveAlways},
+		{nil, agent.Deny}, // end of input
+	}
+	for _, c := range cases {
+		rd := &scriptReader{lines: c.lines}
+		var out bytes.Buffer
+		got, err := NewApprover(rd, &out, nil).Approve(t.Context(), req)
+		if err != nil || got != c.want {
+			t.Errorf("answers %q: got %v, %v; want %v", c.lines, got, err, c.want)
+		}
+		if rd.prompts[0] != "Allow shell: rm -rf build? [y]es / [n]o / [a]lways for this tool " {
+			t.Errorf("prompt = %q", rd.prompts[0])
+		}
+	}
+	interrupted := false
+	ap := NewApprover(&scriptReader{lines: []string{"^C"}}, io.Discard, nil)
+	ap.Interrupt = func() { interrupted = true }
+	if got, err := ap.Approve(t.Context(), req); got != agent.Deny || !errors.Is(err, ErrInterrupt) || !interrupted {
+		t.Errorf("Ctrl-C at the approval prompt: %v, %v, interrupted=%v", got, err, interrupted)
+	}
+}
+
+// fakeAgent records what the chat loop asks of it.
+type fakeAgent struct {
+	set    *skills.ActiveSet
+	turns  []string
+	model  string
+	resets int
+}
+
+func (f *fakeAgent) Turn(_ context.Context, text string) (agent.TurnResult, error) {
+	f.turns = append(f.turns, text)
+	return agent.TurnResult{Status: agent.StatusOK}, nil
+}
+func (f *fakeAgent) ActivateSkill(name, args string) skills.Outcome {
+	return f.set.Activate(name, args, true)
+}
+func (f *fakeAgent) DeactivateSkill(name string) skills.Outcome { return f.set.Deactivate(name) }
+func (f *fakeAgent) Skills() *skills.ActiveSet                 { return f.set }
+func (f *fakeAgent) Index() skills.Index                       { return skills.RenderIndex(f.set.Catalog().Skills, 0) }
+func (f *fakeAgent) Context() agent.ContextStats               { return agent.ContextStats{Base: 100, History: 50} }
+func (f *fakeAgent) Reset()                                    { f.resets++ }
+func (f *fakeAgent) SetModel(name string)                      { f.model = name }
+func (f *fakeAgent) ModelName() string                         { return f.model }
+func (f *fakeAgent) Usage() providers.Usage                    { return providers.Usage{InputTokens: 7} }
+
+func newFakeAgent() *fakeAgent {
+	cat := &skills.Catalog{Skills: []*skills.Skill{
+		{Name: "deploy", Body: "Deploy to $ARGUMENTS.", Status: skills.StatusUserOnly, UserInvocable: true, DisableModelInvocation: true},
+		{Name: "internal", Body: "x", Status: skills.StatusListed, UserInvocable: false},
+		{Name: "review", Body: "Review.", Description: "Reviews code.", Status: skills.StatusListed, UserInvocable: true},
+	}}
+	return &fakeAgent{set: skills.NewActiveSet(skills.ActiveConfig{Enabled: true}, cat), model: "m1"}
+}
+
+func runChat(t *testing.T, fa *fakeAgent, lines ...string) (string, string) {
+	t.Helper()
+	var out, errw bytes.Buffer
+	c := &Chat{Agent: fa, Reader: &scriptReader{lines: lines}, Out: &out, Err: &errw, ContextWindow: 1000,
+		NewSession: func() string { return "s2" }}
+	if err := c.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errw.String()
+}
+
+func TestChatCommands(t *testing.T) {
+	t.Parallel()
+	fa := newFakeAgent()
+	out, errs := runChat(t, fa,
+		"hello", "", "/deploy prod", "/review", "/internal x", "/activate review again", "/active",
+		"/deactivate review", "/model m2", "/model", "/context", "/clear", "/nope", "multi \\", "line", "exit", "never sent")
+	if diff := cmp.Diff([]string{"hello", "prod", "Follow the instructions of the skill 'review'.", "multi \nline"}, fa.turns); diff != "" {
+		t.Errorf("turns (-want +got):\n%s", diff)
+	}
+	for _, want := range []string{
+		"Skill 'review' activated. Full instructions have been added to your system prompt.",
+		"1. deploy prod",
+		"Skill 'review' deactivated.",
+		"model set to m2", "model: m2",
+		"free", "Session usage: 7 input",
+		"New session s2.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errs, "Unknown command /internal.") || !strings.Contains(errs, "Unknown command /nope.") {
+		t.Errorf("stderr = %q", errs)
+	}
+	if fa.resets != 1 || fa.model != "m2" {
+		t.Errorf("resets=%d model=%q", fa.resets, fa.model)
+	}
+}
+
+func TestChatHelpListsInvocableSkills(t *testing.T) {
+	t.Parallel()
+	out, _ := runChat(t, newFakeAgent(), "/help")
+	if !strings.Contains(out, "/review") || !strings.Contains(out, "/deploy") || strings.Contains(out, "/internal") {
+		t.Errorf("help:\n%s", out)
+	}
+}
+
+func TestChatCtrlCTwiceExits(t *testing.T) {
+	t.Parallel()
+	fa := newFakeAgent()
+	out, _ := runChat(t, fa, "^C", "hi", "^C", "^C", "never")
+	if diff := cmp.Diff([]string{"hi"}, fa.turns); diff != "" {
+		t.Errorf("turns (-want +got):\n%s", diff)
+	}
+	if strings.Count(out, "press Ctrl-C again") != 2 {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+func TestPlainReaderInterruptAndEOF(t *testing.T) {
+	t.Parallel()
+	pr, pw := io.Pipe()
+	sigs := make(chan os.Signal, 1)
+	var out bytes.Buffer
+	r := NewPlainReader(pr, &out, sigs)
+	go pw.Write([]byte("first\n"))
+	if line, err := r.ReadLine(t.Context(), "you> "); line != "first" || err != nil {
+		t.Fatalf("got %q, %v", line, err)
+	}
+	sigs <- os.Interrupt
+	if _, err := r.ReadLine(t.Context(), "you> "); !errors.Is(err, ErrInterrupt) {
+		t.Fatalf("interrupt: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
+	defer cancel()
+	if _, err := r.ReadLine(ctx, "you> "); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("ctx: %v", err)
+	}
+	pw.Close()
+	if _, err := r.ReadLine(t.Context(), "you> "); !errors.Is(err, io.EOF) {
+		t.Fatalf("eof: %v", err)
+	}
+}
+
+func TestHistoryPersists(t *testing.T) {
+	t.Parallel()
+	h := NewHistory(t.TempDir() + "/sub/history")
+	h.Append("one")
+	h.Append("  ")
+	h.Append("two\nlines")
+	if diff := cmp.Diff([]string{"one", `two\nlines`}, h.Load()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
