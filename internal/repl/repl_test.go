@@ -152,13 +152,13 @@ func (f *fakeAgent) ActivateSkill(name, args string) skills.Outcome {
 	return f.set.Activate(name, args, true)
 }
 func (f *fakeAgent) DeactivateSkill(name string) skills.Outcome { return f.set.Deactivate(name) }
-func (f *fakeAgent) Skills() *skills.ActiveSet                 { return f.set }
-func (f *fakeAgent) Index() skills.Index                       { return skills.RenderIndex(f.set.Catalog().Skills, 0) }
-func (f *fakeAgent) Context() agent.ContextStats               { return agent.ContextStats{Base: 100, History: 50} }
-func (f *fakeAgent) Reset()                                    { f.resets++ }
-func (f *fakeAgent) SetModel(name string)                      { f.model = name }
-func (f *fakeAgent) ModelName() string                         { return f.model }
-func (f *fakeAgent) Usage() providers.Usage                    { return providers.Usage{InputTokens: 7} }
+func (f *fakeAgent) Skills() *skills.ActiveSet                  { return f.set }
+func (f *fakeAgent) Index() skills.Index                        { return skills.RenderIndex(f.set.Catalog().Skills, 0) }
+func (f *fakeAgent) Context() agent.ContextStats                { return agent.ContextStats{Base: 100, History: 50} }
+func (f *fakeAgent) Reset()                                     { f.resets++ }
+func (f *fakeAgent) SetModel(name string)                       { f.model = name }
+func (f *fakeAgent) ModelName() string                          { return f.model }
+func (f *fakeAgent) Usage() providers.Usage                     { return providers.Usage{InputTokens: 7} }
 
 func newFakeAgent() *fakeAgent {
 	cat := &skills.Catalog{Skills: []*skills.Skill{
