@@ -324,7 +324,7 @@ func skillsNewRun(ctx context.Context, opts *skillsOptions, name string) error {
 	root := filepath.Join(cfg.Workspace, ".clawseed", "skills")
 	dir, err := skills.Create(root, skills.NewSkill{
 		Name:        name,
-		Description: "TODO: say what this skill does and when to use it.",
+		Description: "Say what this skill does and when to use it: this line is what the model sees in the skill index.",
 		Content:     fmt.Sprintf(skillTemplate, name),
 	}, false)
 	if err != nil {
