@@ -202,6 +202,11 @@ func TestSkillActivationAppendsToSystemPrompt(t *testing.T) {
 	}
 }
 
+// TestSkillCallOutcomes adapts ClawSeed conformance case 19: there the Skill
+// tool returned "Activating…"/"Deactivating…" placeholders that the agent
+// replaced later; SPEC §4.5 forbids any placeholder, so the intercepted call's
+// result is the engine's final sentence, and `{}` and an unknown action are
+// still errors the model can recover from.
 func TestSkillCallOutcomes(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
