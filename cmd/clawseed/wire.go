@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"net"
 	"os"
@@ -250,9 +251,19 @@ func newModel(cfg *config.Config, r *config.Resolved) (agent.Model, error) {
 		if err != nil {
 			return nil, err
 		}
-		entries = append(entries, providers.Named{Name: f.Name, Streamer: s})
+		entries = append(entries, providers.Named{Name: f.Name, Streamer: ownSettings{s}})
 	}
 	return providers.NewReliable(entries, cfg.Providers.MaxRetries), nil
+}
+
+// ownSettings makes a fallback entry use its own model, max_tokens and
+// reasoning_effort: the agent's request carries the primary entry's (or the
+// one chosen with /model), which another provider may not even know.
+type ownSettings struct{ providers.Streamer }
+
+func (o ownSettings) Stream(ctx context.Context, req providers.Request) iter.Seq2[providers.Event, error] {
+	req.Model, req.MaxTokens, req.ReasoningEffort = "", 0, ""
+	return o.Streamer.Stream(ctx, req)
 }
 
 func streamerFor(r *config.Resolved) (providers.Streamer, error) {
