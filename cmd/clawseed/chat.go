@@ -69,7 +69,7 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	approver := repl.NewApprover(reader, opts.io.Out, renderer)
 	approver.Interrupt = chat.CancelTurn
 
-	a, err := buildApp(ctx, cfg, appOptions{Approver: approver, Sink: renderer.Handle, Log: log})
+	a, err := buildApp(ctx, cfg, appOptions{Approver: approver, Sink: renderer.Handle, Log: log, Notices: opts.io.Err})
 	if err != nil {
 		return err
 	}

@@ -100,7 +100,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 
-	o := appOptions{Sink: runSink(opts), MaxIterations: opts.MaxIterations, Log: newLogger(opts.global, opts.io.Err)}
+	o := appOptions{Sink: runSink(opts), MaxIterations: opts.MaxIterations, Log: newLogger(opts.global, opts.io.Err), Notices: opts.io.Err}
 	if opts.Yes {
 		o.Approver = yesApprover{}
 	}

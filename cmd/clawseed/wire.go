@@ -121,6 +121,8 @@ type appOptions struct {
 	Sink          agent.Sink
 	MaxIterations int
 	Log           *slog.Logger
+	// Notices receives one line per provider retry or fallback.
+	Notices io.Writer
 }
 
 // buildApp resolves the provider and builds the agent with its tools and
@@ -135,7 +137,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 			return nil, usageError(err)
 		}
 	}
-	model, err := newModel(cfg, resolved)
+	model, err := newModel(cfg, resolved, o.Notices)
 	if err != nil {
 		return nil, usageError(err)
 	}
@@ -235,7 +237,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 
 // newModel builds the provider chain: the resolved default plus the
 // configured fallbacks, with retries (§6.3).
-func newModel(cfg *config.Config, r *config.Resolved) (agent.Model, error) {
+func newModel(cfg *config.Config, r *config.Resolved, notices io.Writer) (agent.Model, error) {
 	entries := []providers.Named{}
 	primary, err := streamerFor(r)
 	if err != nil {
@@ -253,7 +255,15 @@ func newModel(cfg *config.Config, r *config.Resolved) (agent.Model, error) {
 		}
 		entries = append(entries, providers.Named{Name: f.Name, Streamer: ownSettings{s}})
 	}
-	return providers.NewReliable(entries, cfg.Providers.MaxRetries), nil
+	var opts []providers.ReliableOption
+	if notices != nil {
+		opts = append(opts, providers.WithOnAttempt(func(a providers.Attempt) {
+			if msg := a.String(); msg != "" {
+				fmt.Fprintln(notices, "↻ "+msg)
+			}
+		}))
+	}
+	return providers.NewReliable(entries, cfg.Providers.MaxRetries, opts...), nil
 }
 
 // ownSettings makes a fallback entry use its own model, max_tokens and
