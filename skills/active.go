@@ -65,6 +65,9 @@ type activeEntry struct {
 	// snapHash is the hash recorded in the snapshot this activation was
 	// restored from; "" when it was not restored.
 	snapHash string
+	// block is the rendered <active_skill> block, made once at load so that
+	// Render, called before every model request, only joins strings.
+	block string
 }
 
 // An Outcome is the result of an activation or deactivation: the sentence
@@ -157,7 +160,7 @@ func (a *ActiveSet) activate(name, args string, byUser bool) Outcome {
 	}
 	changed := true
 	if pos >= 0 {
-		changed = renderBlock(a.active[pos].Active) != renderBlock(entry.Active)
+		changed = a.active[pos].block != entry.block
 		a.active[pos] = entry
 	} else {
 		a.active = append(a.active, entry)
@@ -189,12 +192,14 @@ func (a *ActiveSet) load(name string, s *Skill, args string) (activeEntry, error
 		VarSessionID: a.cfg.SessionID,
 		VarWorkspace: a.cfg.Workspace,
 	}
-	return activeEntry{Active: Active{
+	e := activeEntry{Active: Active{
 		Skill:   loaded,
 		Args:    args,
 		Content: Substitute(loaded.Body, args, loaded.Arguments, vars),
 		Hash:    ContentHash(loaded.Body),
-	}}, nil
+	}}
+	e.block = renderBlock(e.Active)
+	return e, nil
 }
 
 // activatable returns, in name order, the names a caller could activate: the
@@ -261,7 +266,7 @@ func (a *ActiveSet) Refresh(name string) Outcome {
 			return fail(text)
 		}
 	}
-	changed := renderBlock(a.active[pos].Active) != renderBlock(entry.Active)
+	changed := a.active[pos].block != entry.block
 	a.active[pos] = entry
 	return Outcome{Text: "Skill '" + name + "' reloaded. Its updated instructions are in your system prompt.", Changed: changed}
 }
@@ -293,7 +298,7 @@ func (a *ActiveSet) Render() string {
 	defer a.mu.Unlock()
 	blocks := make([]string, len(a.active))
 	for i, e := range a.active {
-		blocks[i] = renderBlock(e.Active)
+		blocks[i] = e.block
 	}
 	return strings.Join(blocks, "\n\n")
 }
