@@ -19,6 +19,7 @@ const cancelledText = "Cancelled by user."
 // A pendingCall is a call that passed validation and approval and will run.
 type pendingCall struct {
 	index int
+	name  string
 	tool  Tool
 	args  json.RawMessage
 }
@@ -96,7 +97,8 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 		summary = s.Summary(args)
 	}
 	class := tool.Class()
-	pre := a.alwaysAllow[c.Name] || a.skillAllows(c.Name, summary)
+	// Pre-approval only matters when the policy could ask.
+	pre := a.opts.Policy.Level == permissions.Supervised && (a.alwaysAllow[c.Name] || a.skillAllows(c.Name, summary))
 	switch a.opts.Policy.Decide(c.Name, class, pre) {
 	case permissions.Deny:
 		return pendingCall{}, errorResult("Tool %s is not allowed at autonomy level %s.", c.Name, a.opts.Policy.Level), false
@@ -119,7 +121,7 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 			return pendingCall{}, errorResult("The user denied the %s call.", c.Name), false
 		}
 	}
-	return pendingCall{index: index, tool: tool, args: args}, providers.ToolResult{}, true
+	return pendingCall{index: index, name: c.Name, tool: tool, args: args}, providers.ToolResult{}, true
 }
 
 // skillAllows reports whether an active skill's allowed-tools pre-approves the
@@ -185,7 +187,7 @@ func (a *Agent) execute(ctx context.Context, calls []providers.ToolCall, pending
 // runOne runs a tool with the per-call timeout, turning a panic or a timeout
 // into an error result, and truncates long output.
 func (a *Agent) runOne(ctx context.Context, p pendingCall) (res providers.ToolResult) {
-	name := p.tool.Spec().Name
+	name := p.name
 	limit := a.opts.ToolTimeout
 	if t, ok := p.tool.(timeouter); ok {
 		// The tool enforces what the call asked for; the agent's limit is a

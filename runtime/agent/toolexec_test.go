@@ -206,12 +206,12 @@ func TestCancelMidToolAnswersEveryCall(t *testing.T) {
 	}
 }
 
-type stubApprover struct {
+type scriptedApprover struct {
 	answers []Approval
 	asked   []ApprovalRequest
 }
 
-func (s *stubApprover) Approve(_ context.Context, req ApprovalRequest) (Approval, error) {
+func (s *scriptedApprover) Approve(_ context.Context, req ApprovalRequest) (Approval, error) {
 	s.asked = append(s.asked, req)
 	a := s.answers[0]
 	s.answers = s.answers[1:]
@@ -228,7 +228,7 @@ func TestApproval(t *testing.T) {
 		}
 	}
 	t.Run("denied", func(t *testing.T) {
-		ap := &stubApprover{answers: []Approval{Deny}}
+		ap := &scriptedApprover{answers: []Approval{Deny}}
 		env := newEnv(t, []providertest.Response{shellCalls, {Text: "ok"}}, supervised(ap))
 		env.agent.Turn(t.Context(), "go")
 		if rs := lastResults(env.model.Requests()[1]); rs[0].Content != "The user denied the shell call." || !rs[0].IsError {
@@ -236,7 +236,7 @@ func TestApproval(t *testing.T) {
 		}
 	})
 	t.Run("always remembered", func(t *testing.T) {
-		ap := &stubApprover{answers: []Approval{ApproveAlways}}
+		ap := &scriptedApprover{answers: []Approval{ApproveAlways}}
 		env := newEnv(t, []providertest.Response{shellCalls, shellCalls, {Text: "ok"}}, supervised(ap))
 		env.agent.Turn(t.Context(), "go")
 		if len(ap.asked) != 1 {
@@ -255,7 +255,7 @@ func TestApproval(t *testing.T) {
 		}
 	})
 	t.Run("read tools never ask", func(t *testing.T) {
-		ap := &stubApprover{}
+		ap := &scriptedApprover{}
 		env := newEnv(t, []providertest.Response{{ToolCalls: []providertest.Call{{Name: "file_read", Args: `{}`}}}, {Text: "ok"}}, supervised(ap))
 		env.agent.Turn(t.Context(), "go")
 		if len(ap.asked) != 0 {
