@@ -151,9 +151,8 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 	a.catalog = discover(ctx, cfg)
 	o.Log.Debug("Skills discovered", "skills", len(a.catalog.Skills), "diagnostics", len(a.catalog.Diagnostics))
 
-	roots := skills.StandardRoots(cfg.Workspace, cfg.Home, homeDir(), cfg.Skills.ExtraRoots)
 	sb := &tools.Sandbox{Workspace: cfg.Workspace, Forbidden: cfg.Autonomy.ForbiddenPaths, Home: homeDir()}
-	for _, r := range roots {
+	for _, r := range skillOptions(cfg).Roots {
 		sb.ReadRoots = append(sb.ReadRoots, r.Path)
 	}
 	toolTimeout := time.Duration(cfg.Agent.ToolTimeoutSecs) * time.Second
