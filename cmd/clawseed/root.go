@@ -118,6 +118,7 @@ func newRootCmd(io *IOStreams) *cobra.Command {
 		newChatCmd(g, io),
 		newRunCmd(g, io),
 		newSkillsCmd(g, io),
+		newSessionsCmd(g, io),
 		newConfigCmd(g, io),
 		newVersionCmd(io),
 	)

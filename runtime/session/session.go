@@ -1,0 +1,127 @@
+// Package session persists conversations as JSON Lines files, one per
+// session, so that `--continue` and `--resume` can restore a conversation's
+// history, active skills and token usage (SPEC §7).
+//
+// A session file is `<dir>/<id>.jsonl`: a header record, then message, skill,
+// compaction and usage records in the order they happened, one JSON object per
+// line. A [Writer] appends each record with a single write of the whole line
+// before it returns, so a killed process leaves at most one torn last line,
+// which [Parse] ignores and [Store.Open] cuts off before appending again.
+// Records are not fsynced one by one: a session survives SIGKILL, not a power
+// loss in the middle of a turn; [Writer.Close] fsyncs.
+//
+// The package imports only the standard library and providers.
+package session
+
+import (
+	"errors"
+	"time"
+
+	"github.com/clawseed/clawseed/providers"
+)
+
+// FormatVersion is the version written in every new header. Readers accept
+// files of any version and skip the records they do not understand.
+const FormatVersion = 1
+
+// Record types: the values of [Record.Type].
+const (
+	TypeHeader     = "header"
+	TypeMessage    = "message"
+	TypeSkill      = "skill"
+	TypeCompaction = "compaction"
+	TypeUsage      = "usage"
+)
+
+// Skill actions: the values of [SkillChange.Action].
+const (
+	ActionActivate   = "activate"
+	ActionDeactivate = "deactivate"
+)
+
+// ErrNotFound is returned (wrapped) when no session has the id or prefix asked for.
+var ErrNotFound = errors.New("session not found")
+
+// ErrNoRecords is returned (wrapped) by [Parse] and [Store.Load] for a file
+// that holds no valid record at all (empty, or torn before its first line ended).
+var ErrNoRecords = errors.New("no valid session record")
+
+// A Header is the first record of a session file.
+type Header struct {
+	ID        string    `json:"id"`
+	Created   time.Time `json:"created"`
+	Workspace string    `json:"workspace"`
+	Provider  string    `json:"provider"`
+	Model     string    `json:"model"`
+	Version   int       `json:"version"`
+}
+
+// A SkillChange records an activation (also a re-activation with new
+// arguments, or a reload with new content) or a deactivation.
+type SkillChange struct {
+	Action string `json:"action"` // ActionActivate or ActionDeactivate
+	Name   string `json:"name"`
+	Args   string `json:"args,omitempty"`
+	// Hash is the content hash of the skill body (skills.ContentHash).
+	Hash string `json:"hash,omitempty"`
+}
+
+// A Compaction records that the head of the history was replaced by a summary.
+type Compaction struct {
+	// Summary is the text of the user message that replaced the head (the
+	// <compaction_summary> block, or the one-line note when summarising failed).
+	Summary string `json:"summary"`
+	// Replaced is the number of history messages the summary replaced.
+	Replaced     int `json:"replaced"`
+	TokensBefore int `json:"tokens_before"`
+	TokensAfter  int `json:"tokens_after"`
+	// Messages is the whole history right after compaction (summary message +
+	// kept tail). Loading starts from the last compaction's Messages and
+	// appends the message records after it.
+	Messages []providers.Message `json:"messages"`
+}
+
+// A Record is one line of a session file. Exactly the field of its Type is set.
+type Record struct {
+	Type       string             `json:"type"`
+	Time       time.Time          `json:"time"`
+	Header     *Header            `json:"header,omitempty"`
+	Message    *providers.Message `json:"message,omitempty"`
+	Skill      *SkillChange       `json:"skill,omitempty"`
+	Compaction *Compaction        `json:"compaction,omitempty"`
+	Usage      *providers.Usage   `json:"usage,omitempty"`
+}
+
+// A SkillState is one active skill after replaying the skill records.
+type SkillState struct {
+	Name string `json:"name"`
+	Args string `json:"args,omitempty"`
+	Hash string `json:"hash,omitempty"`
+}
+
+// A Session is a loaded session file.
+type Session struct {
+	Header Header `json:"header"`
+	Path   string `json:"path,omitempty"`
+	// Messages is the history after the last compaction, plus every later message.
+	Messages []providers.Message `json:"messages"`
+	// Skills are the skills active at the end, in activation order.
+	Skills []SkillState `json:"skills"`
+	// Usage is the sum of all usage records.
+	Usage       providers.Usage `json:"usage"`
+	Compactions int             `json:"compactions"`
+	// Summary is the last compaction's summary text ("" without compaction);
+	// Messages[0] carries the same text when the compaction kept it first.
+	Summary string `json:"summary,omitempty"`
+	// Records is the number of valid records read; MessageRecords the number
+	// of message records among them (compactions do not reduce it).
+	Records        int `json:"records"`
+	MessageRecords int `json:"message_records"`
+	// Title is the first user text message, on one line, at most 80
+	// characters, without the agent's "[2006-01-02 15:04 -07:00] " prefix.
+	Title string `json:"title"`
+	// Warnings are the skipped and torn lines, as "FILE:LINE: ...".
+	Warnings []string `json:"warnings"`
+	// Updated is the file's modification time (zero for [Parse]).
+	Updated time.Time `json:"updated"`
+}

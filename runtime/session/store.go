@@ -1,0 +1,306 @@
+package session
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// ext is the extension of session files.
+const ext = ".jsonl"
+
+// ErrInvalidID is returned (wrapped) for an id that is not a plain file name:
+// empty, starting with ".", or holding a path separator or "..".
+var ErrInvalidID = errors.New("invalid session id")
+
+// An AmbiguousError is returned by [Store.Resolve] when a prefix matches
+// several sessions.
+type AmbiguousError struct {
+	Prefix  string
+	Matches []string // sorted
+}
+
+func (e *AmbiguousError) Error() string {
+	const show = 10
+	list := strings.Join(e.Matches[:min(len(e.Matches), show)], ", ")
+	if n := len(e.Matches) - show; n > 0 {
+		list += fmt.Sprintf(" and %d more", n)
+	}
+	return fmt.Sprintf("session prefix %q is ambiguous: it matches %s", e.Prefix, list)
+}
+
+// A Store is a directory of session files, `<Dir>/<id>.jsonl`.
+type Store struct {
+	Dir string
+	// Now stamps records and new headers; nil means time.Now.
+	Now func() time.Time
+}
+
+// Info describes one session file for listings.
+type Info struct {
+	ID        string    `json:"id"`
+	Path      string    `json:"path"`
+	Workspace string    `json:"workspace"`
+	Provider  string    `json:"provider"`
+	Model     string    `json:"model"`
+	Created   time.Time `json:"created"`
+	Updated   time.Time `json:"updated"`
+	// Messages is the number of message records.
+	Messages int `json:"messages"`
+	// Title is the first user text message: see [Title].
+	Title string `json:"title"`
+	// Err is set when the file could not be read or parsed; such files are
+	// still listed.
+	Err string `json:"error,omitempty"`
+}
+
+// NewID returns a new session id for time t: `20261122-031937-a1b2c3`
+// (UTC, so ids sort by creation time, plus 24 random bits).
+func NewID(t time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return t.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+func (s *Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// validID reports an id that could name a file outside the store, or a
+// hidden one.
+func validID(id string) error {
+	if id == "" || strings.HasPrefix(id, ".") || strings.Contains(id, "..") ||
+		strings.ContainsAny(id, `/\:`+"\x00") || !filepath.IsLocal(id) {
+		return fmt.Errorf("%w %q", ErrInvalidID, id)
+	}
+	return nil
+}
+
+// path returns the file of session id.
+func (s *Store) path(id string) (string, error) {
+	if err := validID(id); err != nil {
+		return "", err
+	}
+	if s.Dir == "" {
+		return "", errors.New("session store has no directory")
+	}
+	return filepath.Join(s.Dir, id+ext), nil
+}
+
+// Create returns a Writer for a new session. Nothing is written until its
+// first message (see [Writer]); an invalid h.ID is reported then. A zero
+// h.Version becomes [FormatVersion] and a zero h.Created the current time.
+func (s *Store) Create(h Header) *Writer {
+	if h.Version == 0 {
+		h.Version = FormatVersion
+	}
+	if h.Created.IsZero() {
+		h.Created = s.now()
+	}
+	w := &Writer{dir: s.Dir, header: h, now: s.now}
+	w.path, w.err = s.path(h.ID)
+	return w
+}
+
+// Load reads session id.
+func (s *Store) Load(id string) (*Session, error) {
+	sess, _, err := s.read(id)
+	return sess, err
+}
+
+// read loads session id and returns its bytes too.
+func (s *Store) read(id string) (*Session, []byte, error) {
+	path, err := s.path(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("%w: %q in %s", ErrNotFound, id, s.Dir)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("read session: %w", err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read session: %w", err)
+	}
+	sess, err := Parse(path, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	sess.Path, sess.Updated = path, fi.ModTime()
+	if sess.Header.ID != id {
+		sess.Warnings = append(sess.Warnings, fmt.Sprintf("%s: header id %q differs from the file name", path, clip(sess.Header.ID)))
+	}
+	return sess, data, nil
+}
+
+// Open loads session id and reopens it for appending (the header is not
+// written again). A torn last line is cut off first, so the next record
+// never glues onto a fragment; a last line that is a whole record missing
+// only its newline gets the newline instead.
+func (s *Store) Open(id string) (*Writer, *Session, error) {
+	sess, data, err := s.read(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := os.OpenFile(sess.Path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open session: %w", err)
+	}
+	w := &Writer{dir: s.Dir, path: sess.Path, header: sess.Header, now: s.now, f: f, size: int64(len(data))}
+	if n := len(data); n > 0 && data[n-1] != '\n' {
+		cut := bytes.LastIndexByte(data, '\n') + 1
+		if wholeRecord(data[cut:]) {
+			err = w.write([]byte("\n"))
+		} else if err = f.Truncate(int64(cut)); err == nil {
+			w.size = int64(cut)
+		}
+		if err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("repair session %s: %w", sess.Path, err)
+		}
+	}
+	return w, sess, nil
+}
+
+// wholeRecord reports whether line is a record Parse accepts.
+func wholeRecord(line []byte) bool {
+	var r Record
+	return len(bytes.TrimSpace(line)) > 0 && json.Unmarshal(line, &r) == nil && check(&r) == nil
+}
+
+// ids returns the ids of the session files in the store, sorted.
+func (s *Store) ids() ([]string, error) {
+	entries, err := os.ReadDir(s.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	var ids []string
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ext)
+		if ok && e.Type().IsRegular() && validID(id) == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil // ReadDir sorts by name
+}
+
+// Resolve returns the id of the session named by an exact id or a unique
+// prefix of one. It fails with [ErrNotFound], [ErrInvalidID] or an
+// *[AmbiguousError] listing the candidates.
+func (s *Store) Resolve(idOrPrefix string) (string, error) {
+	path, err := s.path(idOrPrefix)
+	if err != nil {
+		return "", err
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		return idOrPrefix, nil
+	}
+	ids, err := s.ids()
+	if err != nil {
+		return "", err
+	}
+	var matches []string
+	for _, id := range ids {
+		if strings.HasPrefix(id, idOrPrefix) {
+			matches = append(matches, id)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return "", fmt.Errorf("%w: %q in %s", ErrNotFound, idOrPrefix, s.Dir)
+	case 1:
+		return matches[0], nil
+	}
+	return "", &AmbiguousError{Prefix: idOrPrefix, Matches: matches}
+}
+
+// List describes every session file, newest first (by modification time,
+// then by id descending). Files that cannot be read are listed with Err set.
+// A missing directory holds no sessions.
+func (s *Store) List() ([]Info, error) {
+	ids, err := s.ids()
+	if err != nil {
+		return nil, err
+	}
+	infos := make([]Info, 0, len(ids))
+	for _, id := range ids {
+		info := Info{ID: id, Path: filepath.Join(s.Dir, id+ext)}
+		sess, err := s.Load(id)
+		if err != nil {
+			info.Err = err.Error()
+			if fi, serr := os.Stat(info.Path); serr == nil {
+				info.Updated = fi.ModTime()
+			}
+			infos = append(infos, info)
+			continue
+		}
+		h := sess.Header
+		info.Workspace, info.Provider, info.Model, info.Created = h.Workspace, h.Provider, h.Model, h.Created
+		info.Updated, info.Messages, info.Title = sess.Updated, sess.MessageRecords, sess.Title
+		infos = append(infos, info)
+	}
+	slices.SortFunc(infos, func(a, b Info) int {
+		if c := b.Updated.Compare(a.Updated); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.ID, a.ID)
+	})
+	return infos, nil
+}
+
+// Latest returns the id of the most recently updated readable session whose
+// header names workspace, or an error wrapping [ErrNotFound].
+func (s *Store) Latest(workspace string) (string, error) {
+	infos, err := s.List()
+	if err != nil {
+		return "", err
+	}
+	want := filepath.Clean(workspace)
+	for _, info := range infos {
+		if info.Err == "" && info.Workspace != "" && filepath.Clean(info.Workspace) == want {
+			return info.ID, nil
+		}
+	}
+	return "", fmt.Errorf("%w: no session for workspace %s in %s", ErrNotFound, workspace, s.Dir)
+}
+
+// Remove deletes session id's file.
+func (s *Store) Remove(id string) error {
+	path, err := s.path(id)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: %q in %s", ErrNotFound, id, s.Dir)
+	}
+	if err == nil && !fi.Mode().IsRegular() {
+		err = errors.New("not a regular file")
+	}
+	if err == nil {
+		err = os.Remove(path)
+	}
+	if err != nil {
+		return fmt.Errorf("remove session %s: %w", path, err)
+	}
+	return nil
+}
