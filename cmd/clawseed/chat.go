@@ -3,26 +3,30 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/clawseed/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/skills"
 )
 
 // chatOptions are the flags of `clawseed chat`.
 type chatOptions struct {
-	global *globalOptions
-	io     *IOStreams
+	global  *globalOptions
+	io      *IOStreams
+	Session sessionFlags
 }
 
 func newChatCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	opts := &chatOptions{global: g, io: io}
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "chat",
 		Short: "Start an interactive session (the main job)",
 		Args:  cobra.NoArgs,
@@ -30,6 +34,8 @@ func newChatCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 			return chatRun(cmd.Context(), opts)
 		},
 	}
+	opts.Session.register(cmd)
+	return cmd
 }
 
 // isTerminal reports whether f is a terminal.
@@ -69,20 +75,20 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	approver := repl.NewApprover(reader, opts.io.Out, renderer)
 	approver.Interrupt = chat.CancelTurn
 
-	a, err := buildApp(ctx, cfg, appOptions{Approver: approver, Sink: renderer.Handle, Log: log, Notices: opts.io.Err})
+	a, err := buildApp(ctx, cfg, appOptions{Approver: approver, Sink: renderer.Handle, Log: log, Notices: opts.io.Err, Session: opts.Session})
 	if err != nil {
 		return err
 	}
+	defer a.Close()
 	chat.Agent = a.agent
 	chat.Reader = reader
 	chat.Renderer = renderer
-	chat.ContextWindow = a.resolved.ContextWindow
-	chat.NewSession = func() string {
-		a.sessionID = newSessionID()
-		return a.sessionID
-	}
+	chat.NewSession = a.newSession
 	printBanner(opts.io, a)
-	return chat.Run(ctx)
+	if err := chat.Run(ctx); err != nil {
+		return err
+	}
+	return a.Close()
 }
 
 // printBanner shows what the session runs on (§2.1).
@@ -110,5 +116,33 @@ func printBanner(io *IOStreams, a *app) {
 		skillsLine = "skills: disabled"
 	}
 	fmt.Fprintln(io.Out, skillsLine)
+	if a.resumed != nil {
+		printResumed(io.Out, a)
+	}
 	fmt.Fprintln(io.Out, "Type /help for commands. Ctrl-C cancels a turn, Ctrl-D exits.")
+}
+
+// printResumed says what a resumed session brought back, and the last
+// exchange, so the user knows where they left off.
+func printResumed(w io.Writer, a *app) {
+	s := a.resumed
+	line := fmt.Sprintf("resumed: %d messages", len(a.agent.History()))
+	if s.Compactions > 0 {
+		line += fmt.Sprintf(" (after %d compactions)", s.Compactions)
+	}
+	var names []string
+	for _, act := range a.agent.Skills().List() {
+		names = append(names, act.Skill.Name)
+	}
+	if len(names) > 0 {
+		line += ", active skills: " + strings.Join(names, ", ")
+	}
+	fmt.Fprintln(w, line)
+	hist := a.agent.History()
+	for i := len(hist) - 1; i >= 0; i-- {
+		if hist[i].Role == providers.RoleUser && hist[i].Text() != "" && len(hist[i].ToolResults()) == 0 {
+			fmt.Fprintln(w, "last: "+repl.Preview(hist[i].Text(), 120))
+			break
+		}
+	}
 }

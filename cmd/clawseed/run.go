@@ -25,6 +25,7 @@ type runOptions struct {
 	MaxIterations int
 	Yes           bool
 	Prompt        string
+	Session       sessionFlags
 }
 
 func newRunCmd(g *globalOptions, io *IOStreams) *cobra.Command {
@@ -42,6 +43,7 @@ func newRunCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	cmd.Flags().StringVar(&opts.Output, "output", "text", "output format: text, json or stream-json")
 	cmd.Flags().IntVar(&opts.MaxIterations, "max-iterations", 0, "maximum model requests in the turn (default [agent].max_tool_iterations)")
 	cmd.Flags().BoolVar(&opts.Yes, "yes", false, "approve every tool call that would need approval")
+	opts.Session.register(cmd)
 	return cmd
 }
 
@@ -64,6 +66,7 @@ type runResult struct {
 	ActiveSkills []string                `json:"active_skills"`
 	Model        string                  `json:"model"`
 	Provider     string                  `json:"provider"`
+	Context      agent.ContextReport     `json:"context"`
 	Error        string                  `json:"error,omitempty"`
 }
 
@@ -100,7 +103,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 
-	o := appOptions{Sink: runSink(opts), MaxIterations: opts.MaxIterations, Log: newLogger(opts.global, opts.io.Err), Notices: opts.io.Err}
+	o := appOptions{Sink: runSink(opts), MaxIterations: opts.MaxIterations, Log: newLogger(opts.global, opts.io.Err), Notices: opts.io.Err, Session: opts.Session}
 	if opts.Yes {
 		o.Approver = yesApprover{}
 	}
@@ -108,11 +111,15 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if err != nil {
 		return err
 	}
+	defer a.Close()
 	text, err := invokeSkillPrompt(a.agent, prompt)
 	if err != nil {
 		return err
 	}
 	res, turnErr := a.agent.Turn(ctx, text)
+	if err := a.Close(); err != nil {
+		fmt.Fprintln(opts.io.Err, "clawseed: session not saved: "+err.Error())
+	}
 	return finishRun(opts, a, res, turnErr)
 }
 
@@ -183,6 +190,7 @@ func finishRun(opts *runOptions, a *app, res agent.TurnResult, turnErr error) er
 			ToolCalls:  res.ToolCalls,
 			Model:      a.resolved.Model,
 			Provider:   a.resolved.Provider,
+			Context:    a.agent.ContextReport(),
 		}
 		if out.ToolCalls == nil {
 			out.ToolCalls = []agent.ToolCallSummary{}

@@ -6,8 +6,7 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -18,11 +17,14 @@ import (
 	"slices"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/clawseed/clawseed/internal/config"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/providers/openai"
 	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/session"
 	"github.com/clawseed/clawseed/runtime/tools"
 	"github.com/clawseed/clawseed/skills"
 )
@@ -99,13 +101,6 @@ func probeOllama() bool {
 	return true
 }
 
-// newSessionID returns a sortable, unique session id.
-func newSessionID() string {
-	var b [3]byte
-	rand.Read(b[:])
-	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
-}
-
 // app is a wired session: the agent and what the UI shows about it.
 type app struct {
 	cfg       *config.Config
@@ -113,6 +108,100 @@ type app struct {
 	agent     *agent.Agent
 	catalog   *skills.Catalog
 	sessionID string
+	// store is nil when [sessions].enabled is false; writer is then nil too.
+	store  *session.Store
+	writer *session.Writer
+	// resumed is the session loaded by --continue/--resume, nil for a new one.
+	resumed *session.Session
+}
+
+// recorder returns the writer as an agent.Recorder, nil (not a typed nil)
+// when sessions are off.
+func (a *app) recorder() agent.Recorder {
+	if a.writer == nil {
+		return nil
+	}
+	return a.writer
+}
+
+// newSession closes the current session file and starts a new session
+// (/clear); the agent must have been Reset.
+func (a *app) newSession() string {
+	a.Close()
+	a.sessionID = session.NewID(time.Now())
+	a.resumed = nil
+	if a.store != nil {
+		a.writer = a.store.Create(a.header())
+	}
+	a.agent.SetRecorder(a.recorder())
+	return a.sessionID
+}
+
+func (a *app) header() session.Header {
+	return session.Header{ID: a.sessionID, Workspace: a.cfg.Workspace, Provider: a.resolved.Provider, Model: a.resolved.Model}
+}
+
+// Close flushes and closes the session file.
+func (a *app) Close() error {
+	if a.writer == nil {
+		return nil
+	}
+	err := a.writer.Close()
+	a.writer = nil
+	return err
+}
+
+// sessionFlags are the --continue and --resume flags of chat and run.
+type sessionFlags struct {
+	Continue bool
+	Resume   string
+}
+
+func (f *sessionFlags) register(cmd *cobra.Command) {
+	cmd.Flags().BoolVarP(&f.Continue, "continue", "c", false, "resume the latest session of this workspace")
+	cmd.Flags().StringVar(&f.Resume, "resume", "", "resume session `ID` (or a unique prefix; see clawseed sessions list)")
+	cmd.MarkFlagsMutuallyExclusive("continue", "resume")
+}
+
+// openSession picks the session to resume (none without the flags) and
+// opens its file for appending, or prepares a new one. Asking to resume with
+// sessions disabled, or a session that does not exist, is a usage error.
+func (a *app) openSession(f sessionFlags) error {
+	if a.cfg.Sessions.Enabled {
+		a.store = &session.Store{Dir: a.cfg.SessionsDir()}
+	}
+	if !f.Continue && f.Resume == "" {
+		a.sessionID = session.NewID(time.Now())
+		if a.store != nil {
+			a.writer = a.store.Create(a.header())
+		}
+		return nil
+	}
+	if a.store == nil {
+		return usageError(errors.New("sessions are disabled ([sessions].enabled = false), so there is nothing to resume"))
+	}
+	var id string
+	var err error
+	if f.Continue {
+		id, err = a.store.Latest(a.cfg.Workspace)
+		if errors.Is(err, session.ErrNotFound) {
+			return usageError(fmt.Errorf("no session to continue in %s (clawseed sessions list --all shows every session)", a.cfg.Workspace))
+		}
+	} else {
+		id, err = a.store.Resolve(f.Resume)
+		if err != nil {
+			return usageError(fmt.Errorf("--resume: %w", err))
+		}
+	}
+	if err != nil {
+		return &exitError{code: exitFailure, err: err}
+	}
+	w, sess, err := a.store.Open(id)
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("resume session %s: %w", id, err)}
+	}
+	a.sessionID, a.writer, a.resumed = id, w, sess
+	return nil
 }
 
 // appOptions are the per-command parts of wiring.
@@ -121,8 +210,10 @@ type appOptions struct {
 	Sink          agent.Sink
 	MaxIterations int
 	Log           *slog.Logger
-	// Notices receives one line per provider retry or fallback.
+	// Notices receives one line per provider retry or fallback, and the
+	// warnings of a resumed session.
 	Notices io.Writer
+	Session sessionFlags
 }
 
 // buildApp resolves the provider and builds the agent with its tools and
@@ -132,7 +223,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 	if err != nil {
 		return nil, usageError(err)
 	}
-	for _, prefix := range []string{"workspace_dir", "agent", "skills", "autonomy"} {
+	for _, prefix := range []string{"workspace_dir", "agent", "skills", "autonomy", "context", "sessions"} {
 		if err := cfg.Use(prefix); err != nil {
 			return nil, usageError(err)
 		}
@@ -147,7 +238,14 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 	}
 	o.Log.Debug("Provider resolved", "provider", resolved.Provider, "model", resolved.Model, "base_url", resolved.BaseURL, "key_source", resolved.KeySource)
 
-	a := &app{cfg: cfg, resolved: resolved, sessionID: newSessionID()}
+	summarizer, summaryModel, err := newSummarizer(cfg, o.Notices)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	a := &app{cfg: cfg, resolved: resolved}
+	if err := a.openSession(o.Session); err != nil {
+		return nil, err
+	}
 	a.catalog = discover(ctx, cfg)
 	o.Log.Debug("Skills discovered", "skills", len(a.catalog.Skills), "diagnostics", len(a.catalog.Diagnostics))
 
@@ -222,16 +320,83 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		ToolTimeout:        toolTimeout,
 		MaxToolOutputChars: cfg.Agent.MaxToolOutputChars,
 		MaxActionsPerHour:  cfg.Autonomy.MaxActionsPerHour,
+		ContextWindow:      resolved.ContextWindow,
+		CompactAtPercent:   cfg.Context.CompactAtPercent,
+		KeepRecentTokens:   cfg.Context.KeepRecentTokens,
+		Summarizer:         summarizer,
+		SummaryModelName:   summaryModel,
+		Recorder:           a.recorder(),
 		Sink:               o.Sink,
 	})
 	if err != nil {
+		a.Close()
 		return nil, err
 	}
 	a.agent = ag
+	if a.resumed != nil {
+		a.restore(o.Notices)
+		return a, nil
+	}
 	for _, out := range ag.ActivateAlways() {
 		o.Log.Warn("Always-on skill not activated", "reason", out.Text)
 	}
 	return a, nil
+}
+
+// restore puts the resumed session into the agent and reports what could not
+// be restored as it was.
+func (a *app) restore(notices io.Writer) {
+	s := a.resumed
+	diags := a.agent.Resume(s.Messages, s.Skills, s.Usage)
+	if notices == nil {
+		return
+	}
+	for _, w := range s.Warnings {
+		fmt.Fprintln(notices, "warning: "+w)
+	}
+	for _, d := range diags {
+		fmt.Fprintln(notices, "warning: "+d.Message)
+	}
+	for _, act := range a.agent.Skills().List() {
+		if a.agent.Skills().ChangedOnDisk(act.Skill.Name) {
+			fmt.Fprintf(notices, "note: skill %s changed on disk since the session was saved; its current text is active\n", act.Skill.Name)
+		}
+	}
+}
+
+// newSummarizer returns the model for compaction summaries ([context]
+// summary_model): the name of a [providers.models] entry gets that entry's
+// provider; any other name is a model id of the session's provider; "" is
+// the session's model (nil, "").
+func newSummarizer(cfg *config.Config, notices io.Writer) (agent.Model, string, error) {
+	name := cfg.Context.SummaryModel
+	if name == "" {
+		return nil, "", nil
+	}
+	if _, ok := cfg.Providers.Models[name]; !ok {
+		return nil, name, nil
+	}
+	r, err := cfg.ResolveModel(name, nil)
+	if err != nil {
+		return nil, "", fmt.Errorf("[context].summary_model: %w", err)
+	}
+	s, err := streamerFor(r)
+	if err != nil {
+		return nil, "", fmt.Errorf("[context].summary_model: %w", err)
+	}
+	return providers.NewReliable([]providers.Named{{Name: r.Name, Streamer: s}}, cfg.Providers.MaxRetries, noticeOption(notices)...), r.Model, nil
+}
+
+// noticeOption prints a "↻" line per retry or fallback to notices.
+func noticeOption(notices io.Writer) []providers.ReliableOption {
+	if notices == nil {
+		return nil
+	}
+	return []providers.ReliableOption{providers.WithOnAttempt(func(a providers.Attempt) {
+		if msg := a.String(); msg != "" {
+			fmt.Fprintln(notices, "↻ "+msg)
+		}
+	})}
 }
 
 // newModel builds the provider chain: the resolved default plus the
@@ -254,15 +419,7 @@ func newModel(cfg *config.Config, r *config.Resolved, notices io.Writer) (agent.
 		}
 		entries = append(entries, providers.Named{Name: f.Name, Streamer: ownSettings{s}})
 	}
-	var opts []providers.ReliableOption
-	if notices != nil {
-		opts = append(opts, providers.WithOnAttempt(func(a providers.Attempt) {
-			if msg := a.String(); msg != "" {
-				fmt.Fprintln(notices, "↻ "+msg)
-			}
-		}))
-	}
-	return providers.NewReliable(entries, cfg.Providers.MaxRetries, opts...), nil
+	return providers.NewReliable(entries, cfg.Providers.MaxRetries, noticeOption(notices)...), nil
 }
 
 // ownSettings makes a fallback entry use its own model, max_tokens and

@@ -20,7 +20,8 @@ type Agent interface {
 	DeactivateSkill(name string) skills.Outcome
 	Skills() *skills.ActiveSet
 	Index() skills.Index
-	Context() agent.ContextStats
+	ContextReport() agent.ContextReport
+	Compact(ctx context.Context, focus string) (agent.CompactionInfo, error)
 	Reset()
 	SetModel(name string)
 	ModelName() string
@@ -37,9 +38,8 @@ type Chat struct {
 	// Interrupts delivers Ctrl-C (SIGINT) while a turn runs; nil disables
 	// cancellation by signal.
 	Interrupts <-chan os.Signal
-	// ContextWindow is the model's window in tokens, for /context.
-	ContextWindow int
-	// NewSession starts a new session for /clear and returns its id.
+	// NewSession starts a new session for /clear and returns its id; it
+	// runs after Agent.Reset.
 	NewSession func() string
 	// AddHistory, when set, also records lines for up-arrow recall (liner).
 	AddHistory func(string)
@@ -90,7 +90,7 @@ func (c *Chat) Run(ctx context.Context) error {
 			return nil
 		}
 		if strings.HasPrefix(text, "/") {
-			send, quit := c.command(text)
+			send, quit := c.command(ctx, text)
 			if quit {
 				return nil
 			}
@@ -127,7 +127,13 @@ func (c *Chat) readInput(ctx context.Context) (string, error) {
 
 // turn runs one agent turn; Ctrl-C cancels it.
 func (c *Chat) turn(ctx context.Context, text string) {
-	turnCtx, cancel := context.WithCancel(ctx)
+	// Errors are reported through the renderer's error event.
+	c.cancellable(ctx, func(ctx context.Context) { c.Agent.Turn(ctx, text) })
+}
+
+// cancellable runs f with a context that Ctrl-C cancels.
+func (c *Chat) cancellable(ctx context.Context, f func(ctx context.Context)) {
+	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c.cancelTurn = cancel
 	defer func() { c.cancelTurn = nil }()
@@ -142,6 +148,5 @@ func (c *Chat) turn(ctx context.Context, text string) {
 			}
 		}()
 	}
-	// Errors are reported through the renderer's error event.
-	c.Agent.Turn(turnCtx, text)
+	f(runCtx)
 }

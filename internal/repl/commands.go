@@ -1,10 +1,12 @@
 package repl
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/skills"
 )
 
@@ -16,6 +18,7 @@ var builtinCommands = []struct{ name, args, help string }{
 	{"/activate", "NAME [ARGS]", "activate a skill"},
 	{"/deactivate", "NAME", "deactivate a skill"},
 	{"/context", "", "show how the context window is used"},
+	{"/compact", "[FOCUS]", "summarise older messages now (optionally focused)"},
 	{"/clear", "", "start a new session"},
 	{"/model", "[NAME]", "show or switch the model"},
 	{"/exit", "", "leave (also /quit, exit, quit, Ctrl-D)"},
@@ -52,7 +55,7 @@ func (c *Chat) invocable() []*skills.Skill {
 
 // command handles a slash command. It returns the text to send to the model
 // as a user message ("" for none) and whether to leave.
-func (c *Chat) command(line string) (send string, quit bool) {
+func (c *Chat) command(ctx context.Context, line string) (send string, quit bool) {
 	name, args, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
 	args = strings.TrimSpace(args)
 	switch name {
@@ -79,6 +82,8 @@ func (c *Chat) command(line string) (send string, quit bool) {
 		c.report(c.Agent.DeactivateSkill(args))
 	case "context":
 		c.showContext()
+	case "compact":
+		c.compact(ctx, args)
 	case "clear":
 		c.Agent.Reset()
 		id := ""
@@ -196,27 +201,26 @@ func (c *Chat) listActive() {
 }
 
 func (c *Chat) showContext() {
-	st := c.Agent.Context()
-	window := c.ContextWindow
+	r := c.Agent.ContextReport()
 	rows := []struct {
 		name string
 		n    int
 	}{
-		{"base prompt", st.Base},
-		{"skill index", st.Index},
-		{"active skills", st.Active},
-		{"tool schemas", st.Tools},
-		{"history", st.History},
+		{"base prompt", r.Base},
+		{"skill index", r.Index},
+		{"active skills", r.Active},
+		{"tool schemas", r.Tools},
+		{"history", r.History},
 	}
-	fmt.Fprintf(c.Out, "Context (estimated tokens, window %d):\n", window)
-	for _, r := range rows {
-		fmt.Fprintf(c.Out, "  %-14s %8d\n", r.name, r.n)
+	fmt.Fprintf(c.Out, "Context (estimated tokens, window %d):\n", r.Window)
+	for _, row := range rows {
+		fmt.Fprintf(c.Out, "  %-14s %8d\n", row.name, row.n)
 	}
-	free := window - st.Total()
-	fmt.Fprintf(c.Out, "  %-14s %8d\n", "free", free)
-	idx := c.Agent.Index()
-	if idx.Total > 0 {
-		fmt.Fprintf(c.Out, "Skill index: %d of %d skills listed (level: %s).\n", idx.Listed, idx.Total, idx.Level)
+	fmt.Fprintf(c.Out, "  %-14s %8d  (next request; compaction above %d)\n", "total", r.Total, r.CompactAt)
+	fmt.Fprintf(c.Out, "  %-14s %8d\n", "free", r.Free)
+	fmt.Fprintf(c.Out, "History: %d messages.\n", r.Messages)
+	if r.SkillsTotal > 0 {
+		fmt.Fprintf(c.Out, "Skill index: %d of %d skills listed (level: %s).\n", r.SkillsListed, r.SkillsTotal, r.IndexLevel)
 	}
 	if set := c.Agent.Skills(); set != nil {
 		var names []string
@@ -230,4 +234,21 @@ func (c *Chat) showContext() {
 	}
 	u := c.Agent.Usage()
 	fmt.Fprintf(c.Out, "Session usage: %d input, %d output, %d cached tokens.\n", u.InputTokens, u.OutputTokens, u.CachedInputTokens)
+}
+
+// compact runs /compact [FOCUS]. The summary request can be cancelled with
+// Ctrl-C like a turn; the history is then left as it was.
+func (c *Chat) compact(ctx context.Context, focus string) {
+	var info agent.CompactionInfo
+	var err error
+	c.cancellable(ctx, func(ctx context.Context) {
+		info, err = c.Agent.Compact(ctx, focus)
+	})
+	switch {
+	case err != nil:
+		fmt.Fprintln(c.Err, "✗ compaction cancelled: "+err.Error())
+	case info.Replaced == 0:
+		fmt.Fprintln(c.Out, "Nothing to compact.")
+	}
+	// A successful compaction was shown by the renderer's compaction event.
 }

@@ -93,6 +93,10 @@ func (r *Renderer) Handle(ev agent.Event) {
 		r.line(r.style(styleCyan, "◆ skill "+ev.Name+" activated"))
 	case agent.EventSkillDeactivated:
 		r.line(r.style(styleCyan, "◇ skill "+ev.Name+" deactivated"))
+	case agent.EventCompaction:
+		if ev.Compaction != nil {
+			r.line(r.style(styleDim, CompactionLine(*ev.Compaction)))
+		}
 	case agent.EventError:
 		r.endLine()
 		fmt.Fprintln(r.err, r.style(styleRed, "✗ "+ev.Text))
@@ -102,6 +106,15 @@ func (r *Renderer) Handle(ev agent.Event) {
 			r.line(r.style(styleDim, "⏹ turn cancelled"))
 		}
 	}
+}
+
+// CompactionLine describes a compaction in one line.
+func CompactionLine(c agent.CompactionInfo) string {
+	how := fmt.Sprintf("%d messages summarised", c.Replaced)
+	if !c.Summarized {
+		how = fmt.Sprintf("%d messages dropped (summary failed: %s)", c.Replaced, Preview(c.Error, 120))
+	}
+	return fmt.Sprintf("⇣ context compacted (%s): %d → %d tokens, %s, %d kept", c.Reason, c.TokensBefore, c.TokensAfter, how, c.Kept)
 }
 
 // compactArgs renders tool arguments as compact one-line JSON.

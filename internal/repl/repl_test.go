@@ -142,6 +142,7 @@ type fakeAgent struct {
 	turns  []string
 	model  string
 	resets int
+	focus  []string
 }
 
 func (f *fakeAgent) Turn(_ context.Context, text string) (agent.TurnResult, error) {
@@ -154,11 +155,20 @@ func (f *fakeAgent) ActivateSkill(name, args string) skills.Outcome {
 func (f *fakeAgent) DeactivateSkill(name string) skills.Outcome { return f.set.Deactivate(name) }
 func (f *fakeAgent) Skills() *skills.ActiveSet                  { return f.set }
 func (f *fakeAgent) Index() skills.Index                        { return skills.RenderIndex(f.set.Catalog().Skills, 0) }
-func (f *fakeAgent) Context() agent.ContextStats                { return agent.ContextStats{Base: 100, History: 50} }
-func (f *fakeAgent) Reset()                                     { f.resets++ }
-func (f *fakeAgent) SetModel(name string)                       { f.model = name }
-func (f *fakeAgent) ModelName() string                          { return f.model }
-func (f *fakeAgent) Usage() providers.Usage                     { return providers.Usage{InputTokens: 7} }
+func (f *fakeAgent) ContextReport() agent.ContextReport {
+	return agent.ContextReport{Window: 1000, Base: 100, History: 50, Total: 150, Free: 850, CompactAt: 800}
+}
+func (f *fakeAgent) Compact(_ context.Context, focus string) (agent.CompactionInfo, error) {
+	f.focus = append(f.focus, focus)
+	if focus == "" {
+		return agent.CompactionInfo{}, nil
+	}
+	return agent.CompactionInfo{Replaced: 3}, nil
+}
+func (f *fakeAgent) Reset()                 { f.resets++ }
+func (f *fakeAgent) SetModel(name string)   { f.model = name }
+func (f *fakeAgent) ModelName() string      { return f.model }
+func (f *fakeAgent) Usage() providers.Usage { return providers.Usage{InputTokens: 7} }
 
 func newFakeAgent() *fakeAgent {
 	cat := &skills.Catalog{Skills: []*skills.Skill{
@@ -172,7 +182,7 @@ func newFakeAgent() *fakeAgent {
 func runChat(t *testing.T, fa *fakeAgent, lines ...string) (string, string) {
 	t.Helper()
 	var out, errw bytes.Buffer
-	c := &Chat{Agent: fa, Reader: &scriptReader{lines: lines}, Out: &out, Err: &errw, ContextWindow: 1000,
+	c := &Chat{Agent: fa, Reader: &scriptReader{lines: lines}, Out: &out, Err: &errw,
 		NewSession: func() string { return "s2" }}
 	if err := c.Run(t.Context()); err != nil {
 		t.Fatal(err)
@@ -185,7 +195,7 @@ func TestChatCommands(t *testing.T) {
 	fa := newFakeAgent()
 	out, errs := runChat(t, fa,
 		"hello", "", "/deploy prod", "/review", "/internal x", "/activate review again", "/active",
-		"/deactivate review", "/model m2", "/model", "/context", "/clear", "/nope", "multi \\", "line", "exit", "never sent")
+		"/deactivate review", "/model m2", "/model", "/context", "/compact", "/compact the API", "/clear", "/nope", "multi \\", "line", "exit", "never sent")
 	if diff := cmp.Diff([]string{"hello", "prod", "Follow the instructions of the skill 'review'.", "multi \nline"}, fa.turns); diff != "" {
 		t.Errorf("turns (-want +got):\n%s", diff)
 	}
@@ -194,7 +204,8 @@ func TestChatCommands(t *testing.T) {
 		"1. deploy prod",
 		"Skill 'review' deactivated.",
 		"model set to m2", "model: m2",
-		"free", "Session usage: 7 input",
+		"free", "850", "compaction above 800", "Session usage: 7 input",
+		"Nothing to compact.",
 		"New session s2.",
 	} {
 		if !strings.Contains(out, want) {
@@ -203,6 +214,9 @@ func TestChatCommands(t *testing.T) {
 	}
 	if !strings.Contains(errs, "Unknown command /internal.") || !strings.Contains(errs, "Unknown command /nope.") {
 		t.Errorf("stderr = %q", errs)
+	}
+	if diff := cmp.Diff([]string{"", "the API"}, fa.focus); diff != "" {
+		t.Errorf("compact focus (-want +got):\n%s", diff)
 	}
 	if fa.resets != 1 || fa.model != "m2" {
 		t.Errorf("resets=%d model=%q", fa.resets, fa.model)

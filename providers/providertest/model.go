@@ -13,27 +13,30 @@ import (
 )
 
 // A Model is a scripted in-process [providers.Streamer]: the n-th request
-// is answered with the n-th [Response]. It is safe for concurrent use.
+// is answered with the n-th [Response] (responses with When aside). It is
+// safe for concurrent use.
 //
 // Responses are not validated; build them as [ParseScript] would accept
 // them.
 type Model struct {
 	mu        sync.Mutex
-	responses []Response
+	queue     queue
 	requests  []providers.Request
 	callSeq   int
 }
 
 // NewModel returns a model that answers with responses in order.
 func NewModel(responses ...Response) *Model {
-	return &Model{responses: slices.Clone(responses)}
+	q := newQueue(slices.Clone(responses))
+	q.positional = true
+	return &Model{queue: q}
 }
 
 // Append adds responses to the end of the script.
 func (m *Model) Append(responses ...Response) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.responses = append(m.responses, responses...)
+	m.queue.add(responses...)
 }
 
 // Requests returns the requests received so far, in order.
@@ -94,10 +97,15 @@ func (m *Model) take(req providers.Request) (Response, int, bool) {
 	req.Tools = slices.Clone(req.Tools)
 	m.requests = append(m.requests, req)
 	n := len(m.requests)
-	if n > len(m.responses) {
+	text := ""
+	if m.queue.hasWhen() {
+		text = requestText(req)
+	}
+	resp, ok := m.queue.take(text)
+	if !ok {
 		return Response{}, n, false
 	}
-	return withCallIDs(m.responses[n-1], &m.callSeq), n, true
+	return withCallIDs(resp, &m.callSeq), n, true
 }
 
 // withCallIDs returns r with generated ids (call_1, call_2, …) for calls

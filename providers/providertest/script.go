@@ -66,6 +66,11 @@ type Response struct {
 	HangAfterChunks int `json:"hang_after_chunks,omitempty"`
 	// DelayMs waits this long before answering.
 	DelayMs int `json:"delay_ms,omitempty"`
+	// When makes the response conditional: it answers the first request
+	// whose text (system prompt and message contents) contains When, out of
+	// script order, and no other. Unconditional responses answer the other
+	// requests in order.
+	When string `json:"when,omitempty"`
 }
 
 // A Call is one scripted tool call.
@@ -160,7 +165,7 @@ func scriptKeys(object string) []string {
 		return []string{"id", "name", "args"}
 	}
 	return []string{"text", "reasoning", "tool_calls", "usage", "status", "error", "retry_after",
-		"stop_reason", "hang", "hang_after_chunks", "delay_ms"}
+		"stop_reason", "hang", "hang_after_chunks", "delay_ms", "when"}
 }
 
 // exactKeys checks the spelling of the keys of a line that already decoded.

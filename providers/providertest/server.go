@@ -22,8 +22,7 @@ type Server struct {
 	closing chan struct{}
 
 	mu          sync.Mutex
-	script      []Response
-	next        int // index of the next response in script
+	queue       queue
 	requests    [][]byte
 	disconnects int
 	callSeq     int
@@ -33,7 +32,7 @@ type Server struct {
 // NewServer starts a server replaying responses. Close it when done.
 func NewServer(responses []Response) *Server {
 	s := &Server{
-		script:  slices.Clone(responses),
+		queue:   newQueue(slices.Clone(responses)),
 		closing: make(chan struct{}),
 		changed: make(chan struct{}),
 	}
@@ -71,15 +70,14 @@ func (s *Server) Close() {
 func (s *Server) SetScript(responses []Response) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.script = slices.Clone(responses)
-	s.next = 0
+	s.queue = newQueue(slices.Clone(responses))
 }
 
 // Append adds responses to the end of the script.
 func (s *Server) Append(responses ...Response) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.script = append(s.script, responses...)
+	s.queue.add(responses...)
 }
 
 // Requests returns copies of the request bodies received so far, in order.
@@ -137,12 +135,15 @@ func (s *Server) take(body []byte) (resp Response, n int, ok bool) {
 	s.requests = append(s.requests, body)
 	n = len(s.requests)
 	s.notify()
-	if s.next >= len(s.script) {
+	text := ""
+	if s.queue.hasWhen() {
+		text = bodyText(body)
+	}
+	resp, ok = s.queue.take(text)
+	if !ok {
 		return Response{}, n, false
 	}
-	resp = withCallIDs(s.script[s.next], &s.callSeq)
-	s.next++
-	return resp, n, true
+	return withCallIDs(resp, &s.callSeq), n, true
 }
 
 // readBody reads a request body; a failed read leaves what arrived.

@@ -113,6 +113,23 @@ type Options struct {
 	MaxToolOutputChars int           // default 30000
 	MaxActionsPerHour  int           // 0 = unlimited
 
+	// ContextWindow is the model's context window in tokens (default
+	// 128000).
+	ContextWindow int
+	// CompactAtPercent compacts the history before a request whose
+	// estimated size exceeds this share of the window (default 80).
+	CompactAtPercent int
+	// KeepRecentTokens is how much recent history compaction keeps verbatim
+	// (default 20000; never more than half of what the window leaves for
+	// history).
+	KeepRecentTokens int
+	// Summarizer answers compaction summary requests; nil means Model.
+	Summarizer Model
+	// SummaryModelName is the model of summary requests; "" means ModelName.
+	SummaryModelName string
+	// Recorder persists the session; nil keeps it in memory only.
+	Recorder Recorder
+
 	// Now stamps user messages; default time.Now.
 	Now  func() time.Time
 	Sink Sink
@@ -132,6 +149,18 @@ type Agent struct {
 	usage       providers.Usage
 	alwaysAllow map[string]bool
 	actions     []time.Time
+
+	// toolTokens is the estimated size of the tool schemas, fixed per
+	// session.
+	toolTokens int
+	// reported is the input tokens the provider reported for the last
+	// request, and reportedAt our estimate of that same request; the next
+	// request is estimated as reported plus what our estimate grew since.
+	// 0 when unknown (start, after compaction, providers without usage).
+	reported, reportedAt int
+
+	recordedSkills []skills.SnapshotEntry
+	recordFailed   bool
 }
 
 // ErrMaxIterations is returned (wrapped) when a turn hits the iteration limit.
@@ -163,6 +192,15 @@ func New(opts Options) (*Agent, error) {
 	if opts.Skills == nil {
 		opts.SkillsEnabled = false
 	}
+	if opts.ContextWindow <= 0 {
+		opts.ContextWindow = 128000
+	}
+	if opts.CompactAtPercent <= 0 || opts.CompactAtPercent > 100 {
+		opts.CompactAtPercent = 80
+	}
+	if opts.KeepRecentTokens <= 0 {
+		opts.KeepRecentTokens = 20000
+	}
 	a := &Agent{opts: opts, tools: map[string]Tool{}, alwaysAllow: map[string]bool{}}
 	for _, t := range opts.Tools {
 		spec := t.Spec()
@@ -185,6 +223,10 @@ func New(opts Options) (*Agent, error) {
 		toolsSection = textToolsSection(a.specs)
 	}
 	a.base = buildBase(opts.Prompt, toolsSection)
+	if !opts.TextTools {
+		b, _ := json.Marshal(a.specs)
+		a.toolTokens = EstimateTokens(string(b))
+	}
 	a.refreshIndex()
 	return a, nil
 }
@@ -239,23 +281,30 @@ func (a *Agent) SystemPrompt() string {
 // History returns a copy of the conversation history.
 func (a *Agent) History() []providers.Message { return slices.Clone(a.history) }
 
-// SetHistory replaces the history (resuming a session); unanswered tool calls
-// are repaired.
+// SetHistory replaces the history; unanswered tool calls are repaired. It is
+// not recorded (see [Agent.Resume] for sessions).
 func (a *Agent) SetHistory(msgs []providers.Message) {
 	a.history = repairHistory(slices.Clone(msgs))
+	a.reported = 0
 }
 
-// Reset clears the history, the session usage and every active skill (a new
-// session in the same process, /clear).
+// Reset starts a new session in the same process (/clear): it clears the
+// history, the usage and the "always" approvals, deactivates every skill and
+// activates the always-on ones again, as at start. The recorder is dropped;
+// give the new session's with SetRecorder.
 func (a *Agent) Reset() {
 	a.history = nil
 	a.usage = providers.Usage{}
+	a.reported, a.reportedAt = 0, 0
 	a.alwaysAllow = map[string]bool{}
+	a.opts.Recorder = nil
+	a.recordedSkills = nil
 	if a.opts.Skills != nil {
 		for _, act := range a.opts.Skills.List() {
 			a.opts.Skills.Deactivate(act.Skill.Name)
 		}
 	}
+	a.ActivateAlways()
 }
 
 // Usage returns the tokens used by the session so far.
@@ -276,6 +325,7 @@ func (a *Agent) ActivateSkill(name, args string) skills.Outcome {
 	out := a.opts.Skills.Activate(name, args, true)
 	if out.Changed {
 		a.opts.Sink(Event{Type: EventSkillActivated, Name: name, Args: args})
+		a.syncSkills()
 	}
 	return out
 }
@@ -288,6 +338,7 @@ func (a *Agent) DeactivateSkill(name string) skills.Outcome {
 	out := a.opts.Skills.Deactivate(name)
 	if out.Changed {
 		a.opts.Sink(Event{Type: EventSkillDeactivated, Name: name})
+		a.syncSkills()
 	}
 	return out
 }

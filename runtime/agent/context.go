@@ -1,13 +1,11 @@
 package agent
 
 import (
-	"encoding/json"
-
 	"github.com/clawseed/clawseed/providers"
 )
 
 // ContextStats estimates how the context window is used, in tokens (about four
-// characters per token), for /context.
+// characters per token).
 type ContextStats struct {
 	// Base is the system prompt before the skills index.
 	Base int
@@ -27,20 +25,75 @@ func (s ContextStats) Total() int { return s.Base + s.Index + s.Active + s.Tools
 // EstimateTokens approximates the token count of s (~4 characters a token).
 func EstimateTokens(s string) int { return (len(s) + 3) / 4 }
 
-// Context returns the current context usage estimate.
+// Context returns the current context usage estimate, from characters only.
 func (a *Agent) Context() ContextStats {
-	st := ContextStats{Base: EstimateTokens(a.base), Index: EstimateTokens(a.index.Text)}
+	st := ContextStats{Base: EstimateTokens(a.base), Index: EstimateTokens(a.index.Text), Tools: a.toolTokens}
 	if a.opts.SkillsEnabled {
 		st.Active = EstimateTokens(a.opts.Skills.Render())
-	}
-	if !a.opts.TextTools {
-		b, _ := json.Marshal(a.specs)
-		st.Tools = EstimateTokens(string(b))
 	}
 	for _, m := range a.history {
 		st.History += messageTokens(m)
 	}
 	return st
+}
+
+// estimate returns the expected input tokens of the next request (§7): the
+// provider's count for the previous request plus the estimate of what was
+// added since, or the plain estimate when there is no count.
+func (a *Agent) estimate(st ContextStats) int {
+	if a.reported > 0 {
+		return max(0, a.reported+st.Total()-a.reportedAt)
+	}
+	return st.Total()
+}
+
+// A ContextReport is the /context breakdown, also printed by
+// `clawseed run --output json` as "context".
+type ContextReport struct {
+	// Window is the model's context window.
+	Window int `json:"window"`
+	// Base, Index, Active, Tools and History estimate the parts of the next
+	// request (see [ContextStats]).
+	Base    int `json:"base"`
+	Index   int `json:"index"`
+	Active  int `json:"active_skills"`
+	Tools   int `json:"tools"`
+	History int `json:"history"`
+	// Total is the expected size of the next request, anchored on the
+	// provider's last reported count when there is one.
+	Total int `json:"total"`
+	// Free is Window minus Total.
+	Free int `json:"free"`
+	// CompactAt is the size above which the history is compacted.
+	CompactAt int `json:"compact_at"`
+	// IndexLevel is the budget level the skill index was rendered at (§4.4).
+	IndexLevel string `json:"index_level"`
+	// SkillsListed of SkillsTotal skills are in the index.
+	SkillsListed int `json:"skills_listed"`
+	SkillsTotal  int `json:"skills_total"`
+	// Messages is the number of history messages.
+	Messages int `json:"messages"`
+}
+
+// ContextReport returns the context breakdown for /context.
+func (a *Agent) ContextReport() ContextReport {
+	st := a.Context()
+	total := a.estimate(st)
+	return ContextReport{
+		Window:       a.opts.ContextWindow,
+		Base:         st.Base,
+		Index:        st.Index,
+		Active:       st.Active,
+		Tools:        st.Tools,
+		History:      st.History,
+		Total:        total,
+		Free:         a.opts.ContextWindow - total,
+		CompactAt:    a.threshold(),
+		IndexLevel:   a.index.Level.String(),
+		SkillsListed: a.index.Listed,
+		SkillsTotal:  a.index.Total,
+		Messages:     len(a.history),
+	}
 }
 
 func messageTokens(m providers.Message) int {

@@ -53,6 +53,8 @@ type Event struct {
 	Iteration int `json:"iteration,omitempty"`
 	// Status is set on turn_end: ok, error, cancelled or max_iterations.
 	Status string `json:"status,omitempty"`
+	// Compaction describes a compaction event.
+	Compaction *CompactionInfo `json:"compaction,omitempty"`
 }
 
 // A Sink receives events. It is called from the turn's goroutine, in order, and

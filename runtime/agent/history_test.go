@@ -35,6 +35,14 @@ func TestRepairHistory(t *testing.T) {
 			[]providers.Message{{Role: "assistant", Parts: []providers.Part{call("1", "a"), call("2", "b")}}, {Role: "user", Parts: []providers.Part{resultNamed("2", "b"), result("1", "ok", false)}}}},
 		{"followed by a plain user message", []providers.Message{{Role: "assistant", Parts: []providers.Part{call("1", "a")}}, user},
 			[]providers.Message{{Role: "assistant", Parts: []providers.Part{call("1", "a")}}, {Role: "user", Parts: append([]providers.Part{resultNamed("1", "a")}, user.Parts...)}}},
+		// A session file whose assistant line was lost leaves results that
+		// answer nothing: providers reject them, so they go.
+		{"orphan results dropped", []providers.Message{user, {Role: "user", Parts: []providers.Part{result("9", "lost", false)}}, providers.AssistantText("ok")},
+			[]providers.Message{user, providers.AssistantText("ok")}},
+		{"orphan beside a real result", []providers.Message{{Role: "assistant", Parts: []providers.Part{call("1", "a")}}, {Role: "user", Parts: []providers.Part{result("1", "ok", false), result("2", "stray", false)}}},
+			[]providers.Message{{Role: "assistant", Parts: []providers.Part{call("1", "a")}}, {Role: "user", Parts: []providers.Part{result("1", "ok", false)}}}},
+		{"results after a text answer", []providers.Message{user, providers.AssistantText("done"), {Role: "user", Parts: []providers.Part{result("1", "late", false)}}},
+			[]providers.Message{user, providers.AssistantText("done")}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

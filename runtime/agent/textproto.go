@@ -116,10 +116,13 @@ func parseTextCall(id, body string) providers.ToolCall {
 	return providers.ToolCall{ID: id, Name: call.Name, Args: args}
 }
 
+// textResultsHeader starts the user message carrying text-protocol results.
+const textResultsHeader = "[Tool results]"
+
 // formatTextResults renders results as the `[Tool results]` user message.
 func formatTextResults(results []providers.ToolResult) string {
 	var b strings.Builder
-	b.WriteString("[Tool results]\n")
+	b.WriteString(textResultsHeader + "\n")
 	for _, r := range results {
 		status := "ok"
 		if r.IsError {

@@ -43,13 +43,35 @@ const userPrefixLayout = "2006-01-02 15:04 -07:00"
 func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 	a.history = repairHistory(a.history)
 	stamp := "[" + a.opts.Now().Format(userPrefixLayout) + "] "
-	a.history = append(a.history, providers.UserText(stamp+text))
 	a.opts.Sink(Event{Type: EventTurnStart, Text: text})
+	a.add(providers.UserText(stamp + text))
 
 	var res TurnResult
+	autoCompact := true
 	for res.Iterations < a.opts.MaxIterations {
 		res.Iterations++
+		if autoCompact && a.estimate(a.Context()) > a.threshold() {
+			info, usage, err := a.compact(ctx, CompactAuto, "")
+			res.Usage.Add(usage)
+			if err != nil {
+				return a.endTurn(ctx, res, err)
+			}
+			// A compaction that could not get under the threshold would
+			// only repeat itself each iteration; overflow errors still
+			// compact.
+			autoCompact = info.TokensAfter <= a.threshold()
+		}
 		resp, err := a.request(ctx, res.Iterations)
+		if err != nil && providers.KindOf(err) == providers.KindContextLength && ctx.Err() == nil {
+			info, usage, cerr := a.compact(ctx, CompactOverflow, "")
+			res.Usage.Add(usage)
+			if cerr != nil {
+				return a.endTurn(ctx, res, cerr)
+			}
+			if info.Replaced > 0 {
+				resp, err = a.request(ctx, res.Iterations)
+			}
+		}
 		res.Usage.Add(resp.usage)
 		if err != nil {
 			return a.endTurn(ctx, res, err)
@@ -60,7 +82,7 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 			calls = parseTextToolCalls(resp.text.String())
 		}
 		if len(msg.Parts) > 0 {
-			a.history = append(a.history, msg)
+			a.add(msg)
 		}
 		if len(calls) == 0 {
 			res.Final = resp.text.String()
@@ -73,7 +95,8 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 		for i, r := range results {
 			res.ToolCalls = append(res.ToolCalls, ToolCallSummary{Name: calls[i].Name, OK: !r.IsError})
 		}
-		a.history = append(a.history, a.resultsMessage(results))
+		a.add(a.resultsMessage(results))
+		a.syncSkills()
 		if ctx.Err() != nil {
 			return a.endTurn(ctx, res, ctx.Err())
 		}
@@ -146,6 +169,7 @@ func (a *Agent) request(ctx context.Context, iteration int) (*response, error) {
 	if !a.opts.TextTools {
 		req.Tools = a.specs
 	}
+	sent := a.Context().Total()
 	resp := &response{}
 	var current *providers.Part // reasoning block being streamed
 	for ev, err := range a.opts.Model.Stream(ctx, req) {
@@ -193,7 +217,10 @@ func (a *Agent) request(ctx context.Context, iteration int) (*response, error) {
 		a.keepPartial(resp)
 		return resp, ctx.Err()
 	}
-	a.usage.Add(resp.usage)
+	a.addUsage(resp.usage)
+	if resp.usage.InputTokens > 0 {
+		a.reported, a.reportedAt = resp.usage.InputTokens, sent
+	}
 	if resp.usage != (providers.Usage{}) {
 		u := resp.usage
 		a.opts.Sink(Event{Type: EventUsage, Usage: &u, Iteration: iteration})
@@ -204,28 +231,36 @@ func (a *Agent) request(ctx context.Context, iteration int) (*response, error) {
 // keepPartial appends the text streamed before a cancellation as an assistant
 // message. Tool calls of a cut response are dropped: none of them ran.
 func (a *Agent) keepPartial(resp *response) {
-	a.usage.Add(resp.usage)
+	a.addUsage(resp.usage)
 	if resp.text.Len() == 0 {
 		return
 	}
-	a.history = append(a.history, providers.AssistantText(resp.text.String()))
+	a.add(providers.AssistantText(resp.text.String()))
 }
 
-// repairHistory answers every tool call that has no result with a synthetic
-// "Cancelled by user." error, so a request built from the history is valid
-// (§5.4). It runs before each turn and when a session is restored.
+// repairHistory makes a history valid for every provider (§5.4): each tool
+// call without a result gets a synthetic "Cancelled by user." error, and a
+// tool result whose call is not in the assistant message just before it (a
+// damaged session file) is dropped, as is a message left empty. It runs
+// before each turn and when a session is restored; a valid history comes
+// back unchanged.
 func repairHistory(msgs []providers.Message) []providers.Message {
 	var out []providers.Message
 	for i := 0; i < len(msgs); i++ {
-		out = append(out, msgs[i])
-		calls := msgs[i].ToolCalls()
-		if msgs[i].Role != providers.RoleAssistant || len(calls) == 0 {
+		m := dropOrphanResults(msgs[i], out)
+		if len(m.Parts) == 0 {
+			continue
+		}
+		out = append(out, m)
+		calls := m.ToolCalls()
+		if m.Role != providers.RoleAssistant || len(calls) == 0 {
 			continue
 		}
 		answered := map[string]bool{}
 		var next *providers.Message
 		if i+1 < len(msgs) && msgs[i+1].Role == providers.RoleUser {
-			next = &msgs[i+1]
+			n := dropOrphanResults(msgs[i+1], out)
+			next = &n
 			for _, r := range next.ToolResults() {
 				answered[r.CallID] = true
 			}
@@ -243,11 +278,35 @@ func repairHistory(msgs []providers.Message) []providers.Message {
 			out = append(out, providers.Message{Role: providers.RoleUser, Parts: missing})
 			continue
 		}
-		merged := providers.Message{Role: providers.RoleUser, Parts: append(missing, next.Parts...)}
-		out = append(out, merged)
+		out = append(out, providers.Message{Role: providers.RoleUser, Parts: append(missing, next.Parts...)})
 		i++
 	}
 	return out
+}
+
+// dropOrphanResults removes from m the tool results that answer no call of
+// the last message of prev.
+func dropOrphanResults(m providers.Message, prev []providers.Message) providers.Message {
+	if len(m.ToolResults()) == 0 {
+		return m
+	}
+	calls := map[string]bool{}
+	if len(prev) > 0 && prev[len(prev)-1].Role == providers.RoleAssistant {
+		for _, c := range prev[len(prev)-1].ToolCalls() {
+			calls[c.ID] = true
+		}
+	}
+	var parts []providers.Part
+	for _, p := range m.Parts {
+		if p.Type == providers.PartToolResult && (p.ToolResult == nil || !calls[p.ToolResult.CallID]) {
+			continue
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == len(m.Parts) {
+		return m
+	}
+	return providers.Message{Role: m.Role, Parts: parts}
 }
 
 func resultPart(r providers.ToolResult) providers.Part {

@@ -1,0 +1,233 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/session"
+)
+
+// Compaction reasons (§7).
+const (
+	// CompactAuto: the next request would exceed compact_at_percent.
+	CompactAuto = "auto"
+	// CompactOverflow: the provider said the context is too long.
+	CompactOverflow = "overflow"
+	// CompactManual: /compact.
+	CompactManual = "manual"
+)
+
+// CompactionInfo describes one compaction; it is the payload of the
+// compaction event.
+type CompactionInfo struct {
+	Reason       string `json:"reason"`
+	TokensBefore int    `json:"tokens_before"`
+	TokensAfter  int    `json:"tokens_after"`
+	// Replaced is the number of messages removed from the history.
+	Replaced int `json:"replaced"`
+	// Kept is the number of messages kept verbatim.
+	Kept int `json:"kept"`
+	// Summarized is false when the summary request failed and the oldest
+	// turns were dropped with a note instead.
+	Summarized bool `json:"summarized"`
+	// Error says why summarising failed.
+	Error string `json:"error,omitempty"`
+}
+
+// summaryResultChars caps each tool result in the transcript sent for
+// summarising: the summary needs what a result showed, not all of it.
+const summaryResultChars = 2000
+
+const compactionSystem = `You summarise a conversation between a user and an AI agent that works in a software project with tools. Older messages are about to be removed from the agent's context; it will continue the work from your summary and the most recent messages alone. Write only the summary: no preamble, no tool calls.`
+
+const compactionRequest = `Summarise the conversation in the transcript above so the agent can continue from it. Use these headings, in this order, and leave out a heading that would be empty:
+
+## User goals
+## Decisions
+## Files and identifiers
+## Open questions
+## Current work
+
+Under "Files and identifiers" list every file path, function, command, URL, error message and other identifier that was touched or matters, verbatim. Under "Current work" say what was being done last and what the next step is. Keep it under about %d words. Write in the language the user writes in.`
+
+// compactionLead opens every summary message, so the model knows what it is
+// reading.
+const compactionLead = "Earlier messages of this conversation were replaced by this summary."
+
+// threshold is the request size, in tokens, above which the history is
+// compacted before the next request.
+func (a *Agent) threshold() int {
+	return a.opts.ContextWindow * a.opts.CompactAtPercent / 100
+}
+
+// Compact summarises the older part of the history now (/compact). focus,
+// when not empty, tells the summary what to concentrate on. Replaced is 0
+// when there was nothing to compact. The usage of the summary request is
+// counted in the session.
+func (a *Agent) Compact(ctx context.Context, focus string) (CompactionInfo, error) {
+	info, _, err := a.compact(ctx, CompactManual, focus)
+	return info, err
+}
+
+// compact replaces the head of the history by a summary (§7). The system
+// prompt is not touched: the skill index and active skills survive any
+// number of compactions byte for byte. When the summary request fails, the
+// oldest whole turns are dropped and a one-line note is inserted instead. It
+// returns an error only when ctx ends, and then leaves the history as it was.
+func (a *Agent) compact(ctx context.Context, reason, focus string) (CompactionInfo, providers.Usage, error) {
+	stats := a.Context()
+	info := CompactionInfo{Reason: reason, TokensBefore: a.estimate(stats)}
+	budget := a.threshold() - (stats.Total() - stats.History)
+	if reason == CompactOverflow {
+		// The provider counted more than we estimated: halve what we send.
+		budget = min(budget, stats.History/2)
+	}
+	budget = max(budget, 0)
+	keep := min(a.opts.KeepRecentTokens, budget/2)
+	sp := chooseSplit(a.history, keep, budget*3/4, messageTokens)
+	if sp.empty() {
+		info.TokensAfter = info.TokensBefore
+		return info, providers.Usage{}, nil
+	}
+
+	head, kept := sp.parts(a.history)
+	summary, usage, err := a.summarize(ctx, head, focus, budget)
+	a.addUsage(usage)
+	if ctx.Err() != nil {
+		return info, usage, ctx.Err()
+	}
+	var lead providers.Message
+	if err != nil {
+		sp = wholeTurns(a.history, sp)
+		head, kept = sp.parts(a.history)
+		lead = providers.UserText(fmt.Sprintf("[%d earlier messages were removed to fit the context window; summarising them failed.]", len(head)))
+		info.Error = err.Error()
+	} else {
+		lead = summaryMessage(summary)
+		info.Summarized = true
+	}
+	a.history = append([]providers.Message{lead}, kept...)
+	a.reported = 0
+	info.Replaced, info.Kept = len(head), len(kept)
+	info.TokensAfter = a.estimate(a.Context())
+	if a.opts.Recorder != nil {
+		a.recorded(a.opts.Recorder.RecordCompaction(session.Compaction{
+			Summary:      lead.Text(),
+			Replaced:     info.Replaced,
+			TokensBefore: info.TokensBefore,
+			TokensAfter:  info.TokensAfter,
+			Messages:     a.History(),
+		}))
+	}
+	ev := info
+	a.opts.Sink(Event{Type: EventCompaction, Compaction: &ev})
+	return info, usage, nil
+}
+
+// parts returns the messages a split summarises and the ones it keeps (the
+// pinned user message first).
+func (s split) parts(msgs []providers.Message) (head, kept []providers.Message) {
+	for i, m := range msgs[:s.Cut] {
+		if i == s.Pinned {
+			kept = append(kept, m)
+			continue
+		}
+		head = append(head, m)
+	}
+	return head, append(kept, msgs[s.Cut:]...)
+}
+
+// wholeTurns moves a cut that falls inside an earlier turn forward to the
+// start of the next turn, so dropping the head without a summary removes
+// whole turns and never leaves the tail starting mid-turn.
+func wholeTurns(msgs []providers.Message, s split) split {
+	if s.Pinned >= 0 {
+		return s
+	}
+	for i := s.Cut; i < len(msgs); i++ {
+		if isTurnStart(msgs[i]) {
+			s.Cut = i
+			return s
+		}
+	}
+	return s
+}
+
+// summaryMessage wraps a summary in the <compaction_summary> user message.
+func summaryMessage(summary string) providers.Message {
+	summary = strings.ReplaceAll(strings.TrimSpace(summary), "</compaction_summary>", `<\/compaction_summary>`)
+	return providers.UserText("<compaction_summary>\n" + compactionLead + "\n\n" + summary + "\n</compaction_summary>")
+}
+
+// summarize asks the model for a summary of head. The history travels as a
+// plain-text transcript in one user message, with long tool results cut: no
+// tool schemas are needed, every provider accepts it, and it is far smaller
+// than the raw messages.
+func (a *Agent) summarize(ctx context.Context, head []providers.Message, focus string, budget int) (string, providers.Usage, error) {
+	words := min(max(budget/4, 300), 2000) * 3 / 4
+	prompt := "<transcript>\n" + renderTranscript(head) + "</transcript>\n\n" + fmt.Sprintf(compactionRequest, words)
+	if focus = strings.TrimSpace(focus); focus != "" {
+		prompt += "\n\nFocus the summary on: " + focus
+	}
+	model := a.opts.Summarizer
+	if model == nil {
+		model = a.opts.Model
+	}
+	req := providers.Request{
+		Model:    a.opts.SummaryModelName,
+		System:   compactionSystem,
+		Messages: []providers.Message{providers.UserText(prompt)},
+	}
+	if req.Model == "" {
+		req.Model = a.opts.ModelName
+	}
+	var text strings.Builder
+	var usage providers.Usage
+	for ev, err := range model.Stream(ctx, req) {
+		if err != nil {
+			return "", usage, err
+		}
+		switch ev.Type {
+		case providers.EventTextDelta:
+			text.WriteString(ev.Text)
+		case providers.EventUsage:
+			if ev.Usage != nil {
+				usage.Add(*ev.Usage)
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		return "", usage, ctx.Err()
+	}
+	summary := strings.TrimSpace(stripThink(text.String()))
+	if summary == "" {
+		return "", usage, errors.New("the summary request returned no text")
+	}
+	return summary, usage, nil
+}
+
+// renderTranscript renders messages for the summary request, one block per
+// part; reasoning is left out.
+func renderTranscript(msgs []providers.Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			switch {
+			case p.Type == providers.PartText && p.Text != "":
+				fmt.Fprintf(&b, "[%s]\n%s\n\n", m.Role, p.Text)
+			case p.ToolCall != nil:
+				fmt.Fprintf(&b, "[assistant called %s]\n%s\n\n", p.ToolCall.Name, p.ToolCall.Args)
+			case p.ToolResult != nil:
+				status := "result"
+				if p.ToolResult.IsError {
+					status = "error"
+				}
+				fmt.Fprintf(&b, "[%s %s]\n%s\n\n", p.ToolResult.Name, status, truncateOutput(p.ToolResult.Content, summaryResultChars))
+			}
+		}
+	}
+	return strings.ReplaceAll(b.String(), "</transcript>", `<\/transcript>`)
+}

@@ -1,0 +1,131 @@
+package agent
+
+import (
+	"slices"
+
+	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/session"
+	"github.com/clawseed/clawseed/skills"
+)
+
+// A Recorder persists the session as it changes (runtime/session's Writer).
+// Each call returns once its record is written, so a crash loses at most the
+// record being written. A failure is reported once, as an error event, and
+// the conversation goes on in memory.
+type Recorder interface {
+	RecordMessage(providers.Message) error
+	RecordSkill(session.SkillChange) error
+	RecordCompaction(session.Compaction) error
+	RecordUsage(providers.Usage) error
+}
+
+// SetRecorder replaces the session recorder (/clear starts a new file); nil
+// stops recording. The active skills are recorded anew into it.
+func (a *Agent) SetRecorder(r Recorder) {
+	a.opts.Recorder = r
+	a.recordFailed = false
+	a.recordedSkills = nil
+	a.syncSkills()
+}
+
+// add appends messages to the history and records them.
+func (a *Agent) add(msgs ...providers.Message) {
+	a.history = append(a.history, msgs...)
+	if a.opts.Recorder == nil {
+		return
+	}
+	for _, m := range msgs {
+		a.recorded(a.opts.Recorder.RecordMessage(m))
+	}
+}
+
+// addUsage counts a response's usage in the session and records it.
+func (a *Agent) addUsage(u providers.Usage) {
+	if u == (providers.Usage{}) {
+		return
+	}
+	a.usage.Add(u)
+	if a.opts.Recorder != nil {
+		a.recorded(a.opts.Recorder.RecordUsage(u))
+	}
+}
+
+// recorded reports the first recording failure of the session.
+func (a *Agent) recorded(err error) {
+	if err == nil || a.recordFailed {
+		return
+	}
+	a.recordFailed = true
+	a.opts.Sink(Event{Type: EventError, Text: "session not saved: " + err.Error()})
+}
+
+// syncSkills records how the active set changed since it was last recorded.
+// It diffs snapshots rather than hooking every activation path (Skill calls,
+// /activate, skill_create reloads, always-on skills, restore), so no path
+// can be missed. Replaying the records rebuilds the same set in the same
+// order: a skill whose position changed is deactivated and activated again.
+func (a *Agent) syncSkills() {
+	if a.opts.Recorder == nil || !a.opts.SkillsEnabled {
+		return
+	}
+	now := a.opts.Skills.Snapshot()
+	old := a.recordedSkills
+	var kept []string
+	for _, o := range old {
+		if slices.ContainsFunc(now, func(e skills.SnapshotEntry) bool { return e.Name == o.Name }) {
+			kept = append(kept, o.Name)
+		}
+	}
+	var nowKept []string
+	for _, e := range now {
+		if slices.Contains(kept, e.Name) {
+			nowKept = append(nowKept, e.Name)
+		}
+	}
+	if !slices.Equal(kept, nowKept) {
+		// Order changed: replay everything.
+		kept = nil
+	}
+	for _, o := range old {
+		if !slices.Contains(kept, o.Name) {
+			a.recorded(a.opts.Recorder.RecordSkill(session.SkillChange{Action: "deactivate", Name: o.Name}))
+		}
+	}
+	for _, e := range now {
+		i := slices.IndexFunc(old, func(o skills.SnapshotEntry) bool { return o.Name == e.Name })
+		if slices.Contains(kept, e.Name) && i >= 0 && old[i] == e {
+			continue
+		}
+		a.recorded(a.opts.Recorder.RecordSkill(session.SkillChange{Action: "activate", Name: e.Name, Args: e.Args, Hash: e.Hash}))
+	}
+	a.recordedSkills = now
+}
+
+// Resume restores a saved session: its history (repaired so every tool call
+// has a result), its active skills, re-read from disk in their activation
+// order, and its usage totals. Skills active before (always-on ones) are
+// replaced by the session's. It returns a diagnostic for each skill that
+// could not be restored; skills whose text changed on disk are restored with
+// the new text and reported by [skills.ActiveSet.ChangedOnDisk]. Changes
+// against the saved state are recorded.
+func (a *Agent) Resume(history []providers.Message, active []session.SkillState, usage providers.Usage) []skills.Diagnostic {
+	a.history = repairHistory(slices.Clone(history))
+	a.usage = usage
+	a.reported = 0
+	var diags []skills.Diagnostic
+	saved := make([]skills.SnapshotEntry, len(active))
+	for i, s := range active {
+		saved[i] = skills.SnapshotEntry{Name: s.Name, Args: s.Args, Hash: s.Hash}
+	}
+	if a.opts.Skills != nil {
+		for _, act := range a.opts.Skills.List() {
+			a.opts.Skills.Deactivate(act.Skill.Name)
+		}
+		if a.opts.SkillsEnabled {
+			diags = a.opts.Skills.Restore(saved)
+		}
+	}
+	a.recordedSkills = saved
+	a.syncSkills()
+	return diags
+}
