@@ -19,10 +19,10 @@ import (
 // Responses are not validated; build them as [ParseScript] would accept
 // them.
 type Model struct {
-	mu        sync.Mutex
-	queue     queue
-	requests  []providers.Request
-	callSeq   int
+	mu       sync.Mutex
+	queue    queue
+	requests []providers.Request
+	callSeq  int
 }
 
 // NewModel returns a model that answers with responses in order.
