@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -102,16 +103,25 @@ func server(ts *testscript.TestScript) *providertest.Server {
 //	fakellm start SCRIPT          start it with a JSON Lines script; sets FAKE_LLM_URL
 //	fakellm wait N                wait until N requests arrived
 //	fakellm count N               exactly N requests arrived
-//	fakellm system N FILE         write request N's system prompt to FILE
+//	fakellm system N FILE         write request N's system prompt to FILE (N may be "last")
 //	fakellm messages N FILE       write request N's messages as readable lines
 //	fakellm tools N FILE          write request N's tool names, one per line
 //	fakellm body N FILE           write request N's JSON body, indented
 //	fakellm prefix N M            request N's system prompt is a strict byte prefix of M's
+//	fakellm valid                 every request pairs each tool call with exactly one result
+//	fakellm same N                from request N on, every conversation request has the
+//	                              same system prompt, byte for byte
+//	fakellm every N PART REGEXP   from request N on, every conversation request's PART
+//	                              (system or messages, as `messages` writes them) matches
+//	                              REGEXP; `! fakellm every` means none does
+//
+// Compaction summary requests are not conversation requests: `every` skips
+// them.
 func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
 		ts.Fatalf("usage: fakellm start|wait|count|system|messages|tools|body|prefix ...")
 	}
-	if neg && args[0] != "prefix" {
+	if neg && args[0] != "prefix" && args[0] != "every" {
 		ts.Fatalf("unsupported: ! fakellm %s", args[0])
 	}
 	switch args[0] {
@@ -141,7 +151,7 @@ func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) != 3 {
 			ts.Fatalf("usage: fakellm %s N FILE", args[0])
 		}
-		req := request(ts, atoi(ts, args, 1))
+		req := request(ts, reqNum(ts, args[1]))
 		var out string
 		switch args[0] {
 		case "system":
@@ -162,9 +172,99 @@ func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 		if ok == neg {
 			ts.Fatalf("fakellm prefix: system prompt %s is a strict prefix of %s: %v", args[1], args[2], ok)
 		}
+	case "same":
+		var first string
+		for i, body := range conversation(ts, atoi(ts, args, 1)) {
+			sys := systemPrompt(ts, body)
+			if i == 0 {
+				first = sys
+			} else if sys != first {
+				ts.Fatalf("fakellm same: conversation request %d from %s has another system prompt", i+1, args[1])
+			}
+		}
+	case "valid":
+		for i, body := range server(ts).Requests() {
+			if err := checkPairing(decode(ts, body)); err != nil {
+				ts.Fatalf("fakellm valid: request %d: %v", i+1, err)
+			}
+		}
+	case "every":
+		if len(args) != 4 || (args[2] != "system" && args[2] != "messages") {
+			ts.Fatalf("usage: fakellm every N system|messages REGEXP")
+		}
+		re, err := regexp.Compile(args[3])
+		ts.Check(err)
+		for i, body := range conversation(ts, atoi(ts, args, 1)) {
+			text := systemPrompt(ts, body)
+			if args[2] == "messages" {
+				text = transcript(ts, body)
+			}
+			if re.MatchString(text) == neg {
+				ts.Fatalf("fakellm every: conversation request %d from %s: %s match %v for %q", i+1, args[1], args[2], !neg, args[3])
+			}
+		}
 	default:
 		ts.Fatalf("fakellm: unknown subcommand %q", args[0])
 	}
+}
+
+// conversation returns the request bodies from the 1-based request from on,
+// without compaction summary requests; at least one, or the script fails.
+func conversation(ts *testscript.TestScript, from int) [][]byte {
+	reqs := server(ts).Requests()
+	if from < 1 || from > len(reqs) {
+		ts.Fatalf("fakellm: request %d of %d", from, len(reqs))
+	}
+	var out [][]byte
+	for _, body := range reqs[from-1:] {
+		if !strings.HasPrefix(systemPrompt(ts, body), summarySystemPrefix) {
+			out = append(out, body)
+		}
+	}
+	if len(out) == 0 {
+		ts.Fatalf("fakellm: no conversation request from %d on", from)
+	}
+	return out
+}
+
+// reqNum parses a request number; "last" is the latest request.
+func reqNum(ts *testscript.TestScript, arg string) int {
+	if arg == "last" {
+		return len(server(ts).Requests())
+	}
+	n, err := strconv.Atoi(arg)
+	ts.Check(err)
+	return n
+}
+
+// summarySystemPrefix starts the system prompt of compaction summary
+// requests (runtime/agent's compactionSystem).
+const summarySystemPrefix = "You summarise a conversation"
+
+// checkPairing reports a tool call without exactly one result right after
+// its assistant message, or a result answering no call.
+func checkPairing(r chatRequest) error {
+	var open map[string]bool
+	for i, m := range r.Messages {
+		if m.Role == "tool" {
+			if !open[m.ToolCallID] {
+				return fmt.Errorf("message %d: tool result %s answers no pending call", i, m.ToolCallID)
+			}
+			delete(open, m.ToolCallID)
+			continue
+		}
+		if len(open) > 0 {
+			return fmt.Errorf("message %d: calls %v have no result", i, open)
+		}
+		open = map[string]bool{}
+		for _, c := range m.ToolCalls {
+			open[c.ID] = true
+		}
+	}
+	if len(open) > 0 {
+		return fmt.Errorf("calls %v have no result", open)
+	}
+	return nil
 }
 
 func atoi(ts *testscript.TestScript, args []string, i int) int {
