@@ -104,6 +104,14 @@ func (a *ActiveSet) SetCatalog(cat *Catalog) {
 	a.cat = cat
 }
 
+// SetSessionID changes the id substituted for ${CLAWSEED_SESSION_ID} in
+// skills activated from now on (a new session in the same process).
+func (a *ActiveSet) SetSessionID(id string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cfg.SessionID = id
+}
+
 // Catalog returns the current catalog.
 func (a *ActiveSet) Catalog() *Catalog {
 	a.mu.Lock()

@@ -125,11 +125,18 @@ func (a *app) recorder() agent.Recorder {
 }
 
 // newSession closes the current session file and starts a new session
-// (/clear); the agent must have been Reset.
+// (/clear); the agent must have been Reset. Always-on skills, re-activated by
+// Reset, were rendered with the old id, so they are reloaded.
 func (a *app) newSession() string {
 	a.Close()
 	a.sessionID = session.NewID(time.Now())
 	a.resumed = nil
+	if set := a.agent.Skills(); set != nil {
+		set.SetSessionID(a.sessionID)
+		for _, act := range set.List() {
+			set.Refresh(act.Skill.Name)
+		}
+	}
 	if a.store != nil {
 		a.writer = a.store.Create(a.header())
 	}
