@@ -14,6 +14,7 @@ import (
 
 	"github.com/clawseed/clawseed/internal/repl"
 	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/session"
 	"github.com/clawseed/clawseed/skills"
 )
 
@@ -127,8 +128,12 @@ func printBanner(io *IOStreams, a *app) {
 func printResumed(w io.Writer, a *app) {
 	s := a.resumed
 	line := fmt.Sprintf("resumed: %d messages", len(a.agent.History()))
-	if s.Compactions > 0 {
-		line += fmt.Sprintf(" (after %d compactions)", s.Compactions)
+	switch s.Compactions {
+	case 0:
+	case 1:
+		line += " (compacted once)"
+	default:
+		line += fmt.Sprintf(" (compacted %d times)", s.Compactions)
 	}
 	var names []string
 	for _, act := range a.agent.Skills().List() {
@@ -141,7 +146,7 @@ func printResumed(w io.Writer, a *app) {
 	hist := a.agent.History()
 	for i := len(hist) - 1; i >= 0; i-- {
 		if hist[i].Role == providers.RoleUser && hist[i].Text() != "" && len(hist[i].ToolResults()) == 0 {
-			fmt.Fprintln(w, "last: "+repl.Preview(hist[i].Text(), 120))
+			fmt.Fprintln(w, "last: "+session.Title(hist[i].Text()))
 			break
 		}
 	}

@@ -77,6 +77,10 @@ func (a *Agent) Compact(ctx context.Context, focus string) (CompactionInfo, erro
 // number of compactions byte for byte. When the summary request fails, the
 // oldest whole turns are dropped and a one-line note is inserted instead. It
 // returns an error only when ctx ends, and then leaves the history as it was.
+//
+// The summary is a user message and the kept tail may start with one too;
+// the OpenAI wire accepts adjacent user messages and the Anthropic API merges
+// them into one turn.
 func (a *Agent) compact(ctx context.Context, reason, focus string) (CompactionInfo, providers.Usage, error) {
 	stats := a.Context()
 	info := CompactionInfo{Reason: reason, TokensBefore: a.estimate(stats)}

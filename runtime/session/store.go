@@ -30,6 +30,7 @@ type AmbiguousError struct {
 	Matches []string // sorted
 }
 
+// Error lists up to ten of the matching ids.
 func (e *AmbiguousError) Error() string {
 	const show = 10
 	list := strings.Join(e.Matches[:min(len(e.Matches), show)], ", ")
