@@ -210,7 +210,9 @@ func (a *Agent) summarize(ctx context.Context, head []providers.Message, focus s
 	if summary == "" {
 		return "", usage, errors.New("the summary request returned no text")
 	}
-	return summary, usage, nil
+	// A model that ignores the length asked for must not fill the room the
+	// compaction made: cap the summary at half the history budget.
+	return truncateOutput(summary, max(budget/2, 500)*4), usage, nil
 }
 
 // renderTranscript renders messages for the summary request, one block per

@@ -433,3 +433,25 @@ func TestRecordFailureReportedOnce(t *testing.T) {
 		t.Error("the conversation did not go on in memory")
 	}
 }
+
+func TestLongSummaryCapped(t *testing.T) {
+	t.Parallel()
+	huge := strings.Repeat("blah ", 20000)
+	env := newEnv(t, []providertest.Response{{When: "<transcript>", Text: huge}}, smallWindow(nil))
+	var old []providers.Message
+	for i := range 4 {
+		old = append(old, providers.UserText(filler(i)), providers.AssistantText("ok"))
+	}
+	env.agent.SetHistory(old)
+	info, err := env.agent.Compact(t.Context(), "")
+	if err != nil || !info.Summarized {
+		t.Fatalf("Compact = %+v, %v", info, err)
+	}
+	summary := env.agent.History()[0].Text()
+	if len(summary) > 8000 || !strings.Contains(summary, "characters truncated") {
+		t.Errorf("summary of %d characters kept; want it cut to the budget", len(summary))
+	}
+	if info.TokensAfter >= info.TokensBefore {
+		t.Errorf("compaction grew the context: %+v", info)
+	}
+}
