@@ -119,6 +119,21 @@ func TestChooseSplitInvariants(t *testing.T) {
 		if s.Pinned >= 0 && s.Pinned != current {
 			t.Fatalf("%s: pinned a message that is not the current turn's", where)
 		}
+		suffix := func(i int) int {
+			n := 0
+			for _, m := range msgs[i:] {
+				n += tokens(m)
+			}
+			return n
+		}
+		if s.Pinned < 0 && s.Cut > 0 && suffix(s.Cut) <= maxTail && suffix(s.Cut) < keep {
+			// Too little kept: only right when no earlier cut could keep more.
+			for i := 1; i < s.Cut; i++ {
+				if canCut(msgs, i) && suffix(i) >= keep && suffix(i) <= maxTail {
+					t.Fatalf("%s: tail of %d tokens < keep, but cutting at %d keeps %d", where, suffix(s.Cut), i, suffix(i))
+				}
+			}
+		}
 		head, kept := s.parts(msgs)
 		if len(head)+len(kept) != len(msgs) {
 			t.Fatalf("%s: %d + %d messages, want %d", where, len(head), len(kept), len(msgs))
