@@ -50,7 +50,8 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 	autoCompact := true
 	for res.Iterations < a.opts.MaxIterations {
 		res.Iterations++
-		if autoCompact && a.estimate(a.Context()) > a.threshold() {
+		st := a.Context()
+		if autoCompact && a.estimate(st) > a.threshold() {
 			info, usage, err := a.compact(ctx, CompactAuto, "")
 			res.Usage.Add(usage)
 			if err != nil {
@@ -60,8 +61,9 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 			// only repeat itself each iteration; overflow errors still
 			// compact.
 			autoCompact = info.TokensAfter <= a.threshold()
+			st = a.Context()
 		}
-		resp, err := a.request(ctx, res.Iterations)
+		resp, err := a.request(ctx, res.Iterations, st.Total())
 		if err != nil && providers.KindOf(err) == providers.KindContextLength && ctx.Err() == nil {
 			info, usage, cerr := a.compact(ctx, CompactOverflow, "")
 			res.Usage.Add(usage)
@@ -69,7 +71,7 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 				return a.endTurn(ctx, res, cerr)
 			}
 			if info.Replaced > 0 {
-				resp, err = a.request(ctx, res.Iterations)
+				resp, err = a.request(ctx, res.Iterations, a.Context().Total())
 			}
 		}
 		res.Usage.Add(resp.usage)
@@ -155,9 +157,10 @@ func (r *response) message() providers.Message {
 }
 
 // request sends the history and streams the answer, forwarding deltas as
-// events. On error the partial response is returned too: on cancellation its
+// events. estimate is the request's size by our count, kept beside the
+// provider's to anchor the next estimate. On error the partial response is returned too: on cancellation its
 // text is kept in history (without tool calls), so the next request is valid.
-func (a *Agent) request(ctx context.Context, iteration int) (*response, error) {
+func (a *Agent) request(ctx context.Context, iteration, estimate int) (*response, error) {
 	req := providers.Request{
 		Model:           a.opts.ModelName,
 		System:          a.SystemPrompt(),
@@ -169,7 +172,6 @@ func (a *Agent) request(ctx context.Context, iteration int) (*response, error) {
 	if !a.opts.TextTools {
 		req.Tools = a.specs
 	}
-	sent := a.Context().Total()
 	resp := &response{}
 	var current *providers.Part // reasoning block being streamed
 	for ev, err := range a.opts.Model.Stream(ctx, req) {
@@ -219,7 +221,7 @@ func (a *Agent) request(ctx context.Context, iteration int) (*response, error) {
 	}
 	a.addUsage(resp.usage)
 	if resp.usage.InputTokens > 0 {
-		a.reported, a.reportedAt = resp.usage.InputTokens, sent
+		a.reported, a.reportedAt = resp.usage.InputTokens, estimate
 	}
 	if resp.usage != (providers.Usage{}) {
 		u := resp.usage
