@@ -414,6 +414,18 @@ func TestRecorderAndResume(t *testing.T) {
 	if len(rec3.skills) != 1 || rec3.skills[0].Hash == "0000" || !env3.agent.Skills().ChangedOnDisk("greeter") {
 		t.Errorf("changed skill: records %+v, changed %v", rec3.skills, env3.agent.Skills().ChangedOnDisk("greeter"))
 	}
+	// A skill that is gone is reported and recorded as deactivated, so the
+	// file agrees with the live session.
+	rec4 := &memRecorder{}
+	env4 := newEnv(t, nil, func(o *Options) { o.Recorder = rec4 })
+	diags := env4.agent.Resume(nil, []session.SkillState{{Name: "vanished", Hash: "1"}, {Name: "greeter", Hash: rec.skills[1].Hash}}, providers.Usage{})
+	if len(diags) != 1 || !strings.Contains(diags[0].Message, `"vanished" not restored`) {
+		t.Errorf("diagnostics = %+v", diags)
+	}
+	want := []session.SkillChange{{Action: "deactivate", Name: "vanished"}}
+	if diff := cmp.Diff(want, rec4.skills); diff != "" {
+		t.Errorf("records after a failed restore (-want +got):\n%s", diff)
+	}
 }
 
 func TestRecordFailureReportedOnce(t *testing.T) {
