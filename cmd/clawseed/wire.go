@@ -204,6 +204,9 @@ func (a *app) openSession(f sessionFlags) error {
 		return &exitError{code: exitFailure, err: err}
 	}
 	w, sess, err := a.store.Open(id)
+	if errors.Is(err, session.ErrInUse) {
+		return usageError(fmt.Errorf("session %s is open in another clawseed process; finish it there, or start a new session (without --continue/--resume)", id))
+	}
 	if err != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("resume session %s: %w", id, err)}
 	}

@@ -39,6 +39,11 @@ const (
 	ActionDeactivate = "deactivate"
 )
 
+// ErrInUse is returned (wrapped) by [Store.Open] when another process has
+// the session open: two writers would interleave two conversations in one
+// file. Unix only.
+var ErrInUse = errors.New("session is open in another clawseed process")
+
 // ErrNotFound is returned (wrapped) when no session has the id or prefix asked for.
 var ErrNotFound = errors.New("session not found")
 

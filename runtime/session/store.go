@@ -151,7 +151,7 @@ func (s *Store) read(id string) (*Session, []byte, error) {
 }
 
 // Open loads session id and reopens it for appending (the header is not
-// written again). A torn last line is cut off first, so the next record
+// written again), locked against other processes ([ErrInUse]) until Close. A torn last line is cut off first, so the next record
 // never glues onto a fragment; a last line that is a whole record missing
 // only its newline gets the newline instead.
 func (s *Store) Open(id string) (*Writer, *Session, error) {
@@ -162,6 +162,10 @@ func (s *Store) Open(id string) (*Writer, *Session, error) {
 	f, err := os.OpenFile(sess.Path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open session: %w", err)
+	}
+	if err := lock(f); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("open session %s: %w", id, err)
 	}
 	w := &Writer{dir: s.Dir, path: sess.Path, header: sess.Header, now: s.now, f: f, size: int64(len(data))}
 	if n := len(data); n > 0 && data[n-1] != '\n' {

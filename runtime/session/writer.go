@@ -141,6 +141,11 @@ func (w *Writer) create() error {
 	if err != nil {
 		return fmt.Errorf("create session: %w", err)
 	}
+	// Locked from the start, so a --resume from another terminal cannot
+	// slip in between the header and the first message.
+	if err := lock(f); err != nil {
+		return errors.Join(fmt.Errorf("create session: %w", err), f.Close())
+	}
 	w.f, w.size = f, 0
 	header, err := marshalLine(Record{Type: TypeHeader, Time: w.header.Created, Header: &w.header})
 	if err == nil {
