@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -98,6 +99,16 @@ func resolveSession(store *session.Store, arg string) (string, error) {
 	return "", &exitError{code: exitFailure, err: err}
 }
 
+// findSession opens the configured store and resolves arg in it.
+func findSession(g *globalOptions, arg string) (*session.Store, string, error) {
+	store, _, err := sessionStore(g)
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := resolveSession(store, arg)
+	return store, id, err
+}
+
 func sessionsListRun(opts *sessionsOptions) error {
 	store, cfg, err := sessionStore(opts.global)
 	if err != nil {
@@ -141,7 +152,7 @@ func printSessionTable(w io.Writer, infos []session.Info, all bool) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	ws := func(in session.Info) string { return "" }
 	if all {
-		ws = func(in session.Info) string { return orElse(in.Workspace, "-") + "\t" }
+		ws = func(in session.Info) string { return cmp.Or(in.Workspace, "-") + "\t" }
 		fmt.Fprintln(tw, "ID\tUPDATED\tMESSAGES\tMODEL\tWORKSPACE\tTITLE")
 	} else {
 		fmt.Fprintln(tw, "ID\tUPDATED\tMESSAGES\tMODEL\tTITLE")
@@ -151,7 +162,7 @@ func printSessionTable(w io.Writer, infos []session.Info, all bool) {
 		if in.Err != "" {
 			title = "unreadable: " + repl.Preview(in.Err, historyPreviewRunes)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s%s\n", in.ID, sessionTime(in.Updated), in.Messages, orElse(in.Model, "-"), ws(in), title)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s%s\n", in.ID, sessionTime(in.Updated), in.Messages, cmp.Or(in.Model, "-"), ws(in), title)
 	}
 	tw.Flush()
 }
@@ -163,20 +174,8 @@ func sessionTime(t time.Time) string {
 	return t.Local().Format(sessionTimeLayout)
 }
 
-// orElse returns s, or def when s is empty.
-func orElse(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
 func sessionsShowRun(opts *sessionsOptions, arg string) error {
-	store, _, err := sessionStore(opts.global)
-	if err != nil {
-		return err
-	}
-	id, err := resolveSession(store, arg)
+	store, id, err := findSession(opts.global, arg)
 	if err != nil {
 		return err
 	}
@@ -220,13 +219,13 @@ func printSession(w io.Writer, s *session.Session) {
 	for _, f := range []struct{ k, v string }{
 		{"id", h.ID},
 		{"workspace", h.Workspace},
-		{"model", orElse(h.Provider, "-") + "/" + orElse(h.Model, "-")},
+		{"model", cmp.Or(h.Provider, "-") + "/" + cmp.Or(h.Model, "-")},
 		{"created", sessionTime(h.Created)},
 		{"updated", sessionTime(s.Updated)},
 		{"messages", fmt.Sprintf("%d in history, %d recorded", len(s.Messages), s.MessageRecords)},
 		{"compactions", fmt.Sprint(s.Compactions)},
 		{"usage", fmt.Sprintf("%d input, %d output, %d cached tokens", s.Usage.InputTokens, s.Usage.OutputTokens, s.Usage.CachedInputTokens)},
-		{"skills", orElse(strings.Join(skills, ", "), "(none)")},
+		{"skills", cmp.Or(strings.Join(skills, ", "), "(none)")},
 		{"file", s.Path},
 	} {
 		fmt.Fprintf(w, "%-12s %s\n", f.k+":", f.v)
@@ -255,7 +254,7 @@ func printSessionHistory(w io.Writer, s *session.Session) {
 				fmt.Fprintln(w, strings.TrimSpace("→ "+p.ToolCall.Name+" "+compactToolArgs(p.ToolCall.Args)))
 			case p.Type == providers.PartToolResult && p.ToolResult != nil:
 				r := p.ToolResult
-				name, status := orElse(r.Name, orElse(callNames[r.CallID], "?")), "ok"
+				name, status := cmp.Or(r.Name, cmp.Or(callNames[r.CallID], "?")), "ok"
 				if r.IsError {
 					status = "error"
 				}
@@ -289,11 +288,7 @@ func writeSessionJSON(w io.Writer, v any) error {
 }
 
 func sessionsRmRun(opts *sessionsOptions, arg string) error {
-	store, _, err := sessionStore(opts.global)
-	if err != nil {
-		return err
-	}
-	id, err := resolveSession(store, arg)
+	store, id, err := findSession(opts.global, arg)
 	if err != nil {
 		return err
 	}
