@@ -125,18 +125,16 @@ func (a *app) recorder() agent.Recorder {
 }
 
 // newSession closes the current session file and starts a new session
-// (/clear); the agent must have been Reset. Always-on skills, re-activated by
-// Reset, were rendered with the old id, so they are reloaded.
+// (/clear): the id comes first, so the always-on skills that Agent.Reset
+// activates again substitute the new ${CLAWSEED_SESSION_ID}.
 func (a *app) newSession() string {
 	a.Close()
 	a.sessionID = session.NewID(time.Now())
 	a.resumed = nil
 	if set := a.agent.Skills(); set != nil {
 		set.SetSessionID(a.sessionID)
-		for _, act := range set.List() {
-			set.Refresh(act.Skill.Name)
-		}
 	}
+	a.agent.Reset()
 	if a.store != nil {
 		a.writer = a.store.Create(a.header())
 	}
@@ -194,11 +192,8 @@ func (a *app) openSession(f sessionFlags) error {
 		if errors.Is(err, session.ErrNotFound) {
 			return usageError(fmt.Errorf("no session to continue in %s (clawseed sessions list --all shows every session)", a.cfg.Workspace))
 		}
-	} else {
-		id, err = a.store.Resolve(f.Resume)
-		if err != nil {
-			return usageError(fmt.Errorf("--resume: %w", err))
-		}
+	} else if id, err = resolveSession(a.store, f.Resume); err != nil {
+		return err
 	}
 	if err != nil {
 		return &exitError{code: exitFailure, err: err}

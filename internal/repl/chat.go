@@ -38,8 +38,8 @@ type Chat struct {
 	// Interrupts delivers Ctrl-C (SIGINT) while a turn runs; nil disables
 	// cancellation by signal.
 	Interrupts <-chan os.Signal
-	// NewSession starts a new session for /clear and returns its id; it
-	// runs after Agent.Reset.
+	// NewSession starts a new session for /clear, resetting the agent, and
+	// returns its id; nil means /clear only calls Agent.Reset.
 	NewSession func() string
 	// AddHistory, when set, also records lines for up-arrow recall (liner).
 	AddHistory func(string)

@@ -85,10 +85,11 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 	case "compact":
 		c.compact(ctx, args)
 	case "clear":
-		c.Agent.Reset()
 		id := ""
 		if c.NewSession != nil {
 			id = c.NewSession()
+		} else {
+			c.Agent.Reset()
 		}
 		fmt.Fprintln(c.Out, "New session "+id+". History and active skills cleared.")
 	case "model":

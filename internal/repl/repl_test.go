@@ -183,7 +183,7 @@ func runChat(t *testing.T, fa *fakeAgent, lines ...string) (string, string) {
 	t.Helper()
 	var out, errw bytes.Buffer
 	c := &Chat{Agent: fa, Reader: &scriptReader{lines: lines}, Out: &out, Err: &errw,
-		NewSession: func() string { return "s2" }}
+		NewSession: func() string { fa.Reset(); return "s2" }}
 	if err := c.Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}
