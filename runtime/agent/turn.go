@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/clawseed/clawseed/providers"
@@ -98,7 +99,11 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 			res.ToolCalls = append(res.ToolCalls, ToolCallSummary{Name: calls[i].Name, OK: !r.IsError})
 		}
 		a.add(a.resultsMessage(results))
-		a.syncSkills()
+		if slices.ContainsFunc(calls, func(c providers.ToolCall) bool {
+			return c.Name == skillToolName || c.Name == skillCreateToolName
+		}) {
+			a.syncSkills()
+		}
 		if ctx.Err() != nil {
 			return a.endTurn(ctx, res, ctx.Err())
 		}
