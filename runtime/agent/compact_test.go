@@ -467,3 +467,43 @@ func TestLongSummaryCapped(t *testing.T) {
 		t.Errorf("compaction grew the context: %+v", info)
 	}
 }
+
+// TestSkillRecordsReplayInOrder writes a real session file while one response
+// deactivates and re-activates a skill (moving it to the end) and checks that
+// loading the file rebuilds the active skills in the live order.
+func TestSkillRecordsReplayInOrder(t *testing.T) {
+	t.Parallel()
+	store := &session.Store{Dir: t.TempDir()}
+	w := store.Create(session.Header{ID: "20261122-090000-abcdef", Workspace: "/ws"})
+	script := []providertest.Response{
+		{ToolCalls: []providertest.Call{
+			{Name: "Skill", Args: `{"skill":"auto-coder","action":"deactivate"}`},
+			{Name: "Skill", Args: `{"skill":"auto-coder"}`},
+			{Name: "Skill", Args: `{"skill":"greeter","args":"Bo"}`},
+		}},
+		{Text: "done"},
+	}
+	env := newEnv(t, script, func(o *Options) { o.Recorder = w })
+	env.agent.ActivateSkill("auto-coder", "")
+	env.agent.ActivateSkill("greeter", "Ada")
+	if _, err := env.agent.Turn(t.Context(), "shuffle"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := store.Load("20261122-090000-abcdef")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live []session.SkillState
+	for _, e := range env.agent.Skills().Snapshot() {
+		live = append(live, session.SkillState{Name: e.Name, Args: e.Args, Hash: e.Hash})
+	}
+	if live[0].Name != "greeter" || live[0].Args != "Bo" {
+		t.Fatalf("live order = %+v, want greeter first", live)
+	}
+	if diff := cmp.Diff(live, sess.Skills); diff != "" {
+		t.Errorf("replayed skills (-live +file):\n%s", diff)
+	}
+}

@@ -70,30 +70,33 @@ func (a *Agent) syncSkills() {
 	}
 	now := a.opts.Skills.Snapshot()
 	old := a.recordedSkills
-	var kept []string
+	index := func(list []skills.SnapshotEntry, name string) int {
+		return slices.IndexFunc(list, func(e skills.SnapshotEntry) bool { return e.Name == name })
+	}
+	// Replay appends new activations and updates others in place, so it
+	// rebuilds now only if the skills in both lists keep their order.
+	var oldKept, nowKept []string
 	for _, o := range old {
-		if slices.ContainsFunc(now, func(e skills.SnapshotEntry) bool { return e.Name == o.Name }) {
-			kept = append(kept, o.Name)
+		if index(now, o.Name) >= 0 {
+			oldKept = append(oldKept, o.Name)
 		}
 	}
-	var nowKept []string
 	for _, e := range now {
-		if slices.Contains(kept, e.Name) {
+		if index(old, e.Name) >= 0 {
 			nowKept = append(nowKept, e.Name)
 		}
 	}
-	if !slices.Equal(kept, nowKept) {
-		// Order changed: replay everything.
-		kept = nil
-	}
+	reorder := !slices.Equal(oldKept, nowKept)
 	for _, o := range old {
-		if !slices.Contains(kept, o.Name) {
+		if reorder || index(now, o.Name) < 0 {
 			a.recorded(a.opts.Recorder.RecordSkill(session.SkillChange{Action: "deactivate", Name: o.Name}))
 		}
 	}
+	if reorder {
+		old = nil // everything is activated again, in order
+	}
 	for _, e := range now {
-		i := slices.IndexFunc(old, func(o skills.SnapshotEntry) bool { return o.Name == e.Name })
-		if slices.Contains(kept, e.Name) && i >= 0 && old[i] == e {
+		if i := index(old, e.Name); i >= 0 && old[i] == e {
 			continue
 		}
 		a.recorded(a.opts.Recorder.RecordSkill(session.SkillChange{Action: "activate", Name: e.Name, Args: e.Args, Hash: e.Hash}))
