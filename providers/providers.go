@@ -52,7 +52,10 @@ type Part struct {
 
 // A ToolCall is the model's request to run a tool.
 type ToolCall struct {
-	ID   string `json:"id"`
+	ID string `json:"id"`
+	// Name is the tool's name as the model wrote it. It may be empty (a
+	// model's mistake, answered `Unknown tool: ""`); adapters echo it with
+	// [WireToolName].
 	Name string `json:"name"`
 	// Args is the argument text exactly as the model produced it. It is usually
 	// a JSON object but is not guaranteed to be valid JSON: the agent validates it.
@@ -140,4 +143,19 @@ type Request struct {
 	Temperature *float64
 	// ReasoningEffort is passed to models that accept it ("" = not sent).
 	ReasoningEffort string
+}
+
+// UnnamedTool is the name under which a call the model left without a name
+// is echoed back in history: wires refuse an empty function name
+// ("expected a string with minimum length 1") and would fail every later
+// request of the session over a call that was already answered with an
+// error.
+const UnnamedTool = "unnamed_tool"
+
+// WireToolName returns the name to send for a call in history.
+func WireToolName(name string) string {
+	if strings.TrimSpace(name) == "" {
+		return UnnamedTool
+	}
+	return name
 }

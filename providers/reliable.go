@@ -13,6 +13,9 @@ import (
 const (
 	DefaultBackoffBase = 500 * time.Millisecond
 	DefaultBackoffCap  = 30 * time.Second
+	// DefaultMaxRetryWait is the longest Retry-After waited for
+	// ([providers].max_retry_wait_secs).
+	DefaultMaxRetryWait = 120 * time.Second
 )
 
 // A Named is one entry of a [Reliable] chain: a streamer and the name it is
@@ -57,6 +60,26 @@ func (a Attempt) String() string {
 	}
 }
 
+// A RetryWaitError is a retryable error whose Retry-After asked for a longer
+// wait than the client accepts ([WithMaxRetryWait]). Its message gives the
+// wait the provider asked for, so the user can tell a rate limit that lifts
+// in minutes from one that does not.
+type RetryWaitError struct {
+	Err   error
+	Asked time.Duration // the provider's Retry-After
+	Max   time.Duration // the longest wait accepted
+}
+
+func (e *RetryWaitError) Error() string {
+	return fmt.Sprintf("%v; %s", e.Err, e.wait())
+}
+
+func (e *RetryWaitError) wait() string {
+	return fmt.Sprintf("the provider asked to wait %s before retrying, longer than [providers].max_retry_wait_secs (%s)", e.Asked.Round(time.Second), e.Max.Round(time.Second))
+}
+
+func (e *RetryWaitError) Unwrap() error { return e.Err }
+
 // briefError renders err without the server's (often long) message.
 func briefError(err error) string {
 	pe, ok := errors.AsType[*Error](err)
@@ -70,6 +93,9 @@ func briefError(err error) string {
 	if pe.StatusCode != 0 {
 		s += fmt.Sprintf(" (HTTP %d)", pe.StatusCode)
 	}
+	if we, ok := errors.AsType[*RetryWaitError](err); ok {
+		s += "; " + we.wait()
+	}
 	return s
 }
 
@@ -80,6 +106,16 @@ type ReliableOption func(*Reliable)
 // exponential backoff.
 func WithBackoff(base, limit time.Duration) ReliableOption {
 	return func(r *Reliable) { r.base, r.limit = base, limit }
+}
+
+// WithMaxRetryWait sets the longest Retry-After waited for; a longer one
+// moves to the next entry at once. d <= 0 keeps the default.
+func WithMaxRetryWait(d time.Duration) ReliableOption {
+	return func(r *Reliable) {
+		if d > 0 {
+			r.maxWait = d
+		}
+	}
 }
 
 // WithSleep replaces the wait between tries (tests pass a recorder). sleep
@@ -103,9 +139,12 @@ func WithOnAttempt(f func(Attempt)) ReliableOption {
 //
 //   - transient and rate-limit errors are retried up to maxRetries times per
 //     entry, after a delay drawn uniformly from [0, min(cap, base·2ⁿ)] ("full
-//     jitter"), raised to the server's Retry-After when that is longer;
-//   - a Retry-After beyond the cap is not waited for: the next entry is tried
-//     at once (or the error returned when there is none);
+//     jitter"), raised to the server's Retry-After when that is longer —
+//     also beyond the cap, up to the longest accepted wait
+//     ([WithMaxRetryWait], default 120 s);
+//   - a Retry-After beyond that is not waited for: the next entry is tried
+//     at once (or the error returned when there is none), with a
+//     [RetryWaitError] saying how long the provider asked to wait;
 //   - a stream is retried only while no event has reached the caller; once
 //     one has, a later error is returned as is;
 //   - any other error — auth, bad request, not found, context length, or an
@@ -122,6 +161,7 @@ type Reliable struct {
 	maxRetries int
 	base       time.Duration
 	limit      time.Duration
+	maxWait    time.Duration
 	sleep      func(context.Context, time.Duration) error
 	rand       func() float64
 	onAttempt  func(Attempt)
@@ -135,6 +175,7 @@ func NewReliable(entries []Named, maxRetries int, opts ...ReliableOption) *Relia
 		maxRetries: max(maxRetries, 0),
 		base:       DefaultBackoffBase,
 		limit:      DefaultBackoffCap,
+		maxWait:    DefaultMaxRetryWait,
 		sleep:      sleepContext,
 		rand:       rand.Float64,
 	}
@@ -165,7 +206,9 @@ func (r *Reliable) stream(ctx context.Context, req Request, yield func(Event, er
 			if retry > 0 {
 				var ok bool
 				if delay, ok = r.delay(retry, last); !ok {
-					break // the server asks for more than we wait: fall over now
+					// The server asks for more than we wait: fall over now.
+					last = &RetryWaitError{Err: last, Asked: retryAfter(last), Max: r.maxWait}
+					break
 				}
 			}
 			if r.onAttempt != nil {
@@ -212,7 +255,7 @@ func forward(ctx context.Context, s Streamer, req Request, yield func(Event, err
 }
 
 // delay returns the wait before retry n (1-based) after err, and false when
-// the server's Retry-After exceeds the cap.
+// the server's Retry-After exceeds the longest accepted wait.
 func (r *Reliable) delay(n int, err error) (time.Duration, bool) {
 	ceiling := r.base
 	for i := 1; i < n && ceiling < r.limit; i++ {
@@ -220,13 +263,21 @@ func (r *Reliable) delay(n int, err error) (time.Duration, bool) {
 	}
 	ceiling = min(ceiling, r.limit)
 	d := time.Duration(r.rand() * float64(ceiling))
-	if pe, ok := errors.AsType[*Error](err); ok && pe.RetryAfter > 0 {
-		if pe.RetryAfter > r.limit {
+	if asked := retryAfter(err); asked > 0 {
+		if asked > r.maxWait {
 			return 0, false
 		}
-		d = max(d, pe.RetryAfter)
+		d = max(d, asked)
 	}
 	return d, true
+}
+
+// retryAfter is the Retry-After of a classified error, 0 when none.
+func retryAfter(err error) time.Duration {
+	if pe, ok := errors.AsType[*Error](err); ok {
+		return pe.RetryAfter
+	}
+	return 0
 }
 
 func sleepContext(ctx context.Context, d time.Duration) error {

@@ -105,9 +105,23 @@ func TestReliable(t *testing.T) {
 			wantSleeps: []time.Duration{450 * time.Millisecond},
 		},
 		{
-			name: "retry-after beyond the cap falls over at once", maxRetries: 2, rand: 0.5,
-			entries:    [][]try{{{err: perr(providers.KindRateLimited, 429, time.Minute)}}, {ok}},
+			// Issue 8 item 13: a Retry-After past the 30 s backoff cap is
+			// waited for, up to max_retry_wait (120 s by default).
+			name: "retry-after beyond the backoff cap is waited for", maxRetries: 2, rand: 0.5,
+			entries:    [][]try{{{err: perr(providers.KindRateLimited, 429, 45*time.Second)}, ok}, {ok}},
+			wantEvents: []providers.Event{text, stop}, wantCalls: []int{2, 0},
+			wantSleeps: []time.Duration{45 * time.Second},
+		},
+		{
+			name: "retry-after beyond the longest wait falls over at once", maxRetries: 2, rand: 0.5,
+			entries:    [][]try{{{err: perr(providers.KindRateLimited, 429, 5*time.Minute)}}, {ok}},
 			wantEvents: []providers.Event{text, stop}, wantCalls: []int{1, 1},
+		},
+		{
+			name: "retry-after beyond the longest wait, no fallback", maxRetries: 2, rand: 0.5,
+			entries:  [][]try{{{err: perr(providers.KindRateLimited, 429, 5*time.Minute)}}},
+			wantKind: providers.KindRateLimited, wantCalls: []int{1},
+			wantErr: "p: rate_limited (HTTP 429): boom; the provider asked to wait 5m0s before retrying, longer than [providers].max_retry_wait_secs (2m0s)",
 		},
 		{
 			name: "retries exhausted then fallback", maxRetries: 2, rand: 0.5,
@@ -334,5 +348,27 @@ func TestReliableOnAttempt(t *testing.T) {
 	}
 	if len(attempts) != 3 || attempts[2].Entry != "anthropic" || !attempts[2].Fallback() || attempts[1].Fallback() {
 		t.Errorf("attempts = %+v; want the last on anthropic as a fallback", attempts)
+	}
+}
+
+// A fallback caused by a Retry-After longer than the accepted wait says the
+// wait the provider asked for (issue 8 item 13).
+func TestReliableRetryWaitMessage(t *testing.T) {
+	t.Parallel()
+	limited := &providers.Error{Kind: providers.KindRateLimited, Provider: "openai", StatusCode: 429, RetryAfter: 10 * time.Minute, Message: "slow down"}
+	entries := []providers.Named{
+		{Name: "openai", Streamer: &fakeStreamer{tries: []try{{err: limited}}}},
+		{Name: "backup", Streamer: &fakeStreamer{tries: []try{ok}}},
+	}
+	var got []string
+	r := providers.NewReliable(entries, 2,
+		providers.WithMaxRetryWait(90*time.Second),
+		providers.WithSleep(func(context.Context, time.Duration) error { t.Error("slept"); return nil }),
+		providers.WithOnAttempt(func(a providers.Attempt) { got = append(got, a.String()) }))
+	for range r.Stream(t.Context(), providers.Request{}) {
+	}
+	want := []string{"", "openai: rate_limited (HTTP 429); the provider asked to wait 10m0s before retrying, longer than [providers].max_retry_wait_secs (1m30s); falling back to backup"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("attempt descriptions (-want +got):\n%s", diff)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // DefaultMaxActive is the number of skills that may be active at once when
@@ -54,7 +56,8 @@ type Active struct {
 	// activated under).
 	Skill *Skill
 	Args  string
-	// Content is the body after argument substitution.
+	// Content is the body after argument substitution, as written: the
+	// rendered block drops its control characters.
 	Content string
 	// Hash is [ContentHash] of the body as loaded, before substitution.
 	Hash string
@@ -312,24 +315,23 @@ func (a *ActiveSet) Render() string {
 }
 
 // renderBlock renders one <active_skill> block. The body is instructions and is
-// not escaped, but a line that would close the block (in the body or in the
-// directory path) is indented by one space.
+// not escaped, but control characters other than tab and newline are dropped
+// (with whole escape sequences, see [stripControls]), and a line that could be
+// read as closing the block (in the body or in the directory path) is
+// neutralised by [neutraliseClose].
 func renderBlock(e Active) string {
 	var inner strings.Builder
 	if e.Skill.Dir != "" {
-		inner.WriteString("Skill directory: " + e.Skill.Dir + "\n")
+		inner.WriteString("Skill directory: " + cleanLine(e.Skill.Dir) + "\n")
 	}
-	inner.WriteString(strings.TrimRight(e.Content, " \t\r\n"))
+	inner.WriteString(cleanInstructions(e.Content))
 
 	var b strings.Builder
 	b.Grow(inner.Len() + 64)
-	b.WriteString(`<active_skill name="` + escapeXML(e.Skill.Name) + "\">\n")
+	b.WriteString(`<active_skill name="` + escapeXML(cleanLine(e.Skill.Name)) + "\">\n")
 	if text := strings.TrimRight(inner.String(), " \t\r\n"); text != "" {
 		for line := range strings.Lines(text) {
-			if strings.TrimRight(line, " \t\r\n") == activeClose {
-				b.WriteByte(' ')
-			}
-			b.WriteString(line)
+			b.WriteString(neutraliseClose(line))
 		}
 		b.WriteString("\n")
 	}
@@ -338,6 +340,55 @@ func renderBlock(e Active) string {
 }
 
 const activeClose = "</active_skill>"
+
+// neutraliseClose returns line with its `</` turned into `<\/` when the line
+// could be read as the end of an <active_skill> block: when, past leading
+// white space and invisible format characters, it starts with
+// "</active_skill" in any letter case (`</active_skill >`, `</ACTIVE_SKILL>`,
+// `  </active_skill>`, `</active_skill><system>`). The rest of the line, and
+// a closing tag later in a line, are left as written: the change is one
+// character, and only on lines that no legitimate skill needs.
+func neutraliseClose(line string) string {
+	rest := strings.TrimLeftFunc(line, isLeadingBlank)
+	if !hasPrefixFold(rest, activeClosePrefix) {
+		return line
+	}
+	lead := len(line) - len(rest)
+	return line[:lead] + `<\/` + rest[len("</"):]
+}
+
+// activeClosePrefix is what starts a line that closes a block.
+const activeClosePrefix = "</active_skill"
+
+// isLeadingBlank reports whether r may precede a tag without a reader
+// noticing: white space, or an invisible format character such as U+200B.
+func isLeadingBlank(r rune) bool {
+	return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r)
+}
+
+// hasPrefixFold reports whether s starts with prefix under Unicode simple
+// case folding, rune by rune (so the Kelvin sign matches "k").
+func hasPrefixFold(s, prefix string) bool {
+	for _, p := range prefix {
+		r, size := utf8.DecodeRuneInString(s)
+		if size == 0 || !foldEqual(r, p) {
+			return false
+		}
+		s = s[size:]
+	}
+	return true
+}
+
+func foldEqual(r, p rune) bool {
+	for f := p; ; {
+		if f == r {
+			return true
+		}
+		if f = unicode.SimpleFold(f); f == p {
+			return false
+		}
+	}
+}
 
 // Snapshot returns the active set for the session file, in activation order.
 func (a *ActiveSet) Snapshot() []SnapshotEntry {

@@ -35,7 +35,9 @@ type walkLimits struct {
 // links to directories are followed when their target stays inside the root
 // (otherwise they are refused with an error diagnostic); a skill directory
 // reached a second time through a link, in this or any later root, is loaded
-// once, with an info diagnostic. At most 2,000 directories are read per root.
+// once, with an info diagnostic. A root whose real path leaves [Root.Within]
+// is refused with an error diagnostic. At most 2,000 directories are read
+// per root.
 //
 // Skill directories are parsed concurrently (GOMAXPROCS workers); the result
 // is identical to a sequential run. Problems never abort discovery: they are
@@ -47,11 +49,12 @@ func Discover(ctx context.Context, opts Options) *Catalog {
 
 func discover(ctx context.Context, opts Options, lim walkLimits) *Catalog {
 	w := &walker{
-		lim:       lim,
-		maxBytes:  fileLimit(opts.MaxFileBytes),
-		jobs:      make(chan *candidate, 512),
-		seenRoot:  map[string]string{},
-		seenSkill: map[string]string{},
+		lim:        lim,
+		maxBytes:   fileLimit(opts.MaxFileBytes),
+		jobs:       make(chan *candidate, 512),
+		seenRoot:   map[string]string{},
+		seenSkill:  map[string]string{},
+		realWithin: map[string]string{},
 	}
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
@@ -81,13 +84,14 @@ func discover(ctx context.Context, opts Options, lim walkLimits) *Catalog {
 // directory to the worker pool. events records diagnostics and candidates in
 // discovery order so that assembly is deterministic.
 type walker struct {
-	lim       walkLimits
-	maxBytes  int64
-	jobs      chan *candidate
-	events    []walkEvent
-	seenRoot  map[string]string // real path of a root → its path
-	seenSkill map[string]string // real path of a skill dir → dir first reached
-	stop      bool
+	lim        walkLimits
+	maxBytes   int64
+	jobs       chan *candidate
+	events     []walkEvent
+	seenRoot   map[string]string // real path of a root → its path
+	seenSkill  map[string]string // real path of a skill dir → dir first reached
+	realWithin map[string]string // Root.Within → its real path
+	stop       bool
 }
 
 // A walkEvent is either a diagnostic or a skill directory.
@@ -101,6 +105,7 @@ type candidate struct {
 	root     Root
 	rootReal string
 	dir      string
+	dirReal  string
 	entries  []fs.DirEntry
 	skill    *Skill
 	diags    []Diagnostic
@@ -139,6 +144,9 @@ func (w *walker) walkRoot(ctx context.Context, root Root) {
 		w.diag(path, SeverityInfo, "same directory as skill root "+first+"; skipped")
 		return
 	}
+	if !w.rootStaysInside(root, rootReal) {
+		return
+	}
 	w.seenRoot[rootReal] = path
 	rw := &rootWalk{root: root, realPath: rootReal, dirs: 1, visited: map[string]bool{rootReal: true}}
 	if hasSkillFile(entries, false) {
@@ -151,6 +159,30 @@ func (w *walker) walkRoot(ctx context.Context, root Root) {
 		return
 	}
 	w.walkDir(ctx, rw, path, rootReal, entries, 0)
+}
+
+// rootStaysInside reports whether the real path of root lies inside the
+// directory the root belongs to ([Root.Within]), with an error diagnostic
+// when it does not. A root that is itself a link out of the workspace (a
+// cloned repository's `.claude/skills -> /`) would make everything under its
+// target a skill directory the file tools may read.
+func (w *walker) rootStaysInside(root Root, rootReal string) bool {
+	if root.Within == "" {
+		return true
+	}
+	parent, ok := w.realWithin[root.Within]
+	if !ok {
+		parent = filepath.Clean(root.Within)
+		if r, err := filepath.EvalSymlinks(parent); err == nil {
+			parent = r
+		}
+		w.realWithin[root.Within] = parent
+	}
+	if within(parent, rootReal) {
+		return true
+	}
+	w.diag(root.Path, SeverityError, fmt.Sprintf("skill root resolves to %s, which is outside %s; refused", rootReal, root.Within))
+	return false
 }
 
 // walkDir visits the children of dir (at depth) in the order of entries,
@@ -237,7 +269,7 @@ func (w *walker) childReal(rw *rootWalk, child, parentReal string, e fs.DirEntry
 }
 
 func (w *walker) addCandidate(rw *rootWalk, dir, dirReal string, entries []fs.DirEntry) {
-	c := &candidate{root: rw.root, rootReal: rw.realPath, dir: dir, entries: entries}
+	c := &candidate{root: rw.root, rootReal: rw.realPath, dir: dir, dirReal: dirReal, entries: entries}
 	w.events = append(w.events, walkEvent{cand: c})
 	w.jobs <- c
 }
@@ -261,6 +293,7 @@ func (w *walker) parse(ctx context.Context, c *candidate) {
 	c.entries = nil
 	if c.skill != nil {
 		c.skill.Root = c.root.Path
+		c.skill.RealDir = c.dirReal
 		c.skill.Source = c.root.Source
 	}
 }

@@ -295,7 +295,7 @@ func TestDiscoverBadFilesAreIsolated(t *testing.T) {
 		"root/bad-toml/SKILL.md":          md("bad-toml", "body"),
 		"root/big-toml/manifest.toml":     "[skill]\n#" + strings.Repeat("x", 300*1024) + "\n",
 		"root/big-toml/SKILL.md":          md("big-toml", "body"),
-		"root/bad-yaml/SKILL.md":          "---\nname: bad-yaml\ndescription: [oops\n---\nstill usable",
+		"root/bad-yaml/SKILL.md":          "---\nname: bad-yaml\ndescription: \"oops\n---\nstill usable",
 		"root/z-good/SKILL.md":            md("z-good", "fine"),
 		"root/dir-named-skill/SKILL.md/x": "",
 	})
@@ -308,7 +308,7 @@ func TestDiscoverBadFilesAreIsolated(t *testing.T) {
 	}
 	wantDiags := []string{
 		"error root/bad-toml/manifest.toml: manifest.toml:2: expected '.' or ']' to end table name, but got '\\n' instead",
-		"warning root/bad-yaml/SKILL.md: SKILL.md:3: invalid YAML frontmatter ignored: did not find expected ',' or ']'",
+		"warning root/bad-yaml/SKILL.md: SKILL.md:3: invalid YAML frontmatter ignored: found unexpected end of stream",
 		"error root/big/SKILL.md: SKILL.md too large (300.1 KiB > 256 KiB)",
 		"error root/big-toml/manifest.toml: manifest.toml too large (300.1 KiB > 256 KiB)",
 		"error root/bin/SKILL.md: SKILL.md is binary (contains NUL bytes)",

@@ -64,13 +64,24 @@ type fieldSet struct {
 	platforms []string
 	requires  Requires
 	openclaw  openclawMeta
+	// ignored collects the parts of a value a parse function skipped but
+	// whose key it still kept (e.g. an unknown key inside `requires`);
+	// applyFields reports them.
+	ignored []fieldProblem
 }
 
 // openclawMeta is what gating reads from metadata.openclaw (OpenClaw).
+//
+// OpenClaw's `always` is not here: it becomes Skill.IgnoreRequires (skip
+// the bins/env gates), never Skill.Always (activate at start).
 type openclawMeta struct {
-	always   bool
 	os       []string
 	requires Requires
+}
+
+// ignore records a skipped part of a value (key is dotted from the field).
+func (f *fieldSet) ignore(key string, line int, msg string) {
+	f.ignored = append(f.ignored, fieldProblem{key: key, line: line, msg: msg, inner: true})
 }
 
 func newFieldSet() *fieldSet { return &fieldSet{} }
@@ -202,7 +213,7 @@ var skillFields = numberFields(map[string]fieldSpec{
 	},
 	"requires": {
 		parse: func(f *fieldSet, key string, v any) error {
-			r, err := parseRequires(key, v)
+			r, err := parseRequires(f, key, v)
 			if err != nil {
 				return err
 			}
@@ -215,6 +226,7 @@ var skillFields = numberFields(map[string]fieldSpec{
 		parse: parseMetadata,
 		copy: func(dst, src *fieldSet) {
 			dst.s.Metadata = src.s.Metadata
+			dst.s.IgnoreRequires = src.s.IgnoreRequires
 			dst.openclaw = src.openclaw
 		},
 	},
@@ -243,10 +255,15 @@ type fieldProblem struct {
 	key  string // as written; dotted for a nested key
 	line int
 	msg  string
+	// inner: a part of a field's value, ignored while the rest is kept.
+	inner bool
 }
 
 // applyFields reads every known key of m into f. Unknown keys and bad values
-// are returned as problems; the caller decides their severity. When peers is
+// are returned as problems; the caller decides their severity. unknown also
+// holds the parts of a kept value that were ignored (an unknown or ill-typed
+// key inside `requires`): like unknown keys, they are only warnings. Their
+// key is dotted from the field (e.g. "requires.optional"). When peers is
 // true the keys of [peerFields] are ignored silently.
 func applyFields(f *fieldSet, m kvList, peers bool) (unknown, bad []fieldProblem) {
 	for _, e := range m {
@@ -261,7 +278,15 @@ func applyFields(f *fieldSet, m kvList, peers bool) (unknown, bad []fieldProblem
 			}
 			continue
 		}
-		if err := spec.parse(f, e.key, e.val); err != nil {
+		err := spec.parse(f, e.key, e.val)
+		for _, p := range f.ignored {
+			if p.line == 0 {
+				p.line = e.line
+			}
+			unknown = append(unknown, p)
+		}
+		f.ignored = nil
+		if err != nil {
 			f.set &^= spec.bit
 			p := fieldProblem{key: e.key, line: e.line, msg: err.Error()}
 			if ke, ok := err.(*keyError); ok {

@@ -85,9 +85,11 @@ func asSeconds(v any) (int, bool) {
 	return int(d / time.Second), true
 }
 
-// parseRequires reads a `requires` mapping (bins, anyBins, env, os). OpenClaw's
-// `config` requirement needs OpenClaw's config file and is ignored.
-func parseRequires(key string, v any) (Requires, error) {
+// parseRequires reads a `requires` mapping (bins, anyBins, env, os). A key
+// it does not know, or whose value is not a list of strings, is recorded with
+// f.ignore and skipped: the others still gate. OpenClaw's `config`
+// requirement needs OpenClaw's config file and is skipped silently.
+func parseRequires(f *fieldSet, key string, v any) (Requires, error) {
 	m, ok := v.(kvList)
 	if !ok {
 		return Requires{}, typeError("mapping", key, v)
@@ -97,6 +99,7 @@ func parseRequires(key string, v any) (Requires, error) {
 		if e.val == nil {
 			continue
 		}
+		sub := key + "." + e.key
 		var dst *[]string
 		switch strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(e.key)) {
 		case "bins":
@@ -110,21 +113,31 @@ func parseRequires(key string, v any) (Requires, error) {
 		case "config":
 			continue
 		default:
-			return Requires{}, keyErrorf(key+"."+e.key, "unknown key %q in %q", e.key, key)
+			f.ignore(sub, e.line, fmt.Sprintf("unknown key %q in %q", e.key, key))
+			continue
 		}
 		l, ok := asList(e.val, splitCommaOrSpace)
 		if !ok {
-			return Requires{}, typeError("list of strings", key+"."+e.key, e.val)
+			f.ignore(sub, e.line, typeError("list of strings", sub, e.val).Error())
+			continue
 		}
 		*dst = l
 	}
 	return r, nil
 }
 
+// openclawKeys are the metadata keys OpenClaw reads its settings from: its
+// own name first, then the names it had before (Clawdis, Clawdbot,
+// Moltbot), which published skills still use. The first one present wins,
+// as in OpenClaw.
+var openclawKeys = []string{"openclaw", "clawdbot", "moltbot", "clawdis"}
+
 // parseMetadata stores metadata as plain Go values and reads the OpenClaw
-// gating keys from metadata.openclaw (or its legacy name metadata.clawdbot).
+// gating keys from metadata.openclaw (or a legacy name, see [openclawKeys]).
 // A metadata string that looks like a JSON object is parsed, as OpenClaw
-// does for single-line frontmatter.
+// does for single-line frontmatter, and so is such a string under the
+// OpenClaw key. A malformed part of the OpenClaw settings is recorded with
+// f.ignore and skipped; the metadata and the other settings are kept.
 func parseMetadata(f *fieldSet, key string, v any) error {
 	if s, ok := asString(v); ok && strings.HasPrefix(strings.TrimSpace(s), "{") {
 		parsed, err := parseInlineMapping(s)
@@ -137,49 +150,65 @@ func parseMetadata(f *fieldSet, key string, v any) error {
 	if !ok {
 		return typeError("mapping", key, v)
 	}
-	var oc openclawMeta
-	for _, name := range []string{"clawdbot", "openclaw"} {
-		raw, ok := m.get(name)
-		if !ok || raw == nil {
-			continue
-		}
-		sub := key + "." + name
-		om, ok := raw.(kvList)
-		if !ok {
-			return typeError("mapping", sub, raw)
-		}
-		if err := parseOpenclaw(&oc, sub, om); err != nil {
-			return err
+	f.openclaw, f.s.IgnoreRequires = openclawMeta{}, false
+	for _, name := range openclawKeys {
+		if raw, ok := m.get(name); ok && raw != nil {
+			parseOpenclaw(f, key+"."+name, lineOf(m, name), raw)
+			break
 		}
 	}
-	f.openclaw = oc
 	f.s.Metadata = plainMap(m)
 	return nil
 }
 
-func parseOpenclaw(oc *openclawMeta, key string, m kvList) error {
-	if v, ok := m.get("always"); ok && v != nil {
-		b, ok := asBool(v)
-		if !ok {
-			return typeError("boolean", key+".always", v)
+// lineOf returns the line of key in m (0 when unknown).
+func lineOf(m kvList, key string) int {
+	for i := len(m) - 1; i >= 0; i-- {
+		if m[i].key == key {
+			return m[i].line
 		}
-		oc.always = b
+	}
+	return 0
+}
+
+// parseOpenclaw reads OpenClaw's settings: `os`, `requires` and `always`,
+// which in OpenClaw means "skip the bins, anyBins and env requirements" (not
+// the OS) and never activates the skill.
+func parseOpenclaw(f *fieldSet, key string, line int, raw any) {
+	if s, ok := asString(raw); ok && strings.HasPrefix(strings.TrimSpace(s), "{") {
+		parsed, err := parseInlineMapping(s)
+		if err != nil {
+			f.ignore(key, line, fmt.Sprintf("invalid mapping for %q: %v", key, err))
+			return
+		}
+		raw = parsed
+	}
+	m, ok := raw.(kvList)
+	if !ok {
+		f.ignore(key, line, typeError("mapping", key, raw).Error())
+		return
+	}
+	if v, ok := m.get("always"); ok && v != nil {
+		if b, ok := asBool(v); ok {
+			f.s.IgnoreRequires = b
+		} else {
+			f.ignore(key+".always", lineOf(m, "always"), typeError("boolean", key+".always", v).Error())
+		}
 	}
 	if v, ok := m.get("os"); ok && v != nil {
-		l, ok := asList(v, splitCommaOrSpace)
-		if !ok {
-			return typeError("list of strings", key+".os", v)
+		if l, ok := asList(v, splitCommaOrSpace); ok {
+			f.openclaw.os = l
+		} else {
+			f.ignore(key+".os", lineOf(m, "os"), typeError("list of strings", key+".os", v).Error())
 		}
-		oc.os = l
 	}
 	if v, ok := m.get("requires"); ok && v != nil {
-		r, err := parseRequires(key+".requires", v)
+		r, err := parseRequires(f, key+".requires", v)
 		if err != nil {
-			return err
+			f.ignore(key+".requires", lineOf(m, "requires"), err.Error())
 		}
-		oc.requires = r
+		f.openclaw.requires = r
 	}
-	return nil
 }
 
 // parseInlineMapping parses a one-line YAML/JSON object given as a string.

@@ -1,12 +1,15 @@
 package skills
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/clawseed/clawseed/internal/nesting"
 )
 
 // yamlNodeBudget bounds how many YAML nodes one frontmatter may expand to.
@@ -14,8 +17,10 @@ import (
 // nested aliases ("billion laughs") could take unbounded time and memory.
 const yamlNodeBudget = 20000
 
-// yamlMaxDepth bounds nesting for the same reason.
-const yamlMaxDepth = 64
+// yamlMaxDepth bounds how deep nodes may be once aliases are expanded: the
+// document node, then nesting.Limit collections (the text itself was checked
+// against that limit before parsing), then a scalar.
+const yamlMaxDepth = nesting.Limit + 1
 
 // fmLineOffset converts a line of the frontmatter text to a line of the file:
 // the frontmatter starts on line 2, after the opening `---`.
@@ -45,6 +50,19 @@ func splitFrontmatter(src string) (fm, body string, ok bool) {
 		off += len(line) + 1
 	}
 	return "", src, false
+}
+
+// unclosedFrontmatter returns the warning for SKILL.md text whose first line
+// opens a frontmatter that no later `---` line closes. SPEC §4.3 reads such a
+// file as body only, which silently drops every field the author wrote; the
+// warning says why. It is only meaningful where splitFrontmatter found no
+// frontmatter.
+func unclosedFrontmatter(text string) []fmNote {
+	first, _, _ := strings.Cut(strings.TrimPrefix(text, "\uFEFF"), "\n")
+	if !isFence(strings.TrimSuffix(first, "\r")) {
+		return nil
+	}
+	return []fmNote{{line: 1, msg: `frontmatter is not closed (no "---" line after it); the whole file is read as the body`}}
 }
 
 func isFence(line string) bool {
@@ -85,6 +103,12 @@ type fmNote struct {
 
 // parseFrontmatterYAML parses the frontmatter text into a mapping. notes are
 // warnings about repairs; err means the frontmatter had to be ignored.
+//
+// Nesting is bounded before any parsing: the fast path reads at most a
+// mapping of lists, and every call of the YAML library goes through
+// [safeYAMLUnmarshal], which refuses text nested deeper than
+// [nesting.Limit]. Aliases are expanded only by [yamlToGeneric], within
+// [yamlNodeBudget].
 func parseFrontmatterYAML(fm string) (m kvList, notes []fmNote, err error) {
 	if strings.TrimSpace(fm) == "" {
 		return nil, nil, nil
@@ -93,20 +117,21 @@ func parseFrontmatterYAML(fm string) (m kvList, notes []fmNote, err error) {
 		return m, nil, nil
 	}
 	root, yerr := decodeYAMLMapping(fm)
-	if yerr != nil {
-		fixed, lines := quoteColonValues(fm)
-		if len(lines) == 0 {
-			return nil, nil, yerr
-		}
-		root, err = decodeYAMLMapping(fixed)
-		if err != nil {
-			return nil, nil, yerr // the original error is the one the author can act on
-		}
-		for _, l := range lines {
-			notes = append(notes, fmNote{line: l + fmLineOffset, msg: `value contains ": " and should be quoted; read as a string`})
-		}
+	if yerr == nil {
+		return root, nil, nil
 	}
-	return root, notes, nil
+	if fe, ok := yerr.(*fmError); !ok || !fe.syntax {
+		return nil, nil, yerr // quoting lines cannot help
+	}
+	fixed, repairs := repairFrontmatter(fm)
+	if len(repairs) == 0 {
+		return nil, nil, yerr
+	}
+	root, err = decodeYAMLMapping(fixed)
+	if err != nil {
+		return nil, nil, yerr // the original error is the one the author can act on
+	}
+	return root, repairs, nil
 }
 
 // decodeYAMLMapping parses YAML whose top level must be a mapping (or empty).
@@ -128,14 +153,19 @@ func decodeYAMLMapping(src string) (kvList, error) {
 	return nil, &fmError{line: 1 + fmLineOffset, msg: "frontmatter is not a mapping of keys to values"}
 }
 
-// safeYAMLUnmarshal turns a panic of the YAML library into an error: a skill
-// file must never take the process down.
+// safeYAMLUnmarshal parses src into n, refusing text nested deeper than
+// [nesting.Limit] before the YAML library sees it (a *nesting.Error), and
+// turning a panic of the library into an error: a skill file must never take
+// the process down.
 func safeYAMLUnmarshal(src []byte, n *yaml.Node) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("yaml: internal error: %v", r)
 		}
 	}()
+	if err := nesting.CheckYAML(src); err != nil {
+		return err
+	}
 	return yaml.Unmarshal(src, n)
 }
 
@@ -143,6 +173,9 @@ func safeYAMLUnmarshal(src []byte, n *yaml.Node) (err error) {
 type fmError struct {
 	line int
 	msg  string
+	// syntax is set for errors of the YAML parser, the only ones the
+	// lenient retry may repair.
+	syntax bool
 }
 
 func (e *fmError) Error() string { return e.msg }
@@ -164,17 +197,20 @@ var yamlParserErrors = map[string]bool{
 // yamlError converts "yaml: line N: msg" to an fmError with a file line
 // (never past the end of src).
 func yamlError(err error, src string) error {
+	lines := strings.Count(src, "\n") + 1
+	if ne, ok := errors.AsType[*nesting.Error](err); ok {
+		return &fmError{line: min(ne.Line, lines) + fmLineOffset, msg: ne.Error()}
+	}
 	msg := err.Error()
 	m := yamlLineRE.FindStringSubmatch(msg)
 	if m == nil {
-		return &fmError{msg: strings.TrimPrefix(msg, "yaml: ")}
+		return &fmError{msg: strings.TrimPrefix(msg, "yaml: "), syntax: true}
 	}
 	n, _ := strconv.Atoi(m[1])
 	if yamlParserErrors[m[2]] {
 		n++
 	}
-	n = min(n, strings.Count(src, "\n")+1)
-	return &fmError{line: n + fmLineOffset, msg: m[2]}
+	return &fmError{line: min(n, lines) + fmLineOffset, msg: m[2], syntax: true}
 }
 
 // yamlToGeneric converts a node tree to generic values (see fields.go),
@@ -240,31 +276,4 @@ func yamlConvert(n *yaml.Node, depth int, budget *int) (any, error) {
 		return out, nil
 	}
 	return nil, nil
-}
-
-// colonValueRE matches `key: value` lines (optionally indented).
-var colonValueRE = regexp.MustCompile(`^(\s*[A-Za-z0-9_.-]+:[ \t]+)(.*)$`)
-
-// quoteColonValues double-quotes plain values that contain ": ", the common
-// `description: Use when: ...` mistake. It returns the repaired text and the
-// 1-based frontmatter lines it changed.
-func quoteColonValues(fm string) (string, []int) {
-	lines := strings.Split(fm, "\n")
-	var changed []int
-	for i, line := range lines {
-		m := colonValueRE.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		val := strings.TrimRight(m[2], " \t")
-		if !strings.Contains(val, ": ") && !strings.HasSuffix(val, ":") {
-			continue
-		}
-		if strings.ContainsAny(val[:1], "\"'[{|>&*!%@`") {
-			continue
-		}
-		lines[i] = m[1] + strconv.Quote(val)
-		changed = append(changed, i+1)
-	}
-	return strings.Join(lines, "\n"), changed
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // fuzzSeedsFrontmatter are also committed in testdata/fuzz/FuzzFrontmatter.
@@ -19,6 +21,9 @@ var fuzzSeedsFrontmatter = []string{
 	"---\nname: x\n",
 	"---\n- a\n- b\n---\nlist frontmatter",
 	"---\ndisable-model-invocation: yes\nuser_invocable: off\nallowed-tools: Read Bash(git add:*)\n---\nb",
+	"---\ndescription: Commit.\nargument-hint: [title] [message]\n---\nCommit $0 with \\$1 and \\$$X.",
+	"---\nmetadata: {\"moltbot\":{\"always\":true,\"requires\":{\"bins\":[\"gh\"],\"optionalEnv\":[\"X\"]}}}\n---\nb",
+	"---\nx: [[[[[[[[{a: [[[[b]]]]}]]]]]]]]\n---\ndeep",
 }
 
 // FuzzFrontmatter feeds arbitrary bytes to the SKILL.md pipeline. It must
@@ -111,4 +116,52 @@ func checkFuzzResult(t *testing.T, s *Skill, diags []Diagnostic) {
 	if !utf8.ValidString(s.Body) {
 		t.Fatalf("body is not UTF-8: %q", s.Body)
 	}
+}
+
+// fuzzSeedsLenient are also committed in testdata/fuzz/FuzzLenientFrontmatter.
+var fuzzSeedsLenient = []string{
+	"name: x\ndescription: Use when: the user asks\n",
+	"argument-hint: [title] [message]\ndescription: d\n",
+	"argument-hint: {file} to open  # shown in /help\ntags: [a, b] # c\n",
+	"metadata:\n  hint: [a] [b]\n  list:\n    - [x] done\n    - [y, z]\n",
+	"d: |\n  key: a: b\n  hint: [a] b\n  - [x] y\nn: x\n",
+	"d: >2\n      deep\n  key: a: b\ne: 'it''s\n  k: a: b'\n",
+	"tags: [a,\n  b]\nhint: [x] y\n",
+	"x: \"a\n  k: [b] c\"\ny: plain\n  - [z] w\n",
+	"? [a] b\n: {c} d\n- k: [e] f\n",
+	"a: &x [b]\nc: !t [d] e\nf: *x\n",
+	"\"quoted key\": [a] b\n'q': Use: x\n",
+	"h: [unclosed\nnext: x\n",
+}
+
+// FuzzLenientFrontmatter checks the lenient retry's rewrite: it never
+// panics, keeps every line where it was, and never changes how a document
+// strict YAML accepts is read, so that only what strict YAML refuses is
+// repaired.
+func FuzzLenientFrontmatter(f *testing.F) {
+	for _, s := range fuzzSeedsLenient {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, fm string) {
+		fixed, notes := repairFrontmatter(fm)
+		if strings.Count(fixed, "\n") != strings.Count(fm, "\n") {
+			t.Fatalf("lines moved: %q -> %q", fm, fixed)
+		}
+		for _, n := range notes {
+			if n.line < 1+fmLineOffset || n.line > strings.Count(fm, "\n")+1+fmLineOffset || n.msg == "" {
+				t.Fatalf("bad note %+v for %q", n, fm)
+			}
+		}
+		strict, err := decodeYAMLMapping(fm)
+		if err != nil {
+			return
+		}
+		got, err := decodeYAMLMapping(fixed)
+		if err != nil {
+			t.Fatalf("the rewrite of valid %q does not parse: %v\n%q", fm, err, fixed)
+		}
+		if d := cmp.Diff(strict, got, cmp.AllowUnexported(kv{}, yamlScalar{})); d != "" {
+			t.Fatalf("the rewrite changed valid %q into %q (-strict +rewritten):\n%s", fm, fixed, d)
+		}
+	})
 }

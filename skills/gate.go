@@ -63,13 +63,14 @@ func (g *gate) decide(s *Skill) (Diagnostic, bool) {
 	return Diagnostic{}, false
 }
 
-// missing returns what this machine lacks for s, or "". `always` skills
-// ignore every requirement but the OS, as in OpenClaw.
+// missing returns what this machine lacks for s, or "". Skills that are
+// `always` active, and those whose OpenClaw metadata says `always: true`
+// (IgnoreRequires), ignore every requirement but the OS, as in OpenClaw.
 func (g *gate) missing(s *Skill) string {
 	if len(s.OS) > 0 && !osMatches(g.goos, s.OS) {
 		return fmt.Sprintf("not available on %s (os: %s)", g.goos, strings.Join(s.OS, ", "))
 	}
-	if s.Always {
+	if s.Always || s.IgnoreRequires {
 		return ""
 	}
 	var why []string

@@ -215,7 +215,7 @@ func newIndexEntry(s *Skill) indexEntry {
 }
 
 func (e *indexEntry) prepareName(s *Skill) {
-	e.name = escapeXML(s.Name)
+	e.name = escapeXML(collapseSpace(s.Name))
 	e.nameRunes = utf8.RuneCountInString(e.name)
 }
 
@@ -240,9 +240,11 @@ func (e *indexEntry) prepareDescription(s *Skill) {
 }
 
 // collapseSpace replaces every run of white space by one space and trims the
-// ends, so that each element of the index stays on its lines. It returns s
-// itself when it is already collapsed, which is the common case; the scan
-// works on bytes because RenderIndex runs it over every description.
+// ends, so that each element of the index stays on its lines, and drops
+// control characters (see [stripControls]): skills are cleaned when loaded,
+// and this keeps the index well-formed for any Skill. It returns s itself
+// when there is nothing to do, which is the common case; the scan works on
+// bytes because RenderIndex runs it over every description.
 func collapseSpace(s string) string {
 	prevSpace := true // so that a leading space needs work
 	for i := 0; i < len(s); {
@@ -252,27 +254,31 @@ func collapseSpace(s string) string {
 			switch {
 			case c == ' ':
 				if prevSpace {
-					return strings.Join(strings.Fields(s), " ")
+					return collapseSlow(s)
 				}
 				prevSpace = true
-			case '\t' <= c && c <= '\r':
-				return strings.Join(strings.Fields(s), " ")
+			case c < 0x20 || c == 0x7f:
+				return collapseSlow(s)
 			default:
 				prevSpace = false
 			}
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if unicode.IsSpace(r) {
-			return strings.Join(strings.Fields(s), " ")
+		if unicode.IsSpace(r) || r == utf8.RuneError && size == 1 || unclean(r, lineMode) {
+			return collapseSlow(s)
 		}
 		i += size
 		prevSpace = false
 	}
 	if prevSpace && s != "" {
-		return strings.Join(strings.Fields(s), " ") // trailing space
+		return collapseSlow(s) // trailing space
 	}
 	return s
+}
+
+func collapseSlow(s string) string {
+	return strings.Join(strings.Fields(cleanLine(s)), " ")
 }
 
 // Fixed parts of one <skill> element.

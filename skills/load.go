@@ -117,7 +117,8 @@ func buildSkill(src skillSource) (*Skill, []Diagnostic) {
 }
 
 // finishSkill turns merged fields into a Skill, applying defaults, the name
-// rule and the length limits.
+// rule and the length limits, and strips control characters from its
+// metadata ([cleanSkill]).
 func finishSkill(f *fieldSet, src skillSource, body string, add func(string, Severity, string)) *Skill {
 	s := f.s
 	s.Dir = src.dir
@@ -161,7 +162,7 @@ func finishSkill(f *fieldSet, src skillSource, body string, add func(string, Sev
 
 	s.Requires = unionRequires(f.requires, f.openclaw.requires)
 	s.OS = unionLists(f.osList, f.platforms, f.requires.OS, f.openclaw.os, f.openclaw.requires.OS)
-	s.Always = s.Always || f.openclaw.always
+	cleanSkill(&s)
 	return &s
 }
 
@@ -172,7 +173,7 @@ func parseSkillMD(text string) (*fieldSet, string, []fmNote) {
 	fm, body, ok := splitFrontmatter(normaliseText(text))
 	body = cleanBody(body)
 	if !ok {
-		return f, body, nil
+		return f, body, unclosedFrontmatter(text)
 	}
 	m, notes, err := parseFrontmatterYAML(fm)
 	if err != nil {

@@ -75,7 +75,7 @@ func Reread(s *Skill, maxFileBytes int64) (*Skill, error) {
 	if n.Name != s.Name {
 		return nil, fmt.Errorf("its name is now %q", n.Name)
 	}
-	n.Source, n.Root, n.Dir = s.Source, s.Root, s.Dir
+	n.Source, n.Root, n.Dir, n.RealDir = s.Source, s.Root, s.Dir, s.RealDir
 	n.Status, n.Reason = s.Status, s.Reason
 	return n, nil
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/clawseed/clawseed/internal/nesting"
 )
 
 // manifestName is the ClawSeed manifest file name; used in messages as
@@ -27,6 +29,12 @@ type manifestResult struct {
 // [[tools]] warning, whose wording ClawSeed fixed.
 func parseManifest(src, path string) manifestResult {
 	var res manifestResult
+	// Deep nesting costs the TOML decoder far more than its size (8,000
+	// levels took 30 s and 2.9 GB), so it is refused before decoding.
+	if ne, ok := errors.AsType[*nesting.Error](nesting.CheckTOML([]byte(src))); ok {
+		res.errs = append(res.errs, manifestMsg(ne.Line, ne.Error()))
+		return res
+	}
 	var raw map[string]any
 	md, err := safeTOMLDecode(src, &raw)
 	if err != nil {
@@ -48,6 +56,11 @@ func parseManifest(src, path string) manifestResult {
 			// Lines are looked up only for messages: most manifests have none.
 			unknown, bad := applyFields(f, tomlToGeneric(m, order, []string{"skill"}).(kvList), false)
 			for _, p := range unknown {
+				if p.inner {
+					line := lines.line(append([]string{"skill"}, strings.Split(p.key, ".")...))
+					res.warnings = append(res.warnings, manifestMsg(line, p.msg+"; ignored"))
+					continue
+				}
 				line := lines.line([]string{"skill", p.key})
 				res.warnings = append(res.warnings, manifestMsg(line, fmt.Sprintf("unknown key %q in [skill]; ignored", p.key)))
 			}

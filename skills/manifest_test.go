@@ -199,6 +199,21 @@ requires = { env = ["TOKEN"] }
 			},
 		},
 		{
+			name:     "requires keeps the keys it understands",
+			manifest: "[skill]\nname = \"x\"\n\n[skill.requires]\nbins = [\"gh\"]\noptional = [\"jq\"]\nenv = 3\n\n[skill.metadata.openclaw]\nrequires = { anyBins = [\"rg\"], optionalEnv = [\"X\"] }\n",
+			skillMD:  ptr("body"),
+			check: func(t *testing.T, s *Skill) {
+				if d := cmp.Diff(Requires{Bins: []string{"gh"}, AnyBins: []string{"rg"}}, s.Requires); d != "" {
+					t.Error(d)
+				}
+			},
+			diags: []string{
+				`warning: manifest.toml:6: unknown key "optional" in "requires"; ignored`,
+				`warning: manifest.toml:7: expected list of strings for "requires.env", got number; ignored`,
+				`warning: manifest.toml:10: unknown key "optionalEnv" in "metadata.openclaw.requires"; ignored`,
+			},
+		},
+		{
 			name:     "shell in manifest only is a valid skill",
 			manifest: "[skill]\nname = \"lint\"\nshell = \"make lint\"\n",
 			check: func(t *testing.T, s *Skill) {
@@ -243,7 +258,7 @@ func TestManifestInvalid(t *testing.T) {
 		{"wrong type for name", "[skill]\n\nname = 3\n", []string{`error: manifest.toml:3: expected string for "name", got number`}},
 		{"wrong type for triggers", "[skill]\nname = \"x\"\ntriggers = [1, 2]\n", []string{`error: manifest.toml:3: expected list of strings for "triggers", got list`}},
 		{"wrong type for boolean", "[skill]\nalways = 2\n", []string{`error: manifest.toml:2: expected boolean for "always", got number`}},
-		{"nested wrong type", "[skill]\nname = \"x\"\n\n[skill.requires]\nbins = 3\n", []string{`error: manifest.toml:5: expected list of strings for "requires.bins", got number`}},
+		{"nested wrong type", "[skill]\nname = \"x\"\n\n[skill.shell]\ncommand = 3\n", []string{`error: manifest.toml:5: expected string for "shell.command", got number`}},
 		{"skill is not a table", "skill = \"x\"\n", []string{`error: manifest.toml:1: expected table for "skill", got string`}},
 		{"syntax error", "[skill]\nname = \"x\ndescription = \"y\"\n", []string{"error: manifest.toml:2: strings cannot contain newlines"}},
 		{"duplicate key", "[skill]\nname = \"a\"\nname = \"b\"\n", []string{"error: manifest.toml:3: Key 'skill.name' has already been defined."}},
@@ -309,5 +324,81 @@ func TestErrorsAreNotHiddenByWarnings(t *testing.T) {
 	}
 	if last := diags[len(diags)-1]; last != `error: manifest.toml:32: expected string for "name", got number` {
 		t.Errorf("last diagnostic = %q", last)
+	}
+}
+
+// TestDeepNestingIsRefused covers item 2 of issue 8: text nested deeper than
+// nesting.Limit becomes a diagnostic naming the line, before a parser
+// decodes it (8,000 levels used to take the TOML decoder 30 s and 2.9 GB).
+func TestDeepNestingIsRefused(t *testing.T) {
+	t.Parallel()
+	const deep = 8000
+	const msg = "nesting deeper than 64 levels (tables, arrays or mappings inside each other)"
+	var block strings.Builder
+	for i := range 70 {
+		block.WriteString(strings.Repeat("  ", i) + "a:\n")
+	}
+	tests := []struct {
+		name     string
+		manifest *string
+		skillMD  string
+		valid    bool
+		diags    []string
+	}{
+		{
+			name:     "inline tables in manifest.toml",
+			manifest: ptr("[skill]\nname = \"x\"\nx = " + strings.Repeat("{a=", deep) + "1" + strings.Repeat("}", deep) + "\n"),
+			diags:    []string{"error: manifest.toml:3: " + msg},
+		},
+		{
+			name:     "arrays in manifest.toml",
+			manifest: ptr("[skill]\nx = " + strings.Repeat("[", deep) + strings.Repeat("]", deep) + "\n"),
+			diags:    []string{"error: manifest.toml:2: " + msg},
+		},
+		{
+			name:     "dotted keys in manifest.toml",
+			manifest: ptr("\n" + strings.Repeat("a.", deep) + "b = 1\n"),
+			diags:    []string{"error: manifest.toml:2: " + msg},
+		},
+		{
+			name:    "flow collections in SKILL.md",
+			skillMD: "---\nname: x\nx: " + strings.Repeat("{a: ", deep) + "1" + strings.Repeat("}", deep) + "\n---\nbody",
+			valid:   true,
+			diags:   []string{"warning: SKILL.md:3: invalid YAML frontmatter ignored: " + msg},
+		},
+		{
+			name:    "64 levels are fine",
+			skillMD: "---\nname: x\nx: " + strings.Repeat("[", 63) + "1" + strings.Repeat("]", 63) + "\nm: " + strings.Repeat("{a: ", 63) + "1" + strings.Repeat("}", 63) + "\n---\nbody",
+			valid:   true,
+			diags:   []string{`warning: SKILL.md:3: unknown key "x"; ignored`, `warning: SKILL.md:4: unknown key "m"; ignored`},
+		},
+		{
+			name:    "block mappings in SKILL.md",
+			skillMD: "---\nname: x\n" + block.String() + "---\nbody",
+			valid:   true,
+			diags:   []string{"warning: SKILL.md:67: invalid YAML frontmatter ignored: " + msg},
+		},
+		{
+			name:    "metadata given as a JSON string",
+			skillMD: "---\nname: x\nmetadata: '" + strings.Repeat("{\"a\":", deep) + "1" + strings.Repeat("}", deep) + "'\n---\nbody",
+			valid:   true,
+			diags:   []string{`warning: SKILL.md:3: invalid mapping for "metadata": ` + msg + "; ignored"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			md := tt.skillMD
+			if md == "" {
+				md = "---\nname: from-md\n---\nbody"
+			}
+			s, diags := buildForTest(tt.manifest, &md)
+			if (s != nil) != tt.valid {
+				t.Errorf("skill valid = %v, want %v", s != nil, tt.valid)
+			}
+			if d := cmp.Diff(tt.diags, diags); d != "" {
+				t.Errorf("diagnostics (-want +got):\n%s", d)
+			}
+		})
 	}
 }

@@ -15,10 +15,13 @@ import (
 // with home and are resolved against workspace when relative. Every path is
 // absolute and clean; a path listed twice is kept at its first (highest)
 // position. Roots that need an empty workspace or home are left out.
+//
+// Each standard root carries the directory it must stay inside after its
+// links are resolved ([Root.Within]); extra roots carry none.
 func StandardRoots(workspace, clawseedHome, home string, extra []string) []Root {
 	var roots []Root
 	seen := map[string]bool{}
-	add := func(p string, src Source) {
+	add := func(p string, src Source, within string) {
 		if p == "" {
 			return
 		}
@@ -26,11 +29,16 @@ func StandardRoots(workspace, clawseedHome, home string, extra []string) []Root 
 			p = abs
 		}
 		p = filepath.Clean(p)
+		if within != "" {
+			if abs, err := filepath.Abs(within); err == nil {
+				within = abs
+			}
+		}
 		if seen[p] {
 			return
 		}
 		seen[p] = true
-		roots = append(roots, Root{Path: p, Source: src})
+		roots = append(roots, Root{Path: p, Source: src, Within: within})
 	}
 	under := func(base string, parts ...string) string {
 		if base == "" {
@@ -39,17 +47,19 @@ func StandardRoots(workspace, clawseedHome, home string, extra []string) []Root 
 		return filepath.Join(append([]string{base}, parts...)...)
 	}
 
-	add(under(workspace, ".clawseed", "skills"), SourceProject)
-	add(under(workspace, ".claude", "skills"), SourceProjectClaude)
-	add(under(workspace, ".agents", "skills"), SourceProjectAgents)
+	add(under(workspace, ".clawseed", "skills"), SourceProject, workspace)
+	add(under(workspace, ".claude", "skills"), SourceProjectClaude, workspace)
+	add(under(workspace, ".agents", "skills"), SourceProjectAgents, workspace)
 	if clawseedHome == "" {
 		clawseedHome = under(home, ".clawseed")
 	}
-	add(under(clawseedHome, "skills"), SourceUser)
-	add(under(home, ".claude", "skills"), SourceUserClaude)
-	add(under(home, ".agents", "skills"), SourceUserAgents)
+	add(under(clawseedHome, "skills"), SourceUser, clawseedHome)
+	add(under(home, ".claude", "skills"), SourceUserClaude, home)
+	add(under(home, ".agents", "skills"), SourceUserAgents, home)
 	for _, e := range extra {
-		add(resolveExtraRoot(e, workspace, home), SourceExtra)
+		// Extra roots are named by the user's configuration; where they
+		// lead is the user's choice.
+		add(resolveExtraRoot(e, workspace, home), SourceExtra, "")
 	}
 	return roots
 }

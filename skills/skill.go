@@ -7,8 +7,9 @@
 // render what this package returns. Problems with individual skills never abort
 // discovery: they become [Diagnostic] values and the other skills are unaffected.
 //
-// The package imports only the standard library and its parsers
-// (go.yaml.in/yaml/v3, github.com/BurntSushi/toml, doublestar). It does no I/O
+// The package imports only the standard library, its parsers
+// (go.yaml.in/yaml/v3, github.com/BurntSushi/toml, doublestar) and the
+// pre-scan that guards them against deep nesting (internal/nesting). It does no I/O
 // beyond reading skill roots and writing a skill for skill_create, and never
 // prompts.
 package skills
@@ -40,6 +41,12 @@ type Root struct {
 	// Path is absolute.
 	Path   string
 	Source Source
+	// Within, when set, is the directory the root must stay inside once
+	// its symbolic links are resolved: the workspace for project roots, the
+	// home folder (or $CLAWSEED_HOME) for user roots. Skill directories are
+	// readable by the file tools, so a cloned repository whose
+	// .claude/skills is a link to / would otherwise open the whole disk.
+	Within string
 }
 
 // A Severity grades a [Diagnostic].
@@ -104,8 +111,10 @@ type Skill struct {
 	Name string
 	// Dir is the skill directory as reached from its root (absolute). It is empty
 	// for built-in skills.
-	Dir    string
-	Source Source
+	Dir string
+	// RealDir is Dir with every symbolic link resolved ("" for built-ins).
+	RealDir string
+	Source  Source
 	// Root is the root directory the skill was found in ("" for built-ins).
 	Root string
 	// ManifestPath and SkillPath are the files read ("" when absent).
@@ -141,7 +150,13 @@ type Skill struct {
 	// `metadata.openclaw.os`.
 	OS       []string
 	Requires Requires
-	Always   bool
+	// Always is the top-level `always` (clawseed's own field): activate at
+	// session start.
+	Always bool
+	// IgnoreRequires is OpenClaw's `metadata.openclaw.always: true`: the
+	// bins, anyBins and env requirements are not checked (the OS still is).
+	// It activates nothing.
+	IgnoreRequires bool
 
 	// Body is the Markdown body of SKILL.md as read at discovery. Activation
 	// re-reads it from disk.

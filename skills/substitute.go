@@ -32,14 +32,19 @@ func varKey(name string) (string, bool) {
 //
 //   - $ARGUMENTS is args as given.
 //   - $ARGUMENTS[N] and $N are word N (0-based) of args split like a shell
-//     would (quotes group words, backslash escapes); a missing word is "".
+//     would (quotes group words, backslash escapes); a missing word is ""
+//     for $ARGUMENTS[N], while a bare $N without an Nth word is not a
+//     placeholder at all: "costs $45" and LaTeX's "\$45" stay as written.
 //   - $name, for each entry of named (the skill's `arguments`), is the word at
 //     that entry's position; longer names are tried first.
 //   - ${CLAWSEED_SKILL_DIR}, ${CLAWSEED_SESSION_ID} and ${CLAWSEED_WORKSPACE},
 //     and Claude Code's ${CLAUDE_SKILL_DIR}, ${CLAUDE_SESSION_ID} and
 //     ${CLAUDE_PROJECT_DIR}, are the value of the CLAWSEED_ key in vars; a key
 //     missing from vars leaves the placeholder untouched.
-//   - \$ is a literal $ that starts no substitution.
+//   - \ before a placeholder is an escape: \$ARGUMENTS, \$1, \${CLAWSEED_WORKSPACE}
+//     give the placeholder as written, without the backslash. A backslash
+//     before any other $ (\$$TOTAL in a shell line, \$HOME) is text and
+//     stays.
 //
 // $ARGUMENTS, $N and $name must not be followed by a letter, digit or
 // underscore: $ARGUMENTSX, $5x and $names stay as they are, as does anything
@@ -63,17 +68,22 @@ func Substitute(body, args string, named []string, vars map[string]string) strin
 		b.WriteString(body[i : i+j])
 		i += j
 		if body[i] == '\\' {
+			// Only a placeholder needs escaping: elsewhere the backslash is
+			// the author's (`echo "\$$TOTAL"`, LaTeX's `\$`).
 			if i+1 < len(body) && body[i+1] == '$' {
-				b.WriteByte('$')
-				i += 2
-			} else {
-				b.WriteByte('\\')
-				i++
+				if _, n, _, ok := s.placeholder(body[i+2:]); ok {
+					b.WriteString(body[i+1 : i+2+n])
+					i += 2 + n
+					continue
+				}
 			}
+			b.WriteByte('\\')
+			i++
 			continue
 		}
-		if val, n, ok := s.placeholder(body[i+1:]); ok {
+		if val, n, args, ok := s.placeholder(body[i+1:]); ok {
 			b.WriteString(val)
+			s.usedArgs = s.usedArgs || args
 			i += 1 + n
 			continue
 		}
@@ -119,58 +129,64 @@ type substituter struct {
 	usedArgs bool
 }
 
-// word returns word n of args, splitting them on first use.
+// word returns word n of args ("" when there is none).
 func (s *substituter) word(n int) string {
-	if !s.split {
-		s.words, s.split = splitWords(s.args), true
-	}
-	if n >= 0 && n < len(s.words) {
+	if s.hasWord(n) {
 		return s.words[n]
 	}
 	return ""
 }
 
+// hasWord reports whether args has a word n, splitting them on first use.
+func (s *substituter) hasWord(n int) bool {
+	if !s.split {
+		s.words, s.split = splitWords(s.args), true
+	}
+	return n >= 0 && n < len(s.words)
+}
+
 // placeholder recognises the placeholder that rest (the text after a $)
-// starts with, and returns its value and length.
-func (s *substituter) placeholder(rest string) (val string, n int, ok bool) {
+// starts with, and returns its value, its length and whether it is an
+// argument placeholder (which counts as using the arguments).
+func (s *substituter) placeholder(rest string) (val string, n int, args, ok bool) {
 	if strings.HasPrefix(rest, "{") {
 		end := strings.IndexByte(rest, '}')
 		if end < 0 {
-			return "", 0, false
+			return "", 0, false, false
 		}
 		key, known := varKey(rest[1:end])
 		if !known {
-			return "", 0, false
+			return "", 0, false, false
 		}
 		v, set := s.vars[key]
-		return v, end + 1, set
+		return v, end + 1, false, set
 	}
 	if after, found := strings.CutPrefix(rest, "ARGUMENTS"); found {
 		if inner, bracket := strings.CutPrefix(after, "["); bracket {
 			if d := leadingDigits(inner); d > 0 && strings.HasPrefix(inner[d:], "]") {
-				s.usedArgs = true
-				return s.word(atoiOrMax(inner[:d])), len("ARGUMENTS[") + d + 1, true
+				return s.word(atoiOrMax(inner[:d])), len("ARGUMENTS[") + d + 1, true, true
 			}
 		}
 		if !identAt(after, 0) {
-			s.usedArgs = true
-			return s.args, len("ARGUMENTS"), true
+			return s.args, len("ARGUMENTS"), true, true
 		}
 	}
 	if d := leadingDigits(rest); d > 0 {
-		if identAt(rest, d) {
-			return "", 0, false
+		// A bare $N names an argument only when there is an Nth word:
+		// otherwise it is text — a price ($45), LaTeX (\$45) — and stays as
+		// written, backslash included.
+		n := atoiOrMax(rest[:d])
+		if identAt(rest, d) || !s.hasWord(n) {
+			return "", 0, false, false
 		}
-		s.usedArgs = true
-		return s.word(atoiOrMax(rest[:d])), d, true
+		return s.word(n), d, true, true
 	}
 	for _, a := range s.named {
 		if strings.HasPrefix(rest, a.name) && !identAt(rest, len(a.name)) {
-			s.usedArgs = true
-			return s.word(a.pos), len(a.name), true
+			return s.word(a.pos), len(a.name), true, true
 		}
 	}
-	return "", 0, false
+	return "", 0, false, false
 }
 
 // identAt reports whether s[i] exists and is an ASCII letter, digit or underscore.

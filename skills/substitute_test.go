@@ -27,7 +27,12 @@ func TestSubstitute(t *testing.T) {
 		{"indexed malformed", "$ARGUMENTS[x]", "a b", "a b[x]"},
 		{"indexed unclosed", "$ARGUMENTS[1", "a b", "a b[1"},
 		{"positional", "$0 then $1", "first second", "first then second"},
-		{"positional missing", "<$3>", "a", "<>"},
+		// A bare $N without an Nth word is text (a price, LaTeX), not a
+		// placeholder (issue 8 item 15).
+		{"positional missing", "<$3>", "a", "<$3>\n\nARGUMENTS: a"},
+		{"positional missing, none used", "<$0> costs $45", "", "<$0> costs $45"},
+		{"latex dollar keeps its backslash", `Total: \$45 and \$$TOTAL`, "a b", "Total: \\$45 and \\$$TOTAL\n\nARGUMENTS: a b"},
+		{"escaped positional in range", `\$1 is $1`, "a b", "$1 is b"},
 		{"positional two digits", "$10", "0 1 2 3 4 5 6 7 8 9 ten", "ten"},
 		{"positional followed by ident", "$5x and $1_", "a b c d e f", "$5x and $1_\n\nARGUMENTS: a b c d e f"},
 		{"positional followed by punctuation", "$1.", "a b", "b."},
@@ -46,10 +51,15 @@ func TestSubstitute(t *testing.T) {
 		{"claude aliases", "${CLAUDE_SKILL_DIR} ${CLAUDE_SESSION_ID} ${CLAUDE_PROJECT_DIR}", "", "/ws/.clawseed/skills/s sess-1 /ws"},
 		{"unknown brace", "${HOME} ${CLAWSEED_OTHER} ${", "", "${HOME} ${CLAWSEED_OTHER} ${"},
 		{"vars are not argument use", "In ${CLAWSEED_WORKSPACE}", "go", "In /ws\n\nARGUMENTS: go"},
-		{"escaped dollar", `Costs \$5 and \$ARGUMENTS stays`, "", "Costs $5 and $ARGUMENTS stays"},
+		{"escaped dollar", `Costs \$5 and \$ARGUMENTS stays`, "", `Costs \$5 and $ARGUMENTS stays`},
 		{"escaped placeholder does not count", `\$ARGUMENTS`, "a", "$ARGUMENTS\n\nARGUMENTS: a"},
 		{"escaped var", `\${CLAWSEED_WORKSPACE}`, "", "${CLAWSEED_WORKSPACE}"},
 		{"lone backslash", `a\b\\c\`, "", `a\b\\c\`},
+		{"backslash before a shell variable stays", `echo "Total: \$$TOTAL and \$HOME"`, "", `echo "Total: \$$TOTAL and \$HOME"`},
+		{"backslash before other dollars stays", `\$ \$. \$$ \${HOME} \${CLAWSEED_OTHER} \$ARGUMENTSX \$5x \$`, "", `\$ \$. \$$ \${HOME} \${CLAWSEED_OTHER} \$ARGUMENTSX \$5x \$`},
+		{"escaped positional", `\$1 and \$ARGUMENTS[0]`, "x y", "$1 and $ARGUMENTS[0]\n\nARGUMENTS: x y"},
+		{"escaped named", `\$file_path \$file \$filex`, "", `$file_path $file \$filex`},
+		{"escaped var is kept whole", `\${CLAUDE_SKILL_DIR}/x`, "", `${CLAUDE_SKILL_DIR}/x`},
 		{"double backslash before dollar", `\\$0`, "x", `\$0` + "\n\nARGUMENTS: x"},
 		{"other dollars untouched", "$HOME $ $$ $ARGUMENTSX $", "", "$HOME $ $$ $ARGUMENTSX $"},
 		{"append when unused", "Body text.\n\n", "do it", "Body text.\n\nARGUMENTS: do it"},
@@ -74,6 +84,12 @@ func TestSubstituteMissingVars(t *testing.T) {
 	t.Parallel()
 	got := Substitute("${CLAWSEED_SESSION_ID}|${CLAUDE_PROJECT_DIR}", "", nil, map[string]string{VarSessionID: ""})
 	if want := "|${CLAUDE_PROJECT_DIR}"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	// A variable that is not set is not substituted, so its backslash is
+	// not an escape.
+	got = Substitute(`\${CLAUDE_PROJECT_DIR} \${CLAWSEED_SESSION_ID}`, "", nil, map[string]string{VarSessionID: "s"})
+	if want := `\${CLAUDE_PROJECT_DIR} ${CLAWSEED_SESSION_ID}`; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
@@ -127,9 +143,17 @@ func FuzzSubstitute(f *testing.F) {
 	f.Add(`\$ARGUMENTS \\$0 $`, "", "")
 	f.Add("$file_path $file ${CLAUDE_PROJECT_DIR} ${", "a", "file_path")
 	f.Add("$ARGUMENTS[99999999999999999999]", `"unterminated`, "x")
+	f.Add(`echo "Total: \$$TOTAL" costs \$45 \$HOME \${HOME}`, "a", "HOME")
+	f.Add(`\$name \$names \${CLAUDE_SKILL_DIR} \\$1 \`, `b\ c`, "name")
 	f.Fuzz(func(t *testing.T, body, args, name string) {
 		vars := map[string]string{VarSkillDir: "/d", VarSessionID: "s", VarWorkspace: "/w"}
 		out := Substitute(body, args, []string{name}, vars)
+		// A backslash is only ever dropped where it escapes a placeholder,
+		// that is right before a $; substituted values add, never remove
+		// (unless the argument's name has one).
+		if got, min := strings.Count(out, `\`), strings.Count(body, `\`)-strings.Count(body, `\$`); got < min && !strings.Contains(name, `\`) {
+			t.Errorf("Substitute(%q, %q) = %q dropped backslashes", body, args, out)
+		}
 		// Without a $ in the body nothing is substituted: the body comes back,
 		// with the arguments appended when they are not blank.
 		if !strings.Contains(body, "$") {

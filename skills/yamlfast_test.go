@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -71,6 +72,41 @@ func TestFastFrontmatterAgreesWithYAML(t *testing.T) {
 	for _, tt := range tests {
 		if got := checkFastFrontmatter(t, tt.fm); got != tt.fast {
 			t.Errorf("fast path taken for %q: %v, want %v", tt.fm, got, tt.fast)
+		}
+	}
+}
+
+// TestFastFrontmatterIsShallow pins why the fast path needs no nesting check
+// of its own (issue 8, item 2): it only ever reads a mapping of scalars and
+// lists of scalars, and leaves anything nested to the YAML path, which
+// checks nesting before parsing.
+func TestFastFrontmatterIsShallow(t *testing.T) {
+	t.Parallel()
+	for _, fm := range []string{
+		"a: [[x]]\n",
+		"a: [x, [y]]\n",
+		"a: {b: c}\n",
+		"a:\n  b: c\n",
+		"a:\n  - - x\n",
+		"a:\n  - b: c\n",
+		"a:\n  - [x]\n",
+		"a: " + strings.Repeat("[", 100) + strings.Repeat("]", 100) + "\n",
+	} {
+		if m, ok := fastFrontmatter(fm); ok {
+			t.Errorf("fast path read nested %q as %v", fm, m)
+		}
+	}
+	m, ok := fastFrontmatter("a: x\nb: [c, d]\ne:\n  - f\n")
+	if !ok {
+		t.Fatal("fast path declined a mapping of lists")
+	}
+	for _, e := range m {
+		if l, isList := e.val.([]any); isList {
+			for _, v := range l {
+				if _, scalar := v.(yamlScalar); !scalar {
+					t.Errorf("%s holds %T", e.key, v)
+				}
+			}
 		}
 	}
 }

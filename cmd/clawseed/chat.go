@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/clawseed/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/session"
 	"github.com/clawseed/clawseed/skills"
@@ -92,7 +93,8 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	return a.Close()
 }
 
-// printBanner shows what the session runs on (§2.1).
+// printBanner shows what the session runs on (§2.1). Names from the config and
+// the workspace path are escaped: they may hold control characters.
 func printBanner(io *IOStreams, a *app) {
 	listed, hidden := 0, 0
 	for _, s := range a.catalog.Skills {
@@ -104,8 +106,9 @@ func printBanner(io *IOStreams, a *app) {
 		}
 	}
 	fmt.Fprintf(io.Out, "%s\n", versionString())
-	fmt.Fprintf(io.Out, "provider %s · model %s · session %s\n", a.resolved.Provider, a.resolved.Model, a.sessionID)
-	fmt.Fprintf(io.Out, "workspace %s\n", a.cfg.Workspace)
+	line := termtext.EscapeLine
+	fmt.Fprintf(io.Out, "provider %s · model %s · session %s\n", line(a.resolved.Provider), line(a.resolved.Model), a.sessionID)
+	fmt.Fprintf(io.Out, "workspace %s\n", line(a.cfg.Workspace))
 	skillsLine := fmt.Sprintf("skills: %d indexed", listed)
 	if hidden > 0 {
 		skillsLine += fmt.Sprintf(", %d hidden (see /skills for why)", hidden)
@@ -146,7 +149,7 @@ func printResumed(w io.Writer, a *app) {
 	hist := a.agent.History()
 	for i := len(hist) - 1; i >= 0; i-- {
 		if hist[i].Role == providers.RoleUser && hist[i].Text() != "" && len(hist[i].ToolResults()) == 0 {
-			fmt.Fprintln(w, "last: "+session.Title(hist[i].Text()))
+			fmt.Fprintln(w, "last: "+termtext.EscapeLine(session.Title(hist[i].Text())))
 			break
 		}
 	}

@@ -8,6 +8,10 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/clawseed/clawseed/internal/procenv"
+	"github.com/clawseed/clawseed/internal/termtext"
+	"github.com/clawseed/clawseed/runtime/tools"
 )
 
 // Exit codes (§2).
@@ -61,6 +65,9 @@ type globalOptions struct {
 
 // run executes the command line and returns the process exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if err := procenv.Harden(tools.IsSecretEnvName); err != nil { // before anything runs a child
+		fmt.Fprintln(stderr, "warning: "+err.Error())
+	}
 	io := &IOStreams{In: stdin, Out: stdout, Err: stderr}
 	root := newRootCmd(io)
 	root.SetArgs(args)
@@ -79,14 +86,14 @@ func exitCode(err error, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if !ee.silent && ee.err != nil {
-			fmt.Fprintln(stderr, "clawseed: "+ee.err.Error())
+			fmt.Fprintln(stderr, "clawseed: "+termtext.Escape(ee.err.Error()))
 		}
 		return ee.code
 	}
 	if errors.Is(err, context.Canceled) {
 		return exitInterrupted
 	}
-	fmt.Fprintln(stderr, "clawseed: "+err.Error())
+	fmt.Fprintln(stderr, "clawseed: "+termtext.Escape(err.Error()))
 	// Errors cobra returns itself (unknown command or flag, wrong arg count)
 	// are usage errors.
 	return exitUsage

@@ -32,6 +32,7 @@ type sessionsOptions struct {
 	io     *IOStreams
 	JSON   bool
 	All    bool
+	Force  bool
 }
 
 func newSessionsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
@@ -59,14 +60,16 @@ func newSessionsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		},
 	}
 	show.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
-	cmd.AddCommand(list, show, &cobra.Command{
+	rm := &cobra.Command{
 		Use:   "rm ID",
 		Short: "Delete a session (ID or a unique prefix of one)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return sessionsRmRun(opts, args[0])
 		},
-	})
+	}
+	rm.Flags().BoolVar(&opts.Force, "force", false, "delete it even while another clawseed process has it open")
+	cmd.AddCommand(list, show, rm)
 	return cmd
 }
 
@@ -292,7 +295,11 @@ func sessionsRmRun(opts *sessionsOptions, arg string) error {
 	if err != nil {
 		return err
 	}
-	if err := store.Remove(id); err != nil {
+	err = store.Remove(id, opts.Force)
+	if errors.Is(err, session.ErrInUse) {
+		return usageError(fmt.Errorf("session %s is open in another clawseed process; finish it there first, or use --force to delete it anyway (that process then loses what it writes)", id))
+	}
+	if err != nil {
 		return &exitError{code: exitFailure, err: err}
 	}
 	fmt.Fprintf(opts.io.Out, "Removed session %s.\n", id)

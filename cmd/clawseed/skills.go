@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/skills"
 )
@@ -128,10 +130,11 @@ func skillsListRun(ctx context.Context, opts *skillsOptions) error {
 	if opts.Prompt {
 		idx := skills.RenderIndex(cat.Skills, skills.IndexBudget(contextWindow(cfg), cfg.Skills.IndexBudgetPercent))
 		if idx.Text != "" {
-			fmt.Fprintln(opts.io.Out, idx.Text)
+			// A no-op: the index never holds control characters.
+			fmt.Fprintln(opts.io.Out, termtext.Escape(idx.Text))
 		}
 		fmt.Fprintf(opts.io.Err, "%d characters, ~%d tokens; %d of %d skills listed (level: %s)\n",
-			len(idx.Text), agent.EstimateTokens(idx.Text), idx.Listed, idx.Total, idx.Level)
+			utf8.RuneCountInString(idx.Text), agent.EstimateTokens(idx.Text), idx.Listed, idx.Total, idx.Level)
 		return nil
 	}
 	out := listJSON{Skills: []skillJSON{}, Diagnostics: cat.Diagnostics}
@@ -156,7 +159,7 @@ func skillsListRun(ctx context.Context, opts *skillsOptions) error {
 		fmt.Fprintln(tw, "NAME\tSOURCE\tSTATUS\tTOKENS\tREASON")
 	}
 	for _, s := range out.Skills {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", s.Name, s.Source, s.Status, s.Tokens, s.Reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", termtext.EscapeLine(s.Name), s.Source, s.Status, s.Tokens, termtext.EscapeLine(s.Reason))
 	}
 	tw.Flush()
 	if n := len(out.Diagnostics); n > 0 {
@@ -209,21 +212,32 @@ func skillsShowRun(ctx context.Context, opts *skillsOptions, name string) error 
 	if opts.JSON {
 		return writeJSON(opts.io.Out, out)
 	}
+	// Everything shown comes from files: control characters are escaped (the
+	// body keeps them, and paths are as they are on disk).
 	w := opts.io.Out
-	fmt.Fprintf(w, "name:         %s\n", s.Name)
-	fmt.Fprintf(w, "source:       %s (%s)\n", s.Source, skillPath(s))
-	for _, f := range []struct{ k, v string }{
-		{"manifest", s.ManifestPath}, {"skill file", s.SkillPath}, {"version", s.Version},
-		{"description", s.Description}, {"when to use", s.WhenToUse},
-		{"triggers", strings.Join(s.Triggers, ", ")}, {"permissions", strings.Join(s.Permissions, ", ")},
-		{"allowed-tools", strings.Join(s.AllowedTools, " ")}, {"arguments", strings.Join(s.Arguments, " ")},
-		{"argument-hint", s.ArgumentHint}, {"status", string(s.Status)}, {"reason", s.Reason},
+	line := termtext.EscapeLine
+	fmt.Fprintf(w, "name:         %s\n", line(s.Name))
+	fmt.Fprintf(w, "source:       %s (%s)\n", s.Source, line(skillPath(s)))
+	for _, f := range []struct {
+		k, v string
+		text bool // may hold several lines
+	}{
+		{"manifest", s.ManifestPath, false}, {"skill file", s.SkillPath, false}, {"version", s.Version, false},
+		{"description", s.Description, true}, {"when to use", s.WhenToUse, true},
+		{"triggers", strings.Join(s.Triggers, ", "), false}, {"permissions", strings.Join(s.Permissions, ", "), false},
+		{"allowed-tools", strings.Join(s.AllowedTools, " "), false}, {"arguments", strings.Join(s.Arguments, " "), false},
+		{"argument-hint", s.ArgumentHint, false}, {"status", string(s.Status), false}, {"reason", s.Reason, false},
 	} {
-		if f.v != "" {
-			fmt.Fprintf(w, "%-13s %s\n", f.k+":", f.v)
+		if f.v == "" {
+			continue
 		}
+		v := line(f.v)
+		if f.text {
+			v = termtext.Escape(f.v)
+		}
+		fmt.Fprintf(w, "%-13s %s\n", f.k+":", v)
 	}
-	fmt.Fprintf(w, "\n--- body (%d characters, ~%d tokens) ---\n%s\n", len(s.Body), agent.EstimateTokens(s.Body), s.Body)
+	fmt.Fprintf(w, "\n--- body (%d characters, ~%d tokens) ---\n%s\n", utf8.RuneCountInString(s.Body), agent.EstimateTokens(s.Body), termtext.Escape(s.Body))
 	return nil
 }
 
@@ -273,9 +287,11 @@ func skillsValidateRun(ctx context.Context, opts *skillsOptions, dirs []string) 
 	return nil
 }
 
+// printDiagnostics prints one line per diagnostic, escaped: a file or
+// directory name can hold an ESC or a newline.
 func printDiagnostics(w io.Writer, diags []skills.Diagnostic) {
 	for _, d := range diags {
-		fmt.Fprintf(w, "%s: %s: %s\n", d.Severity, d.Path, d.Message)
+		fmt.Fprintf(w, "%s: %s: %s\n", d.Severity, termtext.EscapeLine(d.Path), termtext.EscapeLine(d.Message))
 	}
 }
 
@@ -333,6 +349,7 @@ func skillsNewRun(ctx context.Context, opts *skillsOptions, name string) error {
 	if opts.JSON {
 		return writeJSON(opts.io.Out, map[string]string{"name": name, "path": dir})
 	}
+	dir = termtext.EscapeLine(dir)
 	fmt.Fprintf(opts.io.Out, "Created %s\nEdit SKILL.md and manifest.toml there, then check it with: clawseed skills validate %s\n", dir, dir)
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/providers/openai"
@@ -89,6 +90,27 @@ func discover(ctx context.Context, cfg *config.Config) *skills.Catalog {
 		return &skills.Catalog{}
 	}
 	return skills.Discover(ctx, skillOptions(cfg))
+}
+
+// newSandbox confines the file tools to the workspace, plus reads of the
+// catalog's skill directories. Whole skill roots are not readable: only the
+// directories discovery accepted as skills, so neither a root that is a link
+// elsewhere nor a stray file beside the skills widens what the model reads.
+func newSandbox(cfg *config.Config, cat *skills.Catalog) *tools.Sandbox {
+	sb := &tools.Sandbox{Workspace: cfg.Workspace, Forbidden: cfg.Autonomy.ForbiddenPaths, Home: homeDir(), SkillDirs: &tools.DirSet{}}
+	sb.SkillDirs.Replace(skillReadDirs(cat))
+	return sb
+}
+
+// skillReadDirs returns the directories of the catalog's on-disk skills.
+func skillReadDirs(cat *skills.Catalog) []tools.ReadDir {
+	dirs := make([]tools.ReadDir, 0, len(cat.Skills))
+	for _, s := range cat.Skills {
+		if s.Dir != "" && s.RealDir != "" {
+			dirs = append(dirs, tools.ReadDir{Path: s.Dir, Real: s.RealDir})
+		}
+	}
+	return dirs
 }
 
 // probeOllama reports whether something answers on Ollama's port.
@@ -228,10 +250,8 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 	if err != nil {
 		return nil, usageError(err)
 	}
-	for _, prefix := range []string{"workspace_dir", "agent", "skills", "autonomy", "context", "sessions"} {
-		if err := cfg.Use(prefix); err != nil {
-			return nil, usageError(err)
-		}
+	if err := cfg.UseSession(); err != nil {
+		return nil, usageError(err)
 	}
 	model, err := newModel(cfg, resolved, o.Notices)
 	if err != nil {
@@ -254,15 +274,13 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 	a.catalog = discover(ctx, cfg)
 	o.Log.Debug("Skills discovered", "skills", len(a.catalog.Skills), "diagnostics", len(a.catalog.Diagnostics))
 
-	sb := &tools.Sandbox{Workspace: cfg.Workspace, Forbidden: cfg.Autonomy.ForbiddenPaths, Home: homeDir()}
-	for _, r := range skillOptions(cfg).Roots {
-		sb.ReadRoots = append(sb.ReadRoots, r.Path)
-	}
-	toolTimeout := time.Duration(cfg.Agent.ToolTimeoutSecs) * time.Second
+	sb := newSandbox(cfg, a.catalog)
+	toolTimeout := cfg.Agent.ToolTimeout()
 	toolList := tools.Core(sb, tools.CoreOptions{
 		AllowedCommands: cfg.Autonomy.AllowedCommands,
 		ShellTimeout:    toolTimeout,
 		MaxOutputChars:  cfg.Agent.MaxToolOutputChars,
+		EnvPassthrough:  cfg.Autonomy.EnvPassthrough,
 	})
 	if cfg.Skills.Enabled {
 		toolList = append(toolList, tools.NewSkillCreate(filepath.Join(cfg.Workspace, ".clawseed", "skills")))
@@ -318,7 +336,9 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		SkillsEnabled: cfg.Skills.Enabled,
 		IndexBudget:   skills.IndexBudget(resolved.ContextWindow, cfg.Skills.IndexBudgetPercent),
 		Rediscover: func(ctx context.Context) (*skills.Catalog, error) {
-			return discover(ctx, cfg), nil
+			cat := discover(ctx, cfg)
+			sb.SkillDirs.Replace(skillReadDirs(cat))
+			return cat, nil
 		},
 		MaxIterations:      maxIter,
 		ParallelTools:      cfg.Agent.ParallelTools,
@@ -357,14 +377,14 @@ func (a *app) restore(notices io.Writer) {
 		return
 	}
 	for _, w := range s.Warnings {
-		fmt.Fprintln(notices, "warning: "+w)
+		fmt.Fprintln(notices, "warning: "+termtext.Escape(w))
 	}
 	for _, d := range diags {
-		fmt.Fprintln(notices, "warning: "+d.Message)
+		fmt.Fprintln(notices, "warning: "+termtext.Escape(d.Message))
 	}
 	for _, act := range a.agent.Skills().List() {
 		if a.agent.Skills().ChangedOnDisk(act.Skill.Name) {
-			fmt.Fprintf(notices, "note: skill %s changed on disk since the session was saved; its current text is active\n", act.Skill.Name)
+			fmt.Fprintf(notices, "note: skill %s changed on disk since the session was saved; its current text is active\n", termtext.EscapeLine(act.Skill.Name))
 		}
 	}
 }
@@ -389,19 +409,21 @@ func newSummarizer(cfg *config.Config, notices io.Writer) (agent.Model, string, 
 	if err != nil {
 		return nil, "", fmt.Errorf("[context].summary_model: %w", err)
 	}
-	return providers.NewReliable([]providers.Named{{Name: r.Name, Streamer: s}}, cfg.Providers.MaxRetries, noticeOption(notices)...), r.Model, nil
+	return providers.NewReliable([]providers.Named{{Name: r.Name, Streamer: s}}, cfg.Providers.MaxRetries, reliableOptions(cfg, notices)...), r.Model, nil
 }
 
-// noticeOption prints a "↻" line per retry or fallback to notices.
-func noticeOption(notices io.Writer) []providers.ReliableOption {
+// reliableOptions applies [providers].max_retry_wait_secs and prints a "↻"
+// line per retry or fallback to notices.
+func reliableOptions(cfg *config.Config, notices io.Writer) []providers.ReliableOption {
+	opts := []providers.ReliableOption{providers.WithMaxRetryWait(cfg.Providers.MaxRetryWait())}
 	if notices == nil {
-		return nil
+		return opts
 	}
-	return []providers.ReliableOption{providers.WithOnAttempt(func(a providers.Attempt) {
+	return append(opts, providers.WithOnAttempt(func(a providers.Attempt) {
 		if msg := a.String(); msg != "" {
 			fmt.Fprintln(notices, "↻ "+msg)
 		}
-	})}
+	}))
 }
 
 // newModel builds the provider chain: the resolved default plus the
@@ -424,7 +446,7 @@ func newModel(cfg *config.Config, r *config.Resolved, notices io.Writer) (agent.
 		}
 		entries = append(entries, providers.Named{Name: f.Name, Streamer: ownSettings{s}})
 	}
-	return providers.NewReliable(entries, cfg.Providers.MaxRetries, noticeOption(notices)...), nil
+	return providers.NewReliable(entries, cfg.Providers.MaxRetries, reliableOptions(cfg, notices)...), nil
 }
 
 // ownSettings makes a fallback entry use its own model, max_tokens and

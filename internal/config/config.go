@@ -57,6 +57,10 @@ type Providers struct {
 	Fallbacks []string `toml:"fallbacks"`
 	// MaxRetries is per provider, for transient and rate-limit errors.
 	MaxRetries int `toml:"max_retries"`
+	// MaxRetryWaitSecs is the longest Retry-After honoured; a provider that
+	// asks for longer is given up for the next fallback. See
+	// [Providers.MaxRetryWait].
+	MaxRetryWaitSecs int `toml:"max_retry_wait_secs"`
 	// Models are the named model entries.
 	Models map[string]ModelEntry `toml:"models"`
 }
@@ -78,7 +82,7 @@ type ModelEntry struct {
 	// ContextWindow in tokens; 0 means the known value for the model, else
 	// 128000.
 	ContextWindow int `toml:"context_window"`
-	// TimeoutSecs bounds one request.
+	// TimeoutSecs bounds one request; [Resolved].Timeout is the Duration.
 	TimeoutSecs int `toml:"timeout_secs"`
 	// ExtraHeaders are sent with every request.
 	ExtraHeaders map[string]string `toml:"extra_headers"`
@@ -90,9 +94,10 @@ type ModelEntry struct {
 
 // Agent is the [agent] table.
 type Agent struct {
-	SystemPrompt       string   `toml:"system_prompt"`
-	MaxToolIterations  int      `toml:"max_tool_iterations"`
-	ParallelTools      int      `toml:"parallel_tools"`
+	SystemPrompt      string `toml:"system_prompt"`
+	MaxToolIterations int    `toml:"max_tool_iterations"`
+	ParallelTools     int    `toml:"parallel_tools"`
+	// ToolTimeoutSecs bounds one tool call; see [Agent.ToolTimeout].
 	ToolTimeoutSecs    int      `toml:"tool_timeout_secs"`
 	MaxToolOutputChars int      `toml:"max_tool_output_chars"`
 	AllowedTools       []string `toml:"allowed_tools"`
@@ -123,6 +128,10 @@ type Autonomy struct {
 	ForbiddenPaths  []string `toml:"forbidden_paths"`
 	// MaxActionsPerHour caps tool calls per hour; 0 means no cap.
 	MaxActionsPerHour int `toml:"max_actions_per_hour"`
+	// EnvPassthrough are names or path.Match globs of environment
+	// variables that child processes (shell, ...) keep although their
+	// names look like secrets.
+	EnvPassthrough []string `toml:"env_passthrough"`
 }
 
 // Context is the [context] table (compaction).
@@ -178,9 +187,10 @@ type HTTPRequest struct {
 func Default() *Config {
 	return &Config{
 		Providers: Providers{
-			Fallbacks:  []string{},
-			MaxRetries: 2,
-			Models:     map[string]ModelEntry{},
+			Fallbacks:        []string{},
+			MaxRetries:       2,
+			MaxRetryWaitSecs: 120,
+			Models:           map[string]ModelEntry{},
 		},
 		Agent: Agent{
 			MaxToolIterations:  25,
@@ -207,6 +217,7 @@ func Default() *Config {
 			AllowedCommands:   []string{},
 			ForbiddenPaths:    []string{"/etc", "/root", "~/.ssh", "~/.gnupg", "~/.aws"},
 			MaxActionsPerHour: 1000,
+			EnvPassthrough:    []string{},
 		},
 		Context: Context{
 			CompactAtPercent: 80,

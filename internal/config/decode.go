@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/clawseed/clawseed/internal/nesting"
 )
 
 // A file layer is decoded in two passes over a generic tree. First every key
@@ -32,6 +34,12 @@ var configType = reflect.TypeFor[Config]()
 
 // applyFile decodes one config file onto c.
 func (c *Config) applyFile(path string, data []byte, kind fileKind) error {
+	// The decoder's time and memory grow much faster than its input with
+	// nesting depth (8,000 levels in 32 KB took seconds and gigabytes), so
+	// depth is refused in a linear pre-scan before any decoding.
+	if err := nesting.CheckTOML(data); err != nil {
+		return nestingError(path, err)
+	}
 	var tree map[string]any
 	md, err := toml.Decode(string(data), &tree)
 	if err != nil {
@@ -48,6 +56,14 @@ func (c *Config) applyFile(path string, data []byte, kind fileKind) error {
 			"(use the user file, --config, CLAWSEED_WORKSPACE or --workspace)")
 	}
 	return d.applyStruct(tree, reflect.ValueOf(c).Elem(), nil)
+}
+
+func nestingError(path string, err error) *Error {
+	var ne *nesting.Error
+	if errors.As(err, &ne) {
+		return &Error{File: path, Line: ne.Line, Msg: ne.Error()}
+	}
+	return &Error{File: path, Msg: err.Error()}
 }
 
 func syntaxError(path string, data []byte, err error) error {
@@ -326,7 +342,7 @@ func (d *decoder) str(s string, key toml.Key) (string, error) {
 	if err != nil {
 		return "", d.errAt(key, key.String()+": "+err.Error())
 	}
-	d.c.noteUnresolved(key.String(), missing, d.origin(key))
+	d.c.noteUnresolved(key.String(), unresolved{name: missing, at: d.origin(key)})
 	return out, nil
 }
 
@@ -343,18 +359,18 @@ func (d *decoder) strs(arr []any, key toml.Key) ([]string, error) {
 		}
 		list = append(list, out)
 	}
-	d.c.noteUnresolved(key.String(), first, d.origin(key))
+	d.c.noteUnresolved(key.String(), unresolved{name: first, at: d.origin(key), list: true})
 	return list, nil
 }
 
-// noteUnresolved records (missing != "") or clears the unresolved variable
+// noteUnresolved records (u.name != "") or clears the unresolved variable
 // of key: a later layer that sets the key replaces the failure.
-func (c *Config) noteUnresolved(key, missing string, at origin) {
-	if missing == "" {
+func (c *Config) noteUnresolved(key string, u unresolved) {
+	if u.name == "" {
 		delete(c.unresolved, key)
 		return
 	}
-	c.unresolved[key] = unresolved{name: missing, at: at}
+	c.unresolved[key] = u
 }
 
 func appendKey(k toml.Key, piece string) toml.Key {

@@ -64,6 +64,7 @@ func (o origin) errAt(key, msg string) *Error {
 type unresolved struct {
 	name string // the variable
 	at   origin
+	list bool // the key is a list; one of its elements is unusable
 }
 
 // NoProviderError means no provider is configured and none could be

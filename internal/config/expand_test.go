@@ -86,13 +86,13 @@ excluded = ["${MISSING_EX}"]
 	}{
 		{[]string{"agent", "skills.extra_roots"}, nil},
 		{[]string{"providers.models.main"}, &Error{File: path, Line: 4, Key: "providers.models.main.api_key",
-			Msg: "environment variable OPENAI_API_KEY is not set (used by providers.models.main.api_key)"}},
+			Msg: "providers.models.main.api_key: environment variable OPENAI_API_KEY is not set"}},
 		{[]string{"skills.excluded"}, &Error{File: path, Line: 14, Key: "skills.excluded",
-			Msg: "environment variable MISSING_EX is not set (used by skills.excluded)"}},
+			Msg: "skills.excluded: environment variable MISSING_EX is not set"}},
 		{[]string{"providers.models.unused"}, &Error{File: path, Line: 10, Key: "providers.models.unused.api_key",
-			Msg: "environment variable UNUSED_KEY is not set (used by providers.models.unused.api_key)"}},
+			Msg: "providers.models.unused.api_key: environment variable UNUSED_KEY is not set"}},
 		{nil, &Error{File: path, Line: 4, Key: "providers.models.main.api_key",
-			Msg: "environment variable OPENAI_API_KEY is not set (used by providers.models.main.api_key)"}},
+			Msg: "providers.models.main.api_key: environment variable OPENAI_API_KEY is not set"}},
 		{[]string{"providers.models.mai"}, nil}, // a prefix is a whole key component
 	} {
 		err := c.Use(tt.prefixes...)
@@ -106,7 +106,7 @@ excluded = ["${MISSING_EX}"]
 			t.Errorf("Use(%q) (-want +got)\n%s", tt.prefixes, diff)
 		}
 	}
-	if _, err := c.ResolveModel("main", nil); err == nil || err.Error() != path+":4: environment variable OPENAI_API_KEY is not set (used by providers.models.main.api_key)" {
+	if _, err := c.ResolveModel("main", nil); err == nil || err.Error() != path+":4: providers.models.main.api_key: environment variable OPENAI_API_KEY is not set" {
 		t.Errorf("ResolveModel(main) error = %v", err)
 	}
 }

@@ -9,10 +9,13 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/clawseed/clawseed/internal/nesting"
 )
 
 // FuzzLoad feeds arbitrary bytes as a --config file. Load must never panic,
-// must fail only with a *Error whose line lies inside the file, must locate
+// must fail only with a *Error whose line lies inside the file (deep nesting
+// included: the seeds nest up to 16,000 levels), must locate
 // every key of a file that parses, and a config that loads must Show as
 // text that loads again.
 func FuzzLoad(f *testing.F) {
@@ -32,6 +35,9 @@ func FuzzLoad(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
+	for _, deep := range deepConfigs {
+		f.Add([]byte(deep.src))
+	}
 	if example, err := os.ReadFile(examplePath); err == nil {
 		f.Add(example)
 	}
@@ -44,17 +50,25 @@ func FuzzLoad(f *testing.F) {
 		e := env{"Z": "z"}
 		opts := LoadOptions{ConfigFile: path, LookupEnv: e.lookup, Cwd: dir, Home: dir}
 
+		// Deep input is not decoded here: that would take the time Load's
+		// pre-scan exists to avoid. Load must refuse it.
+		deep := nesting.CheckTOML(data)
 		var tree map[string]any
-		if md, err := toml.Decode(string(data), &tree); err == nil {
-			lines := keyLines(string(data))
-			for _, k := range md.Keys() {
-				if lines[k.String()] == 0 {
-					t.Errorf("key %s not located", k)
+		if deep == nil {
+			if md, err := toml.Decode(string(data), &tree); err == nil {
+				lines := keyLines(string(data))
+				for _, k := range md.Keys() {
+					if lines[k.String()] == 0 {
+						t.Errorf("key %s not located", k)
+					}
 				}
 			}
 		}
 
 		c, err := Load(opts)
+		if deep != nil && (err == nil || !strings.Contains(err.Error(), deep.Error())) {
+			t.Fatalf("nesting %v, but Load returned %v", deep, err)
+		}
 		if err != nil {
 			var ce *Error
 			if !errors.As(err, &ce) {

@@ -326,7 +326,7 @@ func TestWorkspace(t *testing.T) {
 			wantErr: "USER:2: workspace_dir: workspace /does/not/exist does not exist"},
 		{name: "not a directory", flag: filepath.Join(s.root, "afile"), wantErr: "workspace " + filepath.Join(s.root, "afile") + ": not a directory"},
 		{name: "unset variable is used", userFile: "workspace_dir = \"${NO_SUCH_WS}\"\n",
-			wantErr: "USER:1: environment variable NO_SUCH_WS is not set (used by workspace_dir)"},
+			wantErr: "USER:1: workspace_dir: environment variable NO_SUCH_WS is not set"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

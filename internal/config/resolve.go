@@ -49,10 +49,15 @@ func (c *Config) Use(prefixes ...string) error {
 		if !under {
 			continue
 		}
-		u := c.unresolved[key]
-		return u.at.errAt(key, fmt.Sprintf("environment variable %s is not set (used by %s)", u.name, key))
+		return c.unsetError(key)
 	}
 	return nil
+}
+
+// unsetError is the error of key, whose ${VAR} was unset.
+func (c *Config) unsetError(key string) *Error {
+	u := c.unresolved[key]
+	return u.at.errAt(key, fmt.Sprintf("%s: environment variable %s is not set", key, u.name))
 }
 
 // ResolveModel resolves a [providers.models.NAME] entry or a bare preset
@@ -143,7 +148,7 @@ func (c *Config) resolve(name, model string, temperature *float64) (*Resolved, e
 		Temperature:     entry.Temperature,
 		ContextWindow:   entry.ContextWindow,
 		MaxTokens:       entry.MaxTokens,
-		Timeout:         time.Duration(entry.TimeoutSecs) * time.Second,
+		Timeout:         seconds(entry.TimeoutSecs),
 		ExtraHeaders:    maps.Clone(entry.ExtraHeaders),
 		NativeTools:     entry.NativeTools,
 		ReasoningEffort: entry.ReasoningEffort,

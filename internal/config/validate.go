@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"path"
 	"slices"
 	"strings"
 
@@ -16,6 +17,9 @@ import (
 // points at the layer that set the offending value. It also normalises
 // autonomy.level ("readonly" → "read_only").
 func (c *Config) validate() error {
+	if err := c.usedAtLoad("autonomy.level"); err != nil {
+		return err // ParseLevel would take the "" left by an unset ${VAR} for the default
+	}
 	level, err := permissions.ParseLevel(c.Autonomy.Level)
 	if err != nil {
 		return c.invalid("autonomy.level", err.Error())
@@ -28,36 +32,38 @@ func (c *Config) validate() error {
 	if err := c.oneOf("web_search.provider", c.WebSearch.Provider, "duckduckgo", "brave", "searxng", "tavily"); err != nil {
 		return err
 	}
+	if err := c.checkPatterns("autonomy.env_passthrough", c.Autonomy.EnvPassthrough); err != nil {
+		return err
+	}
 	if err := c.checkProviders(); err != nil {
 		return err
 	}
-	ranges := []struct {
-		key      string
-		v        float64
-		min, max float64
-	}{
-		{"agent.max_tool_iterations", float64(c.Agent.MaxToolIterations), 1, -1},
-		{"agent.parallel_tools", float64(c.Agent.ParallelTools), 1, -1},
-		{"agent.tool_timeout_secs", float64(c.Agent.ToolTimeoutSecs), 1, -1},
-		{"agent.max_tool_output_chars", float64(c.Agent.MaxToolOutputChars), 1, -1},
-		{"skills.max_active", float64(c.Skills.MaxActive), 0, -1},
-		{"skills.index_budget_percent", c.Skills.IndexBudgetPercent, 0, 100},
-		{"skills.max_skill_file_bytes", float64(c.Skills.MaxSkillFileBytes), 1, -1},
-		{"autonomy.max_actions_per_hour", float64(c.Autonomy.MaxActionsPerHour), 0, -1},
-		{"context.compact_at_percent", float64(c.Context.CompactAtPercent), 1, 100},
-		{"context.keep_recent_tokens", float64(c.Context.KeepRecentTokens), 0, -1},
-	}
-	for _, r := range ranges {
-		if err := c.inRange(r.key, r.v, r.min, r.max); err != nil {
+	for _, r := range []intRange{
+		atLeast("agent.max_tool_iterations", c.Agent.MaxToolIterations, 1),
+		atLeast("agent.parallel_tools", c.Agent.ParallelTools, 1),
+		secsRange("agent.tool_timeout_secs", c.Agent.ToolTimeoutSecs, 1),
+		atLeast("agent.max_tool_output_chars", c.Agent.MaxToolOutputChars, 1),
+		atLeast("skills.max_active", c.Skills.MaxActive, 0),
+		atLeast("skills.max_skill_file_bytes", c.Skills.MaxSkillFileBytes, 1),
+		atLeast("autonomy.max_actions_per_hour", c.Autonomy.MaxActionsPerHour, 0),
+		between("context.compact_at_percent", c.Context.CompactAtPercent, 1, 100),
+		atLeast("context.keep_recent_tokens", c.Context.KeepRecentTokens, 0),
+	} {
+		if err := c.checkInt(r); err != nil {
 			return err
 		}
 	}
-	return nil
+	return c.inRange("skills.index_budget_percent", c.Skills.IndexBudgetPercent, 0, 100)
 }
 
 func (c *Config) checkProviders() error {
-	if err := c.inRange("providers.max_retries", float64(c.Providers.MaxRetries), 0, -1); err != nil {
-		return err
+	for _, r := range []intRange{
+		atLeast("providers.max_retries", c.Providers.MaxRetries, 0),
+		secsRange("providers.max_retry_wait_secs", c.Providers.MaxRetryWaitSecs, 0),
+	} {
+		if err := c.checkInt(r); err != nil {
+			return err
+		}
 	}
 	for _, name := range sortedKeys(c.Providers.Models) {
 		e := c.Providers.Models[name]
@@ -76,18 +82,15 @@ func (c *Config) checkProviders() error {
 				return c.invalid(key, msg)
 			}
 		}
-		checks := []struct {
-			key      string
-			v        float64
-			min, max float64
-		}{
-			{sub("temperature"), e.Temperature, 0, 2},
-			{sub("max_tokens"), float64(e.MaxTokens), 0, -1},
-			{sub("context_window"), float64(e.ContextWindow), 0, -1},
-			{sub("timeout_secs"), float64(e.TimeoutSecs), 1, -1},
+		if err := c.inRange(sub("temperature"), e.Temperature, 0, 2); err != nil {
+			return err
 		}
-		for _, r := range checks {
-			if err := c.inRange(r.key, r.v, r.min, r.max); err != nil {
+		for _, r := range []intRange{
+			atLeast(sub("max_tokens"), e.MaxTokens, 0),
+			atLeast(sub("context_window"), e.ContextWindow, 0),
+			secsRange(sub("timeout_secs"), e.TimeoutSecs, 1),
+		} {
+			if err := c.checkInt(r); err != nil {
 				return err
 			}
 		}
@@ -118,14 +121,27 @@ func (c *Config) knownName(key, name string) error {
 		name, name, strings.Join(PresetNames(), ", ")))
 }
 
+// usedAtLoad reports the unset ${VAR} of a key whose value is checked at
+// load: checking the "" it left behind would blame the wrong thing.
+func (c *Config) usedAtLoad(key string) error {
+	if _, unset := c.unresolved[key]; unset {
+		return c.unsetError(key)
+	}
+	return nil
+}
+
 func (c *Config) oneOf(key, v string, allowed ...string) error {
+	if err := c.usedAtLoad(key); err != nil {
+		return err
+	}
 	if slices.Contains(allowed, v) {
 		return nil
 	}
 	return c.invalid(key, fmt.Sprintf("invalid value %q (want %s)", v, strings.Join(allowed, ", ")))
 }
 
-// inRange checks min <= v and, when max >= 0, v <= max.
+// inRange checks that a float key is finite and min <= v and, when max >= 0,
+// v <= max.
 func (c *Config) inRange(key string, v, lo, hi float64) error {
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
@@ -138,8 +154,59 @@ func (c *Config) inRange(key string, v, lo, hi float64) error {
 	return nil
 }
 
-// invalid builds an Error for key located at the layer that set it.
+// intRange is the allowed range of an integer key; hi < 0 means no maximum.
+type intRange struct {
+	key    string
+	v      int
+	lo, hi int
+	unit   string // after hi in the message
+}
+
+func atLeast(key string, v, lo int) intRange { return intRange{key: key, v: v, lo: lo, hi: -1} }
+
+func between(key string, v, lo, hi int) intRange { return intRange{key: key, v: v, lo: lo, hi: hi} }
+
+// secsRange is the range of a duration key: every *_secs value becomes a
+// time.Duration, which overflows past about 292 years, so each has a
+// maximum far below that.
+func secsRange(key string, v, lo int) intRange {
+	return intRange{key: key, v: v, lo: lo, hi: MaxSecs, unit: fmt.Sprintf(" seconds (%d hours)", MaxSecs/3600)}
+}
+
+func (c *Config) checkInt(r intRange) error {
+	switch {
+	case r.v < r.lo && r.hi < 0:
+		return c.invalid(r.key, fmt.Sprintf("must be at least %d, got %d", r.lo, r.v))
+	case r.v < r.lo || r.hi >= 0 && r.v > r.hi:
+		return c.invalid(r.key, fmt.Sprintf("must be between %d and %d%s, got %d", r.lo, r.hi, r.unit, r.v))
+	}
+	return nil
+}
+
+// checkPatterns checks a list of path.Match patterns.
+func (c *Config) checkPatterns(key string, patterns []string) error {
+	if err := c.usedAtLoad(key); err != nil {
+		return err
+	}
+	for _, p := range patterns {
+		if p == "" {
+			return c.invalid(key, "empty pattern")
+		}
+		if _, err := path.Match(p, ""); err != nil {
+			return c.invalid(key, fmt.Sprintf("bad pattern %q (path.Match syntax): %v", p, err))
+		}
+	}
+	return nil
+}
+
+// invalid builds an Error for key located at the layer that set it. When a
+// string value is empty because its ${VAR} was unset, the unset variable is
+// the error: "invalid value \"\"" would hide the cause. (A list's message
+// may be about another element; list checks call usedAtLoad themselves.)
 func (c *Config) invalid(key, msg string) *Error {
+	if u, unset := c.unresolved[key]; unset && !u.list {
+		return c.unsetError(key)
+	}
 	o := c.sources[key]
 	if o.env != "" || o.flag != "" {
 		return o.errAt(key, fmt.Sprintf("%s (%s): %s", key, o, msg))

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/skills"
 )
@@ -115,7 +116,7 @@ func (c *Chat) invoke(name, args string) string {
 		}
 	}
 	if skill == nil {
-		fmt.Fprintf(c.Err, "Unknown command /%s. Type /help for commands and skills.\n", name)
+		fmt.Fprintf(c.Err, "Unknown command /%s. Type /help for commands and skills.\n", termtext.EscapeLine(name))
 		return ""
 	}
 	out := c.Agent.ActivateSkill(name, args)
@@ -129,12 +130,14 @@ func (c *Chat) invoke(name, args string) string {
 	return args
 }
 
+// report prints an activation outcome; its text names what the user typed.
 func (c *Chat) report(out skills.Outcome) {
+	text := termtext.Escape(out.Text)
 	if out.IsError {
-		fmt.Fprintln(c.Err, "✗ "+out.Text)
+		fmt.Fprintln(c.Err, "✗ "+text)
 		return
 	}
-	fmt.Fprintln(c.Out, out.Text)
+	fmt.Fprintln(c.Out, text)
 }
 
 func (c *Chat) help() {
@@ -145,12 +148,14 @@ func (c *Chat) help() {
 	if inv := c.invocable(); len(inv) > 0 {
 		fmt.Fprintln(c.Out, "Skills (/NAME [ARGS] activates the skill and sends ARGS):")
 		for _, s := range inv {
-			fmt.Fprintf(c.Out, "  %-24s %s\n", strings.TrimSpace("/"+s.Name+" "+s.ArgumentHint), Preview(s.Description, 80))
+			fmt.Fprintf(c.Out, "  %-24s %s\n", strings.TrimSpace("/"+s.Name+" "+termtext.EscapeLine(s.ArgumentHint)), Preview(s.Description, 80))
 		}
 	}
 	fmt.Fprintln(c.Out, `End a line with \ to continue it. Ctrl-C cancels a running turn.`)
 }
 
+// listSkills prints the catalog and its diagnostics. Names, reasons, paths
+// and messages come from files and are escaped.
 func (c *Chat) listSkills() {
 	set := c.Agent.Skills()
 	if set == nil {
@@ -165,16 +170,16 @@ func (c *Chat) listSkills() {
 		if set.IsActive(s.Name) {
 			status = string(skills.StatusActive)
 		}
-		line := fmt.Sprintf("  %-28s %-14s %-10s", s.Name, s.Source, status)
+		line := fmt.Sprintf("  %-28s %-14s %-10s", termtext.EscapeLine(s.Name), s.Source, status)
 		if s.Reason != "" {
-			line += " " + s.Reason
+			line += " " + termtext.EscapeLine(s.Reason)
 		}
 		fmt.Fprintln(c.Out, strings.TrimRight(line, " "))
 	}
 	if len(cat.Diagnostics) > 0 {
 		fmt.Fprintln(c.Out, "Diagnostics:")
 		for _, d := range cat.Diagnostics {
-			fmt.Fprintf(c.Out, "  %s: %s: %s\n", d.Severity, d.Path, d.Message)
+			fmt.Fprintf(c.Out, "  %s: %s: %s\n", d.Severity, termtext.EscapeLine(d.Path), termtext.EscapeLine(d.Message))
 		}
 	}
 }
@@ -190,9 +195,9 @@ func (c *Chat) listActive() {
 		return
 	}
 	for i, a := range list {
-		line := fmt.Sprintf("  %d. %s", i+1, a.Skill.Name)
+		line := fmt.Sprintf("  %d. %s", i+1, termtext.EscapeLine(a.Skill.Name))
 		if a.Args != "" {
-			line += " " + a.Args
+			line += " " + termtext.EscapeLine(a.Args)
 		}
 		if set.ChangedOnDisk(a.Skill.Name) {
 			line += " (changed on disk)"

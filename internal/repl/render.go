@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/runtime/agent"
 )
 
@@ -127,9 +128,10 @@ func compactArgs(args string) string {
 }
 
 // Preview returns s on one line, at most n runes, cut at a rune boundary with
-// an ellipsis.
+// an ellipsis. Control characters are shown escaped (\x1b): s may come from a
+// file, a tool or a skill.
 func Preview(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = termtext.EscapeLine(strings.Join(strings.Fields(s), " "))
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}

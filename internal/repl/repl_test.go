@@ -29,6 +29,7 @@ func TestPreview(t *testing.T) {
 		{"two\nlines\t here", 50, "two lines here"},
 		{"ééééé", 3, "éé…"},
 		{"日本語のテキスト", 4, "日本語…"},
+		{"\x1b]0;T\a\x1b[2J out\u202e", 50, `\x1b]0;T\x07\x1b[2J out\u202e`},
 	}
 	for _, c := range cases {
 		got := Preview(c.in, c.n)
@@ -220,6 +221,37 @@ func TestChatCommands(t *testing.T) {
 	}
 	if fa.resets != 1 || fa.model != "m2" {
 		t.Errorf("resets=%d model=%q", fa.resets, fa.model)
+	}
+}
+
+// TestChatEscapesControlCharacters: what /skills, /active, /help and the
+// activation messages print from skills, diagnostics and typed args shows
+// control characters escaped.
+func TestChatEscapesControlCharacters(t *testing.T) {
+	t.Parallel()
+	fa := newFakeAgent()
+	cat := fa.set.Catalog()
+	cat.Skills = append(cat.Skills, &skills.Skill{Name: "zz", Body: "b", Description: "Desc \x1b[2J.", ArgumentHint: "[x\x1b[8m]",
+		Status: skills.StatusUserOnly, Reason: "requires \x1b]0;T\a", UserInvocable: true})
+	cat.Diagnostics = []skills.Diagnostic{{Path: "/ws/bad\x1b[2J\nerror: forged", Severity: skills.SeverityError, Message: "m\x1b[0m"}}
+	out, errs := runChat(t, fa, "/skills", "/activate review a\x1b[31mb", "/active", "/activate zz\x1b[2J", "/nope\x07", "/help")
+	for _, w := range []string{out, errs} {
+		if strings.ContainsAny(w, "\x1b\x07") {
+			t.Errorf("raw control characters in:\n%s", w)
+		}
+	}
+	for _, want := range []string{
+		`requires \x1b]0;T\x07`,
+		`error: /ws/bad\x1b[2J\nerror: forged: m\x1b[0m`,
+		`1. review a\x1b[31mb`,
+		`/zz [x\x1b[8m]`, `Desc \x1b[2J.`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errs, `skill 'zz\x1b[2J'`) || !strings.Contains(errs, `Unknown command /nope\x07.`) {
+		t.Errorf("stderr = %q", errs)
 	}
 }
 

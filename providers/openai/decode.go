@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"sort"
+	"strings"
 
 	"github.com/clawseed/clawseed/providers"
 )
@@ -172,8 +173,8 @@ func (a *accumulator) finishEvents() []providers.Event {
 	var events []providers.Event
 	for _, idx := range idxs {
 		c := *a.calls[idx]
-		if c.Name == "" {
-			continue // nothing can run it, and echoing it back would be rejected
+		if c.Name == "" && c.ID == "" && strings.TrimSpace(c.Args) == "" {
+			continue // an empty delta, not a call
 		}
 		if c.ID == "" {
 			c.ID = newCallID()
@@ -184,7 +185,7 @@ func (a *accumulator) finishEvents() []providers.Event {
 		events = append(events, providers.Event{Type: providers.EventUsage, Usage: a.usage})
 	}
 	// The calls decide, not finish_reason: servers say "stop" with calls, and
-	// "tool_calls" with none left once nameless calls are dropped.
+	// "tool_calls" with none left once empty deltas are dropped.
 	stop := stopReason(a.finish)
 	hasCalls := len(events) > 0 && events[0].Type == providers.EventToolCall
 	switch {

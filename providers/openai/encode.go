@@ -180,7 +180,7 @@ func encodeAssistant(m providers.Message) chatMessage {
 			// already answered with an error result.
 			args = "{}"
 		}
-		msg.ToolCalls = append(msg.ToolCalls, chatToolCall{ID: c.ID, Type: "function", Function: chatFunction{Name: c.Name, Arguments: args}})
+		msg.ToolCalls = append(msg.ToolCalls, chatToolCall{ID: c.ID, Type: "function", Function: chatFunction{Name: providers.WireToolName(c.Name), Arguments: args}})
 	}
 	if text := m.Text(); text != "" || len(msg.ToolCalls) == 0 {
 		msg.Content = &text

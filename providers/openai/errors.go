@@ -136,7 +136,7 @@ func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 func retryAfter(h http.Header, now time.Time) time.Duration {
 	if v := h.Get("retry-after-ms"); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
+			return toDuration(ms, time.Millisecond)
 		}
 	}
 	v := h.Get("Retry-After")
@@ -144,15 +144,28 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 		return 0
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s <= 0 {
-			return 0
-		}
-		return time.Duration(s * float64(time.Second))
+		return toDuration(s, time.Second)
 	}
 	if t, err := http.ParseTime(v); err == nil && t.After(now) {
 		return t.Sub(now)
 	}
 	return 0
+}
+
+// maxRetryAfter bounds a server's Retry-After: no client waits a day, and a
+// huge, infinite or NaN value must not overflow into a negative wait (which
+// would mean "retry now").
+const maxRetryAfter = 24 * time.Hour
+
+// toDuration converts n units to a Duration in [0, maxRetryAfter].
+func toDuration(n float64, unit time.Duration) time.Duration {
+	if !(n > 0) {
+		return 0
+	}
+	if n >= float64(maxRetryAfter/unit) {
+		return maxRetryAfter
+	}
+	return time.Duration(n * float64(unit))
 }
 
 // streamError classifies an error object sent inside a 200 stream

@@ -80,3 +80,27 @@ func TestTruncateKeepsUTF8(t *testing.T) {
 		t.Errorf("truncate cut inside a rune: %q", got[len(got)-8:])
 	}
 }
+
+// A Retry-After too large for a Duration is capped, never wrapped into a
+// negative wait that would mean "retry at once".
+func TestRetryAfterBounded(t *testing.T) {
+	now := time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		header, value string
+		want          time.Duration
+	}{
+		{"Retry-After", "1e300", maxRetryAfter},
+		{"Retry-After", "+Inf", maxRetryAfter},
+		{"Retry-After", "NaN", 0},
+		{"Retry-After", "-5", 0},
+		{"Retry-After", "2.5", 2500 * time.Millisecond},
+		{"retry-after-ms", "1e300", maxRetryAfter},
+		{"retry-after-ms", "1500", 1500 * time.Millisecond},
+	} {
+		h := http.Header{}
+		h.Set(tt.header, tt.value)
+		if got := retryAfter(h, now); got != tt.want {
+			t.Errorf("%s: %s = %v, want %v", tt.header, tt.value, got, tt.want)
+		}
+	}
+}

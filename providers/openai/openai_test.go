@@ -292,18 +292,45 @@ func TestConcurrentStreams(t *testing.T) {
 
 func TestStopEventsAfterToolCalls(t *testing.T) {
 	t.Parallel()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`+"\n\ndata: [DONE]\n\n")
-	}))
-	defer srv.Close()
-	events, err := collect(openai.New(openai.Config{BaseURL: srv.URL}).Stream(t.Context(), userReq("hi")))
+	serve := func(delta string) []providers.Event {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, `data: {"choices":[{"index":0,"delta":{"tool_calls":[`+delta+`]},"finish_reason":"tool_calls"}]}`+"\n\ndata: [DONE]\n\n")
+		}))
+		defer srv.Close()
+		events, err := collect(openai.New(openai.Config{BaseURL: srv.URL}).Stream(t.Context(), userReq("hi")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return events
+	}
+	// An empty delta is no call, and then "tool_calls" must not claim tool use.
+	want := []providers.Event{{Type: providers.EventStop, StopReason: providers.StopEndTurn}}
+	if diff := gocmp.Diff(want, serve(`{"index":0,"function":{}}`)); diff != "" {
+		t.Errorf("empty delta: events (-want +got):\n%s", diff)
+	}
+	// A call without a name is still a call: the agent answers it with an
+	// error the model can read, instead of ending the turn in silence.
+	events := serve(`{"index":0,"function":{"arguments":"{}"}}`)
+	if len(events) != 2 || events[0].ToolCall == nil || events[0].ToolCall.Name != "" || events[0].ToolCall.ID == "" || events[1].StopReason != providers.StopToolUse {
+		t.Errorf("nameless call: events %+v", events)
+	}
+}
+
+// A call the model sent without a name is echoed under a placeholder: the
+// API refuses an empty function name, which would fail every later request.
+func TestEncodeUnnamedCall(t *testing.T) {
+	t.Parallel()
+	req := userReq("hi")
+	req.Messages = append(req.Messages,
+		providers.Message{Role: providers.RoleAssistant, Parts: []providers.Part{{Type: providers.PartToolCall, ToolCall: &providers.ToolCall{ID: "c1", Args: "{}"}}}},
+		providers.Message{Role: providers.RoleUser, Parts: []providers.Part{{Type: providers.PartToolResult, ToolResult: &providers.ToolResult{CallID: "c1", Content: `Unknown tool: ""`, IsError: true}}}},
+	)
+	body, err := openai.New(openai.Config{}).EncodeRequest(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A nameless call is dropped, and then "tool_calls" must not claim tool use.
-	want := []providers.Event{{Type: providers.EventStop, StopReason: providers.StopEndTurn}}
-	if diff := gocmp.Diff(want, events); diff != "" {
-		t.Errorf("events (-want +got):\n%s", diff)
+	if !strings.Contains(string(body), `"function":{"arguments":"{}","name":"unnamed_tool"}`) {
+		t.Errorf("body: %s", body)
 	}
 }

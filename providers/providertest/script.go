@@ -82,6 +82,10 @@ type Call struct {
 	// JSON string or directly as a JSON value ({"path": "a.txt"}), which is
 	// then used compacted.
 	Args string `json:"args"`
+	// Nameless is set by a script that writes `"name": ""` on purpose: the
+	// call is sent without a name, as a faulty model does. A call with no
+	// name key at all is a mistake in the script.
+	Nameless bool `json:"-"`
 }
 
 // UnmarshalJSON accepts args as a string or as any JSON value, and rejects
@@ -89,7 +93,7 @@ type Call struct {
 func (c *Call) UnmarshalJSON(data []byte) error {
 	var raw struct {
 		ID   string          `json:"id"`
-		Name string          `json:"name"`
+		Name *string         `json:"name"`
 		Args json.RawMessage `json:"args"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -97,7 +101,10 @@ func (c *Call) UnmarshalJSON(data []byte) error {
 	if err := dec.Decode(&raw); err != nil {
 		return fmt.Errorf("tool call: %w", err)
 	}
-	c.ID, c.Name, c.Args = raw.ID, raw.Name, ""
+	c.ID, c.Args = raw.ID, ""
+	if raw.Name != nil {
+		c.Name, c.Nameless = *raw.Name, *raw.Name == ""
+	}
 	switch {
 	case len(raw.Args) == 0 || string(raw.Args) == "null":
 	case raw.Args[0] == '"':
@@ -243,8 +250,8 @@ func (r Response) validate() error {
 		problems = append(problems, errors.New("hang_after_chunks and delay_ms cannot be negative"))
 	}
 	for i, c := range r.ToolCalls {
-		if c.Name == "" {
-			problems = append(problems, fmt.Errorf("tool_calls[%d]: name is required", i))
+		if c.Name == "" && !c.Nameless {
+			problems = append(problems, fmt.Errorf("tool_calls[%d]: name is required (write \"name\": \"\" for a nameless call)", i))
 		}
 	}
 	return errors.Join(problems...)

@@ -54,7 +54,7 @@ func TestParseScriptErrors(t *testing.T) {
 		{"retry not a number", `{"status": 429, "retry_after": "soon"}`, `line 1: retry_after "soon"`},
 		{"bad stop", `{"stop_reason": "stop"}`, `line 1: stop_reason "stop"`},
 		{"negative delay", `{"delay_ms": -1}`, "line 1: hang_after_chunks and delay_ms cannot be negative"},
-		{"nameless call", `{"tool_calls": [{"args": "{}"}]}`, "line 1: tool_calls[0]: name is required"},
+		{"nameless call", `{"tool_calls": [{"args": "{}"}]}`, "line 1: tool_calls[0]: name is required (write \"name\": \"\" for a nameless call)"},
 		{"bad args", `{"tool_calls": [{"name": "a", "args": {"x": }}]}`, "line 1: invalid character"},
 		{"later line", "{}\n# c\n{\"nope\": 1}", `line 3: json: unknown field "nope"`},
 		{"case mismatch", `{"Text": "x"}`, `line 1: unknown field "Text" (field names are case-sensitive)`},

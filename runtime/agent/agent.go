@@ -163,8 +163,19 @@ type Agent struct {
 	recordFailed   bool
 }
 
-// ErrMaxIterations is returned (wrapped) when a turn hits the iteration limit.
+// ErrMaxIterations matches (errors.Is) the error of a turn that hit the
+// iteration limit.
 var ErrMaxIterations = errors.New("agent exceeded maximum tool iterations")
+
+// maxIterationsError is the error of a turn that hit the limit: one
+// sentence (§5.2), matching [ErrMaxIterations] with errors.Is.
+type maxIterationsError int
+
+func (n maxIterationsError) Error() string {
+	return fmt.Sprintf("Agent exceeded maximum tool iterations (%d)", int(n))
+}
+
+func (maxIterationsError) Is(target error) bool { return target == ErrMaxIterations }
 
 // New builds an agent. It reads the workspace identity files once.
 func New(opts Options) (*Agent, error) {

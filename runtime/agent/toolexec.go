@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/clawseed/clawseed/permissions"
@@ -15,6 +17,12 @@ import (
 )
 
 const cancelledText = "Cancelled by user."
+
+// interruptedText answers a call that history holds without a result (the
+// process was killed while the call ran, or before its result was written):
+// nothing is known of what the call did, so the model must not be told it
+// was cancelled.
+const interruptedText = "Interrupted: clawseed stopped before this call's result was recorded; it may have run."
 
 // A pendingCall is a call that passed validation and approval and will run.
 type pendingCall struct {
@@ -80,7 +88,7 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 	}
 	tool, ok := a.tools[c.Name]
 	if !ok {
-		return pendingCall{}, errorResult("Unknown tool: %s", c.Name), false
+		return pendingCall{}, errorResult("Unknown tool: %s", toolNameText(c.Name)), false
 	}
 	args := json.RawMessage(strings.TrimSpace(c.Args))
 	if len(args) == 0 {
@@ -122,6 +130,16 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 		}
 	}
 	return pendingCall{index: index, name: c.Name, tool: tool, args: args}, providers.ToolResult{}, true
+}
+
+// toolNameText shows a tool name in a message to the model, quoted when it
+// would otherwise be invisible or ambiguous (empty, or with spaces or
+// control characters).
+func toolNameText(name string) string {
+	if name == "" || strings.ContainsFunc(name, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) {
+		return strconv.Quote(name)
+	}
+	return name
 }
 
 // skillAllows reports whether an active skill's allowed-tools pre-approves the
@@ -212,15 +230,43 @@ func (a *Agent) runOne(ctx context.Context, p pendingCall) (res providers.ToolRe
 }
 
 // truncateOutput keeps the first two thirds and the last third of an output
-// longer than max characters, with a note of how much was cut.
-func truncateOutput(s string, max int) string {
+// longer than limit characters, with a note of how much was cut. A tool may
+// have cut its output already (the shell keeps the head and tail of a
+// flood): a note of such a cut that falls in or across the part dropped
+// here is dropped whole and its count added, so the result holds one note
+// that counts every character the model does not see.
+func truncateOutput(s string, limit int) string {
 	n := utf8.RuneCountInString(s)
-	if max <= 0 || n <= max {
+	if limit <= 0 || n <= limit {
 		return s
 	}
-	r := []rune(s)
-	head, tail := max*2/3, max-max*2/3
-	return string(r[:head]) + fmt.Sprintf("\n\n[... %d characters truncated ...]\n\n", n-head-tail) + string(r[n-tail:])
+	head, tail := limit*2/3, limit-limit*2/3
+	from, to := runeOffset(s, head), runeOffset(s, n-tail)
+	spans, counts := providers.TruncationNotes(s)
+	for _, sp := range spans {
+		if sp[0] < to && sp[1] > from {
+			from, to = min(from, sp[0]), max(to, sp[1])
+		}
+	}
+	dropped := int64(utf8.RuneCountInString(s[from:to]))
+	for i, sp := range spans {
+		if sp[0] >= from && sp[1] <= to {
+			dropped += counts[i] - int64(utf8.RuneCountInString(s[sp[0]:sp[1]]))
+		}
+	}
+	return s[:from] + providers.TruncationNote(dropped) + s[to:]
+}
+
+// runeOffset returns the byte offset of the i-th rune of s (len(s) past the
+// end).
+func runeOffset(s string, i int) int {
+	for off := range s {
+		if i == 0 {
+			return off
+		}
+		i--
+	}
+	return len(s)
 }
 
 // preview returns at most n runes of s on one line, for messages.

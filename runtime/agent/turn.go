@@ -1,10 +1,11 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/clawseed/clawseed/providers"
@@ -79,6 +80,7 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 		if err != nil {
 			return a.endTurn(ctx, res, err)
 		}
+		resp.calls = uniqueCallIDs(resp.calls, a.history)
 		msg := resp.message()
 		calls := msg.ToolCalls()
 		if a.opts.TextTools {
@@ -108,7 +110,42 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 			return a.endTurn(ctx, res, ctx.Err())
 		}
 	}
-	return a.endTurn(ctx, res, fmt.Errorf("Agent exceeded maximum tool iterations (%d): %w", a.opts.MaxIterations, ErrMaxIterations))
+	return a.endTurn(ctx, res, maxIterationsError(a.opts.MaxIterations))
+}
+
+// uniqueCallIDs gives each call an id that no other call of the response or
+// of the history has. A result answers a call by id, so a response that
+// repeats an id (or a server that numbers calls per response) would make
+// the next request invalid: the second result would answer nothing, or
+// answer the wrong call. Repeats get a suffix; unique ids are kept as they
+// are, since some servers accept only the ids they made.
+func uniqueCallIDs(calls []providers.ToolCall, history []providers.Message) []providers.ToolCall {
+	if len(calls) == 0 {
+		return calls
+	}
+	seen := map[string]bool{}
+	for _, m := range history {
+		for _, p := range m.Parts {
+			if p.Type == providers.PartToolCall && p.ToolCall != nil {
+				seen[p.ToolCall.ID] = true
+			}
+		}
+	}
+	for i := range calls {
+		id := calls[i].ID
+		if id == "" || seen[id] {
+			base := cmp.Or(id, "call")
+			for n := 2; ; n++ {
+				if cand := base + "_" + strconv.Itoa(n); !seen[cand] {
+					id = cand
+					break
+				}
+			}
+		}
+		seen[id] = true
+		calls[i].ID = id
+	}
+	return calls
 }
 
 // endTurn emits the closing events and fills in the status.
@@ -125,11 +162,7 @@ func (a *Agent) endTurn(ctx context.Context, res TurnResult, err error) (TurnRes
 		res.Status = StatusError
 	}
 	if err != nil && res.Status != StatusCancelled {
-		msg := err.Error()
-		if res.Status == StatusMaxIterations {
-			msg = fmt.Sprintf("Agent exceeded maximum tool iterations (%d)", a.opts.MaxIterations)
-		}
-		a.opts.Sink(Event{Type: EventError, Text: msg})
+		a.opts.Sink(Event{Type: EventError, Text: err.Error()})
 	}
 	usage := res.Usage
 	a.opts.Sink(Event{Type: EventTurnEnd, Status: res.Status, Text: res.Final, Usage: &usage, Iteration: res.Iterations})
@@ -246,7 +279,10 @@ func (a *Agent) keepPartial(resp *response) {
 }
 
 // repairHistory makes a history valid for every provider (§5.4): each tool
-// call without a result gets a synthetic "Cancelled by user." error, and a
+// call without a result gets a synthetic error result saying the call was
+// interrupted and may have run (a cancelled turn answers its own calls
+// "Cancelled by user." as it ends, so only a killed process leaves calls
+// unanswered), and a
 // tool result whose call is not in the assistant message just before it (a
 // damaged session file) is dropped, as is a message left empty. It runs
 // before each turn and when a session is restored; a valid history comes
@@ -275,7 +311,7 @@ func repairHistory(msgs []providers.Message) []providers.Message {
 		var missing []providers.Part
 		for _, c := range calls {
 			if !answered[c.ID] {
-				missing = append(missing, resultPart(providers.ToolResult{CallID: c.ID, Name: c.Name, Content: cancelledText, IsError: true}))
+				missing = append(missing, resultPart(providers.ToolResult{CallID: c.ID, Name: c.Name, Content: interruptedText, IsError: true}))
 			}
 		}
 		if len(missing) == 0 {

@@ -288,8 +288,11 @@ func (s *Store) Latest(workspace string) (string, error) {
 	return "", fmt.Errorf("%w: no session for workspace %s in %s", ErrNotFound, workspace, s.Dir)
 }
 
-// Remove deletes session id's file.
-func (s *Store) Remove(id string) error {
+// Remove deletes session id's file. A session that another clawseed
+// process has open (locked, see [Store.Open]) is not removed: the error
+// wraps [ErrInUse], since that process would go on writing a file that no
+// longer exists and lose its turn; force removes it all the same.
+func (s *Store) Remove(id string, force bool) error {
 	path, err := s.path(id)
 	if err != nil {
 		return err
@@ -301,6 +304,9 @@ func (s *Store) Remove(id string) error {
 	if err == nil && !fi.Mode().IsRegular() {
 		err = errors.New("not a regular file")
 	}
+	if err == nil && !force {
+		err = checkUnused(path)
+	}
 	if err == nil {
 		err = os.Remove(path)
 	}
@@ -308,4 +314,15 @@ func (s *Store) Remove(id string) error {
 		return fmt.Errorf("remove session %s: %w", path, err)
 	}
 	return nil
+}
+
+// checkUnused fails with ErrInUse when another process holds the lock of the
+// session file at path. The probe's own lock is released at once.
+func checkUnused(path string) error {
+	f, err := os.OpenFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return lock(f)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"time"
@@ -215,21 +216,21 @@ func TestRemove(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(s.Dir, "dir.jsonl"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Remove("gone"); err != nil {
+	if err := s.Remove("gone", false); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("file still there: %v", err)
 	}
-	if err := s.Remove("gone"); !errors.Is(err, ErrNotFound) {
+	if err := s.Remove("gone", false); !errors.Is(err, ErrNotFound) {
 		t.Errorf("second Remove = %v, want ErrNotFound", err)
 	}
 	for _, id := range []string{"../x", "..", "sub/../../x", ".", ""} {
-		if err := s.Remove(id); !errors.Is(err, ErrInvalidID) {
+		if err := s.Remove(id, false); !errors.Is(err, ErrInvalidID) {
 			t.Errorf("Remove(%q) = %v, want ErrInvalidID", id, err)
 		}
 	}
-	if err := s.Remove("dir"); err == nil {
+	if err := s.Remove("dir", false); err == nil {
 		t.Error("Remove removed a directory")
 	}
 	if _, err := os.Stat(outside); err != nil {
@@ -249,5 +250,42 @@ func TestNewID(t *testing.T) {
 	}
 	if err := validID(a); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestRemoveRefusesOpenSession protects issue 8 item 11: a session that a
+// running process has open is not deleted from under it unless forced.
+func TestRemoveRefusesOpenSession(t *testing.T) {
+	t.Parallel()
+	if goruntime.GOOS == "windows" {
+		t.Skip("no session locks on Windows")
+	}
+	s := &Store{Dir: t.TempDir()}
+	p := writeSession(t, s, "busy", "/ws", providers.UserText("x"))
+	w, _, err := s.Open("busy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Remove("busy", false); !errors.Is(err, ErrInUse) {
+		t.Errorf("Remove of an open session = %v, want ErrInUse", err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("open session removed: %v", err)
+	}
+	if err := s.Remove("busy", true); err != nil {
+		t.Errorf("forced Remove = %v", err)
+	}
+	w.Close()
+	q := writeSession(t, s, "done", "/ws", providers.UserText("x"))
+	w, _, err = s.Open("done")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if err := s.Remove("done", false); err != nil {
+		t.Errorf("Remove of a closed session = %v", err)
+	}
+	if _, err := os.Stat(q); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("closed session still there: %v", err)
 	}
 }

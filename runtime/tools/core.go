@@ -23,6 +23,10 @@ type CoreOptions struct {
 	// [agent].max_tool_output_chars, so that a tool cuts its output itself,
 	// with an accurate note, before the agent would.
 	MaxOutputChars int
+	// EnvPassthrough is [autonomy].env_passthrough: names or path.Match
+	// globs (compared case-insensitively) of variables that look like
+	// credentials but that shell commands still inherit.
+	EnvPassthrough []string
 	// Environ is the environment shell and ripgrep start from (nil =
 	// os.Environ()); shell removes credentials from it, ripgrep keeps only
 	// PATH, HOME and the locale.

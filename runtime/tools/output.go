@@ -2,9 +2,10 @@ package tools
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/clawseed/clawseed/providers"
 )
 
 // Limits shared by the file tools.
@@ -61,6 +62,10 @@ type headTail struct {
 	tail    []byte // ring buffer of the last tailCap bytes
 	tailPos int
 	total   int64
+	// chars counts the characters written (bytes that start a UTF-8
+	// sequence), so that the truncation note can say how many characters
+	// were dropped, in the unit of max_tool_output_chars.
+	chars int64
 }
 
 func newHeadTail(limit int) *headTail {
@@ -74,6 +79,11 @@ func (h *headTail) tailCap() int { return h.limit - h.headCap() }
 func (h *headTail) Write(p []byte) (int, error) {
 	n := len(p)
 	h.total += int64(n)
+	for _, b := range p {
+		if utf8.RuneStart(b) {
+			h.chars++
+		}
+	}
 	if room := h.headCap() - len(h.head); room > 0 {
 		k := min(room, len(p))
 		h.head = append(h.head, p[:k]...)
@@ -110,8 +120,8 @@ func (h *headTail) Len() int64 { return h.total }
 
 // render returns the output cut to budget bytes (at most the limit): the
 // first two thirds and the last third, with a note in between saying how
-// many bytes were dropped. Runes split by a cut are dropped and invalid
-// UTF-8 is replaced.
+// many characters were dropped (see [providers.TruncationNote]). Runes split by a cut
+// are dropped and invalid UTF-8 is replaced.
 func (h *headTail) render(budget int) string {
 	tail := append(append([]byte(nil), h.tail[h.tailPos:]...), h.tail[:h.tailPos]...)
 	var headB, tailB []byte
@@ -133,8 +143,6 @@ func (h *headTail) render(budget int) string {
 	for len(t) > 0 && !utf8.RuneStart(t[0]) {
 		t = t[1:]
 	}
-	dropped := h.total - int64(len(head)) - int64(len(t))
-	return strings.ToValidUTF8(head, "\uFFFD") +
-		fmt.Sprintf("\n\n[... %d bytes truncated ...]\n\n", dropped) +
-		strings.ToValidUTF8(t, "\uFFFD")
+	dropped := h.chars - int64(utf8.RuneCountInString(head)) - int64(utf8.RuneCountInString(t))
+	return strings.ToValidUTF8(head, "\uFFFD") + providers.TruncationNote(dropped) + strings.ToValidUTF8(t, "\uFFFD")
 }

@@ -17,7 +17,8 @@ const maxLinkHops = 40
 // A Sandbox confines the file tools to the workspace.
 //
 // Relative paths resolve against the workspace. A path is allowed only if it
-// lies inside the workspace (for reads also inside one of ReadRoots), both as
+// lies inside the workspace (for reads also inside one of ReadRoots or
+// SkillDirs), both as
 // written and after resolving symlinks — of the file if it exists, else of
 // its deepest existing ancestor, following dangling links too — so neither
 // `..` nor a link can leave it. Forbidden paths are refused even inside the
@@ -30,9 +31,12 @@ const maxLinkHops = 40
 type Sandbox struct {
 	// Workspace is the absolute, already symlink-resolved workspace directory.
 	Workspace string
-	// ReadRoots are extra directories that may be read but not written: the
-	// skill roots and the memory directory.
+	// ReadRoots are extra directories that may be read but not written,
+	// such as the memory directory.
 	ReadRoots []string
+	// SkillDirs are the discovered skill directories, readable but not
+	// writable; nil means none.
+	SkillDirs *DirSet
 	// Forbidden are the [autonomy].forbidden_paths. A leading ~ is expanded
 	// with Home; relative entries are relative to the workspace.
 	Forbidden []string
@@ -69,13 +73,17 @@ type sandboxRoot struct {
 // costs no system calls.
 type pathRules struct {
 	roots     []sandboxRoot
-	forbidden []string // each entry as configured and resolved
+	dirs      *dirIndex // skill directories, for reads
+	forbidden []string  // each entry as configured and resolved
 }
 
 // rules returns the snapshot for reads (workspace and read roots) or writes
 // (workspace only).
 func (sb *Sandbox) rules(read bool) *pathRules {
 	r := &pathRules{roots: sb.roots(read)}
+	if read {
+		r.dirs = sb.SkillDirs.index()
+	}
 	for _, f := range sb.Forbidden {
 		if strings.TrimSpace(f) == "" {
 			continue
@@ -142,7 +150,7 @@ func (r *pathRules) root(p string, real bool) (sandboxRoot, bool) {
 			return root, true
 		}
 	}
-	return sandboxRoot{}, false
+	return r.dirs.lookup(p, real)
 }
 
 // isForbidden reports whether p lies under a forbidden entry. Entries that
@@ -181,7 +189,10 @@ func (sb *Sandbox) inReadRoot(abs string) bool {
 			return true
 		}
 	}
-	return false
+	idx := sb.SkillDirs.index()
+	_, lexical := idx.lookup(abs, false)
+	_, real := idx.lookup(abs, true)
+	return lexical || real
 }
 
 func (sb *Sandbox) workspace() string { return filepath.Clean(sb.Workspace) }

@@ -5,9 +5,12 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"math"
 	"os/exec"
+	"path"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
@@ -25,9 +28,18 @@ const (
 	shellWaitDelay = 2 * time.Second
 )
 
-// secretMarkers are the name fragments of environment variables that shell
-// commands do not inherit.
-var secretMarkers = [...]string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"}
+// secretEnvPatterns are the [path.Match] patterns, matched against
+// upper-cased names, of environment variables that look like they hold
+// credentials: shell commands do not inherit them (unless
+// [autonomy].env_passthrough lists them), and clawseed hides their values
+// from its own /proc/PID/environ at start (internal/procenv). AUTH counts
+// as a whole name component (NPM_AUTH_TOKEN, SSH_AUTH_SOCK, HTTP_AUTH) so
+// that GIT_AUTHOR_NAME and friends, which git commits need, stay.
+var secretEnvPatterns = [...]string{
+	"*KEY*", "*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*",
+	"*_PAT", "*_DSN", "*DATABASE_URL", "*_CONNECTION_STRING",
+	"AUTH", "AUTH_*", "*_AUTH", "*_AUTH_*", "*AUTHORIZATION*",
+}
 
 type shellArgs struct {
 	Command     string `json:"command" jsonschema:"The command line, run with sh -c in the workspace root."`
@@ -36,25 +48,28 @@ type shellArgs struct {
 
 // shell runs sh -c in the workspace.
 type shell struct {
-	workspace string
-	timeout   time.Duration
-	allowed   []string
-	environ   []string
-	maxOutput int
+	sb          *Sandbox
+	timeout     time.Duration
+	allowed     []string
+	environ     []string
+	passthrough []string
+	maxOutput   int
 }
 
 func newShell(sb *Sandbox, opts CoreOptions) Tool {
 	t := &shell{
-		workspace: sb.workspace(),
-		timeout:   opts.ShellTimeout,
-		allowed:   opts.AllowedCommands,
-		environ:   opts.Environ,
-		maxOutput: opts.MaxOutputChars,
+		sb:          sb,
+		timeout:     opts.ShellTimeout,
+		allowed:     opts.AllowedCommands,
+		environ:     opts.Environ,
+		passthrough: opts.EnvPassthrough,
+		maxOutput:   opts.MaxOutputChars,
 	}
 	desc := strings.ReplaceAll(shellDescription, "{{timeout}}", fmt.Sprintf("%d", int(t.timeout.Seconds())))
 	if len(t.allowed) > 0 {
 		desc += "\nOnly these commands may be used, in every part of a pipeline or list: " +
-			strings.Join(allowedNames(t.allowed), ", ") + ".\n"
+			strings.Join(allowedNames(t.allowed), ", ") + ".\n" +
+			"Redirections must name files inside the workspace, and variables such as PATH, IFS or LD_* cannot be set.\n"
 	}
 	tt := newTypedTool("shell", permissions.ClassExec, desc, t.run,
 		minimum("timeout_secs", 0), maximum("timeout_secs", maxShellTimeoutSecs))
@@ -68,7 +83,7 @@ func (t *shell) run(ctx context.Context, args shellArgs) providers.ToolResult {
 	if strings.TrimSpace(args.Command) == "" {
 		return errorResult("command must not be empty.")
 	}
-	if msg := checkAllowed(args.Command, t.allowed); msg != "" {
+	if msg := checkAllowed(args.Command, t.allowed, t.sb); msg != "" {
 		return errorResult("%s", msg)
 	}
 	timeout := t.timeout
@@ -79,8 +94,8 @@ func (t *shell) run(ctx context.Context, args shellArgs) providers.ToolResult {
 	defer cancel()
 
 	cmd := exec.CommandContext(runCtx, "sh", "-c", args.Command)
-	cmd.Dir = t.workspace
-	cmd.Env = scrubEnv(t.environ)
+	cmd.Dir = t.sb.workspace()
+	cmd.Env = scrubEnv(t.environ, t.passthrough)
 	stdout, stderr := newHeadTail(t.maxOutput), newHeadTail(t.maxOutput)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = shellWaitDelay
@@ -121,7 +136,14 @@ func exitFooter(ps interface {
 // formatShell joins stdout, "[stderr]" and stderr, and the footer, sharing
 // maxOutput between the two streams (stderr gets at least a third when both
 // are long).
+//
+// The whole result fits maxOutput characters, so that the agent's cap does
+// not cut it a second time: the streams get what is left after the footer,
+// the stderr label and a truncation note for each. (With a tiny maxOutput
+// they keep at least half of it; the agent's cap then merges the notes.)
 func formatShell(stdout, stderr *headTail, footer string, maxOutput int) string {
+	reserve := utf8.RuneCountInString(footer) + len("\n[stderr]\n") + 2*len(providers.TruncationNote(math.MaxInt64))
+	maxOutput = max(maxOutput-reserve, maxOutput/2)
 	outLen, errLen := int(min(stdout.Len(), int64(maxOutput))), int(min(stderr.Len(), int64(maxOutput)))
 	outBudget, errBudget := outLen, errLen
 	if outLen+errLen > maxOutput {
@@ -139,23 +161,35 @@ func formatShell(stdout, stderr *headTail, footer string, maxOutput int) string 
 	return strings.Join(append(parts, footer), "\n")
 }
 
-// scrubEnv drops variables whose names look like they hold credentials and
-// tells git never to prompt.
-func scrubEnv(environ []string) []string {
+// scrubEnv drops variables whose names look like they hold credentials,
+// except those passthrough names, and tells git never to prompt.
+func scrubEnv(environ, passthrough []string) []string {
 	env := make([]string, 0, len(environ)+1)
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if !isSecretName(name) {
+		if !IsSecretEnvName(name) || envNameMatches(passthrough, name) {
 			env = append(env, kv)
 		}
 	}
 	return append(env, "GIT_TERMINAL_PROMPT=0")
 }
 
-func isSecretName(name string) bool {
-	upper := strings.ToUpper(name)
-	for _, m := range secretMarkers {
-		if strings.Contains(upper, m) {
+// IsSecretEnvName reports whether an environment variable's name looks like
+// it holds a credential (see secretEnvPatterns). It is the one predicate
+// behind both the shell's environment scrub and the hiding of values from
+// /proc/PID/environ.
+func IsSecretEnvName(name string) bool {
+	return envNameMatches(secretEnvPatterns[:], name)
+}
+
+// envNameMatches reports whether name matches one of the [path.Match]
+// patterns, case-insensitively. A "/" in a name is compared as "_" so that
+// "*" spans it (names may contain any byte but "=" and NUL); a malformed
+// pattern matches nothing.
+func envNameMatches(patterns []string, name string) bool {
+	name = strings.ToUpper(strings.ReplaceAll(name, "/", "_"))
+	for _, p := range patterns {
+		if ok, _ := path.Match(strings.ToUpper(p), name); ok {
 			return true
 		}
 	}

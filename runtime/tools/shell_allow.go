@@ -10,56 +10,421 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// checkAllowed returns "" when allowed is empty or every command that line
-// would run has its name (compared by base name) in allowed, else a refusal
-// naming the first command that is not. The line is parsed as bash, so every
-// simple command of pipelines, &&/||/; lists, subshells, blocks, functions,
-// command and process substitutions is checked; declaration builtins
-// (export, local, ...) and let count as commands too. A command name that is
-// not a literal word ($CMD, $(...)) cannot be checked and is refused, and so
-// is a line that does not parse.
+// checkAllowed returns "" when allowed is empty or the line passes every
+// check below, else a refusal: a sentence for the model naming the first
+// problem. The line is parsed as bash and every node of it is checked, so
+// the simple commands of pipelines, &&/||/; lists, subshells, blocks,
+// functions, command and process substitutions, here-documents and
+// arithmetic are all seen. A line that does not parse is refused.
 //
-// Wrappers such as env, xargs, sudo or sh run what their arguments say:
-// allowing them allows anything.
-func checkAllowed(line string, allowed []string) string {
+//   - Every command's name (compared by base name) must be in allowed;
+//     declaration builtins (export, local, ...) and let count as commands
+//     too. A name that is not a literal word ($CMD, $(...)) is refused. The
+//     command that env, command, builtin or exec runs is checked like one
+//     written directly.
+//   - No variable that changes which programs run or what code they load
+//     (see riskyVar) may be set: not as a command prefix (PATH=./evil ls),
+//     not on its own, not by export/declare/local, env NAME=..., read,
+//     printf -v, a for loop or ${NAME:=...}.
+//   - Every redirection target must be a literal path inside the workspace
+//     (see checkRedirect).
+//   - Bash evaluates text as code in a few places (arithmetic on a variable
+//     holding "a[$(cmd)]", ${!name}, ${name@P}, namerefs); those are refused
+//     when the text comes from this line (see shell_allow_arith.go).
+//
+// What it cannot do is constrain what an allowed program does with its
+// arguments or its own configuration: xargs, sudo, sh, eval, source or trap
+// run what their arguments say, and find -exec, git, make or an interpreter
+// what their files say, so allowing them allows anything. The README's
+// Security section says so.
+func checkAllowed(line string, allowed []string, sb *Sandbox) string {
 	if len(allowed) == 0 {
 		return ""
 	}
 	names := allowedNames(allowed)
-	list := strings.Join(names, ", ")
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
 	if err != nil {
-		return fmt.Sprintf("Command refused: it cannot be parsed (%v), so it cannot be checked against [autonomy].allowed_commands (allowed: %s).", err, list)
+		return fmt.Sprintf("Command refused: it cannot be parsed (%v), so it cannot be checked against [autonomy].allowed_commands (allowed: %s).", err, strings.Join(names, ", "))
 	}
-	var refusal string
-	check := func(name string) {
-		if refusal == "" && !slices.Contains(names, path.Base(name)) {
-			refusal = fmt.Sprintf("Command refused: '%s' is not in [autonomy].allowed_commands (allowed: %s).", name, list)
+	c := &allowCheck{names: names, sb: sb}
+	c.scan(f)
+	syntax.Walk(f, c.visit)
+	return c.refusal
+}
+
+// An allowCheck walks one parsed command line; the first refusal stops it.
+type allowCheck struct {
+	names   []string // allowed base names, sorted
+	sb      *Sandbox
+	refusal string
+
+	tainted    map[string]bool // variables this line sets from text (see scan)
+	changesDir bool            // the line runs cd, pushd or popd
+}
+
+// refuse records the first refusal.
+func (c *allowCheck) refuse(format string, args ...any) {
+	if c.refusal == "" {
+		c.refusal = "Command refused: " + fmt.Sprintf(format, args...)
+	}
+}
+
+func (c *allowCheck) allowedList() string { return strings.Join(c.names, ", ") }
+
+func (c *allowCheck) visit(n syntax.Node) bool {
+	if c.refusal != "" {
+		return false
+	}
+	switch n := n.(type) {
+	case *syntax.Stmt:
+		for _, r := range n.Redirs {
+			c.checkRedirect(r)
+		}
+	case *syntax.CallExpr:
+		c.checkCall(n)
+	case *syntax.DeclClause:
+		c.checkDecl(n)
+	case *syntax.LetClause:
+		c.checkName("let")
+		for _, e := range n.Exprs {
+			c.arith(e)
+		}
+	case *syntax.Assign:
+		if n.Name != nil {
+			c.checkVar(n.Name.Value)
+		}
+		c.arith(n.Index)
+	case *syntax.WordIter:
+		c.checkVar(n.Name.Value)
+	default:
+		c.visitArith(n)
+	}
+	return c.refusal == ""
+}
+
+// checkName refuses a command whose base name is not allowed.
+func (c *allowCheck) checkName(name string) {
+	if !slices.Contains(c.names, path.Base(name)) {
+		c.refuse("'%s' is not in [autonomy].allowed_commands (allowed: %s).", name, c.allowedList())
+	}
+}
+
+func (c *allowCheck) checkCall(n *syntax.CallExpr) {
+	if len(n.Args) == 0 {
+		return // assignments only: the Assign nodes are checked
+	}
+	c.checkCommand(n.Args[0], n.Args[1:])
+}
+
+// checkCommand checks one command name and, for commands whose arguments
+// set variables or name another command, those arguments.
+func (c *allowCheck) checkCommand(nameWord *syntax.Word, args []*syntax.Word) {
+	name, ok := literalWord(nameWord)
+	if !ok {
+		c.refuse("the command name %s is not a literal word, so it cannot be checked against [autonomy].allowed_commands (allowed: %s).", printWord(nameWord), c.allowedList())
+		return
+	}
+	c.checkName(name)
+	if c.refusal != "" {
+		return
+	}
+	base := path.Base(name)
+	switch base {
+	case "env":
+		c.checkEnv(args)
+	case "command", "builtin", "exec":
+		// command ls, builtin export X=1, exec ls: the command they run
+		// is checked like one written directly.
+		if i := wrappedCommand(base, args); i < len(args) {
+			c.checkCommand(args[i], args[i+1:])
+		}
+	case "test", "[":
+		c.checkTestVarSet(args)
+	case "declare", "export", "local", "readonly", "typeset", "nameref":
+		c.checkDeclWords(base, args) // reached through command/builtin
+	case "let":
+		for _, w := range args {
+			if s, ok := literalWord(w); ok {
+				c.arithText("let", s)
+			} else {
+				c.arith(w)
+			}
+		}
+	default:
+		if vb, ok := varBuiltins[base]; ok {
+			c.checkVarBuiltin(base, vb, args)
 		}
 	}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if refusal != "" {
-			return false
+}
+
+// wrappedCommand returns the index of the command that command, builtin or
+// exec runs, skipping their options (exec -a NAME takes a value), or
+// len(args) when there is none.
+func wrappedCommand(wrapper string, args []*syntax.Word) int {
+	for i := 0; i < len(args); i++ {
+		s, ok := literalWord(args[i])
+		switch {
+		case !ok || s == "-" || !strings.HasPrefix(s, "-"):
+			return i
+		case s == "--":
+			return i + 1
+		case wrapper == "exec" && strings.HasSuffix(s, "a"):
+			i++ // -a NAME
 		}
-		switch n := n.(type) {
-		case *syntax.CallExpr:
-			if len(n.Args) == 0 {
-				return true // assignments only
-			}
-			name, ok := literalWord(n.Args[0])
-			if !ok {
-				refusal = fmt.Sprintf("Command refused: the command name %s is not a literal word, so it cannot be checked against [autonomy].allowed_commands (allowed: %s).", printWord(n.Args[0]), list)
-				return false
-			}
-			check(name)
-		case *syntax.DeclClause:
-			check(n.Variant.Value)
-		case *syntax.LetClause:
-			check("let")
-		}
+	}
+	return len(args)
+}
+
+// riskyExact and riskyPrefixes name the variables a command line may not set
+// under an allowlist: they change which program a name runs (PATH, CDPATH),
+// how the shell splits or runs things (IFS, ENV, BASH_ENV, PS4,
+// PROMPT_COMMAND, SHELLOPTS, ...), what the dynamic loader injects (LD_*,
+// DYLD_*), or where common allowed programs load code or configuration from
+// (HOME, interpreters' search paths and option variables, git's hooks). The
+// last group cannot be complete; see checkAllowed.
+var (
+	riskyExact = []string{
+		"BASHOPTS", "BASH_ENV", "CDPATH", "EDITOR", "ENV", "EXECIGNORE",
+		"GIT_ASKPASS", "GIT_CONFIG", "GIT_CONFIG_COUNT", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_PARAMETERS",
+		"GIT_CONFIG_SYSTEM", "GIT_DIR", "GIT_EDITOR", "GIT_EXEC_PATH", "GIT_EXTERNAL_DIFF",
+		"GIT_PAGER", "GIT_PROXY_COMMAND", "GIT_SSH", "GIT_SSH_COMMAND",
+		"GLOBIGNORE", "HOME", "IFS", "MANPAGER", "NODE_OPTIONS", "NODE_PATH", "PAGER", "PATH",
+		"PERL5LIB", "PERL5OPT", "PERLLIB", "PROMPT_COMMAND", "PS4", "PYTHONHOME", "PYTHONPATH",
+		"PYTHONSTARTUP", "RUBYLIB", "RUBYOPT", "SHELLOPTS", "SSH_ASKPASS", "VISUAL", "XDG_CONFIG_HOME",
+	}
+	riskyPrefixes = []string{"BASH_FUNC_", "DYLD_", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "LD_"}
+)
+
+// riskyVar reports whether setting the variable may change what runs.
+// Names are case-sensitive, as the shell and the loader treat them.
+func riskyVar(name string) bool {
+	if _, found := slices.BinarySearch(riskyExact, name); found {
 		return true
-	})
-	return refusal
+	}
+	for _, p := range riskyPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkVar refuses setting a risky variable.
+func (c *allowCheck) checkVar(name string) {
+	if riskyVar(name) {
+		c.refuse("setting %s is not allowed with [autonomy].allowed_commands, because it changes which programs run or what code they load.", name)
+	}
+}
+
+// checkVarArg checks a word that names a variable to set or test: it must
+// be literal, not risky, and a subscript in it (a[i]) is arithmetic.
+func (c *allowCheck) checkVarArg(cmd string, w *syntax.Word) {
+	s, ok := literalWord(w)
+	if !ok {
+		c.refuse("the argument %s of %s is not a literal word, so the variable it names cannot be checked against [autonomy].allowed_commands.", printWord(w), cmd)
+		return
+	}
+	c.checkVarText(cmd, s)
+}
+
+// checkVarText checks a literal variable name, possibly with a subscript
+// and, for declarations, "=value".
+func (c *allowCheck) checkVarText(cmd, s string) {
+	name, _, _ := strings.Cut(s, "=")
+	base, sub, hasSub := strings.Cut(name, "[")
+	c.checkVar(base)
+	if hasSub {
+		c.arithText(cmd+" "+name, sub)
+	}
+}
+
+// checkDecl checks export, declare, local, readonly, typeset and nameref:
+// the command must be allowed, assignments (checked as Assign nodes) must
+// not set risky variables, and the words that are not parsed as
+// assignments must be literal flags or names. Name references and the
+// integer attribute make later assignments act on other variables or be
+// evaluated as arithmetic, so they are refused.
+func (c *allowCheck) checkDecl(n *syntax.DeclClause) {
+	c.checkName(n.Variant.Value)
+	var words []*syntax.Word
+	for _, a := range n.Args {
+		if a.Name == nil {
+			words = append(words, a.Value)
+		}
+	}
+	c.checkDeclWords(n.Variant.Value, words)
+}
+
+// checkDeclWords checks the words of a declaration builtin that are not
+// assignments to the parser: flags, names, and quoted "NAME=value" words,
+// which bash assigns all the same.
+func (c *allowCheck) checkDeclWords(variant string, words []*syntax.Word) {
+	if variant == "nameref" {
+		c.refuse("%s (a name reference) cannot be checked against [autonomy].allowed_commands.", variant)
+		return
+	}
+	attrs := variant == "declare" || variant == "local" || variant == "typeset"
+	for _, w := range words {
+		s, ok := literalWord(w)
+		if !ok {
+			c.checkVarArg(variant, w)
+			return
+		}
+		if strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+") {
+			switch {
+			case attrs && strings.Contains(s[1:], "n"):
+				c.refuse("%s -n (a name reference) cannot be checked against [autonomy].allowed_commands.", variant)
+			case attrs && strings.Contains(s[1:], "i"):
+				c.refuse("%s -i makes assignments arithmetic, which cannot be checked against [autonomy].allowed_commands.", variant)
+			}
+			continue
+		}
+		c.checkVarText(variant, s) // e.g. export "PATH=./evil"
+	}
+}
+
+// checkEnv checks env's arguments: NAME=VALUE words must not set risky
+// variables, and the command env runs (if any) must be allowed. Options
+// that split a string into more arguments (-S) or search another path
+// (-P, BSD) cannot be checked.
+func (c *allowCheck) checkEnv(args []*syntax.Word) {
+	options := true
+	for i := 0; i < len(args) && c.refusal == ""; i++ {
+		a, ok := literalWord(args[i])
+		if !ok {
+			c.refuse("the argument %s of env is not a literal word, so it cannot be checked against [autonomy].allowed_commands.", printWord(args[i]))
+			return
+		}
+		switch {
+		case options && a == "--":
+			options = false
+		case options && strings.HasPrefix(a, "--"):
+			i += c.envLongOption(a[2:])
+		case options && strings.HasPrefix(a, "-") && a != "-":
+			i += c.envShortOptions(a[1:])
+		case strings.Contains(a, "="):
+			name, _, _ := strings.Cut(a, "=")
+			c.checkVar(name)
+		case a == "-":
+			// same as -i
+		default:
+			c.checkName(a)
+			return // the rest are the command's arguments
+		}
+	}
+}
+
+// envShortOptions checks a cluster of env's short options and returns how
+// many following arguments it consumes (1 when -u or -C ends it).
+func (c *allowCheck) envShortOptions(cluster string) int {
+	for i, r := range cluster {
+		switch r {
+		case 'S', 'P':
+			c.refuse("env -%c cannot be checked against [autonomy].allowed_commands.", r)
+			return 0
+		case 'u', 'C':
+			if i == len(cluster)-1 {
+				return 1 // the value is the next argument
+			}
+			return 0 // the rest of the cluster is the value
+		}
+	}
+	return 0
+}
+
+// envLongOption checks one of env's long options (GNU accepts any
+// unambiguous prefix) and returns how many following arguments it consumes.
+func (c *allowCheck) envLongOption(opt string) int {
+	name, _, hasValue := strings.Cut(opt, "=")
+	if name == "" {
+		return 0
+	}
+	switch {
+	case strings.HasPrefix("split-string", name):
+		c.refuse("env --split-string cannot be checked against [autonomy].allowed_commands.")
+	case !hasValue && (strings.HasPrefix("unset", name) || strings.HasPrefix("chdir", name)):
+		return 1
+	}
+	return 0
+}
+
+// A varBuiltin is a builtin that assigns to variables named by its
+// arguments (read x, printf -v x, ...).
+type varBuiltin struct {
+	valueOpts   string // short options that take a value that is not a name
+	nameOpts    string // short options whose value names a variable
+	refusedOpts string // short options that run code
+	operands    int    // which operands name variables: -1 all, n the n-th, -2 none
+}
+
+var varBuiltins = map[string]varBuiltin{
+	"read":      {valueOpts: "dinNptu", nameOpts: "a", operands: -1},
+	"mapfile":   {valueOpts: "dnOsuc", refusedOpts: "C", operands: -1},
+	"readarray": {valueOpts: "dnOsuc", refusedOpts: "C", operands: -1},
+	"getopts":   {operands: 1},
+	"printf":    {nameOpts: "v", operands: -2},
+	"wait":      {nameOpts: "p", operands: -2},
+	"unset":     {operands: -1},
+}
+
+// checkVarBuiltin checks the variable names a varBuiltin's arguments give.
+func (c *allowCheck) checkVarBuiltin(cmd string, vb varBuiltin, args []*syntax.Word) {
+	operand := 0
+	options := true
+	for i := 0; i < len(args) && c.refusal == ""; i++ {
+		a, lit := literalWord(args[i])
+		if options && lit && a == "--" {
+			options = false
+			continue
+		}
+		if options && lit && len(a) > 1 && a[0] == '-' {
+			i += c.builtinOptions(cmd, vb, a[1:], args[i+1:])
+			continue
+		}
+		options = false
+		if vb.operands == -1 || vb.operands == operand {
+			c.checkVarArg(cmd, args[i])
+		}
+		operand++
+	}
+}
+
+// builtinOptions checks one cluster of a varBuiltin's short options and
+// returns how many following arguments it consumes.
+func (c *allowCheck) builtinOptions(cmd string, vb varBuiltin, cluster string, rest []*syntax.Word) int {
+	for i, r := range cluster {
+		switch {
+		case strings.ContainsRune(vb.refusedOpts, r):
+			c.refuse("%s -%c runs code, which cannot be checked against [autonomy].allowed_commands.", cmd, r)
+			return 0
+		case strings.ContainsRune(vb.valueOpts, r) || strings.ContainsRune(vb.nameOpts, r):
+			isName := strings.ContainsRune(vb.nameOpts, r)
+			if value := cluster[i+1:]; value != "" {
+				if isName {
+					c.checkVarText(cmd, value)
+				}
+				return 0
+			}
+			if len(rest) == 0 {
+				return 0
+			}
+			if isName {
+				c.checkVarArg(cmd, rest[0])
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+// checkTestVarSet checks the operand of test/[ -v NAME, whose subscript
+// bash evaluates as arithmetic.
+func (c *allowCheck) checkTestVarSet(args []*syntax.Word) {
+	for i := 0; i+1 < len(args); i++ {
+		if a, ok := literalWord(args[i]); ok && (a == "-v" || a == "-R") {
+			c.checkVarArg("test "+a, args[i+1])
+		}
+	}
 }
 
 // allowedNames returns the base names of the allowed_commands entries,

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package procenv
+
+// harden does nothing: only Linux exposes a process's environment block to
+// other processes through /proc/PID/environ.
+func harden(isSecret func(name string) bool) error { return nil }

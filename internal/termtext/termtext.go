@@ -1,0 +1,93 @@
+// Package termtext makes text safe to print on a terminal. Text that comes
+// from files (skill metadata and bodies, file and directory names in
+// diagnostics) or from the model may hold control characters; sent as they
+// are, an ESC starts a sequence that can retitle the window, clear the screen
+// or hide what follows, and a bidi override shows text in another order than
+// it is stored. These functions show such characters as escapes instead, so
+// the user sees what is there.
+package termtext
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Escape returns s with every control character but tab and newline shown as
+// an escape: C0 controls and DEL as \xHH (CR as \r), C1 controls and the
+// bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) as
+// \uHHHH, and bytes that are not UTF-8 as \xHH. Backslashes are left as they
+// are: the result is for reading, not for decoding. It returns s itself when
+// there is nothing to escape.
+func Escape(s string) string { return escape(s, false) }
+
+// EscapeLine is [Escape] for text that must stay on one line, such as a
+// diagnostic naming a file: tab and newline are shown as \t and \n too.
+func EscapeLine(s string) string { return escape(s, true) }
+
+func escape(s string, oneLine bool) string {
+	i := firstEscaped(s, oneLine)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case needsEscape(r, oneLine):
+			writeEscape(&b, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// firstEscaped returns the index of the first byte escape changes, or -1.
+func firstEscaped(s string, oneLine bool) int {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if needsEscape(rune(c), oneLine) {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || needsEscape(r, oneLine) {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+func needsEscape(r rune, oneLine bool) bool {
+	switch {
+	case r == '\t' || r == '\n':
+		return oneLine
+	case r < 0x20, 0x7f <= r && r <= 0x9f:
+		return true
+	}
+	return 0x202a <= r && r <= 0x202e || 0x2066 <= r && r <= 0x2069
+}
+
+func writeEscape(b *strings.Builder, r rune) {
+	switch {
+	case r == '\t':
+		b.WriteString(`\t`)
+	case r == '\n':
+		b.WriteString(`\n`)
+	case r == '\r':
+		b.WriteString(`\r`)
+	case r < 0x80:
+		fmt.Fprintf(b, `\x%02x`, r)
+	default:
+		fmt.Fprintf(b, `\u%04x`, r)
+	}
+}

@@ -1,0 +1,80 @@
+package tools
+
+import (
+	"path/filepath"
+	"sync/atomic"
+)
+
+// A ReadDir is a directory the file tools may read although it lies outside
+// the workspace: a discovered skill directory, as reached from its root and
+// with its links resolved.
+type ReadDir struct {
+	Path string // absolute, as reached
+	Real string // absolute, symlink-free
+}
+
+// A DirSet holds the skill directories the file tools may read. Only the
+// directories discovery found as skills are readable, never a whole skill
+// root: a root may be a link to anywhere, and a readable root would make
+// everything under it readable.
+//
+// Replace swaps the whole set at once, so a catalog rebuilt mid-session (by
+// skill_create) applies from the next tool call; a DirSet is safe for
+// concurrent use.
+type DirSet struct {
+	p atomic.Pointer[dirIndex]
+}
+
+// dirIndex maps a directory, by its path as reached and by its real path, to
+// the directory it belongs to.
+type dirIndex struct {
+	lexical, real map[string]sandboxRoot
+}
+
+// Replace makes dirs the readable directories.
+func (s *DirSet) Replace(dirs []ReadDir) {
+	idx := &dirIndex{lexical: make(map[string]sandboxRoot, len(dirs)), real: make(map[string]sandboxRoot, len(dirs))}
+	for _, d := range dirs {
+		if d.Path == "" || d.Real == "" {
+			continue
+		}
+		r := sandboxRoot{lexical: filepath.Clean(d.Path), real: filepath.Clean(d.Real)}
+		idx.lexical[r.lexical] = r
+		idx.real[r.real] = r
+	}
+	s.p.Store(idx)
+}
+
+func (s *DirSet) index() *dirIndex {
+	if s == nil {
+		return nil
+	}
+	return s.p.Load()
+}
+
+// lookup returns the directory of the set that contains p (an absolute,
+// clean path), comparing with the directories' real paths or their paths as
+// reached. It walks p's ancestors, so its cost does not grow with the number
+// of skills.
+func (idx *dirIndex) lookup(p string, real bool) (sandboxRoot, bool) {
+	if idx == nil {
+		return sandboxRoot{}, false
+	}
+	m := idx.lexical
+	if real {
+		m = idx.real
+	}
+	if len(m) == 0 {
+		return sandboxRoot{}, false
+	}
+	for {
+		if r, ok := m[p]; ok {
+			return r, true
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return sandboxRoot{}, false
+		}
+		p = parent
+	}
+}

@@ -1,0 +1,137 @@
+package tools
+
+import (
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// streamDevices may always be redirection targets: they are the command's
+// own streams or discard everything.
+var streamDevices = []string{"/dev/null", "/dev/stderr", "/dev/stdin", "/dev/stdout"}
+
+// fdWord matches the word of a file-descriptor duplication: 2>&1, 3<&-, 4>&5-.
+var fdWord = regexp.MustCompile(`^(?:[0-9]+-?|-)$`)
+
+// checkRedirect refuses a redirection whose target is not a literal path
+// inside the workspace (reads may also use the sandbox's read roots), and a
+// {name}> redirection whose name is a risky variable. Here-documents,
+// here-strings, descriptor duplications (2>&1) and process substitutions
+// (< <(cmd)) open no file.
+//
+// The target is checked the way the shell will open it: relative to the
+// workspace, ".." resolved against the real directory it follows (a/..
+// where a is a link leads next to the link's target, not back), then the
+// sandbox's own rules (symlinks, forbidden paths). A relative target is
+// refused when the line changes directory, as it would then be relative to
+// somewhere else. The check runs before the command: a link that an
+// allowed command creates earlier in the same line is not seen.
+func (c *allowCheck) checkRedirect(r *syntax.Redirect) {
+	if r.N != nil && strings.HasPrefix(r.N.Value, "{") {
+		c.checkVar(strings.Trim(r.N.Value, "{}")) // {name}> stores the descriptor in name
+	}
+	read := false
+	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		return
+	case syntax.DplIn, syntax.DplOut:
+		if s, ok := literalWord(r.Word); ok && fdWord.MatchString(s) {
+			return
+		}
+		read = r.Op == syntax.DplIn // else bash's >&file is &>file
+	case syntax.RdrIn:
+		read = true
+	}
+	if isProcSubst(r.Word) {
+		return // < <(cmd), > >(cmd): a pipe; the commands are checked by the walk
+	}
+	op := r.Op.String()
+	target, ok := literalWord(r.Word)
+	if !ok || startsWithTilde(r.Word) {
+		c.refuse("the redirection target %s is not a literal path, so it cannot be checked against the workspace; with [autonomy].allowed_commands set, redirections must name a file inside the workspace.", printWord(r.Word))
+		return
+	}
+	if msg := c.redirectTarget(target, read); msg != "" {
+		c.refuse("redirection %s %s: %s With [autonomy].allowed_commands set, redirections must stay inside the workspace.", op, target, msg)
+	}
+}
+
+func isProcSubst(w *syntax.Word) bool {
+	if len(w.Parts) != 1 {
+		return false
+	}
+	_, ok := w.Parts[0].(*syntax.ProcSubst)
+	return ok
+}
+
+// startsWithTilde reports an unquoted leading ~, which the shell expands
+// with its own $HOME.
+func startsWithTilde(w *syntax.Word) bool {
+	if len(w.Parts) == 0 {
+		return false
+	}
+	lit, ok := w.Parts[0].(*syntax.Lit)
+	return ok && strings.HasPrefix(lit.Value, "~")
+}
+
+// redirectTarget returns "" if the shell may open target, else a sentence
+// saying why not.
+func (c *allowCheck) redirectTarget(target string, read bool) string {
+	if slices.Contains(streamDevices, target) {
+		return ""
+	}
+	if target == "" {
+		return "The target is empty."
+	}
+	p := target
+	if !filepath.IsAbs(p) {
+		if c.changesDir {
+			return "The target is relative and the command line changes directory (cd, pushd or popd), so where it points cannot be checked."
+		}
+		if c.sb == nil || c.sb.Workspace == "" {
+			return "No workspace is configured."
+		}
+		p = c.sb.workspace() + string(filepath.Separator) + p
+	}
+	p, err := resolveDotDot(p)
+	if err != nil {
+		return err.Error()
+	}
+	if read {
+		_, err = c.sb.ResolveRead(p)
+	} else {
+		_, err = c.sb.ResolveWrite(p)
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// resolveDotDot returns the absolute path p with every ".." applied the way
+// the kernel does: to the real directory reached so far, after its symlinks
+// are resolved. Paths without ".." come back unchanged (the sandbox resolves
+// their links itself).
+func resolveDotDot(p string) (string, error) {
+	if !slices.Contains(strings.Split(filepath.ToSlash(p), "/"), "..") {
+		return p, nil
+	}
+	cur := string(filepath.Separator)
+	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
+		switch part {
+		case "", ".":
+		case "..":
+			real, err := filepath.EvalSymlinks(cur)
+			if err != nil {
+				return "", refusal("The path before \"..\" in %s does not exist, so it cannot be checked.", p)
+			}
+			cur = filepath.Dir(real)
+		default:
+			cur = filepath.Join(cur, part)
+		}
+	}
+	return cur, nil
+}
