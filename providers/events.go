@@ -45,10 +45,17 @@ type Event struct {
 }
 
 // Usage counts the tokens of one or more responses.
+//
+// InputTokens is the whole prompt, cached or not, on every wire (Anthropic
+// reports the three parts separately; its adapter adds them up), so it is
+// also the size of the request. CachedInputTokens (read from the provider's
+// prompt cache) and CacheWriteTokens (written to it, billed at a premium by
+// Anthropic) are parts of InputTokens.
 type Usage struct {
 	InputTokens       int `json:"input_tokens"`
 	OutputTokens      int `json:"output_tokens"`
 	CachedInputTokens int `json:"cached_tokens"`
+	CacheWriteTokens  int `json:"cache_write_tokens,omitempty"`
 }
 
 // Add adds o to u.
@@ -56,6 +63,7 @@ func (u *Usage) Add(o Usage) {
 	u.InputTokens += o.InputTokens
 	u.OutputTokens += o.OutputTokens
 	u.CachedInputTokens += o.CachedInputTokens
+	u.CacheWriteTokens += o.CacheWriteTokens
 }
 
 // A Streamer sends a [Request] and yields the response as events. The sequence

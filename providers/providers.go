@@ -133,6 +133,12 @@ type Request struct {
 	Model string
 	// System is the whole system prompt.
 	System string
+	// SystemBlocks, when set, is System cut where its cacheable parts meet:
+	// the fixed sections with the skill index, then one block per active
+	// skill; joined with a blank line they are System. Wires with explicit
+	// prompt caching (Anthropic) send them as separate blocks so that an
+	// activation leaves the earlier blocks' cache entries valid.
+	SystemBlocks []string
 	// Messages is the conversation history, oldest first.
 	Messages []Message
 	// Tools are the tools the model may call, sorted by name by the caller.

@@ -305,13 +305,22 @@ func (a *ActiveSet) IsActive(name string) bool {
 // no trailing newline; "" when none is active. Adding a skill only appends to
 // it.
 func (a *ActiveSet) Render() string {
+	return strings.Join(a.Blocks(), "\n\n")
+}
+
+// Blocks returns the <active_skill> blocks of [ActiveSet.Render], one per
+// active skill, in activation order (nil when none is active).
+func (a *ActiveSet) Blocks() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if len(a.active) == 0 {
+		return nil
+	}
 	blocks := make([]string, len(a.active))
 	for i, e := range a.active {
 		blocks[i] = e.block
 	}
-	return strings.Join(blocks, "\n\n")
+	return blocks
 }
 
 // renderBlock renders one <active_skill> block. The body is instructions and is

@@ -282,11 +282,18 @@ func (a *Agent) Skills() *skills.ActiveSet { return a.opts.Skills }
 
 // SystemPrompt returns the system prompt the next request will carry.
 func (a *Agent) SystemPrompt() string {
-	active := ""
+	return strings.Join(a.systemBlocks(), "\n\n")
+}
+
+// systemBlocks returns the system prompt as [providers.Request.SystemBlocks]:
+// the fixed sections with the skill index, then each active skill's block.
+// An activation appends a block and changes none before it.
+func (a *Agent) systemBlocks() []string {
+	blocks := []string{joinSections(a.base, a.index.Text)}
 	if a.opts.SkillsEnabled {
-		active = a.opts.Skills.Render()
+		blocks = append(blocks, a.opts.Skills.Blocks()...)
 	}
-	return joinSections(a.base, a.index.Text, active)
+	return blocks
 }
 
 // History returns a copy of the conversation history.

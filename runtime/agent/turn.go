@@ -201,12 +201,13 @@ func (r *response) message() providers.Message {
 func (a *Agent) request(ctx context.Context, iteration, estimate int) (*response, error) {
 	req := providers.Request{
 		Model:           a.opts.ModelName,
-		System:          a.SystemPrompt(),
+		SystemBlocks:    a.systemBlocks(),
 		Messages:        a.history,
 		MaxTokens:       a.opts.MaxTokens,
 		Temperature:     a.opts.Temperature,
 		ReasoningEffort: a.opts.ReasoningEffort,
 	}
+	req.System = strings.Join(req.SystemBlocks, "\n\n")
 	if !a.opts.TextTools {
 		req.Tools = a.specs
 	}
