@@ -149,6 +149,10 @@ type Request struct {
 	Temperature *float64
 	// ReasoningEffort is passed to models that accept it ("" = not sent).
 	ReasoningEffort string
+	// CacheKey groups requests that share a prompt prefix (the session id),
+	// for providers that route on it to keep their prompt cache warm
+	// (OpenAI's prompt_cache_key); "" sends none.
+	CacheKey string
 }
 
 // UnnamedTool is the name under which a call the model left without a name

@@ -86,6 +86,8 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	chat.Reader = reader
 	chat.Renderer = renderer
 	chat.NewSession = a.newSession
+	chat.SwitchModel = a.switchModel
+	chat.Prices = a.priceFunc()
 	printBanner(opts.io, a)
 	if err := chat.Run(ctx); err != nil {
 		return err

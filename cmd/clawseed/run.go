@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/clawseed/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/skills"
 )
@@ -70,10 +71,13 @@ type runResult struct {
 	Error        string                  `json:"error,omitempty"`
 }
 
+// usageJSON is the turn's usage; cached and cache-write tokens are parts of
+// the input tokens. cost_usd prices it.
 type usageJSON struct {
-	InputTokens  int `json:"input_tokens"`
-	OutputTokens int `json:"output_tokens"`
-	CachedTokens int `json:"cached_tokens"`
+	InputTokens      int `json:"input_tokens"`
+	OutputTokens     int `json:"output_tokens"`
+	CachedTokens     int `json:"cached_tokens"`
+	CacheWriteTokens int `json:"cache_write_tokens"`
 }
 
 func runRun(ctx context.Context, opts *runOptions) error {
@@ -116,11 +120,12 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if err != nil {
 		return err
 	}
+	before := a.agent.UsageByModel()
 	res, turnErr := a.agent.Turn(ctx, text)
 	if err := a.Close(); err != nil {
 		fmt.Fprintln(opts.io.Err, "clawseed: session not saved: "+err.Error())
 	}
-	return finishRun(opts, a, res, turnErr)
+	return finishRun(opts, a, res, providers.UsageSince(a.agent.UsageByModel(), before), turnErr)
 }
 
 // invokeSkillPrompt handles a "/name args" prompt (§4.9): the skill is
@@ -171,7 +176,8 @@ func runSink(opts *runOptions) agent.Sink {
 }
 
 // finishRun prints the result and maps the turn's outcome to an exit code.
-func finishRun(opts *runOptions, a *app, res agent.TurnResult, turnErr error) error {
+// usage is the turn's usage per model, which cost_usd prices.
+func finishRun(opts *runOptions, a *app, res agent.TurnResult, usage []providers.ModelUsage, turnErr error) error {
 	code := exitOK
 	switch res.Status {
 	case agent.StatusCancelled:
@@ -185,7 +191,8 @@ func finishRun(opts *runOptions, a *app, res agent.TurnResult, turnErr error) er
 			Status:     res.Status,
 			SessionID:  a.sessionID,
 			Final:      res.Final,
-			Usage:      usageJSON{res.Usage.InputTokens, res.Usage.OutputTokens, res.Usage.CachedInputTokens},
+			Usage:      usageJSON{res.Usage.InputTokens, res.Usage.OutputTokens, res.Usage.CachedInputTokens, res.Usage.CacheWriteTokens},
+			CostUSD:    costUSD(usage, a.priceFunc()),
 			Iterations: res.Iterations,
 			ToolCalls:  res.ToolCalls,
 			Model:      a.resolved.Model,

@@ -34,21 +34,47 @@ func TestMain(m *testing.M) {
 // starts the server with `fakellm start SCRIPT` and asserts on what the model
 // received with the other fakellm subcommands.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
-		UpdateScripts:       *update,
+	testscript.Run(t, scriptParams("testdata/script", openAIConfig))
+}
+
+// TestScriptsAnthropic runs the same scripts with the default provider on
+// the Anthropic Messages wire (issue 9): every script that does not choose
+// its own provider must pass on both wires. A script that is about one
+// wire's bytes says so with [wire:openai] or [wire:anthropic].
+func TestScriptsAnthropic(t *testing.T) {
+	testscript.Run(t, scriptParams("testdata/script", anthropicConfig))
+}
+
+func scriptParams(dir, config string) testscript.Params {
+	wire := "openai"
+	if config == anthropicConfig {
+		wire = "anthropic"
+	}
+	return testscript.Params{
+		Dir:                 dir,
+		UpdateScripts:       *update && wire == "openai",
 		RequireExplicitExec: true,
-		Setup:               setupScript,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("FAKE_WIRE", wire)
+			return setupScript(env, config)
+		},
+		Condition: func(cond string) (bool, error) {
+			if w, ok := strings.CutPrefix(cond, "wire:"); ok {
+				return w == wire, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"fakellm":  cmdFakeLLM,
 			"waitfile": cmdWaitFile,
 			"exitcode": cmdExitCode,
 		},
-	})
+	}
 }
 
-// defaultConfig points clawseed at the fake server; scripts may replace it.
-const defaultConfig = `[providers]
+// openAIConfig points clawseed at the fake server's Chat Completions wire;
+// scripts may replace it.
+const openAIConfig = `[providers]
 default = "fake"
 
 [providers.models.fake]
@@ -58,7 +84,20 @@ model = "fake-model"
 context_window = 100000
 `
 
-func setupScript(env *testscript.Env) error {
+// anthropicConfig is openAIConfig on the Anthropic Messages wire. The
+// provider name stays "fake" so that scripts naming the entry work on both.
+const anthropicConfig = `[providers]
+default = "fake"
+
+[providers.models.fake]
+provider = "anthropic"
+base_url = "${FAKE_LLM_URL:-http://127.0.0.1:1/v1}"
+api_key = "test-key"
+model = "fake-model"
+context_window = 100000
+`
+
+func setupScript(env *testscript.Env, defaultConfig string) error {
 	home := filepath.Join(env.WorkDir, "home")
 	clawHome := filepath.Join(home, ".clawseed")
 	if err := os.MkdirAll(clawHome, 0o755); err != nil {
@@ -98,30 +137,42 @@ func server(ts *testscript.TestScript) *providertest.Server {
 	return h.s
 }
 
-// cmdFakeLLM drives the fake LLM server:
+// cmdFakeLLM drives the fake LLM server. Requests of either wire (OpenAI
+// Chat Completions, Anthropic Messages) are read the same way
+// (providertest.ReadRequest):
 //
 //	fakellm start SCRIPT          start it with a JSON Lines script; sets FAKE_LLM_URL
 //	fakellm wait N                wait until N requests arrived
 //	fakellm count N               exactly N requests arrived
-//	fakellm system N FILE         write request N's system prompt to FILE (N may be "last")
+//	fakellm wire N WIRE           request N came on WIRE (openai or anthropic)
+//	fakellm system N FILE         write request N's system prompt to FILE (N may be "last";
+//	                              Anthropic system blocks are joined with a blank line)
 //	fakellm messages N FILE       write request N's messages as readable lines
+//	                              (user:, assistant:, thinking:, call ID NAME ARGS, tool ID:)
 //	fakellm tools N FILE          write request N's tool names, one per line
 //	fakellm body N FILE           write request N's JSON body, indented
+//	fakellm headers N FILE        write request N's HTTP headers, "Name: value" sorted
 //	fakellm prefix N M            request N's system prompt is a strict byte prefix of M's
 //	fakellm valid                 every request pairs each tool call with exactly one result
+//	                              and, on the Anthropic wire, sends no empty text block, no
+//	                              unsigned or altered thinking block, at most 4 cache_control
 //	fakellm same N                from request N on, every conversation request has the
 //	                              same system prompt, byte for byte
 //	fakellm every N PART REGEXP   from request N on, every conversation request's PART
 //	                              (system or messages, as `messages` writes them) matches
 //	                              REGEXP; `! fakellm every` means none does
+//	fakellm cache MIN [N]         the cache emulator read at least MIN (0.85 or 85%) of the
+//	                              input tokens of the answered requests from N (default 1)
+//	                              on; `! fakellm cache` means less than MIN
+//	fakellm usage FILE            write the emulated usage of every request and the totals
 //
 // Compaction summary requests are not conversation requests: `every` skips
 // them.
 func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
-		ts.Fatalf("usage: fakellm start|wait|count|system|messages|tools|body|prefix ...")
+		ts.Fatalf("usage: fakellm start|wait|count|wire|system|messages|tools|body|headers|prefix|valid|same|every|cache|usage ...")
 	}
-	if neg && args[0] != "prefix" && args[0] != "every" {
+	if neg && args[0] != "prefix" && args[0] != "every" && args[0] != "cache" {
 		ts.Fatalf("unsupported: ! fakellm %s", args[0])
 	}
 	switch args[0] {
@@ -147,24 +198,18 @@ func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 		if got := len(server(ts).Requests()); got != n {
 			ts.Fatalf("fakellm: %d requests, want %d", got, n)
 		}
-	case "system", "messages", "tools", "body":
+	case "wire":
+		if len(args) != 3 {
+			ts.Fatalf("usage: fakellm wire N openai|anthropic")
+		}
+		if got := request(ts, reqNum(ts, args[1])).Wire; string(got) != args[2] {
+			ts.Fatalf("fakellm wire: request %s came on the %s wire, want %s", args[1], got, args[2])
+		}
+	case "system", "messages", "tools", "body", "headers":
 		if len(args) != 3 {
 			ts.Fatalf("usage: fakellm %s N FILE", args[0])
 		}
-		req := request(ts, reqNum(ts, args[1]))
-		var out string
-		switch args[0] {
-		case "system":
-			out = systemPrompt(ts, req)
-		case "messages":
-			out = transcript(ts, req)
-		case "tools":
-			out = toolNames(ts, req)
-		case "body":
-			var buf bytes.Buffer
-			ts.Check(json.Indent(&buf, req, "", "  "))
-			out = buf.String() + "\n"
-		}
+		out := render(ts, args[0], request(ts, reqNum(ts, args[1])))
 		ts.Check(os.WriteFile(ts.MkAbs(args[2]), []byte(out), 0o644))
 	case "prefix":
 		a, b := systemPrompt(ts, request(ts, atoi(ts, args, 1))), systemPrompt(ts, request(ts, atoi(ts, args, 2)))
@@ -174,8 +219,8 @@ func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	case "same":
 		var first string
-		for i, body := range conversation(ts, atoi(ts, args, 1)) {
-			sys := systemPrompt(ts, body)
+		for i, rec := range conversation(ts, atoi(ts, args, 1)) {
+			sys := systemPrompt(ts, rec)
 			if i == 0 {
 				first = sys
 			} else if sys != first {
@@ -183,9 +228,9 @@ func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 			}
 		}
 	case "valid":
-		for i, body := range server(ts).Requests() {
-			if err := checkPairing(decode(ts, body)); err != nil {
-				ts.Fatalf("fakellm valid: request %d: %v", i+1, err)
+		for i, rec := range server(ts).Recorded() {
+			if err := view(ts, rec).Check(); err != nil {
+				ts.Fatalf("fakellm valid: request %d (%s): %v", i+1, rec.Wire, err)
 			}
 		}
 	case "every":
@@ -194,31 +239,128 @@ func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		re, err := regexp.Compile(args[3])
 		ts.Check(err)
-		for i, body := range conversation(ts, atoi(ts, args, 1)) {
-			text := systemPrompt(ts, body)
+		for i, rec := range conversation(ts, atoi(ts, args, 1)) {
+			text := systemPrompt(ts, rec)
 			if args[2] == "messages" {
-				text = transcript(ts, body)
+				text = view(ts, rec).Transcript()
 			}
 			if re.MatchString(text) == neg {
 				ts.Fatalf("fakellm every: conversation request %d from %s: %s match %v for %q", i+1, args[1], args[2], !neg, args[3])
 			}
 		}
+	case "cache":
+		cmdCache(ts, neg, args[1:])
+	case "usage":
+		if len(args) != 2 {
+			ts.Fatalf("usage: fakellm usage FILE")
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(usageReport(server(ts).Recorded())), 0o644))
 	default:
 		ts.Fatalf("fakellm: unknown subcommand %q", args[0])
 	}
 }
 
-// conversation returns the request bodies from the 1-based request from on,
-// without compaction summary requests; at least one, or the script fails.
-func conversation(ts *testscript.TestScript, from int) [][]byte {
-	reqs := server(ts).Requests()
-	if from < 1 || from > len(reqs) {
-		ts.Fatalf("fakellm: request %d of %d", from, len(reqs))
+// render writes what `fakellm system|messages|tools|body|headers` show.
+func render(ts *testscript.TestScript, what string, rec providertest.Recorded) string {
+	switch what {
+	case "system":
+		return systemPrompt(ts, rec)
+	case "messages":
+		return view(ts, rec).Transcript()
+	case "tools":
+		return toolNames(ts, rec)
+	case "headers":
+		var lines []string
+		for name, values := range rec.Header {
+			for _, v := range values {
+				lines = append(lines, name+": "+v)
+			}
+		}
+		sort.Strings(lines)
+		return strings.Join(lines, "\n") + "\n"
 	}
-	var out [][]byte
-	for _, body := range reqs[from-1:] {
-		if !strings.HasPrefix(systemPrompt(ts, body), summarySystemPrefix) {
-			out = append(out, body)
+	var buf bytes.Buffer
+	ts.Check(json.Indent(&buf, rec.Body, "", "  "))
+	return buf.String() + "\n"
+}
+
+// cmdCache checks the emulated cache hit ratio: `fakellm cache MIN [FROM]`.
+func cmdCache(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: fakellm cache MIN [FROM]")
+	}
+	floor, err := parseRatio(args[0])
+	ts.Check(err)
+	from := 1
+	if len(args) == 2 {
+		from = atoi(ts, args, 1)
+	}
+	recs := server(ts).Recorded()
+	if from < 1 || from > len(recs) {
+		ts.Fatalf("fakellm cache: request %d of %d", from, len(recs))
+	}
+	var stats providertest.CacheStats
+	for _, rec := range recs[from-1:] {
+		if rec.Usage != nil {
+			stats.Add(*rec.Usage)
+		}
+	}
+	ratio := stats.HitRatio()
+	ts.Logf("fakellm cache: %d of %d input tokens read from the cache (%.3f) over %d requests from %d",
+		stats.CachedTokens, stats.InputTokens, ratio, stats.Requests, from)
+	if (ratio >= floor) == neg {
+		want := "at least"
+		if neg {
+			want = "less than"
+		}
+		ts.Fatalf("fakellm cache: hit ratio %.3f (%d of %d input tokens), want %s %s",
+			ratio, stats.CachedTokens, stats.InputTokens, want, args[0])
+	}
+}
+
+// parseRatio reads "0.85" or "85%".
+func parseRatio(s string) (float64, error) {
+	pct, isPct := strings.CutSuffix(s, "%")
+	f, err := strconv.ParseFloat(pct, 64)
+	if err != nil {
+		return 0, fmt.Errorf("fakellm cache: ratio %q: want a fraction (0.85) or a percentage (85%%)", s)
+	}
+	if isPct {
+		f /= 100
+	}
+	return f, nil
+}
+
+// usageReport lists each request's emulated usage and the totals.
+func usageReport(recs []providertest.Recorded) string {
+	var b strings.Builder
+	var stats providertest.CacheStats
+	for i, rec := range recs {
+		if rec.Usage == nil {
+			fmt.Fprintf(&b, "%d %s unanswered\n", i+1, rec.Wire)
+			continue
+		}
+		u := *rec.Usage
+		stats.Add(u)
+		fmt.Fprintf(&b, "%d %s input=%d cached=%d cache_write=%d output=%d\n",
+			i+1, rec.Wire, u.InputTokens, u.CachedInputTokens, u.CacheWriteTokens, u.OutputTokens)
+	}
+	fmt.Fprintf(&b, "total requests=%d input=%d cached=%d cache_write=%d output=%d hit_ratio=%.3f\n",
+		stats.Requests, stats.InputTokens, stats.CachedTokens, stats.CacheWriteTokens, stats.OutputTokens, stats.HitRatio())
+	return b.String()
+}
+
+// conversation returns the requests from the 1-based request from on,
+// without compaction summary requests; at least one, or the script fails.
+func conversation(ts *testscript.TestScript, from int) []providertest.Recorded {
+	recs := server(ts).Recorded()
+	if from < 1 || from > len(recs) {
+		ts.Fatalf("fakellm: request %d of %d", from, len(recs))
+	}
+	var out []providertest.Recorded
+	for _, rec := range recs[from-1:] {
+		if !strings.HasPrefix(systemPrompt(ts, rec), summarySystemPrefix) {
+			out = append(out, rec)
 		}
 	}
 	if len(out) == 0 {
@@ -241,32 +383,6 @@ func reqNum(ts *testscript.TestScript, arg string) int {
 // requests (runtime/agent's compactionSystem).
 const summarySystemPrefix = "You summarise a conversation"
 
-// checkPairing reports a tool call without exactly one result right after
-// its assistant message, or a result answering no call.
-func checkPairing(r chatRequest) error {
-	var open map[string]bool
-	for i, m := range r.Messages {
-		if m.Role == "tool" {
-			if !open[m.ToolCallID] {
-				return fmt.Errorf("message %d: tool result %s answers no pending call", i, m.ToolCallID)
-			}
-			delete(open, m.ToolCallID)
-			continue
-		}
-		if len(open) > 0 {
-			return fmt.Errorf("message %d: calls %v have no result", i, open)
-		}
-		open = map[string]bool{}
-		for _, c := range m.ToolCalls {
-			open[c.ID] = true
-		}
-	}
-	if len(open) > 0 {
-		return fmt.Errorf("calls %v have no result", open)
-	}
-	return nil
-}
-
 func atoi(ts *testscript.TestScript, args []string, i int) int {
 	if i >= len(args) {
 		ts.Fatalf("missing number argument")
@@ -276,101 +392,31 @@ func atoi(ts *testscript.TestScript, args []string, i int) int {
 	return n
 }
 
-// request returns the body of the 1-based request n.
-func request(ts *testscript.TestScript, n int) []byte {
-	reqs := server(ts).Requests()
-	if n < 1 || n > len(reqs) {
-		ts.Fatalf("fakellm: request %d of %d", n, len(reqs))
+// request returns the 1-based request n.
+func request(ts *testscript.TestScript, n int) providertest.Recorded {
+	recs := server(ts).Recorded()
+	if n < 1 || n > len(recs) {
+		ts.Fatalf("fakellm: request %d of %d", n, len(recs))
 	}
-	return reqs[n-1]
+	return recs[n-1]
 }
 
-// chatRequest is the part of an OpenAI Chat Completions request the scripts
-// look at.
-type chatRequest struct {
-	Messages []struct {
-		Role       string          `json:"role"`
-		Content    json.RawMessage `json:"content"`
-		ToolCallID string          `json:"tool_call_id"`
-		ToolCalls  []struct {
-			ID       string `json:"id"`
-			Function struct {
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			} `json:"function"`
-		} `json:"tool_calls"`
-	} `json:"messages"`
-	Tools []struct {
-		Function struct {
-			Name string `json:"name"`
-		} `json:"function"`
-	} `json:"tools"`
+func view(ts *testscript.TestScript, rec providertest.Recorded) *providertest.RequestView {
+	v, err := providertest.ReadRequest(rec.Wire, rec.Body)
+	ts.Check(err)
+	return v
 }
 
-func decode(ts *testscript.TestScript, body []byte) chatRequest {
-	var r chatRequest
-	ts.Check(json.Unmarshal(body, &r))
-	return r
+func systemPrompt(ts *testscript.TestScript, rec providertest.Recorded) string {
+	v := view(ts, rec)
+	if !v.HasSystem {
+		ts.Fatalf("fakellm: request has no system prompt")
+	}
+	return v.System
 }
 
-// contentText returns a message content that is a string or an array of text parts.
-func contentText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &parts) == nil {
-		var b strings.Builder
-		for _, p := range parts {
-			b.WriteString(p.Text)
-		}
-		return b.String()
-	}
-	return ""
-}
-
-func systemPrompt(ts *testscript.TestScript, body []byte) string {
-	r := decode(ts, body)
-	for _, m := range r.Messages {
-		if m.Role == "system" || m.Role == "developer" {
-			return contentText(m.Content)
-		}
-	}
-	ts.Fatalf("fakellm: request has no system message")
-	return ""
-}
-
-// transcript renders the non-system messages one per line:
-// `user: ...`, `assistant: ...`, `call ID NAME ARGS`, `tool ID: CONTENT`.
-func transcript(ts *testscript.TestScript, body []byte) string {
-	var b strings.Builder
-	for _, m := range decode(ts, body).Messages {
-		text := strings.ReplaceAll(contentText(m.Content), "\n", `\n`)
-		switch m.Role {
-		case "system", "developer":
-			continue
-		case "tool":
-			fmt.Fprintf(&b, "tool %s: %s\n", m.ToolCallID, text)
-		default:
-			if text != "" {
-				fmt.Fprintf(&b, "%s: %s\n", m.Role, text)
-			}
-			for _, c := range m.ToolCalls {
-				fmt.Fprintf(&b, "call %s %s %s\n", c.ID, c.Function.Name, c.Function.Arguments)
-			}
-		}
-	}
-	return b.String()
-}
-
-func toolNames(ts *testscript.TestScript, body []byte) string {
-	var names []string
-	for _, t := range decode(ts, body).Tools {
-		names = append(names, t.Function.Name)
-	}
+func toolNames(ts *testscript.TestScript, rec providertest.Recorded) string {
+	names := view(ts, rec).Tools
 	if !sort.StringsAreSorted(names) {
 		ts.Fatalf("fakellm: tools are not sorted: %v", names)
 	}

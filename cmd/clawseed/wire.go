@@ -11,10 +11,12 @@ import (
 	"io"
 	"iter"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,6 +25,7 @@ import (
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/providers/anthropic"
 	"github.com/clawseed/clawseed/providers/openai"
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/runtime/session"
@@ -135,6 +138,8 @@ type app struct {
 	writer *session.Writer
 	// resumed is the session loaded by --continue/--resume, nil for a new one.
 	resumed *session.Session
+	// notices receives retry and fallback lines (also of a model switched to).
+	notices io.Writer
 }
 
 // recorder returns the writer as an agent.Recorder, nil (not a typed nil)
@@ -156,6 +161,7 @@ func (a *app) newSession() string {
 	if set := a.agent.Skills(); set != nil {
 		set.SetSessionID(a.sessionID)
 	}
+	a.agent.SetSessionID(a.sessionID)
 	a.agent.Reset()
 	if a.store != nil {
 		a.writer = a.store.Create(a.header())
@@ -267,7 +273,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 	if err != nil {
 		return nil, usageError(err)
 	}
-	a := &app{cfg: cfg, resolved: resolved}
+	a := &app{cfg: cfg, resolved: resolved, notices: o.Notices}
 	if err := a.openSession(o.Session); err != nil {
 		return nil, err
 	}
@@ -351,6 +357,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		Summarizer:         summarizer,
 		SummaryModelName:   summaryModel,
 		Recorder:           a.recorder(),
+		SessionID:          a.sessionID,
 		Sink:               o.Sink,
 	})
 	if err != nil {
@@ -368,11 +375,70 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 	return a, nil
 }
 
+// switchModel handles /model [NAME [MODEL]]. NAME is a [providers.models]
+// entry or a provider preset: the session goes on with that provider (and
+// the configured fallbacks), under MODEL or the entry's model, with the
+// entry's settings; the history is carried over. Any other NAME is a model
+// id of the current provider. No argument describes the model in use.
+func (a *app) switchModel(args string) (string, error) {
+	fields := strings.Fields(args)
+	if len(fields) == 0 {
+		return "model: " + a.describeModel(), nil
+	}
+	if len(fields) > 2 {
+		return "", errors.New("usage: /model [NAME [MODEL]]")
+	}
+	name, model := fields[0], ""
+	if len(fields) == 2 {
+		model = fields[1]
+	}
+	r, ok, err := a.cfg.ResolveNamed(name, model)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		if model != "" {
+			return "", fmt.Errorf("%s is neither a [providers.models] entry nor a provider (%s)", name, strings.Join(config.PresetNames(), ", "))
+		}
+		a.agent.SetModel(name)
+		a.resolved.Model = name
+		return "model set to " + name + " (" + a.resolved.Name + ")", nil
+	}
+	m, err := newModel(a.cfg, r, a.notices)
+	if err != nil {
+		return "", err
+	}
+	temp := r.Temperature
+	a.agent.SwitchModel(agent.ModelChoice{
+		Model:           m,
+		Name:            r.Model,
+		MaxTokens:       r.MaxTokens,
+		Temperature:     &temp,
+		ReasoningEffort: r.ReasoningEffort,
+		TextTools:       !r.NativeTools,
+		ContextWindow:   r.ContextWindow,
+	})
+	a.resolved = r
+	return "model set to " + a.describeModel(), nil
+}
+
+// describeModel names the model in use, its entry and provider, and the
+// entries /model can switch to.
+func (a *app) describeModel() string {
+	r := a.resolved
+	text := fmt.Sprintf("%s (%s, provider %s)", a.agent.ModelName(), r.Name, r.Provider)
+	names := slices.Sorted(maps.Keys(a.cfg.Providers.Models))
+	if len(names) > 0 {
+		text += "\nconfigured entries: " + strings.Join(names, ", ")
+	}
+	return text
+}
+
 // restore puts the resumed session into the agent and reports what could not
 // be restored as it was.
 func (a *app) restore(notices io.Writer) {
 	s := a.resumed
-	diags := a.agent.Resume(s.Messages, s.Skills, s.Usage)
+	diags := a.agent.Resume(s.Messages, s.Skills, s.UsageByModel)
 	if notices == nil {
 		return
 	}
@@ -473,7 +539,16 @@ func streamerFor(r *config.Resolved) (providers.Streamer, error) {
 			ReasoningEffort: r.ReasoningEffort,
 		}), nil
 	case "anthropic":
-		return nil, fmt.Errorf("provider %q uses the Anthropic Messages API, which this build does not support yet; use an OpenAI-compatible provider (openai, openrouter, ollama, ...) for now — OpenRouter serves Anthropic models (model \"anthropic/claude-sonnet-4.5\")", r.Name)
+		return anthropic.New(anthropic.Config{
+			Name:            r.Name,
+			BaseURL:         r.BaseURL,
+			APIKey:          r.APIKey,
+			Model:           r.Model,
+			MaxTokens:       r.MaxTokens,
+			ExtraHeaders:    r.ExtraHeaders,
+			Timeout:         r.Timeout,
+			ReasoningEffort: r.ReasoningEffort,
+		}), nil
 	}
 	return nil, fmt.Errorf("provider %q: unknown wire format %q", r.Name, r.Wire)
 }

@@ -90,6 +90,9 @@ type ModelEntry struct {
 	NativeTools bool `toml:"native_tools"`
 	// ReasoningEffort is passed to models that accept it.
 	ReasoningEffort string `toml:"reasoning_effort"`
+	// Price overrides the built-in price list for the entry's model; nil
+	// (also `price = {}`) means the list's price (see [Config.Prices]).
+	Price *PriceEntry `toml:"price"`
 }
 
 // Agent is the [agent] table.

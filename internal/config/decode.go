@@ -126,6 +126,9 @@ func (d *decoder) check(k toml.Key, tree map[string]any) error {
 func schemaType(k toml.Key) (reflect.Type, bool) {
 	t := configType
 	for i, piece := range k {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem() // an optional table: its keys are the struct's
+		}
 		switch t.Kind() {
 		case reflect.Struct:
 			if i == 1 && k[0] == "providers" && piece == "fallback" {
@@ -180,6 +183,9 @@ func lookupTree(tree map[string]any, k toml.Key) (any, bool) {
 // mismatch returns the expected and actual type names when v cannot be
 // decoded into t, or "" when it can.
 func mismatch(t reflect.Type, v any) (want, got string) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
 	got = tomlTypeName(v)
 	switch t.Kind() {
 	case reflect.String:
@@ -257,6 +263,8 @@ func (d *decoder) applyStruct(tree map[string]any, dst reflect.Value, path toml.
 // key it sets (they differ only for the providers.fallback alias).
 func (d *decoder) applyValue(v any, dst reflect.Value, key, src toml.Key) error {
 	switch dst.Kind() {
+	case reflect.Pointer:
+		return d.applyPointer(v, dst, key, src)
 	case reflect.Struct:
 		return d.applyStruct(v.(map[string]any), dst, src)
 	case reflect.Map:
@@ -305,6 +313,24 @@ func (d *decoder) applyValue(v any, dst reflect.Value, key, src toml.Key) error 
 	return nil
 }
 
+// applyPointer sets an optional value (a *float64, or a *struct table such
+// as an entry's price): allocated when the file sets it, except that an
+// empty table leaves an unset one unset.
+func (d *decoder) applyPointer(v any, dst reflect.Value, key, src toml.Key) error {
+	if m, ok := v.(map[string]any); ok && len(m) == 0 && dst.IsNil() {
+		d.set(key, src)
+		return nil
+	}
+	if dst.IsNil() {
+		dst.Set(reflect.New(dst.Type().Elem()))
+	}
+	if err := d.applyValue(v, dst.Elem(), key, src); err != nil {
+		return err
+	}
+	d.set(key, src)
+	return nil
+}
+
 // applyEntries merges [providers.models.NAME] tables: a new entry starts from
 // DefaultModelEntry, an existing one keeps the keys this file leaves out.
 func (d *decoder) applyEntries(m map[string]any, dst reflect.Value, path toml.Key) error {
@@ -314,6 +340,7 @@ func (d *decoder) applyEntries(m map[string]any, dst reflect.Value, path toml.Ke
 		if old := dst.MapIndex(reflect.ValueOf(name)); old.IsValid() {
 			entry = old.Interface().(ModelEntry)
 			entry.ExtraHeaders = maps.Clone(entry.ExtraHeaders)
+			entry.Price = entry.Price.clone()
 		}
 		ev := reflect.ValueOf(&entry).Elem()
 		if err := d.applyStruct(m[name].(map[string]any), ev, k); err != nil {
@@ -389,6 +416,9 @@ func sortedKeys[V any](m map[string]V) []string {
 // suggest returns the closest known key to an unknown one, if it is close.
 func suggest(k toml.Key) string {
 	parent, ok := schemaType(k[:len(k)-1])
+	for ok && parent.Kind() == reflect.Pointer {
+		parent = parent.Elem()
+	}
 	if !ok || parent.Kind() != reflect.Struct {
 		return ""
 	}

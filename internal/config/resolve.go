@@ -90,6 +90,20 @@ func (c *Config) ResolveModel(name string, probeOllama func() bool) (*Resolved, 
 	return c.resolve(name, c.ModelOverride, c.TemperatureOverride)
 }
 
+// ResolveNamed resolves a [providers.models] entry or a preset name, as
+// /model NAME [MODEL] names it: model, when not "", replaces the entry's
+// model. ok is false when name is neither an entry nor a preset (then it is
+// a model id of the session's provider).
+func (c *Config) ResolveNamed(name, model string) (r *Resolved, ok bool, err error) {
+	if _, entry := c.Providers.Models[name]; !entry {
+		if _, preset := LookupPreset(name); !preset {
+			return nil, false, nil
+		}
+	}
+	r, err = c.resolve(name, model, nil)
+	return r, true, err
+}
+
 // ResolveFallbacks resolves [providers].fallbacks in order, like
 // [Config.ResolveModel] with an explicit name.
 func (c *Config) ResolveFallbacks() ([]*Resolved, error) {

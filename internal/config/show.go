@@ -32,10 +32,10 @@ func (c *Config) Show(w io.Writer) error {
 	b.WriteString("# files: " + files + "\n")
 	b.WriteString("# home: " + tomlQuote(c.Home) + "\n")
 	if c.ModelOverride != "" {
-		b.WriteString("# model override: " + tomlQuote(c.ModelOverride) + c.note("model") + "\n")
+		b.WriteString("# model override: " + tomlQuote(c.ModelOverride) + c.note("model", "") + "\n")
 	}
 	if c.TemperatureOverride != nil {
-		b.WriteString("# temperature override: " + formatFloat(*c.TemperatureOverride) + c.note("temperature") + "\n")
+		b.WriteString("# temperature override: " + formatFloat(*c.TemperatureOverride) + c.note("temperature", "") + "\n")
 	}
 	b.WriteString("\n")
 	c.showTable(&b, reflect.ValueOf(c).Elem(), nil)
@@ -58,7 +58,7 @@ func (c *Config) showTable(b *strings.Builder, v reflect.Value, path toml.Key) {
 			continue
 		}
 		key := appendKey(path, name)
-		b.WriteString(toml.Key{name}.String() + " = " + c.format(fv, key) + c.note(key.String()) + "\n")
+		b.WriteString(toml.Key{name}.String() + " = " + c.format(fv, key) + c.note(key.String(), c.keyNote(key)) + "\n")
 	}
 	for _, i := range tables {
 		key := appendKey(path, tagName(t.Field(i)))
@@ -75,14 +75,15 @@ func (c *Config) showTable(b *strings.Builder, v reflect.Value, path toml.Key) {
 		slices.Sort(names)
 		for _, name := range names {
 			k := appendKey(key, name)
-			b.WriteString("\n[" + k.String() + "]" + c.note(k.String()) + "\n")
+			b.WriteString("\n[" + k.String() + "]" + c.note(k.String(), "") + "\n")
 			c.showTable(b, fv.MapIndex(reflect.ValueOf(name)), k)
 		}
 	}
 }
 
-// note is the trailing comment of a key: its source and any unset variable.
-func (c *Config) note(key string) string {
+// note is the trailing comment of a key: its source, any unset variable and
+// extra.
+func (c *Config) note(key, extra string) string {
 	var parts []string
 	if o, ok := c.sources[key]; ok {
 		parts = append(parts, "from "+o.String())
@@ -90,15 +91,35 @@ func (c *Config) note(key string) string {
 	if u, ok := c.unresolved[key]; ok {
 		parts = append(parts, "${"+u.name+"} is not set")
 	}
+	if extra != "" {
+		parts = append(parts, extra)
+	}
 	if len(parts) == 0 {
 		return ""
 	}
 	return "  # " + commentSafe(strings.Join(parts, "; "))
 }
 
+// keyNote is what a key's comment says beyond its source: the built-in
+// price of an entry that sets none.
+func (c *Config) keyNote(key toml.Key) string {
+	if len(key) == 4 && key[0] == "providers" && key[1] == "models" && key[3] == "price" {
+		return c.priceNote(key[2])
+	}
+	return ""
+}
+
 func (c *Config) format(v reflect.Value, key toml.Key) string {
 	last := key[len(key)-1]
 	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return "{}"
+		}
+		if v.Elem().Kind() != reflect.Struct {
+			return c.format(v.Elem(), key)
+		}
+		return c.inlineTable(v.Elem(), key)
 	case reflect.String:
 		s := v.String()
 		if isSecretKey(last) {
@@ -133,6 +154,24 @@ func (c *Config) format(v reflect.Value, key toml.Key) string {
 		return "{ " + strings.Join(items, ", ") + " }"
 	}
 	return fmt.Sprint(v.Interface())
+}
+
+// inlineTable writes the set fields of a struct of optional values as an
+// inline table, e.g. { input = 3.0, output = 15.0 }.
+func (c *Config) inlineTable(v reflect.Value, key toml.Key) string {
+	var items []string
+	for i := range v.NumField() {
+		f, fv := v.Type().Field(i), v.Field(i)
+		name := tagName(f)
+		if name == "" || !f.IsExported() || fv.Kind() == reflect.Pointer && fv.IsNil() {
+			continue
+		}
+		items = append(items, toml.Key{name}.String()+" = "+c.format(fv, appendKey(key, name)))
+	}
+	if len(items) == 0 {
+		return "{}"
+	}
+	return "{ " + strings.Join(items, ", ") + " }"
 }
 
 func isSecretKey(name string) bool {

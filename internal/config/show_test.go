@@ -25,6 +25,7 @@ extra_headers = { Authorization = "Bearer abcdefghijkl", "X-Title" = "clawseed",
 [providers.models."gpt-4.1"]
 provider = "openai"
 api_key = "${UNSET_KEY}"
+price = { input = 2.0, output = 8, cache_read = 0.5 }
 
 [web_search]
 provider = "tavily"

@@ -85,6 +85,9 @@ func (c *Config) checkProviders() error {
 		if err := c.inRange(sub("temperature"), e.Temperature, 0, 2); err != nil {
 			return err
 		}
+		if err := c.checkPrice(name, e.Price); err != nil {
+			return err
+		}
 		for _, r := range []intRange{
 			atLeast(sub("max_tokens"), e.MaxTokens, 0),
 			atLeast(sub("context_window"), e.ContextWindow, 0),

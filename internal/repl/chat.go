@@ -26,6 +26,7 @@ type Agent interface {
 	SetModel(name string)
 	ModelName() string
 	Usage() providers.Usage
+	UsageByModel() []providers.ModelUsage
 }
 
 // Chat is one interactive session at the terminal.
@@ -43,6 +44,12 @@ type Chat struct {
 	NewSession func() string
 	// AddHistory, when set, also records lines for up-arrow recall (liner).
 	AddHistory func(string)
+	// Prices prices /cost; nil knows no price.
+	Prices providers.PriceFunc
+	// SwitchModel handles /model ARGS: "" describes the model in use, else
+	// it switches and describes the new one. nil means /model only shows or
+	// sets the model id (Agent.SetModel).
+	SwitchModel func(args string) (string, error)
 
 	cancelTurn context.CancelFunc
 }

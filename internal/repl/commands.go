@@ -19,9 +19,10 @@ var builtinCommands = []struct{ name, args, help string }{
 	{"/activate", "NAME [ARGS]", "activate a skill"},
 	{"/deactivate", "NAME", "deactivate a skill"},
 	{"/context", "", "show how the context window is used"},
+	{"/cost", "", "show this session's tokens, cache hit ratio and cost in US dollars"},
 	{"/compact", "[FOCUS]", "summarise older messages now (optionally focused)"},
 	{"/clear", "", "start a new session"},
-	{"/model", "[NAME]", "show or switch the model"},
+	{"/model", "[NAME [MODEL]]", "show or switch the model: a [providers.models] entry or provider, or a model id"},
 	{"/exit", "", "leave (also /quit, exit, quit, Ctrl-D)"},
 	{"/quit", "", "leave"},
 }
@@ -83,6 +84,8 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 		c.report(c.Agent.DeactivateSkill(args))
 	case "context":
 		c.showContext()
+	case "cost":
+		c.showCost()
 	case "compact":
 		c.compact(ctx, args)
 	case "clear":
@@ -94,12 +97,7 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 		}
 		fmt.Fprintln(c.Out, "New session "+id+". History and active skills cleared.")
 	case "model":
-		if args == "" {
-			fmt.Fprintln(c.Out, "model: "+c.Agent.ModelName())
-			return "", false
-		}
-		c.Agent.SetModel(args)
-		fmt.Fprintln(c.Out, "model set to "+args)
+		c.model(args)
 	default:
 		return c.invoke(name, args), false
 	}
@@ -257,4 +255,23 @@ func (c *Chat) compact(ctx context.Context, focus string) {
 		fmt.Fprintln(c.Out, "Nothing to compact.")
 	}
 	// A successful compaction was shown by the renderer's compaction event.
+}
+
+// model shows or switches the model (/model [NAME [MODEL]]).
+func (c *Chat) model(args string) {
+	if c.SwitchModel == nil {
+		if args == "" {
+			fmt.Fprintln(c.Out, "model: "+termtext.EscapeLine(c.Agent.ModelName()))
+			return
+		}
+		c.Agent.SetModel(args)
+		fmt.Fprintln(c.Out, "model set to "+termtext.EscapeLine(args))
+		return
+	}
+	text, err := c.SwitchModel(args)
+	if err != nil {
+		fmt.Fprintln(c.Err, "✗ "+termtext.Escape(err.Error()))
+		return
+	}
+	fmt.Fprintln(c.Out, termtext.Escape(text))
 }

@@ -139,11 +139,12 @@ func TestApprover(t *testing.T) {
 
 // fakeAgent records what the chat loop asks of it.
 type fakeAgent struct {
-	set    *skills.ActiveSet
-	turns  []string
-	model  string
-	resets int
-	focus  []string
+	set     *skills.ActiveSet
+	turns   []string
+	model   string
+	resets  int
+	focus   []string
+	byModel []providers.ModelUsage
 }
 
 func (f *fakeAgent) Turn(_ context.Context, text string) (agent.TurnResult, error) {
@@ -170,6 +171,9 @@ func (f *fakeAgent) Reset()                 { f.resets++ }
 func (f *fakeAgent) SetModel(name string)   { f.model = name }
 func (f *fakeAgent) ModelName() string      { return f.model }
 func (f *fakeAgent) Usage() providers.Usage { return providers.Usage{InputTokens: 7} }
+func (f *fakeAgent) UsageByModel() []providers.ModelUsage {
+	return f.byModel
+}
 
 func newFakeAgent() *fakeAgent {
 	cat := &skills.Catalog{Skills: []*skills.Skill{

@@ -18,6 +18,11 @@ const emptySchema = `{"type":"object","properties":{}}`
 // encoding/json rather than the SDK's param types: the SDK re-compacts every
 // nested object while marshalling, which made encoding a long history cost
 // more than everything else the agent does per request.
+//
+// Nothing in it changes from one request of a session to the next but the
+// messages appended at the end (no timestamps, no request ids; tools in a
+// stable order, schemas as sent before), so the provider's automatic prefix
+// cache keeps hitting.
 type chatRequest struct {
 	Messages            []chatMessage  `json:"messages"`
 	Model               string         `json:"model"`
@@ -26,6 +31,7 @@ type chatRequest struct {
 	MaxTokens           int            `json:"max_tokens,omitempty"`
 	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
 	ReasoningEffort     string         `json:"reasoning_effort,omitempty"`
+	PromptCacheKey      string         `json:"prompt_cache_key,omitempty"`
 	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
 	Stream              bool           `json:"stream,omitempty"`
 }
@@ -96,6 +102,11 @@ func (p *Provider) body(req providers.Request, stream bool) (chatRequest, error)
 		}
 	}
 	body.ReasoningEffort = cmp.Or(req.ReasoningEffort, p.cfg.ReasoningEffort)
+	if p.isOpenAI {
+		// Only OpenAI documents prompt_cache_key; compatible servers may
+		// reject a field they do not know.
+		body.PromptCacheKey = req.CacheKey
+	}
 	return body, nil
 }
 
@@ -168,7 +179,9 @@ func encodeAssistant(m providers.Message) chatMessage {
 	msg := chatMessage{Role: "assistant"}
 	var reasoning strings.Builder
 	for _, part := range m.Parts {
-		if part.Type == providers.PartReasoning {
+		// A signed or redacted part is an Anthropic thinking block (the
+		// session switched models with /model): it means nothing here.
+		if part.Type == providers.PartReasoning && part.Signature == "" && part.Redacted == "" {
 			reasoning.WriteString(part.Text)
 		}
 	}

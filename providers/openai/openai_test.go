@@ -334,3 +334,43 @@ func TestEncodeUnnamedCall(t *testing.T) {
 		t.Errorf("body: %s", body)
 	}
 }
+
+// prompt_cache_key (the session id) goes to OpenAI only: compatible servers
+// may reject a field they do not know.
+func TestPromptCacheKey(t *testing.T) {
+	t.Parallel()
+	req := userReq("hi")
+	req.CacheKey = "20261123-abc"
+	for base, want := range map[string]bool{"https://api.openai.com/v1": true, "http://localhost:8000/v1": false} {
+		body, err := openai.New(openai.Config{BaseURL: base}).EncodeRequest(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(body), `"prompt_cache_key":"20261123-abc"`); got != want {
+			t.Errorf("%s: prompt_cache_key sent = %v, want %v: %s", base, got, want, body)
+		}
+	}
+}
+
+// Thinking blocks from Anthropic (signed or redacted) are not echoed as
+// reasoning_content after /model switched to an OpenAI-wire model; the
+// wire's own reasoning is.
+func TestForeignReasoningDropped(t *testing.T) {
+	t.Parallel()
+	req := userReq("hi")
+	req.Messages = append(req.Messages,
+		providers.Message{Role: providers.RoleAssistant, Parts: []providers.Part{
+			{Type: providers.PartReasoning, Text: "claude thought", Signature: "sig"},
+			{Type: providers.PartReasoning, Redacted: "opaque"},
+			{Type: providers.PartReasoning, Text: "deepseek thought"},
+			{Type: providers.PartText, Text: "answer"},
+		}},
+		providers.UserText("next"))
+	body, err := openai.New(openai.Config{}).EncodeRequest(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(body); strings.Contains(s, "claude thought") || strings.Contains(s, "opaque") || !strings.Contains(s, `"reasoning_content":"deepseek thought"`) {
+		t.Errorf("body: %s", body)
+	}
+}

@@ -49,8 +49,10 @@ func (m *Model) Requests() []providers.Request {
 // Stream records req and yields the next scripted response: reasoning and
 // text deltas, one event per tool call, usage (when scripted) and stop. An
 // error response yields a [*providers.Error]; a hanging one yields its
-// content and then ctx.Err() once ctx ends. Past the end of the script it
-// yields the error "providertest: no scripted response for request N".
+// content and then ctx.Err() once ctx ends; a StreamError or Cut yields the
+// content before it and then the [*providers.Error] an adapter would
+// report. Past the end of the script it yields the error "providertest: no
+// scripted response for request N".
 func (m *Model) Stream(ctx context.Context, req providers.Request) iter.Seq2[providers.Event, error] {
 	return func(yield func(providers.Event, error) bool) {
 		resp, n, ok := m.take(req)
@@ -67,15 +69,17 @@ func (m *Model) Stream(ctx context.Context, req providers.Request) iter.Seq2[pro
 			return
 		}
 		content, tail := modelEvents(resp)
-		if resp.hangs() && resp.HangAfterChunks > 0 {
-			content = content[:min(resp.HangAfterChunks, len(content))]
-		}
-		for _, ev := range content {
+		n, stops := resp.limit(len(content))
+		for _, ev := range content[:n] {
 			if !yield(ev, nil) {
 				return
 			}
 		}
-		if resp.hangs() {
+		switch {
+		case resp.fails():
+			yield(providers.Event{}, resp.streamFailure())
+			return
+		case stops:
 			<-ctx.Done()
 			yield(providers.Event{}, ctx.Err())
 			return
@@ -126,6 +130,9 @@ func withCallIDs(r Response, seq *int) Response {
 func modelEvents(r Response) (content, tail []providers.Event) {
 	for _, p := range pieces(r.Reasoning, textPieces) {
 		content = append(content, providers.Event{Type: providers.EventReasoningDelta, Text: p})
+	}
+	if r.RedactedThinking != "" {
+		content = append(content, providers.Event{Type: providers.EventReasoningDelta, Redacted: r.RedactedThinking})
 	}
 	for _, p := range pieces(r.Text, textPieces) {
 		content = append(content, providers.Event{Type: providers.EventTextDelta, Text: p})

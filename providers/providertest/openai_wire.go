@@ -1,6 +1,7 @@
 package providertest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -99,7 +100,7 @@ func (s *Server) serveOpenAI(w http.ResponseWriter, r *http.Request) {
 	body := readBody(r)
 	var req oaRequest
 	reqErr := json.Unmarshal(body, &req)
-	resp, n, ok := s.take(body)
+	resp, usage, n, ok := s.take(WireOpenAI, r, body)
 	switch {
 	case reqErr != nil:
 		writeOpenAIError(w, http.StatusBadRequest, "", fmt.Sprintf("providertest: request %d: body is not JSON: %v", n, reqErr))
@@ -121,48 +122,47 @@ func (s *Server) serveOpenAI(w http.ResponseWriter, r *http.Request) {
 	}
 	id := "chatcmpl-providertest-" + strconv.Itoa(n)
 	if !req.Stream {
-		if resp.hangs() {
-			s.hang(r)
-			return
-		}
-		writeJSON(w, http.StatusOK, openAICompletion(id, model, resp))
+		s.whole(w, r, resp, http.StatusInternalServerError, func() {
+			writeJSON(w, http.StatusOK, openAICompletion(id, model, resp, usage))
+		}, writeOpenAIError)
 		return
 	}
-	s.streamOpenAI(w, r, id, model, resp, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
+	s.streamOpenAI(w, r, id, model, resp, usage, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
 }
 
 // streamOpenAI writes the response as OpenAI does: a role chunk, reasoning
 // and text pieces, tool calls (each first delta with index, id, type and
 // name; arguments in at least two pieces; calls interleaved), a finish
-// chunk, a usage chunk when asked, then [DONE]. Each chunk is flushed.
-func (s *Server) streamOpenAI(w http.ResponseWriter, r *http.Request, id, model string, resp Response, includeUsage bool) {
+// chunk, a usage chunk when asked, then [DONE]. Each chunk is flushed. A
+// stream_error is a chunk holding an error object (as OpenAI and
+// OpenRouter send one mid-stream), after which the stream ends.
+func (s *Server) streamOpenAI(w http.ResponseWriter, r *http.Request, id, model string, resp Response, usage providers.Usage, includeUsage bool) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	send := func(c oaChunk) {
 		c.ID, c.Object, c.Created, c.Model = id, "chat.completion.chunk", created, model
-		b, _ := json.Marshal(c)
-		fmt.Fprintf(w, "data: %s\n\n", b)
+		fmt.Fprintf(w, "data: %s\n\n", marshal(c))
 		flush(w)
 	}
 	empty := ""
 	send(oaChunk{Choices: []oaChoice{{Delta: oaDelta{Role: "assistant", Content: &empty}}}})
 
 	content := openAIDeltas(resp)
-	if resp.hangs() && resp.HangAfterChunks > 0 {
-		content = content[:min(resp.HangAfterChunks, len(content))]
-	}
-	for _, d := range content {
+	limit, _ := resp.limit(len(content))
+	for _, d := range content[:limit] {
 		send(oaChunk{Choices: []oaChoice{{Delta: d}}})
 	}
-	if resp.hangs() {
-		s.hang(r)
+	if resp.stopsEarly() {
+		s.stopStream(w, r, resp, func() {
+			fmt.Fprintf(w, "data: %s\n\n", marshal(map[string]any{"error": openAIErrorObject(resp.StreamErrorStatus, resp.StreamError)}))
+		})
 		return
 	}
 	finish := openAIFinish(resp.stopReason())
 	send(oaChunk{Choices: []oaChoice{{Delta: oaDelta{}, FinishReason: &finish}}})
 	if includeUsage {
-		send(oaChunk{Choices: []oaChoice{}, Usage: openAIUsage(resp.Usage)})
+		send(oaChunk{Choices: []oaChoice{}, Usage: openAIUsage(usage)})
 	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	flush(w)
@@ -198,7 +198,7 @@ func openAIDeltas(resp Response) []oaDelta {
 	return out
 }
 
-func openAICompletion(id, model string, resp Response) oaCompletion {
+func openAICompletion(id, model string, resp Response, usage providers.Usage) oaCompletion {
 	msg := oaMessage{Role: "assistant", ReasoningContent: resp.Reasoning}
 	if resp.Text != "" || len(resp.ToolCalls) == 0 {
 		msg.Content = &resp.Text
@@ -210,7 +210,7 @@ func openAICompletion(id, model string, resp Response) oaCompletion {
 	return oaCompletion{
 		ID: id, Object: "chat.completion", Created: created, Model: model,
 		Choices: []oaFinal{{Message: msg, FinishReason: openAIFinish(resp.stopReason())}},
-		Usage:   *openAIUsage(resp.Usage),
+		Usage:   *openAIUsage(usage),
 	}
 }
 
@@ -224,13 +224,11 @@ func openAIFinish(stop providers.StopReason) string {
 	return "stop"
 }
 
-func openAIUsage(u *providers.Usage) *oaUsage {
+func openAIUsage(u providers.Usage) *oaUsage {
 	var out oaUsage
-	if u != nil {
-		out.PromptTokens, out.CompletionTokens = u.InputTokens, u.OutputTokens
-		out.TotalTokens = u.InputTokens + u.OutputTokens
-		out.PromptTokensDetails.CachedTokens = u.CachedInputTokens
-	}
+	out.PromptTokens, out.CompletionTokens = u.InputTokens, u.OutputTokens
+	out.TotalTokens = u.InputTokens + u.OutputTokens
+	out.PromptTokensDetails.CachedTokens = u.CachedInputTokens
 	return &out
 }
 
@@ -259,11 +257,37 @@ func writeOpenAIError(w http.ResponseWriter, status int, retryAfter, msg string)
 	}})
 }
 
+// openAIErrorObject is the error object of a mid-stream error: a
+// server_error without code unless a status is given, which becomes the
+// numeric code (as OpenRouter reports upstream failures).
+func openAIErrorObject(status int, msg string) map[string]any {
+	typ, code := "server_error", any(nil)
+	if status != 0 {
+		code = status
+		if status < 500 {
+			typ = "invalid_request_error"
+		}
+	}
+	if mentionsContextLength(msg) {
+		typ, code = "invalid_request_error", "context_length_exceeded"
+	}
+	return map[string]any{"message": msg, "type": typ, "param": nil, "code": code}
+}
+
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, _ := json.Marshal(v)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
+	_, _ = w.Write(append(marshal(v), '\n'))
+}
+
+// marshal encodes v as the real APIs do, without escaping <, > and & (a
+// system prompt full of <tags> stays readable in goldens).
+func marshal(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 func flush(w http.ResponseWriter) {

@@ -4,9 +4,12 @@
 //   - [Model], an in-process [providers.Streamer] that replays scripted
 //     responses and records every request;
 //   - [Server], an HTTP server on 127.0.0.1 that speaks the OpenAI Chat
-//     Completions wire (streamed SSE with tool-call deltas, and
-//     non-streamed), replays the same scripts and records the raw request
-//     bodies.
+//     Completions wire and the Anthropic Messages wire (streamed SSE with
+//     tool-call deltas, and non-streamed), replays the same scripts, records
+//     the raw requests with their wire, and reports prompt-cache usage from
+//     a [CacheEmulator] when a script gives none;
+//   - [ReadRequest], a wire-neutral reading of a recorded request (system
+//     prompt, transcript, tools) and the checks a real API would make.
 //
 // A script is a list of [Response]s, one per model request, written in Go or
 // as JSON Lines ([ParseScript]) so testscript files can carry them.
@@ -32,18 +35,34 @@ import (
 // A Response scripts the answer to one model request.
 //
 // Exactly one of two shapes: a successful answer (Text, Reasoning,
-// ToolCalls, Usage, StopReason) or an HTTP error (Status and/or Error,
-// RetryAfter). Hang, HangAfterChunks and DelayMs shape the delivery.
+// RedactedThinking, ToolCalls, Usage, StopReason) or an HTTP error (Status
+// and/or Error, RetryAfter). Hang, HangAfterChunks, StreamError, Cut,
+// FailAfterChunks and DelayMs shape the delivery.
+//
+// A streamed answer is a sequence of content chunks, counted the same way
+// on every wire: the pieces of Reasoning, the redacted block, the pieces of
+// Text, and per tool call its opening (the OpenAI delta with id and name,
+// the Anthropic tool_use block start) followed by the pieces of its
+// arguments; the Model yields each whole tool call as one chunk. Framing
+// (Anthropic block starts and stops, the signature that closes a thinking
+// block) is not counted.
 type Response struct {
 	// Text is the visible answer, streamed in a few pieces.
 	Text string `json:"text,omitempty"`
 	// Reasoning is streamed before Text as reasoning deltas
-	// (reasoning_content on the OpenAI wire).
+	// (reasoning_content on the OpenAI wire; a thinking block closed by a
+	// signature_delta carrying [ThinkingSignature] on the Anthropic wire).
 	Reasoning string `json:"reasoning,omitempty"`
+	// RedactedThinking is sent after Reasoning as a redacted_thinking block
+	// whose data the client must echo verbatim (Anthropic wire), or as a
+	// reasoning event with Redacted set (Model). The OpenAI wire has no
+	// such thing and leaves it out.
+	RedactedThinking string `json:"redacted_thinking,omitempty"`
 	// ToolCalls are the calls the model makes, in order.
 	ToolCalls []Call `json:"tool_calls,omitempty"`
-	// Usage is reported after the answer. The Server reports zeros when it
-	// is nil and the client asked for usage; the Model then reports none.
+	// Usage is reported after the answer. When it is nil the Server reports
+	// what its [CacheEmulator] computed for the request, and the Model
+	// reports none.
 	Usage *providers.Usage `json:"usage,omitempty"`
 	// Status is the HTTP status of an error answer (400–599); 500 when only
 	// Error is set.
@@ -60,10 +79,28 @@ type Response struct {
 	// Hang streams the content (all of it, or the first HangAfterChunks
 	// chunks) and then blocks, never finishing, until the client goes away.
 	Hang bool `json:"hang,omitempty"`
-	// HangAfterChunks is the number of content chunks (reasoning pieces,
-	// text pieces, tool-call deltas; for the Model each tool call is one
-	// chunk) sent before hanging. Setting it implies Hang.
+	// HangAfterChunks is the number of content chunks sent before
+	// hanging. Setting it implies Hang.
 	HangAfterChunks int `json:"hang_after_chunks,omitempty"`
+	// StreamError ends a streamed answer with an error event carrying this
+	// message after FailAfterChunks content chunks (Anthropic: an `error`
+	// event; OpenAI: a chunk holding an error object). A non-streamed
+	// request gets it as an HTTP error instead.
+	StreamError string `json:"stream_error,omitempty"`
+	// StreamErrorStatus is the HTTP status the error event stands for
+	// (400–599): it picks the Anthropic error type (529 overloaded_error,
+	// 429 rate_limit_error, …) and is the OpenAI error code. Unset: an
+	// overloaded_error on the Anthropic wire, a server_error without code
+	// on the OpenAI wire.
+	StreamErrorStatus int `json:"stream_error_status,omitempty"`
+	// Cut drops the connection after FailAfterChunks content chunks, so the
+	// client sees the stream end before the response is complete.
+	Cut bool `json:"cut,omitempty"`
+	// FailAfterChunks is the number of content chunks sent before
+	// StreamError or Cut: 0 (the default) fails right after the stream's
+	// opening event, a number larger than the answer has fails after all of
+	// its content, before the closing events.
+	FailAfterChunks int `json:"fail_after_chunks,omitempty"`
 	// DelayMs waits this long before answering.
 	DelayMs int `json:"delay_ms,omitempty"`
 	// When makes the response conditional: it answers the first request
@@ -167,12 +204,13 @@ func parseLine(line string) (Response, error) {
 func scriptKeys(object string) []string {
 	switch object {
 	case "usage":
-		return []string{"input_tokens", "output_tokens", "cached_tokens"}
+		return []string{"input_tokens", "output_tokens", "cached_tokens", "cache_write_tokens"}
 	case "tool_calls":
 		return []string{"id", "name", "args"}
 	}
-	return []string{"text", "reasoning", "tool_calls", "usage", "status", "error", "retry_after",
-		"stop_reason", "hang", "hang_after_chunks", "delay_ms", "when"}
+	return []string{"text", "reasoning", "redacted_thinking", "tool_calls", "usage", "status", "error", "retry_after",
+		"stop_reason", "hang", "hang_after_chunks", "stream_error", "stream_error_status", "cut",
+		"fail_after_chunks", "delay_ms", "when"}
 }
 
 // exactKeys checks the spelling of the keys of a line that already decoded.
@@ -228,12 +266,13 @@ func (r Response) validate() error {
 	if r.Status != 0 && (r.Status < 400 || r.Status > 599) {
 		problems = append(problems, fmt.Errorf("status %d: want 400–599 (success needs no status)", r.Status))
 	}
-	if isErr && (r.Text != "" || r.Reasoning != "" || len(r.ToolCalls) > 0 || r.Usage != nil || r.StopReason != "") {
+	if isErr && (r.Text != "" || r.Reasoning != "" || r.RedactedThinking != "" || len(r.ToolCalls) > 0 || r.Usage != nil || r.StopReason != "") {
 		problems = append(problems, errors.New("an error response cannot also carry text, reasoning, tool calls, usage or a stop reason"))
 	}
-	if isErr && r.hangs() {
-		problems = append(problems, errors.New("an error response cannot hang"))
+	if isErr && (r.hangs() || r.fails()) {
+		problems = append(problems, errors.New("an error response cannot hang, cut or fail mid-stream (use stream_error)"))
 	}
+	problems = append(problems, r.validateFailure()...)
 	if r.RetryAfter != "" {
 		if !isErr {
 			problems = append(problems, errors.New("retry_after needs an error status"))
@@ -246,8 +285,8 @@ func (r Response) validate() error {
 	default:
 		problems = append(problems, fmt.Errorf("stop_reason %q: want end_turn, tool_use or max_tokens", r.StopReason))
 	}
-	if r.HangAfterChunks < 0 || r.DelayMs < 0 {
-		problems = append(problems, errors.New("hang_after_chunks and delay_ms cannot be negative"))
+	if r.HangAfterChunks < 0 || r.DelayMs < 0 || r.FailAfterChunks < 0 {
+		problems = append(problems, errors.New("hang_after_chunks, fail_after_chunks and delay_ms cannot be negative"))
 	}
 	for i, c := range r.ToolCalls {
 		if c.Name == "" && !c.Nameless {
@@ -257,9 +296,78 @@ func (r Response) validate() error {
 	return errors.Join(problems...)
 }
 
+// validateFailure checks the mid-stream failure fields.
+func (r Response) validateFailure() []error {
+	var problems []error
+	if r.StreamError != "" && r.Cut {
+		problems = append(problems, errors.New("stream_error and cut exclude each other"))
+	}
+	if r.fails() && r.hangs() {
+		problems = append(problems, errors.New("a response that hangs cannot also fail with stream_error or cut"))
+	}
+	if r.FailAfterChunks != 0 && !r.fails() {
+		problems = append(problems, errors.New("fail_after_chunks needs stream_error or cut"))
+	}
+	if r.StreamErrorStatus != 0 {
+		if r.StreamError == "" {
+			problems = append(problems, errors.New("stream_error_status needs stream_error"))
+		} else if r.StreamErrorStatus < 400 || r.StreamErrorStatus > 599 {
+			problems = append(problems, fmt.Errorf("stream_error_status %d: want 400–599", r.StreamErrorStatus))
+		}
+	}
+	return problems
+}
+
 func (r Response) isError() bool { return r.Status != 0 || r.Error != "" }
 
 func (r Response) hangs() bool { return r.Hang || r.HangAfterChunks > 0 }
+
+// stopsEarly reports whether the stream stops before its closing events.
+func (r Response) stopsEarly() bool { return r.hangs() || r.fails() }
+
+// fails reports whether the stream ends early with an error event or a cut.
+func (r Response) fails() bool { return r.StreamError != "" || r.Cut }
+
+// limit returns how many of n content chunks to send before hanging or
+// failing, and whether the stream stops there.
+func (r Response) limit(n int) (int, bool) {
+	switch {
+	case r.fails():
+		return min(r.FailAfterChunks, n), true
+	case r.HangAfterChunks > 0:
+		return min(r.HangAfterChunks, n), true
+	case r.Hang:
+		return n, true
+	}
+	return n, false
+}
+
+// streamFailure is the error an adapter reports for a StreamError or a
+// Cut; the Model yields it.
+func (r Response) streamFailure() *providers.Error {
+	if r.Cut {
+		return &providers.Error{Kind: providers.KindTransient, Provider: "providertest",
+			Message: "stream ended before the response was complete"}
+	}
+	kind := providers.KindTransient
+	if r.StreamErrorStatus != 0 {
+		kind = providers.ClassifyStatus(r.StreamErrorStatus)
+	}
+	if mentionsContextLength(r.StreamError) {
+		kind = providers.KindContextLength
+	}
+	return &providers.Error{Kind: kind, Provider: "providertest", StatusCode: r.StreamErrorStatus, Message: r.StreamError}
+}
+
+// outputTokens estimates the tokens of the scripted answer, for usage the
+// Server emulates.
+func (r Response) outputTokens() int {
+	n := len(r.Reasoning) + len(r.RedactedThinking) + len(r.Text)
+	for _, c := range r.ToolCalls {
+		n += len(c.Name) + len(c.Args)
+	}
+	return tokensOf(n)
+}
 
 func (r Response) status() int {
 	if r.Status != 0 {
@@ -269,8 +377,11 @@ func (r Response) status() int {
 }
 
 func (r Response) errorMessage() string {
-	if r.Error != "" {
+	switch {
+	case r.Error != "":
 		return r.Error
+	case r.status() == 529: // Anthropic's; net/http has no text for it
+		return "Overloaded"
 	}
 	return http.StatusText(r.status())
 }
@@ -311,7 +422,7 @@ func (r Response) neutralError() *providers.Error {
 func mentionsContextLength(msg string) bool {
 	msg = strings.ToLower(msg)
 	return strings.Contains(msg, "context length") || strings.Contains(msg, "context_length") ||
-		strings.Contains(msg, "context window")
+		strings.Contains(msg, "context window") || strings.Contains(msg, "prompt is too long")
 }
 
 // pieces splits s into up to n pieces of about equal rune counts, so every

@@ -18,7 +18,9 @@ func TestParseScript(t *testing.T) {
 		`{"tool_calls": [{"name": "file_read", "args": {"path": "a.txt"}}, {"id": "x", "name": "shell", "args": "{\"command\":\"ls\"}"}, {"name": "noargs"}]}` + "\n" +
 		`  # indented comment` + "\n" +
 		`{"status": 429, "error": "slow down", "retry_after": "1.5"}` + "\n" +
-		`{"hang": true, "hang_after_chunks": 2, "delay_ms": 5, "text": "abc", "stop_reason": "max_tokens"}`
+		`{"hang": true, "hang_after_chunks": 2, "delay_ms": 5, "text": "abc", "stop_reason": "max_tokens"}` + "\n" +
+		`{"reasoning": "r", "redacted_thinking": "opaque", "text": "abc", "stream_error": "Overloaded", "stream_error_status": 529, "fail_after_chunks": 2}` + "\n" +
+		`{"text": "abc", "cut": true, "usage": {"input_tokens": 9, "cache_write_tokens": 4}}`
 	got, err := ParseScript([]byte(script))
 	if err != nil {
 		t.Fatal(err)
@@ -28,6 +30,8 @@ func TestParseScript(t *testing.T) {
 		{ToolCalls: []Call{{Name: "file_read", Args: `{"path":"a.txt"}`}, {ID: "x", Name: "shell", Args: `{"command":"ls"}`}, {Name: "noargs"}}},
 		{Status: 429, Error: "slow down", RetryAfter: "1.5"},
 		{Hang: true, HangAfterChunks: 2, DelayMs: 5, Text: "abc", StopReason: "max_tokens"},
+		{Reasoning: "r", RedactedThinking: "opaque", Text: "abc", StreamError: "Overloaded", StreamErrorStatus: 529, FailAfterChunks: 2},
+		{Text: "abc", Cut: true, Usage: &providers.Usage{InputTokens: 9, CacheWriteTokens: 4}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("ParseScript (-want +got):\n%s", diff)
@@ -53,7 +57,7 @@ func TestParseScriptErrors(t *testing.T) {
 		{"retry without error", `{"text": "x", "retry_after": "1"}`, "line 1: retry_after needs an error status"},
 		{"retry not a number", `{"status": 429, "retry_after": "soon"}`, `line 1: retry_after "soon"`},
 		{"bad stop", `{"stop_reason": "stop"}`, `line 1: stop_reason "stop"`},
-		{"negative delay", `{"delay_ms": -1}`, "line 1: hang_after_chunks and delay_ms cannot be negative"},
+		{"negative delay", `{"delay_ms": -1}`, "line 1: hang_after_chunks, fail_after_chunks and delay_ms cannot be negative"},
 		{"nameless call", `{"tool_calls": [{"args": "{}"}]}`, "line 1: tool_calls[0]: name is required (write \"name\": \"\" for a nameless call)"},
 		{"bad args", `{"tool_calls": [{"name": "a", "args": {"x": }}]}`, "line 1: invalid character"},
 		{"later line", "{}\n# c\n{\"nope\": 1}", `line 3: json: unknown field "nope"`},
@@ -61,6 +65,16 @@ func TestParseScriptErrors(t *testing.T) {
 		{"case mismatch in usage", `{"usage": {"Input_Tokens": 1}}`, `line 1: unknown field "Input_Tokens" in usage`},
 		{"case mismatch in call", `{"tool_calls": [{"Name": "a"}]}`, `line 1: unknown field "Name" in tool_calls`},
 		{"invalid utf8", "{\"text\": \"\xff\"}", "line 1: not valid UTF-8"},
+		{"stream error and cut", `{"stream_error": "x", "cut": true}`, "line 1: stream_error and cut exclude each other"},
+		{"stream error hangs", `{"stream_error": "x", "hang": true}`, "line 1: a response that hangs cannot also fail"},
+		{"cut hangs", `{"cut": true, "hang_after_chunks": 2}`, "line 1: a response that hangs cannot also fail"},
+		{"fail count alone", `{"text": "x", "fail_after_chunks": 2}`, "line 1: fail_after_chunks needs stream_error or cut"},
+		{"negative fail count", `{"cut": true, "fail_after_chunks": -1}`, "line 1: hang_after_chunks, fail_after_chunks and delay_ms cannot be negative"},
+		{"error status alone", `{"stream_error_status": 529}`, "line 1: stream_error_status needs stream_error"},
+		{"error status range", `{"stream_error": "x", "stream_error_status": 200}`, "line 1: stream_error_status 200: want 400–599"},
+		{"http error with stream error", `{"status": 529, "stream_error": "x"}`, "line 1: an error response cannot hang, cut or fail mid-stream"},
+		{"http error with redacted", `{"status": 500, "redacted_thinking": "x"}`, "line 1: an error response cannot also carry"},
+		{"case mismatch in new field", `{"Stream_Error": "x"}`, `line 1: unknown field "Stream_Error"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,6 +104,9 @@ func FuzzParseScript(f *testing.F) {
 	f.Add([]byte(`{"hang":true,"hang_after_chunks":3,"delay_ms":1,"stop_reason":"max_tokens"}`))
 	f.Add([]byte("{\"text\":\"\\u00e9\\ud83d\\ude00\"}\r\n\ufeff"))
 	f.Add([]byte(`{"tool_calls":[{"name":"a","args":null}]} trailing`))
+	f.Add([]byte(`{"reasoning":"r","redacted_thinking":"d","text":"t","stream_error":"Overloaded","stream_error_status":529,"fail_after_chunks":1}`))
+	f.Add([]byte(`{"text":"t","cut":true,"fail_after_chunks":0,"usage":{"input_tokens":3,"cache_write_tokens":1}}`))
+	f.Add([]byte(`{"stream_error":"x","cut":true,"hang":true}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rs, err := ParseScript(data)
 		if err != nil {

@@ -1,32 +1,65 @@
 package providertest
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
+
+	"github.com/clawseed/clawseed/providers"
 )
 
 // A Server is a fake LLM HTTP server on 127.0.0.1 that answers each request
-// with the next scripted [Response] and records the raw request bodies.
+// with the next scripted [Response] and records the requests.
 //
-// It speaks the OpenAI Chat Completions wire at /v1/chat/completions and
-// /chat/completions (openai_wire.go); other wires can be added beside it
-// with the same scripts. Past the end of the script it answers HTTP 400
-// "providertest: no scripted response for request N", which clients do not
-// retry, so a test that makes one request too many fails loudly.
+// It routes by the end of the path, so any base URL prefix works: …/chat/completions
+// speaks the OpenAI Chat Completions wire (openai_wire.go), …/messages the
+// Anthropic Messages wire (anthropic_wire.go; the Anthropic SDK given the
+// base URL …/v1 posts to …/v1/v1/messages). Both wires replay the same
+// script. Past the end of the script it answers HTTP 400 "providertest: no
+// scripted response for request N", which clients do not retry, so a test
+// that makes one request too many fails loudly.
+//
+// Every answered request goes through the server's [CacheEmulator]; its
+// usage is reported when the script gives none.
 type Server struct {
 	srv     *httptest.Server
 	closing chan struct{}
+	cache   *CacheEmulator
 
 	mu          sync.Mutex
 	queue       queue
-	requests    [][]byte
+	requests    []Recorded
 	disconnects int
 	callSeq     int
 	changed     chan struct{} // closed and replaced whenever a count grows
+}
+
+// A Recorded request is one request the [Server] received.
+type Recorded struct {
+	Wire   Wire
+	Path   string
+	Header http.Header
+	Body   []byte
+	// Usage is what the cache emulator computed for the request (also when
+	// the script's usage was reported instead); nil when the request was
+	// not answered with content (an error response, past the end of the
+	// script, a body the emulator could not read).
+	Usage *providers.Usage
+}
+
+func (r Recorded) clone() Recorded {
+	r.Header = r.Header.Clone()
+	r.Body = slices.Clone(r.Body)
+	if r.Usage != nil {
+		u := *r.Usage
+		r.Usage = &u
+	}
+	return r
 }
 
 // NewServer starts a server replaying responses. Close it when done.
@@ -35,15 +68,25 @@ func NewServer(responses []Response) *Server {
 		queue:   newQueue(slices.Clone(responses)),
 		closing: make(chan struct{}),
 		changed: make(chan struct{}),
+		cache:   NewCacheEmulator(),
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/chat/completions", s.serveOpenAI)
-	mux.HandleFunc("POST /chat/completions", s.serveOpenAI)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeOpenAIError(w, http.StatusNotFound, "", "providertest: no route for "+r.Method+" "+r.URL.Path)
-	})
-	s.srv = httptest.NewServer(mux)
+	s.srv = httptest.NewServer(http.HandlerFunc(s.route))
 	return s
+}
+
+// route picks the wire by the end of the path.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	switch {
+	case r.Method == http.MethodPost && strings.HasSuffix(path, "/chat/completions"):
+		s.serveOpenAI(w, r)
+	case r.Method == http.MethodPost && strings.HasSuffix(path, "/messages"):
+		s.serveAnthropic(w, r)
+	case r.Header.Get("anthropic-version") != "":
+		writeAnthropicError(w, http.StatusNotFound, "", "providertest: no route for "+r.Method+" "+r.URL.Path)
+	default:
+		writeOpenAIError(w, http.StatusNotFound, "", "providertest: no route for "+r.Method+" "+r.URL.Path)
+	}
 }
 
 // URL returns the API base URL, ending in /v1.
@@ -85,11 +128,26 @@ func (s *Server) Requests() [][]byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([][]byte, len(s.requests))
-	for i, b := range s.requests {
-		out[i] = slices.Clone(b)
+	for i, r := range s.requests {
+		out[i] = slices.Clone(r.Body)
 	}
 	return out
 }
+
+// Recorded returns copies of the requests received so far, in order.
+func (s *Server) Recorded() []Recorded {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Recorded, len(s.requests))
+	for i, r := range s.requests {
+		out[i] = r.clone()
+	}
+	return out
+}
+
+// CacheStats returns the cache emulator's totals over the answered
+// requests so far.
+func (s *Server) CacheStats() CacheStats { return s.cache.Stats() }
 
 // WaitRequests waits until at least n requests have arrived or ctx ends.
 func (s *Server) WaitRequests(ctx context.Context, n int) error {
@@ -126,13 +184,13 @@ func (s *Server) notify() {
 	s.changed = make(chan struct{})
 }
 
-// take records a request body and returns the next response with its call
-// ids filled in, and the 1-based request number; ok is false past the end
-// of the script.
-func (s *Server) take(body []byte) (resp Response, n int, ok bool) {
+// take records a request and returns the next response with its call ids
+// filled in, the usage to report when the response has none, and the
+// 1-based request number; ok is false past the end of the script.
+func (s *Server) take(wire Wire, r *http.Request, body []byte) (resp Response, usage providers.Usage, n int, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests = append(s.requests, body)
+	s.requests = append(s.requests, Recorded{Wire: wire, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
 	n = len(s.requests)
 	s.notify()
 	text := ""
@@ -141,9 +199,22 @@ func (s *Server) take(body []byte) (resp Response, n int, ok bool) {
 	}
 	resp, ok = s.queue.take(text)
 	if !ok {
-		return Response{}, n, false
+		return Response{}, usage, n, false
 	}
-	return withCallIDs(resp, &s.callSeq), n, true
+	resp = withCallIDs(resp, &s.callSeq)
+	if resp.isError() {
+		return resp, usage, n, true
+	}
+	// Emulated in arrival order, under s.mu, so the cache state does not
+	// depend on goroutine scheduling.
+	emulated, err := s.cache.Observe(wire, body, resp.outputTokens())
+	if err == nil {
+		s.requests[n-1].Usage = &emulated
+	}
+	if resp.Usage != nil {
+		return resp, *resp.Usage, n, true
+	}
+	return resp, emulated, n, true
 }
 
 // readBody reads a request body; a failed read leaves what arrived.
@@ -197,4 +268,39 @@ func (s *Server) noteGone(r *http.Request) {
 	defer s.mu.Unlock()
 	s.disconnects++
 	s.notify()
+}
+
+// whole answers a non-streamed request: it hangs, drops the connection,
+// turns a stream_error into an HTTP error (status defStatus unless the
+// script gives one) with fail, or writes the answer with ok.
+func (s *Server) whole(w http.ResponseWriter, r *http.Request, resp Response, defStatus int, ok func(),
+	fail func(w http.ResponseWriter, status int, retryAfter, msg string),
+) {
+	switch {
+	case resp.hangs():
+		s.hang(r)
+	case resp.Cut:
+		panic(http.ErrAbortHandler)
+	case resp.StreamError != "":
+		fail(w, cmp.Or(resp.StreamErrorStatus, defStatus), "", resp.StreamError)
+	default:
+		ok()
+	}
+}
+
+// stopStream ends a stream that stops early: with the wire's error event
+// (writeError), by dropping the connection (cut), or by hanging.
+func (s *Server) stopStream(w http.ResponseWriter, r *http.Request, resp Response, writeError func()) {
+	switch {
+	case resp.StreamError != "":
+		writeError()
+		flush(w)
+	case resp.Cut:
+		flush(w)
+		// Aborting skips the final empty chunk, so the client reads an
+		// unexpected EOF, as when a proxy or the network drops a stream.
+		panic(http.ErrAbortHandler)
+	default:
+		s.hang(r)
+	}
 }

@@ -122,7 +122,8 @@ func TestServerStreamShape(t *testing.T) {
 		`{"tool_calls":[{"index":0,"function":{"arguments":":1}"}}]}`,
 		`{"tool_calls":[{"index":1,"function":{"arguments":":2}"}}]}`,
 		"finish tool_calls",
-		`usage {"prompt_tokens":0,"completion_tokens":0,"total_tokens":0,"prompt_tokens_details":{"cached_tokens":0}}`,
+		// Emulated: no prompt; ⌈len("r"+"a"+`{"x":1}`+"b"+`{"y":2}`)/4⌉ = 5 output tokens.
+		`usage {"prompt_tokens":0,"completion_tokens":5,"total_tokens":5,"prompt_tokens_details":{"cached_tokens":0}}`,
 		"[DONE]",
 	}
 	if diff := cmp.Diff(want, deltas); diff != "" {
@@ -337,5 +338,134 @@ func TestServerWaitRequestsContext(t *testing.T) {
 	cancel()
 	if err := s.WaitRequests(ctx, 1); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+// TestServerFailuresMatchModel checks stream_error and cut on the OpenAI
+// wire: the adapter yields the same content as the Model, then an error of
+// the same kind.
+func TestServerFailuresMatchModel(t *testing.T) {
+	t.Parallel()
+	tests := map[string]providertest.Response{
+		"stream error":           {Text: "Partial answer", StreamError: "Overloaded", FailAfterChunks: 2},
+		"stream error status":    {Text: "abc", StreamError: "slow down", StreamErrorStatus: 429},
+		"stream error context":   {Text: "abc", StreamError: "prompt is too long: 9 > 8", FailAfterChunks: 5},
+		"stream error after all": {Reasoning: "r", Text: "abc", StreamError: "bad gateway", StreamErrorStatus: 502, FailAfterChunks: 100},
+		"cut":                    {Text: "Partial answer", Cut: true, FailAfterChunks: 1},
+		// The Model sends a tool call as one chunk, the wire in several:
+		// they agree on a cut before the calls.
+		"cut before tool call": {Text: "abc", ToolCalls: []providertest.Call{{Name: "a", Args: `{"x":1}`}}, Cut: true, FailAfterChunks: 3},
+	}
+	for name, resp := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			want, wantErr := drain(providertest.NewModel(resp).Stream(t.Context(), req("x")))
+			_, p := newServer(t, resp)
+			got, err := drain(p.Stream(t.Context(), req("x")))
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("events (-model +server):\n%s", diff)
+			}
+			if providers.KindOf(err) != providers.KindOf(wantErr) || providers.KindOf(err) == providers.KindUnknown {
+				t.Errorf("err = %v, want the kind of %v", err, wantErr)
+			}
+		})
+	}
+}
+
+// TestServerRoutes checks routing by path suffix and the error shape of
+// unknown routes.
+func TestServerRoutes(t *testing.T) {
+	t.Parallel()
+	s := providertest.NewServer(nil)
+	defer s.Close()
+	base := strings.TrimSuffix(s.URL(), "/v1")
+	tests := []struct {
+		method, path string
+		anthropic    bool // send anthropic-version
+		status       int
+		wire         providertest.Wire // recorded, "" for none
+		body         string            // part of the answer
+	}{
+		{"POST", "/v1/chat/completions", false, 400, providertest.WireOpenAI, `"code":null`},
+		{"POST", "/chat/completions", false, 400, providertest.WireOpenAI, "no scripted response for request 2"},
+		{"POST", "/openai/deployments/x/chat/completions/", false, 400, providertest.WireOpenAI, "request 3"},
+		{"POST", "/v1/messages", true, 400, providertest.WireAnthropic, `"type":"invalid_request_error"`},
+		{"POST", "/v1/v1/messages", true, 400, providertest.WireAnthropic, "request 5"},
+		{"POST", "/messages", false, 400, providertest.WireAnthropic, `{"type":"error"`},
+		{"GET", "/v1/messages", true, 404, "", `"type":"not_found_error"`},
+		{"POST", "/v1/messages/count_tokens", true, 404, "", "no route for POST /v1/messages/count_tokens"},
+		{"GET", "/v1/models", false, 404, "", `"code":"model_not_found"`},
+	}
+	var wires []providertest.Wire
+	for _, tt := range tests {
+		r, err := http.NewRequest(tt.method, base+tt.path, strings.NewReader(`{"model":"m","messages":[]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.anthropic {
+			r.Header.Set("anthropic-version", "2023-06-01")
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.status || !strings.Contains(string(b), tt.body) {
+			t.Errorf("%s %s: %d %s, want %d with %q", tt.method, tt.path, resp.StatusCode, b, tt.status, tt.body)
+		}
+		if tt.wire != "" {
+			wires = append(wires, tt.wire)
+		}
+	}
+	var got []providertest.Wire
+	for _, rec := range s.Recorded() {
+		got = append(got, rec.Wire)
+		if rec.Usage != nil {
+			t.Errorf("unanswered request %s has usage %+v", rec.Path, rec.Usage)
+		}
+	}
+	if diff := cmp.Diff(wires, got); diff != "" {
+		t.Errorf("recorded wires (-want +got):\n%s", diff)
+	}
+}
+
+// TestServerCacheUsage checks that emulated usage reaches the client when
+// the script gives none, that scripted usage wins, and that the emulator
+// sees every answered request either way.
+func TestServerCacheUsage(t *testing.T) {
+	t.Parallel()
+	explicit := &providers.Usage{InputTokens: 1, OutputTokens: 2, CachedInputTokens: 1}
+	s, p := newServer(t, providertest.Response{Text: "one"}, providertest.Response{Text: "two"},
+		providertest.Response{Text: "three", Usage: explicit}, providertest.Response{Status: 500})
+	big := providers.Request{Model: "m", System: strings.Repeat("You are a careful agent. ", 400),
+		Messages: []providers.Message{providers.UserText("hi")}}
+	var usages []providers.Usage
+	for range 4 {
+		events, _ := drain(p.Stream(t.Context(), big))
+		for _, ev := range events {
+			if ev.Type == providers.EventUsage {
+				usages = append(usages, *ev.Usage)
+			}
+		}
+	}
+	recs := s.Recorded()
+	if len(usages) != 3 || len(recs) != 4 || recs[3].Usage != nil {
+		t.Fatalf("usages %+v, %d requests, last usage %v", usages, len(recs), recs[len(recs)-1].Usage)
+	}
+	first, second := usages[0], usages[1]
+	if first.CachedInputTokens != 0 || second.CachedInputTokens < providertest.MinCacheTokens ||
+		second.InputTokens != first.InputTokens || second.OutputTokens != 1 {
+		t.Errorf("first %+v, second %+v: want the second to hit the cache", first, second)
+	}
+	if diff := cmp.Diff([]providers.Usage{first, second}, []providers.Usage{*recs[0].Usage, *recs[1].Usage}); diff != "" {
+		t.Errorf("recorded usage (-reported +recorded):\n%s", diff)
+	}
+	if usages[2] != *explicit || recs[2].Usage.CachedInputTokens != second.CachedInputTokens {
+		t.Errorf("third: reported %+v (want the script's), recorded %+v (want emulated)", usages[2], recs[2].Usage)
+	}
+	st := s.CacheStats()
+	if st.Requests != 3 || st.CachedTokens != 2*second.CachedInputTokens || st.HitRatio() <= 0.6 {
+		t.Errorf("stats %+v, ratio %.3f", st, st.HitRatio())
 	}
 }

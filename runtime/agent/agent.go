@@ -129,6 +129,9 @@ type Options struct {
 	SummaryModelName string
 	// Recorder persists the session; nil keeps it in memory only.
 	Recorder Recorder
+	// SessionID is sent as the requests' cache key
+	// ([providers.Request.CacheKey]); see also [Agent.SetSessionID].
+	SessionID string
 
 	// Now stamps user messages; default time.Now.
 	Now  func() time.Time
@@ -147,6 +150,7 @@ type Agent struct {
 
 	history     []providers.Message
 	usage       providers.Usage
+	byModel     []providers.ModelUsage // usage per model id, sorted (usage.go)
 	alwaysAllow map[string]bool
 	actions     []time.Time
 
@@ -229,17 +233,24 @@ func New(opts Options) (*Agent, error) {
 		a.skillTool = true
 	}
 	slices.SortFunc(a.specs, func(x, y providers.ToolSpec) int { return strings.Compare(x.Name, y.Name) })
+	a.buildBase()
+	a.refreshIndex()
+	return a, nil
+}
+
+// buildBase renders the fixed sections, which hold the tools when the text
+// tool-call protocol is on; with native tool calling it counts the schemas'
+// tokens instead.
+func (a *Agent) buildBase() {
 	toolsSection := ""
-	if opts.TextTools {
+	a.toolTokens = 0
+	if a.opts.TextTools {
 		toolsSection = textToolsSection(a.specs)
-	}
-	a.base = buildBase(opts.Prompt, toolsSection)
-	if !opts.TextTools {
+	} else {
 		b, _ := json.Marshal(a.specs)
 		a.toolTokens = EstimateTokens(string(b))
 	}
-	a.refreshIndex()
-	return a, nil
+	a.base = buildBase(a.opts.Prompt, toolsSection)
 }
 
 // ToolNames returns the names of the tools the model can call, sorted.
@@ -312,7 +323,7 @@ func (a *Agent) SetHistory(msgs []providers.Message) {
 // give the new session's with SetRecorder.
 func (a *Agent) Reset() {
 	a.history = nil
-	a.usage = providers.Usage{}
+	a.usage, a.byModel = providers.Usage{}, nil
 	a.reported, a.reportedAt = 0, 0
 	a.alwaysAllow = map[string]bool{}
 	a.opts.Recorder = nil
@@ -328,7 +339,8 @@ func (a *Agent) Reset() {
 // Usage returns the tokens used by the session so far.
 func (a *Agent) Usage() providers.Usage { return a.usage }
 
-// SetModel switches the model name used by later requests (/model).
+// SetModel switches the model name used by later requests (/model with a
+// model id of the same provider).
 func (a *Agent) SetModel(name string) { a.opts.ModelName = name }
 
 // ModelName returns the model name sent with requests.

@@ -99,7 +99,7 @@ func (a *Agent) compact(ctx context.Context, reason, focus string) (CompactionIn
 
 	head, kept := sp.parts(a.history)
 	summary, usage, err := a.summarize(ctx, head, focus, budget)
-	a.addUsage(usage)
+	a.addModelUsage(a.summaryModelName(), usage)
 	if ctx.Err() != nil {
 		return info, usage, ctx.Err()
 	}
@@ -181,12 +181,9 @@ func (a *Agent) summarize(ctx context.Context, head []providers.Message, focus s
 		model = a.opts.Model
 	}
 	req := providers.Request{
-		Model:    a.opts.SummaryModelName,
+		Model:    a.summaryModelName(),
 		System:   compactionSystem,
 		Messages: []providers.Message{providers.UserText(prompt)},
-	}
-	if req.Model == "" {
-		req.Model = a.opts.ModelName
 	}
 	var text strings.Builder
 	var usage providers.Usage

@@ -20,7 +20,7 @@ type memRecorder struct {
 	messages    []providers.Message
 	skills      []session.SkillChange
 	compactions []session.Compaction
-	usage       providers.Usage
+	usage       []providers.ModelUsage
 	fail        error
 }
 
@@ -36,8 +36,8 @@ func (r *memRecorder) RecordCompaction(c session.Compaction) error {
 	r.compactions = append(r.compactions, c)
 	return r.fail
 }
-func (r *memRecorder) RecordUsage(u providers.Usage) error {
-	r.usage.Add(u)
+func (r *memRecorder) RecordUsage(model string, u providers.Usage) error {
+	r.usage = providers.AddModelUsage(r.usage, model, u)
 	return r.fail
 }
 
@@ -388,8 +388,8 @@ func TestRecorderAndResume(t *testing.T) {
 	if diff := cmp.Diff(env.agent.History(), rec.messages); diff != "" {
 		t.Errorf("recorded messages differ from history (-history +recorded):\n%s", diff)
 	}
-	if rec.usage != env.agent.Usage() {
-		t.Errorf("recorded usage %+v, session usage %+v", rec.usage, env.agent.Usage())
+	if diff := cmp.Diff(env.agent.UsageByModel(), rec.usage); diff != "" || providers.TotalUsage(rec.usage) != env.agent.Usage() {
+		t.Errorf("recorded usage differs from the session's (-session +recorded):\n%s", diff)
 	}
 
 	// A new process resumes: same system prompt, history and usage.
@@ -401,7 +401,7 @@ func TestRecorderAndResume(t *testing.T) {
 	if env2.agent.SystemPrompt() != env.agent.SystemPrompt() {
 		t.Error("resumed system prompt differs")
 	}
-	if env2.agent.Usage() != env.agent.Usage() {
+	if env2.agent.Usage() != env.agent.Usage() || !cmp.Equal(env2.agent.UsageByModel(), env.agent.UsageByModel()) {
 		t.Error("resumed usage differs")
 	}
 	if diff := cmp.Diff(env.agent.History(), env2.agent.History()); diff != "" {
@@ -410,7 +410,7 @@ func TestRecorderAndResume(t *testing.T) {
 	// A changed skill comes back with its new text and is recorded so.
 	rec3 := &memRecorder{}
 	env3 := newEnv(t, nil, func(o *Options) { o.Recorder = rec3 })
-	env3.agent.Resume(rec.messages, []session.SkillState{{Name: "greeter", Args: "Ada", Hash: "0000"}}, providers.Usage{})
+	env3.agent.Resume(rec.messages, []session.SkillState{{Name: "greeter", Args: "Ada", Hash: "0000"}}, nil)
 	if len(rec3.skills) != 1 || rec3.skills[0].Hash == "0000" || !env3.agent.Skills().ChangedOnDisk("greeter") {
 		t.Errorf("changed skill: records %+v, changed %v", rec3.skills, env3.agent.Skills().ChangedOnDisk("greeter"))
 	}
@@ -418,7 +418,7 @@ func TestRecorderAndResume(t *testing.T) {
 	// file agrees with the live session.
 	rec4 := &memRecorder{}
 	env4 := newEnv(t, nil, func(o *Options) { o.Recorder = rec4 })
-	diags := env4.agent.Resume(nil, []session.SkillState{{Name: "vanished", Hash: "1"}, {Name: "greeter", Hash: rec.skills[1].Hash}}, providers.Usage{})
+	diags := env4.agent.Resume(nil, []session.SkillState{{Name: "vanished", Hash: "1"}, {Name: "greeter", Hash: rec.skills[1].Hash}}, nil)
 	if len(diags) != 1 || !strings.Contains(diags[0].Message, `"vanished" not restored`) {
 		t.Errorf("diagnostics = %+v", diags)
 	}

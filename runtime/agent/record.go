@@ -16,7 +16,8 @@ type Recorder interface {
 	RecordMessage(providers.Message) error
 	RecordSkill(session.SkillChange) error
 	RecordCompaction(session.Compaction) error
-	RecordUsage(providers.Usage) error
+	// RecordUsage records the usage of responses to requests for model.
+	RecordUsage(model string, u providers.Usage) error
 }
 
 // SetRecorder replaces the session recorder (/clear starts a new file); nil
@@ -36,17 +37,6 @@ func (a *Agent) add(msgs ...providers.Message) {
 	}
 	for _, m := range msgs {
 		a.recorded(a.opts.Recorder.RecordMessage(m))
-	}
-}
-
-// addUsage counts a response's usage in the session and records it.
-func (a *Agent) addUsage(u providers.Usage) {
-	if u == (providers.Usage{}) {
-		return
-	}
-	a.usage.Add(u)
-	if a.opts.Recorder != nil {
-		a.recorded(a.opts.Recorder.RecordUsage(u))
 	}
 }
 
@@ -106,14 +96,15 @@ func (a *Agent) syncSkills() {
 
 // Resume restores a saved session: its history (repaired so every tool call
 // has a result), its active skills, re-read from disk in their activation
-// order, and its usage totals. Skills active before (always-on ones) are
+// order, and its usage totals per model (session.Session.UsageByModel; the
+// order does not matter). Skills active before (always-on ones) are
 // replaced by the session's. It returns a diagnostic for each skill that
 // could not be restored; skills whose text changed on disk are restored with
 // the new text and reported by [skills.ActiveSet.ChangedOnDisk]. Changes
 // against the saved state are recorded.
-func (a *Agent) Resume(history []providers.Message, active []session.SkillState, usage providers.Usage) []skills.Diagnostic {
+func (a *Agent) Resume(history []providers.Message, active []session.SkillState, usage []providers.ModelUsage) []skills.Diagnostic {
 	a.history = repairHistory(slices.Clone(history))
-	a.usage = usage
+	a.restoreUsage(usage)
 	a.reported = 0
 	var diags []skills.Diagnostic
 	saved := make([]skills.SnapshotEntry, len(active))

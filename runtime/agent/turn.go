@@ -206,6 +206,7 @@ func (a *Agent) request(ctx context.Context, iteration, estimate int) (*response
 		MaxTokens:       a.opts.MaxTokens,
 		Temperature:     a.opts.Temperature,
 		ReasoningEffort: a.opts.ReasoningEffort,
+		CacheKey:        a.opts.SessionID,
 	}
 	req.System = strings.Join(req.SystemBlocks, "\n\n")
 	if !a.opts.TextTools {

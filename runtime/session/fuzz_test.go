@@ -22,6 +22,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(lines(msg("no header"), `{"type":"skill","skill":{"action":"activate","name":"x","args":"1"}}`)))
 	f.Add([]byte(lines(hdr, `{"type":"compaction","compaction":{"summary":"S","messages":[{"role":"user","parts":[{"type":"text","text":"S"}]}]}}`)))
 	f.Add([]byte(lines(hdr, `{"type":"usage","usage":{"input_tokens":-1,"output_tokens":9223372036854775807}}`, msg("x"))))
+	f.Add([]byte(lines(hdr, `{"type":"usage","usage":{"input_tokens":5}}`, `{"type":"usage","model":"m2","usage":{"input_tokens":7,"cache_write_tokens":2}}`, msg("x"))))
 	f.Add([]byte("\x00\xff{\n\n[]\nnull\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse("fuzz.jsonl", data)
@@ -38,8 +39,10 @@ func FuzzParse(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		if err := w.RecordUsage(s.Usage); err != nil {
-			t.Fatal(err)
+		for _, u := range s.UsageByModel {
+			if err := w.RecordUsage(u.Model, u.Usage); err != nil {
+				t.Fatal(err)
+			}
 		}
 		for _, m := range s.Messages {
 			if err := w.RecordMessage(m); err != nil {
@@ -69,6 +72,7 @@ func FuzzParse(f *testing.F) {
 			{"messages", s.Messages, again.Messages},
 			{"skills", s.Skills, again.Skills},
 			{"usage", s.Usage, again.Usage},
+			{"usage by model", s.UsageByModel, again.UsageByModel},
 		} {
 			if diff := cmp.Diff(c.want, c.got); diff != "" {
 				t.Errorf("%s after a rewrite (-want +got):\n%s", c.name, diff)
@@ -89,7 +93,7 @@ func BenchmarkParse(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		if err := w.RecordUsage(providers.Usage{InputTokens: 1000 + i, OutputTokens: 50}); err != nil {
+		if err := w.RecordUsage("gpt-test", providers.Usage{InputTokens: 1000 + i, OutputTokens: 50}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -113,6 +114,7 @@ func (p *parser) apply(n int, r *Record) {
 		s.Compactions++
 	case TypeUsage:
 		s.Usage.Add(*r.Usage)
+		s.UsageByModel = providers.AddModelUsage(s.UsageByModel, cmp.Or(r.Model, s.Header.Model), *r.Usage)
 	}
 }
 

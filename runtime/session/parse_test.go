@@ -134,7 +134,7 @@ func TestParseReplay(t *testing.T) {
 		skill("deactivate", "missing", ""), skill("activate", "c", ""), skill("deactivate", "a", ""),
 		compaction("S2", "m3"),
 		msg("m4"),
-		`{"type":"usage","usage":{"input_tokens":1,"output_tokens":1,"cached_tokens":1}}`,
+		`{"type":"usage","model":"other","usage":{"input_tokens":1,"output_tokens":1,"cached_tokens":1}}`,
 	)
 	s, err := Parse("s1.jsonl", []byte(data))
 	if err != nil {
@@ -144,8 +144,14 @@ func TestParseReplay(t *testing.T) {
 		Header: Header{ID: "s1", Created: s.Header.Created, Workspace: "/ws", Provider: "p", Model: "m", Version: 1},
 		Messages: []providers.Message{providers.UserText("S2"), providers.AssistantText("m3"),
 			providers.UserText("m4")},
-		Skills:         []SkillState{{Name: "b", Hash: "h-"}, {Name: "c", Hash: "h-"}},
-		Usage:          providers.Usage{InputTokens: 6, OutputTokens: 3, CachedInputTokens: 2},
+		Skills: []SkillState{{Name: "b", Hash: "h-"}, {Name: "c", Hash: "h-"}},
+		Usage:  providers.Usage{InputTokens: 6, OutputTokens: 3, CachedInputTokens: 2},
+		// A usage record without a model (a file written before usage
+		// records named it) is the header's model's.
+		UsageByModel: []providers.ModelUsage{
+			{Model: "m", Usage: providers.Usage{InputTokens: 5, OutputTokens: 2, CachedInputTokens: 1}},
+			{Model: "other", Usage: providers.Usage{InputTokens: 1, OutputTokens: 1, CachedInputTokens: 1}},
+		},
 		Compactions:    2,
 		Summary:        "S2",
 		Records:        15,
@@ -196,7 +202,7 @@ func TestParseEveryTruncation(t *testing.T) {
 	for _, m := range toolTurn("héllo ✓ wörld") {
 		must(w.RecordMessage(m))
 	}
-	must(w.RecordUsage(providers.Usage{InputTokens: 100, OutputTokens: 20}))
+	must(w.RecordUsage("m", providers.Usage{InputTokens: 100, OutputTokens: 20}))
 	must(w.RecordCompaction(Compaction{Summary: "S", Replaced: 3, Messages: []providers.Message{providers.UserText("S")}}))
 	must(w.RecordSkill(SkillChange{Action: ActionDeactivate, Name: "review"}))
 	must(w.RecordMessage(providers.AssistantText("tail ✓")))

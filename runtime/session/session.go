@@ -95,6 +95,9 @@ type Record struct {
 	Skill      *SkillChange       `json:"skill,omitempty"`
 	Compaction *Compaction        `json:"compaction,omitempty"`
 	Usage      *providers.Usage   `json:"usage,omitempty"`
+	// Model is the model id of a usage record's requests. Files written
+	// before it existed leave it out: their usage is the header's model's.
+	Model string `json:"model,omitempty"`
 }
 
 // A SkillState is one active skill after replaying the skill records.
@@ -113,8 +116,10 @@ type Session struct {
 	// Skills are the skills active at the end, in activation order.
 	Skills []SkillState `json:"skills"`
 	// Usage is the sum of all usage records.
-	Usage       providers.Usage `json:"usage"`
-	Compactions int             `json:"compactions"`
+	Usage providers.Usage `json:"usage"`
+	// UsageByModel is the same sum per model id, sorted by model.
+	UsageByModel []providers.ModelUsage `json:"usage_by_model"`
+	Compactions  int                    `json:"compactions"`
 	// Summary is the last compaction's summary text ("" without compaction);
 	// Messages[0] carries the same text when the compaction kept it first.
 	Summary string `json:"summary,omitempty"`

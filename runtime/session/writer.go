@@ -62,9 +62,10 @@ func (w *Writer) RecordCompaction(c Compaction) error {
 	return w.record(Record{Type: TypeCompaction, Compaction: &c})
 }
 
-// RecordUsage appends the token usage of one or more responses.
-func (w *Writer) RecordUsage(u providers.Usage) error {
-	return w.record(Record{Type: TypeUsage, Usage: &u})
+// RecordUsage appends the token usage of one or more responses to requests
+// for model.
+func (w *Writer) RecordUsage(model string, u providers.Usage) error {
+	return w.record(Record{Type: TypeUsage, Usage: &u, Model: model})
 }
 
 // Close fsyncs and closes the file, if one was created. Records still held in

@@ -49,7 +49,7 @@ func TestRoundTrip(t *testing.T) {
 			return w.RecordSkill(SkillChange{Action: ActionActivate, Name: "review", Args: "main", Hash: "h1"})
 		}, 0},
 		{func() error {
-			return w.RecordUsage(providers.Usage{InputTokens: 10, OutputTokens: 5, CachedInputTokens: 2})
+			return w.RecordUsage("gpt-test", providers.Usage{InputTokens: 10, OutputTokens: 5, CachedInputTokens: 2})
 		}, 0},
 		{func() error { return w.RecordMessage(turn[0]) }, 4},
 		{func() error { return w.RecordMessage(turn[1]) }, 5},
@@ -59,7 +59,9 @@ func TestRoundTrip(t *testing.T) {
 		{func() error {
 			return w.RecordSkill(SkillChange{Action: ActionActivate, Name: "review", Args: "dev", Hash: "h2"})
 		}, 9},
-		{func() error { return w.RecordUsage(providers.Usage{InputTokens: 20, OutputTokens: 7}) }, 10},
+		{func() error {
+			return w.RecordUsage("claude-test", providers.Usage{InputTokens: 20, OutputTokens: 7, CacheWriteTokens: 4})
+		}, 10},
 		{func() error {
 			return w.RecordCompaction(Compaction{Summary: summary.Text(), Replaced: 3, TokensBefore: 900, TokensAfter: 120,
 				Messages: []providers.Message{summary, turn[3]}})
@@ -68,7 +70,7 @@ func TestRoundTrip(t *testing.T) {
 		{func() error { return w.RecordMessage(providers.AssistantText("done")) }, 13},
 		{func() error { return w.RecordSkill(SkillChange{Action: ActionDeactivate, Name: "lint"}) }, 14},
 		{func() error {
-			return w.RecordUsage(providers.Usage{InputTokens: 1, OutputTokens: 1, CachedInputTokens: 1})
+			return w.RecordUsage("gpt-test", providers.Usage{InputTokens: 1, OutputTokens: 1, CachedInputTokens: 1})
 		}, 15},
 	}
 	for i, st := range steps {
@@ -111,10 +113,14 @@ func TestRoundTrip(t *testing.T) {
 	want := &Session{
 		Header: Header{ID: "20261122-031937-a1b2c3", Created: base.Add(time.Second), Workspace: "/ws",
 			Provider: "openai", Model: "gpt-test", Version: FormatVersion},
-		Path:           w.Path(),
-		Messages:       []providers.Message{summary, turn[3], providers.UserText("second question"), providers.AssistantText("done")},
-		Skills:         []SkillState{{Name: "review", Args: "dev", Hash: "h2"}},
-		Usage:          providers.Usage{InputTokens: 31, OutputTokens: 13, CachedInputTokens: 3},
+		Path:     w.Path(),
+		Messages: []providers.Message{summary, turn[3], providers.UserText("second question"), providers.AssistantText("done")},
+		Skills:   []SkillState{{Name: "review", Args: "dev", Hash: "h2"}},
+		Usage:    providers.Usage{InputTokens: 31, OutputTokens: 13, CachedInputTokens: 3, CacheWriteTokens: 4},
+		UsageByModel: []providers.ModelUsage{
+			{Model: "claude-test", Usage: providers.Usage{InputTokens: 20, OutputTokens: 7, CacheWriteTokens: 4}},
+			{Model: "gpt-test", Usage: providers.Usage{InputTokens: 11, OutputTokens: 6, CachedInputTokens: 3}},
+		},
 		Compactions:    1,
 		Summary:        summary.Text(),
 		Records:        15,
@@ -138,7 +144,7 @@ func TestLazyCreation(t *testing.T) {
 	if err := w.RecordSkill(SkillChange{Action: ActionActivate, Name: "review"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.RecordUsage(providers.Usage{InputTokens: 3}); err != nil {
+	if err := w.RecordUsage("m", providers.Usage{InputTokens: 3}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {

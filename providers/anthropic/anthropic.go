@@ -1,0 +1,352 @@
+// Package anthropic adapts the Anthropic Messages API — and gateways that
+// speak it — to [providers.Streamer].
+//
+// anthropic-sdk-go carries the requests (base URL, x-api-key,
+// anthropic-version, headers); its own retries are off because
+// [providers.Reliable] owns retry and fallback, and it is built from
+// explicit options only, so ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL and the
+// SDK's credential profiles are never read behind the configuration's
+// back. The JSON body is written here (see [Provider.EncodeRequest] for its
+// layout and prompt-cache breakpoints) and the event stream is decoded
+// here: text and thinking deltas as they arrive, thinking signatures and
+// redacted thinking for the history, tool-use input accumulated per content
+// block, usage with the cache reads and writes, and error events classified
+// like HTTP errors.
+package anthropic
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	sdk "github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+
+	"github.com/clawseed/clawseed/providers"
+)
+
+// DefaultBaseURL is used when [Config.BaseURL] is empty.
+const DefaultBaseURL = "https://api.anthropic.com"
+
+// maxJSONBody bounds a non-streamed answer (a server that ignored
+// stream:true).
+const maxJSONBody = 32 << 20
+
+// A Config describes one Messages API endpoint.
+type Config struct {
+	// Name identifies the entry in errors (providers.Error.Provider);
+	// "anthropic" when empty.
+	Name string
+	// BaseURL is the API root, e.g. "https://api.anthropic.com";
+	// [DefaultBaseURL] when empty. A trailing "/v1" or "/v1/messages" is
+	// accepted and stripped.
+	BaseURL string
+	// APIKey is sent as x-api-key; no key header when empty (gateways that
+	// authenticate otherwise). The ANTHROPIC_* environment variables are
+	// never read.
+	APIKey string
+	// Model is used when the request names none.
+	Model string
+	// MaxTokens caps responses when the request sets no cap; 0 lets the
+	// adapter send a default the model accepts (max_tokens is required).
+	MaxTokens int
+	// ExtraHeaders are added to every request (e.g. anthropic-beta).
+	ExtraHeaders map[string]string
+	// Timeout bounds every wait for the server: for the response headers and
+	// then for each next event of the stream. It is an idle timeout, so a
+	// long answer that keeps streaming is never cut. 0 means no limit beyond
+	// the caller's context.
+	Timeout time.Duration
+	// ReasoningEffort is used when the request sets none: a thinking budget
+	// or adaptive-thinking effort on the models that think.
+	ReasoningEffort string
+	// HTTPClient sends the requests; a plain &http.Client{} when nil.
+	HTTPClient *http.Client
+}
+
+// A Provider streams Messages API responses from one endpoint. It is safe
+// for concurrent use.
+type Provider struct {
+	cfg    Config
+	client sdk.Client
+}
+
+// errTimeout is the cancellation cause when [Config.Timeout] elapses.
+var errTimeout = errors.New("timed out waiting for the server")
+
+// errIncomplete reports a stream that ended before message_stop, and
+// errNoEvents one that ended before any event.
+var (
+	errIncomplete = errors.New("stream ended before the response was complete")
+	errNoEvents   = errors.New("stream ended before any event")
+)
+
+// New returns a provider for cfg.
+func New(cfg Config) *Provider {
+	cfg.Name = cmp.Or(cfg.Name, "anthropic")
+	base := strings.TrimRight(cmp.Or(cfg.BaseURL, DefaultBaseURL), "/")
+	base = strings.TrimSuffix(base, "/messages")
+	base = strings.TrimSuffix(base, "/v1")
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	p := &Provider{cfg: cfg}
+	opts := []option.RequestOption{
+		// Without this marker NewClient would add ANTHROPIC_API_KEY,
+		// ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL and the credential
+		// profiles from the environment.
+		option.WithoutEnvironmentDefaults(),
+		option.WithBaseURL(base + "/"),
+		option.WithHTTPClient(hc),
+		option.WithMaxRetries(0),
+		// Tracing would otherwise follow ANTHROPIC_OPEN_TELEMETRY* and
+		// inject trace headers.
+		option.WithoutOpenTelemetry(),
+		option.WithOpenTelemetryPropagation(false),
+		option.WithMiddleware(p.rejectErrorStatus),
+	}
+	if cfg.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	}
+	keys := make([]string, 0, len(cfg.ExtraHeaders))
+	for k := range cfg.ExtraHeaders {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		opts = append(opts, option.WithHeader(k, cfg.ExtraHeaders[k]))
+	}
+	p.client = sdk.NewClient(opts...)
+	return p
+}
+
+// modelKey carries a request's model to the middleware, for its errors.
+type modelKey struct{}
+
+// rejectErrorStatus turns a non-2xx response into a classified
+// [*providers.Error] before the SDK sees it, so the headers (Retry-After)
+// and bodies that are not Anthropic-shaped are not lost.
+func (p *Provider) rejectErrorStatus(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	resp, err := next(req)
+	if err != nil || resp.StatusCode < 400 {
+		return resp, err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	model, _ := req.Context().Value(modelKey{}).(string)
+	return nil, p.httpError(resp.StatusCode, resp.Header, body, model)
+}
+
+// Stream sends req and yields its events: text and thinking deltas as they
+// arrive, each thinking block's signature as it ends (redacted thinking as
+// one event), then at the end one tool_call event per call in block order,
+// the usage and the stop event.
+//
+// Errors are [*providers.Error]s, except that cancelling ctx yields
+// ctx.Err(). Cancelling ctx or breaking out of the loop aborts the HTTP
+// request.
+func (p *Provider) Stream(ctx context.Context, req providers.Request) iter.Seq2[providers.Event, error] {
+	return func(yield func(providers.Event, error) bool) {
+		if err := p.stream(ctx, req, yield); err != nil {
+			yield(providers.Event{}, err)
+		}
+	}
+}
+
+// stream runs one request. It returns the error to report, or nil when the
+// response completed or the consumer stopped.
+func (p *Provider) stream(parent context.Context, req providers.Request, yield func(providers.Event, error) bool) error {
+	model := cmp.Or(req.Model, p.cfg.Model)
+	body, err := p.EncodeRequest(req)
+	if err != nil {
+		if pe, ok := errors.AsType[*providers.Error](err); ok && pe.Provider == "" {
+			pe.Provider = p.cfg.Name
+		}
+		return err
+	}
+	ctx, cancel := context.WithCancelCause(context.WithValue(parent, modelKey{}, model))
+	defer cancel(nil)
+	idle := newWatchdog(p.cfg.Timeout, cancel)
+	defer idle.stop()
+
+	var resp *http.Response
+	err = p.client.Post(ctx, "v1/messages", body, &resp,
+		option.WithHeader("Accept", "text/event-stream"))
+	if err != nil {
+		return p.failure(parent, ctx, err, "send request", model)
+	}
+	defer resp.Body.Close()
+	idle.reset()
+
+	if isJSON(resp.Header.Get("Content-Type")) {
+		return p.whole(parent, ctx, resp.Body, model, yield)
+	}
+	err = p.decodeSSE(resp.Body, model, idle.reset, func(ev providers.Event) bool { return yield(ev, nil) })
+	if errors.Is(err, errIncomplete) || errors.Is(err, errNoEvents) {
+		// A cut caused by the idle timeout or the caller is reported as such.
+		if ferr := p.failure(parent, ctx, nil, "", model); ferr != nil {
+			return ferr
+		}
+		msg := errIncomplete.Error()
+		if errors.Is(err, errNoEvents) {
+			// Typically a proxy's HTML page with a 200 status.
+			msg = fmt.Sprintf("the server sent no event (Content-Type %q)", resp.Header.Get("Content-Type"))
+		}
+		return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name, Message: withModel(msg, model)}
+	}
+	if err != nil {
+		return p.failure(parent, ctx, err, "read stream", model)
+	}
+	return nil
+}
+
+// decodeSSE reads an event stream from r and yields the neutral events. It
+// returns nil once message_stop arrived or yield returned false,
+// errIncomplete (errNoEvents) when the stream ended before (before any
+// event), a [*providers.Error] for an
+// error event or a malformed event, and read errors as they are. progress,
+// if not nil, is called after each event (it feeds the idle timeout).
+func (p *Provider) decodeSSE(r io.Reader, model string, progress func(), yield func(providers.Event) bool) error {
+	sse := newSSEReader(r)
+	var d decoder
+	for events := 0; !d.done; events++ {
+		name, data, err := sse.next()
+		if err == io.EOF && events == 0 {
+			return errNoEvents
+		}
+		if err == io.EOF {
+			return errIncomplete
+		}
+		if err != nil {
+			return err
+		}
+		if progress != nil {
+			progress()
+		}
+		if len(data) == 0 {
+			continue
+		}
+		if index, delta, ok := fastDelta(data); ok {
+			d.delta(index, &delta)
+		} else {
+			var ev streamEvent
+			if err := json.Unmarshal(data, &ev); err != nil {
+				return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name,
+					Message: withModel(fmt.Sprintf("malformed stream event: %v", err), model)}
+			}
+			if ev.Type == "" {
+				ev.Type = string(name)
+			}
+			if ae := d.handle(&ev); ae != nil {
+				return p.streamError(ae, model, false)
+			}
+		}
+		for _, e := range d.out {
+			if !yield(e) {
+				return nil
+			}
+		}
+		d.out = d.out[:0]
+	}
+	return nil
+}
+
+// whole handles a server that answered with one JSON message (it ignored
+// stream:true) or a JSON error object with a 2xx status.
+func (p *Provider) whole(parent, ctx context.Context, r io.Reader, model string, yield func(providers.Event, error) bool) error {
+	data, err := io.ReadAll(io.LimitReader(r, maxJSONBody))
+	if err != nil {
+		return p.failure(parent, ctx, err, "read response", model)
+	}
+	var ev streamEvent
+	if err := json.Unmarshal(data, &ev); err != nil {
+		return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name,
+			Message: withModel(fmt.Sprintf("malformed response: %v", err), model)}
+	}
+	var d decoder
+	switch ev.Type {
+	case "error":
+		return p.streamError(parseAPIError(ev.Error), model, true)
+	case "message", "":
+		ev.Type = "message"
+		d.handle(&ev)
+	default:
+		return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name,
+			Message: withModel(fmt.Sprintf("unexpected response of type %q", ev.Type), model)}
+	}
+	for _, e := range d.out {
+		if !yield(e, nil) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// failure classifies err (nil when only the contexts are to be checked):
+// the caller's cancellation is returned as is, a [Config.Timeout] and
+// transport trouble are transient, and errors the middleware already
+// classified pass through.
+func (p *Provider) failure(parent, ctx context.Context, err error, op, model string) error {
+	if parent.Err() != nil {
+		return parent.Err()
+	}
+	if cause := context.Cause(ctx); errors.Is(cause, errTimeout) {
+		return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name,
+			Message: withModel(fmt.Sprintf("%v (%s)", errTimeout, p.cfg.Timeout), model), Err: cause}
+	}
+	if err == nil {
+		return nil
+	}
+	if pe, ok := errors.AsType[*providers.Error](err); ok {
+		return pe
+	}
+	kind := providers.KindTransient
+	if _, sent := errors.AsType[*url.Error](err); op == "send request" && !sent {
+		// The request could not even be built (e.g. a malformed base URL):
+		// sending it again cannot help.
+		kind = providers.KindBadRequest
+	}
+	return &providers.Error{Kind: kind, Provider: p.cfg.Name,
+		Message: withModel(fmt.Sprintf("%s: %v", op, err), model), Err: err}
+}
+
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
+// A watchdog cancels a context when no progress is reported for d.
+type watchdog struct {
+	d time.Duration
+	t *time.Timer
+}
+
+func newWatchdog(d time.Duration, cancel context.CancelCauseFunc) *watchdog {
+	if d <= 0 {
+		return nil
+	}
+	return &watchdog{d: d, t: time.AfterFunc(d, func() { cancel(errTimeout) })}
+}
+
+func (w *watchdog) reset() {
+	if w != nil {
+		w.t.Reset(w.d)
+	}
+}
+
+func (w *watchdog) stop() {
+	if w != nil {
+		w.t.Stop()
+	}
+}

@@ -1,0 +1,56 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/clawseed/clawseed/providers/providertest"
+)
+
+// TestSwitchModel: /model to another entry sends the next turn, with the
+// whole history, to the new client under its model id and settings, with
+// the same system prompt while the tool protocol stays.
+func TestSwitchModel(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, []providertest.Response{{Text: "from the first"}}, func(o *Options) { o.SessionID = "s-1" })
+	if _, err := env.agent.Turn(t.Context(), "one"); err != nil {
+		t.Fatal(err)
+	}
+	second := providertest.NewModel(providertest.Response{Text: "from the second"}, providertest.Response{Text: "text protocol"})
+	temp := 0.2
+	env.agent.SwitchModel(ModelChoice{Model: second, Name: "claude-x", MaxTokens: 4096, Temperature: &temp, ReasoningEffort: "low", ContextWindow: 200000})
+	if _, err := env.agent.Turn(t.Context(), "two"); err != nil {
+		t.Fatal(err)
+	}
+	first := env.model.Requests()
+	reqs := second.Requests()
+	if len(first) != 1 || len(reqs) != 1 {
+		t.Fatalf("requests: first model %d, second %d", len(first), len(reqs))
+	}
+	r := reqs[0]
+	if r.Model != "claude-x" || r.MaxTokens != 4096 || r.Temperature == nil || *r.Temperature != 0.2 || r.ReasoningEffort != "low" || r.CacheKey != "s-1" {
+		t.Errorf("request settings: %+v", r)
+	}
+	if len(r.Messages) != 3 || !strings.Contains(r.Messages[1].Text(), "from the first") {
+		t.Errorf("history not carried over: %+v", r.Messages)
+	}
+	if r.System != first[0].System {
+		t.Error("system prompt changed although the tool protocol did not")
+	}
+	if env.agent.ContextReport().Window != 200000 {
+		t.Errorf("window = %d", env.agent.ContextReport().Window)
+	}
+
+	// A model without native tool calling gets the tools in the prompt.
+	env.agent.SwitchModel(ModelChoice{Model: second, Name: "local", TextTools: true})
+	if _, err := env.agent.Turn(t.Context(), "three"); err != nil {
+		t.Fatal(err)
+	}
+	r = second.Requests()[1]
+	if len(r.Tools) != 0 || !strings.Contains(r.System, "<tool_call>") {
+		t.Errorf("text protocol: %d tools, system has no tool protocol section", len(r.Tools))
+	}
+	if env.agent.ContextReport().Window != 200000 {
+		t.Error("ContextWindow 0 must keep the window")
+	}
+}
