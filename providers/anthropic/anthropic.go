@@ -158,7 +158,13 @@ func (p *Provider) rejectErrorStatus(req *http.Request, next option.MiddlewareNe
 // request.
 func (p *Provider) Stream(ctx context.Context, req providers.Request) iter.Seq2[providers.Event, error] {
 	return func(yield func(providers.Event, error) bool) {
-		if err := p.stream(ctx, req, yield); err != nil {
+		err := p.stream(ctx, req, yield)
+		if rejectedThinking(err) {
+			if bare, ok := withoutThinking(req); ok {
+				err = p.stream(ctx, bare, yield)
+			}
+		}
+		if err != nil {
 			yield(providers.Event{}, err)
 		}
 	}

@@ -144,6 +144,9 @@ type Agent struct {
 	tools map[string]Tool
 	specs []providers.ToolSpec // sorted by name, Skill included
 	base  string               // sections 1–5, fixed for the session
+	// fixed is base and the skill index joined: the first system block,
+	// built when either changes rather than per request.
+	fixed string
 	// skillTool is true when the Skill tool is offered (skills on, not denied).
 	skillTool bool
 	index     skills.Index
@@ -251,6 +254,7 @@ func (a *Agent) buildBase() {
 		a.toolTokens = EstimateTokens(string(b))
 	}
 	a.base = buildBase(a.opts.Prompt, toolsSection)
+	a.fixed = joinSections(a.base, a.index.Text)
 }
 
 // ToolNames returns the names of the tools the model can call, sorted.
@@ -269,11 +273,11 @@ func (a *Agent) ToolSpecs() []providers.ToolSpec { return slices.Clone(a.specs) 
 // called at start and after the catalog changed, never per request, so the
 // index stays byte-identical between reloads.
 func (a *Agent) refreshIndex() {
-	if !a.opts.SkillsEnabled {
-		a.index = skills.Index{}
-		return
+	a.index = skills.Index{}
+	if a.opts.SkillsEnabled {
+		a.index = skills.RenderIndex(a.opts.Skills.Catalog().Skills, a.opts.IndexBudget)
 	}
-	a.index = skills.RenderIndex(a.opts.Skills.Catalog().Skills, a.opts.IndexBudget)
+	a.fixed = joinSections(a.base, a.index.Text)
 }
 
 // SetCatalog replaces the skill catalog (hot reload) and re-renders the index.
@@ -300,7 +304,7 @@ func (a *Agent) SystemPrompt() string {
 // the fixed sections with the skill index, then each active skill's block.
 // An activation appends a block and changes none before it.
 func (a *Agent) systemBlocks() []string {
-	blocks := []string{joinSections(a.base, a.index.Text)}
+	blocks := []string{a.fixed}
 	if a.opts.SkillsEnabled {
 		blocks = append(blocks, a.opts.Skills.Blocks()...)
 	}
