@@ -14,7 +14,6 @@ import (
 	"maps"
 	"net"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -282,21 +281,12 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 
 	sb := newSandbox(cfg, a.catalog)
 	toolTimeout := cfg.Agent.ToolTimeout()
-	toolList := tools.Core(sb, tools.CoreOptions{
-		AllowedCommands: cfg.Autonomy.AllowedCommands,
-		ShellTimeout:    toolTimeout,
-		MaxOutputChars:  cfg.Agent.MaxToolOutputChars,
-		EnvPassthrough:  cfg.Autonomy.EnvPassthrough,
-	})
-	if cfg.Skills.Enabled {
-		toolList = append(toolList, tools.NewSkillCreate(filepath.Join(cfg.Workspace, ".clawseed", "skills")))
-	}
-	var agentTools []agent.Tool
-	for _, t := range toolList {
-		agentTools = append(agentTools, t)
-	}
-
 	var ag *agent.Agent
+	agentTools := buildTools(toolEnv{
+		cfg: cfg, sb: sb, model: model, modelName: resolved.Model, notices: o.Notices,
+		addUsage: func(model string, u providers.Usage) { ag.AddUsage(model, u) },
+	})
+
 	active := skills.NewActiveSet(skills.ActiveConfig{
 		Enabled:   cfg.Skills.Enabled,
 		MaxActive: cfg.Skills.MaxActive,

@@ -25,6 +25,8 @@ type Config struct {
 	WebFetch     WebFetch    `toml:"web_fetch"`
 	WebSearch    WebSearch   `toml:"web_search"`
 	HTTPRequest  HTTPRequest `toml:"http_request"`
+	Backup       Backup      `toml:"backup"`
+	Cron         Cron        `toml:"cron"`
 
 	// Workspace is the absolute, cleaned, symlink-resolved workspace
 	// directory: the one path every component uses.
@@ -164,6 +166,9 @@ type WebFetch struct {
 	Enabled        bool     `toml:"enabled"`
 	AllowedDomains []string `toml:"allowed_domains"`
 	BlockedDomains []string `toml:"blocked_domains"`
+	// MaxBytes caps what is read of a response body.
+	MaxBytes    int `toml:"max_bytes"`
+	TimeoutSecs int `toml:"timeout_secs"`
 }
 
 // WebSearch is the [web_search] table.
@@ -176,13 +181,34 @@ type WebSearch struct {
 	APIKey string `toml:"api_key"`
 	// BaseURL is the searxng instance URL (required for searxng), or an
 	// override of the brave/tavily endpoint.
-	BaseURL string `toml:"base_url"`
+	BaseURL     string `toml:"base_url"`
+	TimeoutSecs int    `toml:"timeout_secs"`
 }
 
 // HTTPRequest is the [http_request] table.
 type HTTPRequest struct {
 	Enabled        bool     `toml:"enabled"`
 	AllowedDomains []string `toml:"allowed_domains"`
+	// MaxBytes caps what is read of a response body.
+	MaxBytes    int `toml:"max_bytes"`
+	TimeoutSecs int `toml:"timeout_secs"`
+}
+
+// Backup is the [backup] table.
+type Backup struct {
+	Enabled bool `toml:"enabled"`
+	// Paths are the folders backed up, relative to the workspace; empty
+	// means the whole workspace.
+	Paths []string `toml:"paths"`
+	// Dir "" means <workspace>/.clawseed/backups; see [Config.BackupDir].
+	Dir string `toml:"dir"`
+}
+
+// Cron is the [cron] table.
+type Cron struct {
+	Enabled bool `toml:"enabled"`
+	// Dir "" means $CLAWSEED_HOME/cron; see [Config.CronDir].
+	Dir string `toml:"dir"`
 }
 
 // Default returns the built-in defaults (the first layer). Its environment is
@@ -228,9 +254,11 @@ func Default() *Config {
 		},
 		Sessions:    Sessions{Enabled: true},
 		Memory:      Memory{Enabled: true, AutoRecall: true},
-		WebFetch:    WebFetch{Enabled: true, AllowedDomains: []string{"*"}, BlockedDomains: []string{}},
-		WebSearch:   WebSearch{Enabled: true, Provider: "duckduckgo"},
-		HTTPRequest: HTTPRequest{Enabled: false, AllowedDomains: []string{}},
+		WebFetch:    WebFetch{Enabled: true, AllowedDomains: []string{"*"}, BlockedDomains: []string{}, MaxBytes: 2 << 20, TimeoutSecs: 30},
+		WebSearch:   WebSearch{Enabled: true, Provider: "duckduckgo", TimeoutSecs: 30},
+		HTTPRequest: HTTPRequest{Enabled: false, AllowedDomains: []string{}, MaxBytes: 2 << 20, TimeoutSecs: 30},
+		Backup:      Backup{Enabled: true, Paths: []string{}},
+		Cron:        Cron{Enabled: true},
 		sources:     map[string]origin{},
 		unresolved:  map[string]unresolved{},
 	}

@@ -21,3 +21,12 @@ func (a Agent) ToolTimeout() time.Duration { return seconds(a.ToolTimeoutSecs) }
 // MaxRetryWait is max_retry_wait_secs as a Duration: the longest
 // Retry-After the provider client waits for.
 func (p Providers) MaxRetryWait() time.Duration { return seconds(p.MaxRetryWaitSecs) }
+
+// Timeout is timeout_secs of [web_fetch] as a Duration.
+func (w WebFetch) Timeout() time.Duration { return seconds(w.TimeoutSecs) }
+
+// Timeout is timeout_secs of [web_search] as a Duration.
+func (w WebSearch) Timeout() time.Duration { return seconds(w.TimeoutSecs) }
+
+// Timeout is timeout_secs of [http_request] as a Duration.
+func (h HTTPRequest) Timeout() time.Duration { return seconds(h.TimeoutSecs) }

@@ -267,6 +267,22 @@ func (c *Config) MemoryDir() string {
 	return c.ResolvePath(c.Memory.Dir)
 }
 
+// BackupDir is [backup].dir resolved: "" means <workspace>/.clawseed/backups.
+func (c *Config) BackupDir() string {
+	if c.Backup.Dir == "" {
+		return filepath.Join(c.Workspace, ".clawseed", "backups")
+	}
+	return c.ResolvePath(c.Backup.Dir)
+}
+
+// CronDir is [cron].dir resolved: "" means $CLAWSEED_HOME/cron.
+func (c *Config) CronDir() string {
+	if c.Cron.Dir == "" {
+		return filepath.Join(c.Home, "cron")
+	}
+	return c.ResolvePath(c.Cron.Dir)
+}
+
 // ExtraSkillRoots is [skills].extra_roots resolved with [Config.ResolvePath].
 func (c *Config) ExtraSkillRoots() []string {
 	out := make([]string, 0, len(c.Skills.ExtraRoots))

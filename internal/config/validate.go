@@ -47,6 +47,11 @@ func (c *Config) validate() error {
 		atLeast("skills.max_skill_file_bytes", c.Skills.MaxSkillFileBytes, 1),
 		atLeast("autonomy.max_actions_per_hour", c.Autonomy.MaxActionsPerHour, 0),
 		between("context.compact_at_percent", c.Context.CompactAtPercent, 1, 100),
+		atLeast("web_fetch.max_bytes", c.WebFetch.MaxBytes, 1),
+		secsRange("web_fetch.timeout_secs", c.WebFetch.TimeoutSecs, 1),
+		secsRange("web_search.timeout_secs", c.WebSearch.TimeoutSecs, 1),
+		atLeast("http_request.max_bytes", c.HTTPRequest.MaxBytes, 1),
+		secsRange("http_request.timeout_secs", c.HTTPRequest.TimeoutSecs, 1),
 		atLeast("context.keep_recent_tokens", c.Context.KeepRecentTokens, 0),
 	} {
 		if err := c.checkInt(r); err != nil {

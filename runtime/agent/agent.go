@@ -17,6 +17,7 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clawseed/clawseed/permissions"
@@ -151,7 +152,10 @@ type Agent struct {
 	skillTool bool
 	index     skills.Index
 
-	history     []providers.Message
+	history []providers.Message
+	// usageMu guards usage and byModel, which tools (llm_task) add to from
+	// their own goroutines.
+	usageMu     sync.Mutex
 	usage       providers.Usage
 	byModel     []providers.ModelUsage // usage per model id, sorted (usage.go)
 	alwaysAllow map[string]bool
@@ -341,7 +345,11 @@ func (a *Agent) Reset() {
 }
 
 // Usage returns the tokens used by the session so far.
-func (a *Agent) Usage() providers.Usage { return a.usage }
+func (a *Agent) Usage() providers.Usage {
+	a.usageMu.Lock()
+	defer a.usageMu.Unlock()
+	return a.usage
+}
 
 // SetModel switches the model name used by later requests (/model with a
 // model id of the same provider).

@@ -13,7 +13,16 @@ import (
 // A fallback provider that answers in the primary's place bills under its
 // own model, but its usage is counted under the request's model id: the
 // stream does not say which provider answered.
-func (a *Agent) UsageByModel() []providers.ModelUsage { return slices.Clone(a.byModel) }
+func (a *Agent) UsageByModel() []providers.ModelUsage {
+	a.usageMu.Lock()
+	defer a.usageMu.Unlock()
+	return slices.Clone(a.byModel)
+}
+
+// AddUsage counts the usage of a model request a tool made for the session
+// (llm_task). Tools run concurrently, so it may be called from any
+// goroutine.
+func (a *Agent) AddUsage(model string, u providers.Usage) { a.addModelUsage(model, u) }
 
 // addUsage counts a response to a request of the session's model.
 func (a *Agent) addUsage(u providers.Usage) { a.addModelUsage(a.opts.ModelName, u) }
@@ -24,6 +33,8 @@ func (a *Agent) addModelUsage(model string, u providers.Usage) {
 	if u == (providers.Usage{}) {
 		return
 	}
+	a.usageMu.Lock()
+	defer a.usageMu.Unlock()
 	a.usage.Add(u)
 	a.byModel = providers.AddModelUsage(a.byModel, model, u)
 	if a.opts.Recorder != nil {

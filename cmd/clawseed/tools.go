@@ -1,0 +1,51 @@
+package main
+
+import (
+	"io"
+	"path/filepath"
+
+	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/tools"
+)
+
+// toolEnv is what the tool constructors need from the session being wired.
+type toolEnv struct {
+	cfg *config.Config
+	sb  *tools.Sandbox
+	// model and modelName are the session's model (for llm_task).
+	model     agent.Model
+	modelName string
+	// addUsage counts a tool's own model requests in the session's usage.
+	addUsage func(model string, u providers.Usage)
+	// notices receives retry and fallback lines of the models tools use.
+	notices io.Writer
+}
+
+// buildTools returns the session's tools: the core ones, skill_create, and
+// every optional tool that can work in this configuration. A tool that
+// cannot (git without a repository, web_search without its key, a disabled
+// table) is not registered at all (§9): the model never sees a tool that
+// would only fail.
+func buildTools(env toolEnv) []agent.Tool {
+	cfg := env.cfg
+	list := tools.Core(env.sb, tools.CoreOptions{
+		AllowedCommands: cfg.Autonomy.AllowedCommands,
+		ShellTimeout:    cfg.Agent.ToolTimeout(),
+		MaxOutputChars:  cfg.Agent.MaxToolOutputChars,
+		EnvPassthrough:  cfg.Autonomy.EnvPassthrough,
+	})
+	if cfg.Skills.Enabled {
+		list = append(list, tools.NewSkillCreate(filepath.Join(cfg.Workspace, ".clawseed", "skills")))
+	}
+	list = append(list, localTools(env)...)
+	list = append(list, webTools(env)...)
+	list = append(list, cronTools(env)...)
+	list = append(list, llmTools(env)...)
+	out := make([]agent.Tool, len(list))
+	for i, t := range list {
+		out[i] = t
+	}
+	return out
+}
