@@ -29,11 +29,27 @@ var claudeToolNames = map[string]string{
 // A shell command containing control operators, substitutions or redirections
 // is never pre-approved by a prefix pattern: `git status && rm -rf ~` must not
 // pass as `git`.
+//
+// A network tool is pre-approved only by an entry that names it (`web_fetch`,
+// `WebFetch`, `web_fetch(...)`), never by a glob such as `*` or `web_*`:
+// reaching the network must be a decision about that tool.
 func AllowedToolsCover(entries []string, tool, summary string) bool {
+	return allowedToolsCover(entries, tool, summary, false)
+}
+
+// AllowedToolsCoverClass is [AllowedToolsCover] for a tool of class c.
+func AllowedToolsCoverClass(entries []string, tool, summary string, c Class) bool {
+	return allowedToolsCover(entries, tool, summary, c == ClassNetwork)
+}
+
+func allowedToolsCover(entries []string, tool, summary string, exact bool) bool {
 	for _, e := range entries {
 		name, pattern, hasPattern := splitEntry(strings.TrimSpace(e))
 		if mapped, ok := claudeToolNames[name]; ok {
 			name = mapped
+		}
+		if exact && name != tool {
+			continue
 		}
 		if !MatchGlob(name, tool) {
 			continue

@@ -116,10 +116,20 @@ func (p Policy) Decide(name string, class Class, preApproved bool) Decision {
 	if matchAny(p.AlwaysAsk, name) {
 		return Ask
 	}
-	if class == ClassRead || preApproved || matchAny(p.AutoApprove, name) {
+	if class == ClassRead || preApproved || p.autoApproved(name, class) {
 		return Allow
 	}
 	return Ask
+}
+
+// autoApproved reports whether auto_approve covers the tool. A network tool
+// must be named there: a glob (`*`) that happens to match it does not send
+// data out without asking.
+func (p Policy) autoApproved(name string, class Class) bool {
+	if class == ClassNetwork {
+		return slices.Contains(p.AutoApprove, name)
+	}
+	return matchAny(p.AutoApprove, name)
 }
 
 // MatchGlob reports whether a tool name matches a glob (`*`, `?`, `[...]`, as

@@ -143,3 +143,37 @@ func TestPolicyDecide(t *testing.T) {
 		}
 	}
 }
+
+// TestNetworkNeverAutoApprovedByGlob: a network tool runs without asking
+// only when auto_approve or an active skill's allowed-tools names it
+// (issue 10); always_ask still wins.
+func TestNetworkNeverAutoApprovedByGlob(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		auto, ask []string
+		name      string
+		class     Class
+		want      Decision
+	}{
+		{[]string{"*"}, nil, "web_fetch", ClassNetwork, Ask},
+		{[]string{"web_*"}, nil, "web_fetch", ClassNetwork, Ask},
+		{[]string{"web_fetch"}, nil, "web_fetch", ClassNetwork, Allow},
+		{[]string{"web_fetch"}, []string{"web_*"}, "web_fetch", ClassNetwork, Ask},
+		{[]string{"*"}, nil, "file_write", ClassWrite, Allow},
+		{[]string{"file_*"}, []string{"file_write"}, "file_write", ClassWrite, Ask},
+	}
+	for _, tt := range tests {
+		p := Policy{Level: Supervised, AutoApprove: tt.auto, AlwaysAsk: tt.ask}
+		if got := p.Decide(tt.name, tt.class, false); got != tt.want {
+			t.Errorf("auto %v ask %v: Decide(%s) = %v, want %v", tt.auto, tt.ask, tt.name, got, tt.want)
+		}
+	}
+	for entries, want := range map[string]bool{"*": false, "web_*": false, "web_fetch": true, "WebFetch": true, "web_fetch(https://*)": true} {
+		if got := AllowedToolsCoverClass([]string{entries}, "web_fetch", "https://example.com", ClassNetwork); got != want {
+			t.Errorf("allowed-tools %q covers web_fetch = %v, want %v", entries, got, want)
+		}
+	}
+	if !AllowedToolsCoverClass([]string{"*"}, "file_read", "x", ClassRead) {
+		t.Error("a glob no longer covers a read tool")
+	}
+}

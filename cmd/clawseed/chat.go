@@ -82,6 +82,7 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 		return err
 	}
 	defer a.Close()
+	defer startCronScheduler(ctx, cfg, log)()
 	chat.Agent = a.agent
 	chat.Reader = reader
 	chat.Renderer = renderer

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -10,6 +11,7 @@ import (
 
 	clawseed "github.com/clawseed/clawseed"
 	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/runtime/agent"
 )
 
 // configOptions are the flags of `clawseed config`.
@@ -18,6 +20,7 @@ type configOptions struct {
 	io      *IOStreams
 	Project bool
 	Force   bool
+	Tools   bool
 }
 
 func newConfigCmd(g *globalOptions, io *IOStreams) *cobra.Command {
@@ -31,20 +34,25 @@ func newConfigCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	}
 	initCmd.Flags().BoolVar(&opts.Project, "project", false, "write <workspace>/.clawseed/config.toml instead")
 	initCmd.Flags().BoolVar(&opts.Force, "force", false, "overwrite an existing file")
+	showCmd := &cobra.Command{
+		Use:   "show",
+		Short: "Print the effective configuration, secrets masked, with the source of every non-default value",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := loadConfig(g)
+			if err != nil {
+				return err
+			}
+			if opts.Tools {
+				return configShowTools(cfg, io.Out)
+			}
+			return cfg.Show(io.Out)
+		},
+	}
+	showCmd.Flags().BoolVar(&opts.Tools, "tools", false, "list the tools a session registers, with their class and the size of their schema")
 	cmd.AddCommand(
 		initCmd,
-		&cobra.Command{
-			Use:   "show",
-			Short: "Print the effective configuration, secrets masked, with the source of every non-default value",
-			Args:  cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, args []string) error {
-				cfg, err := loadConfig(g)
-				if err != nil {
-					return err
-				}
-				return cfg.Show(io.Out)
-			},
-		},
+		showCmd,
 		&cobra.Command{
 			Use:   "check",
 			Short: "Validate the configuration; exit 0 when valid, 2 otherwise",
@@ -68,6 +76,9 @@ func configCheckRun(g *globalOptions, io *IOStreams) error {
 	err = cfg.CheckSession(probeOllama)
 	var np *config.NoProviderError
 	if err != nil && !errors.As(err, &np) {
+		return usageError(err)
+	}
+	if err := webConfigError(cfg); err != nil {
 		return usageError(err)
 	}
 	fmt.Fprintf(io.Out, "config OK (workspace %s)\n", cfg.Workspace)
@@ -102,4 +113,22 @@ func configInitRun(opts *configOptions) error {
 	}
 	fmt.Fprintf(opts.io.Out, "Wrote %s\n", path)
 	return nil
+}
+
+// configShowTools lists the tools a session with this configuration sends
+// to the model. llm_task needs the session's model: it is listed when one
+// resolves.
+func configShowTools(cfg *config.Config, w io.Writer) error {
+	var model agent.Model
+	name := ""
+	if r, err := cfg.ResolveModel("", nil); err == nil {
+		if m, err := newModel(cfg, r, nil); err == nil {
+			model, name = m, r.Model
+		}
+	}
+	specs, classes, err := sessionToolSpecs(cfg, model, name)
+	if err != nil {
+		return usageError(err)
+	}
+	return printToolSizes(w, specs, classes)
 }

@@ -127,7 +127,9 @@ func newRootCmd(io *IOStreams) *cobra.Command {
 		newSkillsCmd(g, io),
 		newSessionsCmd(g, io),
 		newConfigCmd(g, io),
+		newCronCmd(g, io),
 		newVersionCmd(io),
+		newPDFTextCmd(io),
 	)
 	return root
 }

@@ -68,6 +68,9 @@ func scriptParams(dir, config string) testscript.Params {
 			"fakellm":  cmdFakeLLM,
 			"waitfile": cmdWaitFile,
 			"exitcode": cmdExitCode,
+			// script_web_test.go: the page server of the web tool scripts.
+			"webserve":  cmdWebServe,
+			"expandenv": cmdExpandEnv,
 		},
 	}
 }
@@ -359,7 +362,7 @@ func conversation(ts *testscript.TestScript, from int) []providertest.Recorded {
 	}
 	var out []providertest.Recorded
 	for _, rec := range recs[from-1:] {
-		if !strings.HasPrefix(systemPrompt(ts, rec), summarySystemPrefix) {
+		if !isSummaryRequest(ts, rec) {
 			out = append(out, rec)
 		}
 	}
@@ -380,8 +383,23 @@ func reqNum(ts *testscript.TestScript, arg string) int {
 }
 
 // summarySystemPrefix starts the system prompt of compaction summary
-// requests (runtime/agent's compactionSystem).
-const summarySystemPrefix = "You summarise a conversation"
+// requests sent as a transcript (runtime/agent's compactionSystem);
+// summaryInPlaceMark starts the last user message of those asked at the end
+// of the conversation itself (compactionInPlace).
+const (
+	summarySystemPrefix = "You summarise a conversation"
+	summaryInPlaceMark  = "<compaction_request>"
+)
+
+// isSummaryRequest tells compaction summary requests from the
+// conversation's.
+func isSummaryRequest(ts *testscript.TestScript, rec providertest.Recorded) bool {
+	if strings.HasPrefix(systemPrompt(ts, rec), summarySystemPrefix) {
+		return true
+	}
+	lines := strings.Split(strings.TrimRight(view(ts, rec).Transcript(), "\n"), "\n")
+	return strings.Contains(lines[len(lines)-1], summaryInPlaceMark)
+}
 
 func atoi(ts *testscript.TestScript, args []string, i int) int {
 	if i >= len(args) {

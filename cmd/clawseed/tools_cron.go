@@ -1,13 +1,88 @@
 package main
 
-import "github.com/clawseed/clawseed/runtime/tools"
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
 
-// cronTools returns the cron_* tools when [cron] is enabled.
+	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/cron"
+	"github.com/clawseed/clawseed/runtime/tools"
+)
+
+// cronStore is the job store of the configuration ([cron].dir).
+func cronStore(cfg *config.Config) *cron.Store { return &cron.Store{Dir: cfg.CronDir()} }
+
+// cronTools returns the cron_* tools when [cron] is enabled. cron_run is
+// left out when this binary cannot find itself to run a job.
 func cronTools(env toolEnv) []tools.Tool {
-	return nil
+	if !env.cfg.Cron.Enabled {
+		return nil
+	}
+	run, _ := newJobRunner()
+	return tools.CronTools(tools.CronOptions{
+		Store:           cronStore(env.cfg),
+		Workspace:       env.cfg.Workspace,
+		Run:             run,
+		AllowedCommands: env.cfg.Autonomy.AllowedCommands,
+		Sandbox:         env.sb,
+	})
 }
 
-// llmTools returns llm_task.
+// llmTools returns llm_task when the session has a model.
 func llmTools(env toolEnv) []tools.Tool {
-	return nil
+	if env.model == nil {
+		return nil
+	}
+	nm := &namedModels{cfg: env.cfg, env: env, built: map[string]namedModel{}}
+	return []tools.Tool{tools.NewLLMTask(tools.LLMTaskOptions{
+		Model:          env.model,
+		ModelName:      env.modelName,
+		Entries:        slices.Sorted(maps.Keys(env.cfg.Providers.Models)),
+		Named:          nm.get,
+		AddUsage:       env.addUsage,
+		MaxOutputChars: env.cfg.Agent.MaxToolOutputChars,
+	})}
+}
+
+// namedModels builds the clients of [providers.models] entries for
+// llm_task, once each (calls may run in parallel).
+type namedModels struct {
+	cfg   *config.Config
+	env   toolEnv
+	mu    sync.Mutex
+	built map[string]namedModel
+}
+
+type namedModel struct {
+	model providers.Streamer
+	id    string
+}
+
+func (n *namedModels) get(name string) (providers.Streamer, string, error) {
+	if _, ok := n.cfg.Providers.Models[name]; !ok {
+		return nil, "", fmt.Errorf("not a [providers.models] entry (configured: %s)", strings.Join(slices.Sorted(maps.Keys(n.cfg.Providers.Models)), ", "))
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if m, ok := n.built[name]; ok {
+		return m.model, m.id, nil
+	}
+	r, _, err := n.cfg.ResolveNamed(name, "")
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := streamerFor(r)
+	if err != nil {
+		return nil, "", err
+	}
+	m := namedModel{
+		model: providers.NewReliable([]providers.Named{{Name: r.Name, Streamer: s}}, n.cfg.Providers.MaxRetries, reliableOptions(n.cfg, n.env.notices)...),
+		id:    r.Model,
+	}
+	n.built[name] = m
+	return m.model, m.id, nil
 }

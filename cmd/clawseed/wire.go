@@ -16,6 +16,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -114,6 +115,19 @@ func skillReadDirs(cat *skills.Catalog) []tools.ReadDir {
 	}
 	return dirs
 }
+
+// processActions is the process's max_actions_per_hour counter (§9): every
+// agent this process builds (the session's, cron jobs run while chat is
+// open) takes from the one made first.
+func processActions(n int) *agent.ActionLimiter {
+	actionsOnce.Do(func() { actionLimiter = agent.NewActionLimiter(n, nil) })
+	return actionLimiter
+}
+
+var (
+	actionsOnce   sync.Once
+	actionLimiter *agent.ActionLimiter
+)
 
 // probeOllama reports whether something answers on Ollama's port.
 func probeOllama() bool {
@@ -258,6 +272,9 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 	if err := cfg.UseSession(); err != nil {
 		return nil, usageError(err)
 	}
+	if err := webConfigError(cfg); err != nil {
+		return nil, usageError(err)
+	}
 	model, err := newModel(cfg, resolved, o.Notices)
 	if err != nil {
 		return nil, usageError(err)
@@ -341,6 +358,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		ToolTimeout:        toolTimeout,
 		MaxToolOutputChars: cfg.Agent.MaxToolOutputChars,
 		MaxActionsPerHour:  cfg.Autonomy.MaxActionsPerHour,
+		Actions:            processActions(cfg.Autonomy.MaxActionsPerHour),
 		ContextWindow:      resolved.ContextWindow,
 		CompactAtPercent:   cfg.Context.CompactAtPercent,
 		KeepRecentTokens:   cfg.Context.KeepRecentTokens,

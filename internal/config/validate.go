@@ -35,6 +35,11 @@ func (c *Config) validate() error {
 	if err := c.checkPatterns("autonomy.env_passthrough", c.Autonomy.EnvPassthrough); err != nil {
 		return err
 	}
+	if c.HTTPRequest.Enabled && len(c.HTTPRequest.AllowedDomains) == 0 {
+		// Without a list the tool could call any public host with any
+		// method: enabling it must say where.
+		return c.invalid("http_request.enabled", "http_request needs allowed_domains (the hosts it may call, e.g. [\"api.example.com\"])")
+	}
 	if err := c.checkProviders(); err != nil {
 		return err
 	}

@@ -113,6 +113,10 @@ type Options struct {
 	ToolTimeout        time.Duration // default 120s
 	MaxToolOutputChars int           // default 30000
 	MaxActionsPerHour  int           // 0 = unlimited
+	// Actions counts tool calls against the limit; share one between the
+	// agents of a process so the limit holds for the process. nil: New
+	// makes one from MaxActionsPerHour and Now.
+	Actions *ActionLimiter
 
 	// ContextWindow is the model's context window in tokens (default
 	// 128000).
@@ -159,7 +163,6 @@ type Agent struct {
 	usage       providers.Usage
 	byModel     []providers.ModelUsage // usage per model id, sorted (usage.go)
 	alwaysAllow map[string]bool
-	actions     []time.Time
 
 	// toolTokens is the estimated size of the tool schemas, fixed per
 	// session.
@@ -210,6 +213,9 @@ func New(opts Options) (*Agent, error) {
 	}
 	if opts.Sink == nil {
 		opts.Sink = func(Event) {}
+	}
+	if opts.Actions == nil {
+		opts.Actions = NewActionLimiter(opts.MaxActionsPerHour, opts.Now)
 	}
 	if opts.Skills == nil {
 		opts.SkillsEnabled = false

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/clawseed/clawseed/providers"
@@ -43,7 +44,16 @@ const summaryResultChars = 2000
 
 const compactionSystem = `You summarise a conversation between a user and an AI agent that works in a software project with tools. Older messages are about to be removed from the agent's context; it will continue the work from your summary and the most recent messages alone. Write only the summary: no preamble, no tool calls.`
 
-const compactionRequest = `Summarise the conversation in the transcript above so the agent can continue from it. Use these headings, in this order, and leave out a heading that would be empty:
+// transcriptLead and compactionInPlace open the summary instruction: after a
+// transcript, or at the end of the conversation itself. Both are followed by
+// compactionRequest, so every summary request contains "Summarise the
+// conversation" (what test scripts answer).
+const (
+	transcriptLead    = "The transcript above is the older part of a conversation. "
+	compactionInPlace = "<compaction_request>\nOlder messages of this conversation are about to be removed from your context; you will continue the work from a summary and the most recent messages alone. Do not call any tool and do not answer the last request: write only the summary. "
+)
+
+const compactionRequest = `Summarise the conversation so far so the work can continue from it. Use these headings, in this order, and leave out a heading that would be empty:
 
 ## User goals
 ## Decisions
@@ -98,7 +108,7 @@ func (a *Agent) compact(ctx context.Context, reason, focus string) (CompactionIn
 	}
 
 	head, kept := sp.parts(a.history)
-	summary, usage, err := a.summarize(ctx, head, focus, budget)
+	summary, usage, err := a.summarize(ctx, head, focus, budget, reason)
 	a.addModelUsage(a.summaryModelName(), usage)
 	if ctx.Err() != nil {
 		return info, usage, ctx.Err()
@@ -170,11 +180,19 @@ func summaryMessage(summary string) providers.Message {
 // plain-text transcript in one user message, with long tool results cut: no
 // tool schemas are needed, every provider accepts it, and it is far smaller
 // than the raw messages.
-func (a *Agent) summarize(ctx context.Context, head []providers.Message, focus string, budget int) (string, providers.Usage, error) {
+func (a *Agent) summarize(ctx context.Context, head []providers.Message, focus string, budget int, reason string) (string, providers.Usage, error) {
 	words := min(max(budget/4, 300), 2000) * 3 / 4
-	prompt := "<transcript>\n" + renderTranscript(head) + "</transcript>\n\n" + fmt.Sprintf(compactionRequest, words)
+	ask := fmt.Sprintf(compactionRequest, words)
 	if focus = strings.TrimSpace(focus); focus != "" {
-		prompt += "\n\nFocus the summary on: " + focus
+		ask += "\n\nFocus the summary on: " + focus
+	}
+	var usage providers.Usage
+	if a.summaryInPlace(reason) {
+		summary, u, err := a.summaryRequest(ctx, a.inPlaceRequest(ask), a.opts.Model, budget)
+		usage.Add(u)
+		if err == nil || ctx.Err() != nil || !transcriptMayHelp(err) {
+			return summary, usage, err
+		}
 	}
 	model := a.opts.Summarizer
 	if model == nil {
@@ -183,10 +201,64 @@ func (a *Agent) summarize(ctx context.Context, head []providers.Message, focus s
 	req := providers.Request{
 		Model:    a.summaryModelName(),
 		System:   compactionSystem,
-		Messages: []providers.Message{providers.UserText(prompt)},
+		Messages: []providers.Message{providers.UserText("<transcript>\n" + renderTranscript(head) + "</transcript>\n\n" + transcriptLead + ask)},
 	}
+	summary, u, err := a.summaryRequest(ctx, req, model, budget)
+	usage.Add(u)
+	return summary, usage, err
+}
+
+// summaryInPlace reports whether the summary is asked for at the end of the
+// conversation itself rather than of a transcript: when the session's own
+// model summarises (no summary_model), with native tools, and the request
+// is known to fit (not after a context-length error). Such a request shares
+// the whole prefix (tools, system prompt, history) with the previous one,
+// so the provider's prompt cache serves nearly all of it: a compaction at
+// 80 % of a 200K window then costs a tenth of its input tokens.
+func (a *Agent) summaryInPlace(reason string) bool {
+	return reason != CompactOverflow && a.opts.Summarizer == nil && a.opts.SummaryModelName == "" && !a.opts.TextTools
+}
+
+// transcriptMayHelp reports whether a failed in-place summary is worth
+// asking again as a transcript: the model called tools or wrote nothing,
+// or the request was too long or refused. A provider that is down or
+// refuses the key would fail the same way again.
+func transcriptMayHelp(err error) bool {
+	pe, ok := errors.AsType[*providers.Error](err)
+	if !ok {
+		return true
+	}
+	return pe.Kind == providers.KindContextLength || pe.Kind == providers.KindBadRequest
+}
+
+// inPlaceRequest is the next conversation request with the summary
+// instruction as its last user message. The model summarises everything,
+// the recent messages it keeps verbatim included: a little overlap, and
+// the prefix stays byte for byte what the cache holds.
+func (a *Agent) inPlaceRequest(ask string) providers.Request {
+	blocks := a.systemBlocks()
+	msgs := append(slices.Clone(a.history), providers.UserText(compactionInPlace+ask))
+	return providers.Request{
+		Model:           a.opts.ModelName,
+		SystemBlocks:    blocks,
+		System:          strings.Join(blocks, "\n\n"),
+		Messages:        msgs,
+		Tools:           a.specs,
+		MaxTokens:       a.opts.MaxTokens,
+		Temperature:     a.opts.Temperature,
+		ReasoningEffort: a.opts.ReasoningEffort,
+		CacheKey:        a.opts.SessionID,
+	}
+}
+
+// summaryRequest sends a summary request and returns its text, cut at half
+// the history budget: a model that ignores the length asked for must not
+// fill the room the compaction made. A response that calls tools instead
+// is a failure.
+func (a *Agent) summaryRequest(ctx context.Context, req providers.Request, model Model, budget int) (string, providers.Usage, error) {
 	var text strings.Builder
 	var usage providers.Usage
+	calls := false
 	for ev, err := range model.Stream(ctx, req) {
 		if err != nil {
 			return "", usage, err
@@ -194,6 +266,8 @@ func (a *Agent) summarize(ctx context.Context, head []providers.Message, focus s
 		switch ev.Type {
 		case providers.EventTextDelta:
 			text.WriteString(ev.Text)
+		case providers.EventToolCall:
+			calls = true
 		case providers.EventUsage:
 			if ev.Usage != nil {
 				usage.Add(*ev.Usage)
@@ -203,12 +277,13 @@ func (a *Agent) summarize(ctx context.Context, head []providers.Message, focus s
 	if ctx.Err() != nil {
 		return "", usage, ctx.Err()
 	}
+	if calls {
+		return "", usage, errors.New("the summary request was answered with tool calls")
+	}
 	summary := strings.TrimSpace(stripThink(text.String()))
 	if summary == "" {
 		return "", usage, errors.New("the summary request returned no text")
 	}
-	// A model that ignores the length asked for must not fill the room the
-	// compaction made: cap the summary at half the history budget.
 	return truncateOutput(summary, max(budget/2, 500)*4), usage, nil
 }
 

@@ -48,13 +48,19 @@ func filler(i int) string {
 func summaryResponses(n int) []providertest.Response {
 	var out []providertest.Response
 	for i := range n {
-		out = append(out, providertest.Response{When: "<transcript>", Text: fmt.Sprintf("## User goals\nSUMMARY-%d", i+1)})
+		out = append(out, providertest.Response{When: "Summarise the conversation", Text: fmt.Sprintf("## User goals\nSUMMARY-%d", i+1)})
 	}
 	return out
 }
 
 // isSummaryRequest tells the compaction requests from the conversation's.
-func isSummaryRequest(r providers.Request) bool { return r.System == compactionSystem }
+func isSummaryRequest(r providers.Request) bool {
+	if r.System == compactionSystem {
+		return true
+	}
+	n := len(r.Messages)
+	return n > 0 && strings.HasPrefix(r.Messages[n-1].Text(), "<compaction_request>")
+}
 
 // checkValid fails when a request's history would be rejected by a provider:
 // a tool call without its result or a result without its call.
@@ -98,14 +104,18 @@ func TestAutoCompactionKeepsSystemPrompt(t *testing.T) {
 	for i, r := range reqs {
 		if isSummaryRequest(r) {
 			summaries++
-			text := r.Messages[0].Text()
-			for _, want := range []string{"<transcript>", "## User goals", "## Decisions", "## Files and identifiers", "## Open questions", "## Current work"} {
+			text := r.Messages[len(r.Messages)-1].Text()
+			for _, want := range []string{"<compaction_request>", "Summarise the conversation", "## User goals", "## Decisions", "## Files and identifiers", "## Open questions", "## Current work"} {
 				if !strings.Contains(text, want) {
 					t.Errorf("summary request %d lacks %q", i+1, want)
 				}
 			}
-			if len(r.Tools) != 0 {
-				t.Errorf("summary request %d carries tools", i+1)
+			// Asked at the end of the conversation itself, so the
+			// provider's cache serves the prefix: same tools, same
+			// system prompt, the previous request's messages.
+			prev := reqs[i-1]
+			if len(r.Tools) != len(prev.Tools) || r.System != prev.System || len(r.Messages) <= len(prev.Messages) {
+				t.Errorf("summary request %d does not extend request %d", i+1, i)
 			}
 			continue
 		}
@@ -162,7 +172,7 @@ func TestOverflowCompactsAndRetries(t *testing.T) {
 	t.Parallel()
 	script := []providertest.Response{
 		{Status: 400, Error: "This model's maximum context length is 4096 tokens."},
-		{When: "<transcript>", Text: "SUMMARY"},
+		{When: "Summarise the conversation", Text: "SUMMARY"},
 		{Text: "fits now"},
 	}
 	env := newEnv(t, script, nil)
@@ -200,7 +210,7 @@ func TestOverflowCompactsAndRetries(t *testing.T) {
 func TestOverflowRetriedOnce(t *testing.T) {
 	t.Parallel()
 	tooLong := providertest.Response{Status: 400, Error: "context length exceeded"}
-	env := newEnv(t, []providertest.Response{tooLong, {When: "<transcript>", Text: "S"}, tooLong}, nil)
+	env := newEnv(t, []providertest.Response{tooLong, {When: "Summarise the conversation", Text: "S"}, tooLong}, nil)
 	var old []providers.Message
 	for i := range 4 {
 		old = append(old, providers.UserText(filler(i)), providers.AssistantText("ok"))
@@ -217,7 +227,7 @@ func TestOverflowRetriedOnce(t *testing.T) {
 
 func TestSummaryFailureDropsWholeTurns(t *testing.T) {
 	t.Parallel()
-	script := []providertest.Response{{When: "<transcript>", Status: 500, Error: "summary model down"}, {Text: "done"}}
+	script := []providertest.Response{{When: "Summarise the conversation", Status: 500, Error: "summary model down"}, {Text: "done"}}
 	env := newEnv(t, script, smallWindow(nil))
 	var old []providers.Message
 	for i := range 8 {
@@ -286,7 +296,7 @@ func TestCancelDuringSummaryLeavesHistory(t *testing.T) {
 
 func TestManualCompact(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t, []providertest.Response{{When: "<transcript>", Text: "S"}}, nil)
+	env := newEnv(t, []providertest.Response{{When: "Summarise the conversation", Text: "S"}}, nil)
 	info, err := env.agent.Compact(t.Context(), "")
 	if err != nil || info.Replaced != 0 {
 		t.Fatalf("Compact on an empty history = %+v, %v", info, err)
@@ -303,8 +313,8 @@ func TestManualCompact(t *testing.T) {
 		t.Fatalf("Compact = %+v, %v", info, err)
 	}
 	req := env.model.Requests()[0]
-	if !strings.HasSuffix(req.Messages[0].Text(), "Focus the summary on: the parser bug") {
-		t.Errorf("focus missing from the summary request:\n%s", req.Messages[0].Text())
+	if last := req.Messages[len(req.Messages)-1].Text(); !strings.HasSuffix(last, "Focus the summary on: the parser bug") {
+		t.Errorf("focus missing from the summary request:\n%s", last)
 	}
 	if req.Model != "test-model" {
 		t.Errorf("summary model = %q, want the session's", req.Model)
@@ -449,7 +459,7 @@ func TestRecordFailureReportedOnce(t *testing.T) {
 func TestLongSummaryCapped(t *testing.T) {
 	t.Parallel()
 	huge := strings.Repeat("blah ", 20000)
-	env := newEnv(t, []providertest.Response{{When: "<transcript>", Text: huge}}, smallWindow(nil))
+	env := newEnv(t, []providertest.Response{{When: "Summarise the conversation", Text: huge}}, smallWindow(nil))
 	var old []providers.Message
 	for i := range 4 {
 		old = append(old, providers.UserText(filler(i)), providers.AssistantText("ok"))
@@ -505,5 +515,31 @@ func TestSkillRecordsReplayInOrder(t *testing.T) {
 	}
 	if diff := cmp.Diff(live, sess.Skills); diff != "" {
 		t.Errorf("replayed skills (-live +file):\n%s", diff)
+	}
+}
+
+// TestInPlaceSummaryFallsBack: a summary asked at the end of the
+// conversation that the model answers with a tool call is asked again as a
+// transcript, with the fixed summary prompt and no tools.
+func TestInPlaceSummaryFallsBack(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, []providertest.Response{
+		{When: "<compaction_request>", ToolCalls: []providertest.Call{{Name: "file_read", Args: `{"path":"x"}`}}},
+		{When: "<transcript>", Text: "## User goals\nFROM-TRANSCRIPT"},
+	}, nil)
+	env.agent.SetHistory([]providers.Message{
+		providers.UserText("fix the parser"), providers.AssistantText("done"),
+		providers.UserText("now the lexer"), providers.AssistantText("done too"),
+	})
+	info, err := env.agent.Compact(t.Context(), "")
+	if err != nil || !info.Summarized {
+		t.Fatalf("Compact = %+v, %v", info, err)
+	}
+	reqs := env.model.Requests()
+	if len(reqs) != 2 || len(reqs[0].Tools) == 0 || reqs[1].System != compactionSystem || len(reqs[1].Tools) != 0 {
+		t.Fatalf("requests: %d", len(reqs))
+	}
+	if h := env.agent.History(); !strings.Contains(h[0].Text(), "FROM-TRANSCRIPT") {
+		t.Errorf("summary = %q", h[0].Text())
 	}
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clawseed/clawseed/providers/providertest"
 )
@@ -52,5 +53,30 @@ func TestSwitchModel(t *testing.T) {
 	}
 	if env.agent.ContextReport().Window != 200000 {
 		t.Error("ContextWindow 0 must keep the window")
+	}
+}
+
+// TestActionLimitIsPerProcess: agents sharing a limiter share
+// max_actions_per_hour, and Skill calls count like any tool call (issue 10).
+func TestActionLimitIsPerProcess(t *testing.T) {
+	t.Parallel()
+	limiter := NewActionLimiter(3, func() time.Time { return fixedNow })
+	one := newEnv(t, []providertest.Response{
+		{ToolCalls: []providertest.Call{{Name: "file_read", Args: `{"path":"a"}`}, {Name: "Skill", Args: `{"skill":"greeter"}`}}},
+		{Text: "done"},
+	}, func(o *Options) { o.Actions = limiter })
+	two := newEnv(t, []providertest.Response{
+		{ToolCalls: []providertest.Call{{Name: "file_read", Args: `{"path":"b"}`}, {Name: "file_read", Args: `{"path":"c"}`}}},
+		{Text: "done"},
+	}, func(o *Options) { o.Actions = limiter })
+	if _, err := one.agent.Turn(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := two.agent.Turn(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	res := lastResults(two.model.Requests()[1])
+	if len(res) != 2 || res[0].IsError || !res[1].IsError || !strings.Contains(res[1].Content, "max_actions_per_hour = 3") {
+		t.Errorf("second agent's results: %+v", res)
 	}
 }

@@ -24,6 +24,20 @@ const cancelledText = "Cancelled by user."
 // was cancelled.
 const interruptedText = "Interrupted: clawseed stopped before this call's result was recorded; it may have run."
 
+// callClasser is implemented by tools whose calls differ in class (git's
+// read and write actions); the call's class then decides approval in
+// place of Class, which stays the tool's widest class for visibility.
+type callClasser interface {
+	CallClass(args json.RawMessage) permissions.Class
+}
+
+// An orderedTool's calls in one response run one after another in call
+// order (git add before git commit, backup create before verify); other
+// tools' calls still run beside them.
+type orderedTool interface {
+	Ordered() bool
+}
+
 // A pendingCall is a call that passed validation and approval and will run.
 type pendingCall struct {
 	index int
@@ -51,6 +65,10 @@ func (a *Agent) runCalls(ctx context.Context, calls []providers.ToolCall) []prov
 			break
 		}
 		if c.Name == skillToolName && a.skillTool {
+			if !a.takeAction() {
+				results[i] = a.withID(c, a.rateLimited())
+				continue
+			}
 			results[i] = a.withID(c, a.handleSkillCall(c))
 			continue
 		}
@@ -98,15 +116,18 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 		return pendingCall{}, errorResult("Invalid arguments for %s: not valid JSON: %s", c.Name, preview(c.Args, 200)), false
 	}
 	if !a.takeAction() {
-		return pendingCall{}, errorResult("Action rate limit exceeded ([autonomy].max_actions_per_hour = %d).", a.opts.MaxActionsPerHour), false
+		return pendingCall{}, a.rateLimited(), false
 	}
 	summary := ""
 	if s, ok := tool.(summarizer); ok {
 		summary = s.Summary(args)
 	}
 	class := tool.Class()
+	if cc, ok := tool.(callClasser); ok {
+		class = cc.CallClass(args) // git: status reads, commit writes
+	}
 	// Pre-approval only matters when the policy could ask.
-	pre := a.opts.Policy.Level == permissions.Supervised && (a.alwaysAllow[c.Name] || a.skillAllows(c.Name, summary))
+	pre := a.opts.Policy.Level == permissions.Supervised && (a.alwaysAllow[c.Name] || a.skillAllows(c.Name, summary, class))
 	switch a.opts.Policy.Decide(c.Name, class, pre) {
 	case permissions.Deny:
 		return pendingCall{}, errorResult("Tool %s is not allowed at autonomy level %s.", c.Name, a.opts.Policy.Level), false
@@ -142,44 +163,32 @@ func toolNameText(name string) string {
 	return name
 }
 
+func (a *Agent) rateLimited() providers.ToolResult {
+	return errorResult("Action rate limit exceeded ([autonomy].max_actions_per_hour = %d).", a.opts.Actions.Max())
+}
+
 // skillAllows reports whether an active skill's allowed-tools pre-approves the
 // call.
-func (a *Agent) skillAllows(tool, summary string) bool {
+func (a *Agent) skillAllows(tool, summary string, class permissions.Class) bool {
 	if !a.opts.SkillsEnabled {
 		return false
 	}
 	for _, act := range a.opts.Skills.List() {
-		if permissions.AllowedToolsCover(act.Skill.AllowedTools, tool, summary) {
+		if permissions.AllowedToolsCoverClass(act.Skill.AllowedTools, tool, summary, class) {
 			return true
 		}
 	}
 	return false
 }
 
-// takeAction counts a call against max_actions_per_hour (a sliding hour).
-func (a *Agent) takeAction() bool {
-	if a.opts.MaxActionsPerHour <= 0 {
-		return true
-	}
-	now := a.opts.Now()
-	keep := a.actions[:0]
-	for _, t := range a.actions {
-		if now.Sub(t) < time.Hour {
-			keep = append(keep, t)
-		}
-	}
-	a.actions = keep
-	if len(a.actions) >= a.opts.MaxActionsPerHour {
-		return false
-	}
-	a.actions = append(a.actions, now)
-	return true
-}
+// takeAction counts a call against max_actions_per_hour.
+func (a *Agent) takeAction() bool { return a.opts.Actions.Take() }
 
 // execute runs the pending calls with the concurrency limit.
 func (a *Agent) execute(ctx context.Context, calls []providers.ToolCall, pending []pendingCall, results []providers.ToolResult) {
 	sem := make(chan struct{}, a.opts.ParallelTools)
 	var wg sync.WaitGroup
+	last := map[string]chan struct{}{} // per ordered tool: its previous call's end
 	for _, p := range pending {
 		select {
 		case sem <- struct{}{}:
@@ -188,10 +197,21 @@ func (a *Agent) execute(ctx context.Context, calls []providers.ToolCall, pending
 		if ctx.Err() != nil {
 			break
 		}
+		var prev, done chan struct{}
+		if o, ok := p.tool.(orderedTool); ok && o.Ordered() {
+			prev, done = last[p.name], make(chan struct{})
+			last[p.name] = done
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
+			if done != nil {
+				defer close(done)
+			}
+			if prev != nil {
+				<-prev // started earlier, so it never waits for this one
+			}
 			r := a.runOne(ctx, p)
 			if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				r = errorResult("%s", cancelledText)

@@ -22,7 +22,7 @@ func TestUsageByModel(t *testing.T) {
 		{Text: "one", Usage: u(100, 10, 0, 0)},
 		{Text: "two", Usage: u(200, 20, 150, 0)},
 		{Text: "three", Usage: u(300, 30, 0, 0)},
-		{When: "<transcript>", Text: "## User goals\nS", Usage: u(50, 5, 0, 0)},
+		{When: "Summarise the conversation", Text: "## User goals\nS", Usage: u(50, 5, 0, 0)},
 	}, func(o *Options) {
 		o.Recorder = rec
 		o.SummaryModelName = "summary-model"

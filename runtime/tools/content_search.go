@@ -33,14 +33,14 @@ const (
 )
 
 type contentSearchArgs struct {
-	Pattern       string `json:"pattern" jsonschema:"Regular expression (RE2 syntax) to search for, matched line by line."`
-	Path          string `json:"path,omitempty" jsonschema:"File or directory to search, relative to the workspace root (default: the workspace root)."`
-	Include       string `json:"include,omitempty" jsonschema:"Only search files matching this glob, e.g. *.go or src/**/*.ts; a leading ! excludes."`
-	OutputMode    string `json:"output_mode,omitempty" jsonschema:"content (matching lines, the default), files_with_matches, or count."`
-	CaseSensitive *bool  `json:"case_sensitive,omitempty" jsonschema:"Match case exactly (default true)."`
-	ContextBefore int    `json:"context_before,omitempty" jsonschema:"Lines of context to show before each match (content mode)."`
-	ContextAfter  int    `json:"context_after,omitempty" jsonschema:"Lines of context to show after each match (content mode)."`
-	MaxResults    int    `json:"max_results,omitempty" jsonschema:"Maximum matching lines (content mode) or files (other modes) to return; default and maximum 1000."`
+	Pattern       string `json:"pattern" jsonschema:"RE2 regular expression."`
+	Path          string `json:"path,omitempty" jsonschema:"File or directory (default: workspace root)."`
+	Include       string `json:"include,omitempty" jsonschema:"Glob of files to search."`
+	OutputMode    string `json:"output_mode,omitempty" jsonschema:"Default content."`
+	CaseSensitive *bool  `json:"case_sensitive,omitempty" jsonschema:"Default true."`
+	ContextBefore int    `json:"context_before,omitempty" jsonschema:"Lines before each match."`
+	ContextAfter  int    `json:"context_after,omitempty" jsonschema:"Lines after each match."`
+	MaxResults    int    `json:"max_results,omitempty" jsonschema:"Lines or files to return (default 1000)."`
 }
 
 // A searchQuery is a validated content_search call.

@@ -14,10 +14,10 @@ import (
 var fileEditDescription string
 
 type fileEditArgs struct {
-	Path       string `json:"path" jsonschema:"File to edit, relative to the workspace root."`
-	OldString  string `json:"old_string" jsonschema:"Exact text to replace; must occur exactly once unless replace_all is true."`
-	NewString  string `json:"new_string" jsonschema:"Replacement text."`
-	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace every occurrence instead of requiring a unique one (default false)."`
+	Path       string `json:"path" jsonschema:"Relative to the workspace root."`
+	OldString  string `json:"old_string" jsonschema:"Exact text to replace."`
+	NewString  string `json:"new_string" jsonschema:"Replacement."`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"Replace every occurrence."`
 }
 
 func newFileEdit(sb *Sandbox) Tool {

@@ -22,9 +22,9 @@ var fileReadDescription string
 const defaultReadLines = 2000
 
 type fileReadArgs struct {
-	Path   string `json:"path" jsonschema:"File to read, relative to the workspace root."`
-	Offset int    `json:"offset,omitempty" jsonschema:"1-based line number to start at (default 1)."`
-	Limit  int    `json:"limit,omitempty" jsonschema:"Maximum number of lines to return (default 2000)."`
+	Path   string `json:"path" jsonschema:"Relative to the workspace root."`
+	Offset int    `json:"offset,omitempty" jsonschema:"First line, 1-based."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Lines to read (default 2000)."`
 }
 
 // fileRead returns text files with line numbers, a window at a time.

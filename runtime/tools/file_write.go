@@ -14,8 +14,8 @@ import (
 var fileWriteDescription string
 
 type fileWriteArgs struct {
-	Path    string `json:"path" jsonschema:"File to write, relative to the workspace root."`
-	Content string `json:"content" jsonschema:"The complete content of the file."`
+	Path    string `json:"path" jsonschema:"Relative to the workspace root."`
+	Content string `json:"content" jsonschema:"Complete file content."`
 }
 
 func newFileWrite(sb *Sandbox) Tool {

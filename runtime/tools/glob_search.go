@@ -23,8 +23,8 @@ var globSearchDescription string
 const maxGlobResults = 1000
 
 type globSearchArgs struct {
-	Pattern string `json:"pattern" jsonschema:"Glob pattern, e.g. **/*.go; matched against paths relative to the search directory."`
-	Path    string `json:"path,omitempty" jsonschema:"Directory to search, relative to the workspace root (default: the workspace root)."`
+	Pattern string `json:"pattern" jsonschema:"Glob, e.g. **/*.go."`
+	Path    string `json:"path,omitempty" jsonschema:"Directory (default: workspace root)."`
 }
 
 func newGlobSearch(sb *Sandbox) Tool {

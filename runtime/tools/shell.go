@@ -42,8 +42,8 @@ var secretEnvPatterns = [...]string{
 }
 
 type shellArgs struct {
-	Command     string `json:"command" jsonschema:"The command line, run with sh -c in the workspace root."`
-	TimeoutSecs int    `json:"timeout_secs,omitempty" jsonschema:"Seconds before the command is killed (maximum 600)."`
+	Command     string `json:"command" jsonschema:"Command line."`
+	TimeoutSecs int    `json:"timeout_secs,omitempty" jsonschema:"Kill after this many seconds (max 600)."`
 }
 
 // shell runs sh -c in the workspace.

@@ -31,18 +31,21 @@ import (
 //   - Bash evaluates text as code in a few places (arithmetic on a variable
 //     holding "a[$(cmd)]", ${!name}, ${name@P}, namerefs); those are refused
 //     when the text comes from this line (see shell_allow_arith.go).
+//   - The strings eval, trap and sh -c run are checked as lines, and the
+//     commands xargs, find -exec and wrappers such as timeout run are
+//     checked like commands written directly (see shell_allow_nested.go).
 //
 // What it cannot do is constrain what an allowed program does with its
-// arguments or its own configuration: xargs, sudo, sh, eval, source or trap
-// run what their arguments say, and find -exec, git, make or an interpreter
-// what their files say, so allowing them allows anything. The README's
-// Security section says so.
+// arguments or its own configuration: sudo, source or an interpreter's -c
+// run what their arguments say, and git, make or an interpreter what their
+// files say, so allowing them allows anything. The README's Security
+// section says so.
 func checkAllowed(line string, allowed []string, sb *Sandbox) string {
 	if len(allowed) == 0 {
 		return ""
 	}
 	names := allowedNames(allowed)
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+	f, err := parseLine(line)
 	if err != nil {
 		return fmt.Sprintf("Command refused: it cannot be parsed (%v), so it cannot be checked against [autonomy].allowed_commands (allowed: %s).", err, strings.Join(names, ", "))
 	}
@@ -50,6 +53,12 @@ func checkAllowed(line string, allowed []string, sb *Sandbox) string {
 	c.scan(f)
 	syntax.Walk(f, c.visit)
 	return c.refusal
+}
+
+// parseLine parses a command line, or a string a command runs as one, as
+// bash.
+func parseLine(src string) (*syntax.File, error) {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 }
 
 // An allowCheck walks one parsed command line; the first refusal stops it.
@@ -60,6 +69,17 @@ type allowCheck struct {
 
 	tainted    map[string]bool // variables this line sets from text (see scan)
 	changesDir bool            // the line runs cd, pushd or popd
+
+	// depth counts the strings run as code (eval, sh -c) this line is
+	// nested in.
+	depth int
+	// While the command that xargs or find -exec runs is checked: subst is
+	// the text they replace with their input (xargs -I, find's {}), by
+	// names who, and appends is set when xargs adds its input as further
+	// arguments. Such input may decide what runs only in ordinary
+	// arguments (see staticArg).
+	subst, substBy string
+	appends        bool
 }
 
 // refuse records the first refusal.
@@ -128,15 +148,28 @@ func (c *allowCheck) checkCommand(nameWord *syntax.Word, args []*syntax.Word) {
 	if c.refusal != "" {
 		return
 	}
+	if c.subst != "" && strings.Contains(name, c.subst) {
+		c.refuse("the command name %s contains %s, which %s replaces with its input, so what runs cannot be checked against [autonomy].allowed_commands.", name, c.subst, c.substBy)
+		return
+	}
 	base := path.Base(name)
+	if c.checkRunner(base, args) {
+		return
+	}
 	switch base {
 	case "env":
 		c.checkEnv(args)
 	case "command", "builtin", "exec":
 		// command ls, builtin export X=1, exec ls: the command they run
 		// is checked like one written directly.
-		if i := wrappedCommand(base, args); i < len(args) {
+		i := wrappedCommand(base, args)
+		if !c.staticArgs(base, args[:i]) {
+			return
+		}
+		if i < len(args) {
 			c.checkCommand(args[i], args[i+1:])
+		} else {
+			c.openEnd(base)
 		}
 	case "test", "[":
 		c.checkTestVarSet(args)
@@ -295,6 +328,9 @@ func (c *allowCheck) checkEnv(args []*syntax.Word) {
 			c.refuse("the argument %s of env is not a literal word, so it cannot be checked against [autonomy].allowed_commands.", printWord(args[i]))
 			return
 		}
+		if name, _, _ := strings.Cut(a, "="); !c.staticArg("env", args[i], name) {
+			return
+		}
 		switch {
 		case options && a == "--":
 			options = false
@@ -308,10 +344,11 @@ func (c *allowCheck) checkEnv(args []*syntax.Word) {
 		case a == "-":
 			// same as -i
 		default:
-			c.checkName(a)
+			c.checkCommand(args[i], args[i+1:])
 			return // the rest are the command's arguments
 		}
 	}
+	c.openEnd("env")
 }
 
 // envShortOptions checks a cluster of env's short options and returns how

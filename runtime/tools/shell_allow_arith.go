@@ -30,7 +30,9 @@ var alwaysTainted = []string{"_", "BASH_ARGV", "BASH_ARGV0", "BASH_COMMAND", "BA
 // them regardless of order: which variables it taints and whether it
 // changes directory.
 func (c *allowCheck) scan(f *syntax.File) {
-	c.tainted = map[string]bool{}
+	if c.tainted == nil {
+		c.tainted = map[string]bool{}
+	}
 	for _, n := range alwaysTainted {
 		c.tainted[n] = true
 	}
@@ -83,15 +85,18 @@ func (c *allowCheck) scanCall(n *syntax.CallExpr) {
 		return
 	}
 	base := path.Base(name)
+	args := n.Args[1:]
 	if base == "command" || base == "builtin" { // command cd, builtin cd
-		for _, w := range n.Args[1:] {
+		for i, w := range args {
 			if s, ok := literalWord(w); ok && !strings.HasPrefix(s, "-") {
-				base = s
+				base, args = s, args[i+1:]
 				break
 			}
 		}
 	}
 	switch base {
+	case "eval", "trap":
+		c.scanNested(base, args)
 	case "cd", "pushd", "popd":
 		c.changesDir = true
 		for _, v := range []string{"PWD", "OLDPWD", "DIRSTACK"} { // a directory's name is text too

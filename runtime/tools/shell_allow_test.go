@@ -380,5 +380,15 @@ func FuzzCheckAllowed(f *testing.F) {
 				t.Fatalf("%q accepted", first+line)
 			}
 		}
+		// A string run by eval or sh -c is checked like the line itself:
+		// wrapping never turns a refusal into an acceptance.
+		withRunners := append([]string{"eval", "sh"}, allowed...)
+		if checkAllowed(line, withRunners, sb) != "" {
+			for _, wrapped := range []string{"eval " + shellQuote(line), "sh -c " + shellQuote(line)} {
+				if checkAllowed(wrapped, withRunners, sb) == "" {
+					t.Fatalf("%q is refused but %q is accepted", line, wrapped)
+				}
+			}
+		}
 	})
 }

@@ -14,13 +14,13 @@ import (
 var skillCreateDescription string
 
 type skillCreateArgs struct {
-	Name        string   `json:"name" jsonschema:"Skill name: letters, digits, '.', '_', ':' and '-', starting with a letter or digit."`
-	Description string   `json:"description" jsonschema:"One-line description of what the skill does and when to use it."`
-	Content     string   `json:"content" jsonschema:"The SKILL.md body: the instructions followed while the skill is active."`
-	Triggers    []string `json:"triggers,omitempty" jsonschema:"Phrases that suggest the skill."`
-	Permissions []string `json:"permissions,omitempty" jsonschema:"Permissions the skill needs (e.g. file_read, shell_exec)."`
-	Activate    *bool    `json:"activate,omitempty" jsonschema:"Activate the skill after creating it (default true)."`
-	Overwrite   bool     `json:"overwrite,omitempty" jsonschema:"Replace an existing skill of that name (default false)."`
+	Name        string   `json:"name" jsonschema:"Letters, digits, . _ : -"`
+	Description string   `json:"description" jsonschema:"One line: what it does, when to use it."`
+	Content     string   `json:"content" jsonschema:"SKILL.md body."`
+	Triggers    []string `json:"triggers,omitempty" jsonschema:"Phrases that suggest it."`
+	Permissions []string `json:"permissions,omitempty" jsonschema:"e.g. file_read, shell_exec."`
+	Activate    *bool    `json:"activate,omitempty" jsonschema:"Default true."`
+	Overwrite   bool     `json:"overwrite,omitempty" jsonschema:"Replace an existing skill."`
 }
 
 // NewSkillCreate returns the skill_create tool, which writes skills into root

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"iter"
+	"text/tabwriter"
+
+	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/permissions"
+	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/skills"
+)
+
+// toolsBudget is the most JSON the tools array may take with every tool of
+// the default configuration registered (issue 10): it travels with every
+// request, so each byte is paid for on every turn.
+const toolsBudget = 12 << 10
+
+// sessionToolSpecs returns the tool specifications a session with cfg sends
+// to the model, sorted by name as the agent sends them: the registered tools
+// that the autonomy level and allowed_tools/denied_tools leave visible, and
+// Skill when skills are on. model may be nil (llm_task is then left out).
+func sessionToolSpecs(cfg *config.Config, model agent.Model, modelName string) ([]providers.ToolSpec, map[string]string, error) {
+	level, err := permissions.ParseLevel(cfg.Autonomy.Level)
+	if err != nil {
+		return nil, nil, err
+	}
+	list := buildTools(toolEnv{cfg: cfg, sb: newSandbox(cfg, &skills.Catalog{}), model: model, modelName: modelName,
+		addUsage: func(string, providers.Usage) {}})
+	classes := map[string]string{"Skill": permissions.ClassRead.String()}
+	for _, t := range list {
+		c := t.Class().String()
+		if _, perCall := t.(interface {
+			CallClass(json.RawMessage) permissions.Class
+		}); perCall {
+			c = "read/" + c // git, backup: read actions run without asking
+		}
+		classes[t.Spec().Name] = c
+	}
+	var set *skills.ActiveSet
+	if cfg.Skills.Enabled {
+		set = skills.NewActiveSet(skills.ActiveConfig{Enabled: true}, &skills.Catalog{})
+	}
+	if model == nil {
+		model = noModel{}
+	}
+	ag, err := agent.New(agent.Options{
+		Model:         model,
+		Tools:         list,
+		Policy:        permissions.Policy{Level: level, Allowed: cfg.Agent.AllowedTools, Denied: cfg.Agent.DeniedTools},
+		Skills:        set,
+		SkillsEnabled: cfg.Skills.Enabled,
+		Prompt:        agent.PromptConfig{Workspace: cfg.Workspace, Autonomy: level},
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return ag.ToolSpecs(), classes, nil
+}
+
+// noModel stands in for a model when only the tool set is wanted.
+type noModel struct{}
+
+func (noModel) Stream(context.Context, providers.Request) iter.Seq2[providers.Event, error] {
+	return func(func(providers.Event, error) bool) {}
+}
+
+// printToolSizes writes each tool's class and the size of its JSON
+// specification (`config show --tools`).
+func printToolSizes(w io.Writer, specs []providers.ToolSpec, classes map[string]string) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOOL\tCLASS\tBYTES")
+	total := 0
+	for _, s := range specs {
+		b, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
+		total += len(b)
+		fmt.Fprintf(tw, "%s\t%s\t%d\n", s.Name, classes[s.Name], len(b))
+	}
+	fmt.Fprintf(tw, "total\t\t%d\n", total)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%d tools, %d bytes of JSON sent with every request (budget %d).\n", len(specs), total, toolsBudget)
+	return err
+}

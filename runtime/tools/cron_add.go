@@ -1,0 +1,58 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"strings"
+
+	"github.com/clawseed/clawseed/permissions"
+	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/cron"
+)
+
+//go:embed cron_add.md
+var cronAddDescription string
+
+type cronAddArgs struct {
+	Name     string   `json:"name"`
+	Schedule string   `json:"schedule"`
+	Prompt   string   `json:"prompt,omitempty"`
+	Command  string   `json:"command,omitempty"`
+	Skills   []string `json:"skills,omitempty" jsonschema:"Skills to activate for the prompt."`
+}
+
+// newCronAdd adds a job to the workspace. It is exec-class: the job runs a
+// command or an agent turn later, unattended, and the approval of this
+// call (which shows the command or prompt) is the approval of those runs.
+func newCronAdd(o CronOptions) Tool {
+	run := func(_ context.Context, a cronAddArgs) providers.ToolResult {
+		j := cron.Job{Name: a.Name, Schedule: a.Schedule, Prompt: a.Prompt, Command: a.Command, Skills: a.Skills, Workspace: o.Workspace}
+		switch {
+		case strings.TrimSpace(a.Prompt) != "" && strings.TrimSpace(a.Command) != "":
+			return errorResult("Give either prompt or command, not both.")
+		case strings.TrimSpace(a.Prompt) != "":
+			j.Kind = cron.KindPrompt
+		case strings.TrimSpace(a.Command) != "":
+			j.Kind = cron.KindShell
+			if msg := o.checkCommand(a.Command); msg != "" {
+				return errorResult("%s", msg)
+			}
+		default:
+			return errorResult("Give a prompt (a task for the agent) or a command (a shell command).")
+		}
+		added, err := o.Store.Add(j)
+		if err != nil {
+			return errorResult("Job not added: %s.", strings.TrimSuffix(err.Error(), "."))
+		}
+		return textResult(fmt.Sprintf("Added job %s %q: %s, next run %s. Jobs run while clawseed chat is open, or from the system crontab with `clawseed cron run-due`.", added.ID, added.Name, added.Schedule, cronTime(added.NextRun)))
+	}
+	t := newTypedTool("cron_add", permissions.ClassExec, cronAddDescription, run)
+	return withSummary(t, func(a cronAddArgs) string {
+		what := "prompt: " + cronLine(a.Prompt, 200)
+		if a.Command != "" {
+			what = "shell: " + cronLine(a.Command, 200)
+		}
+		return fmt.Sprintf("add job %q (%s) %s", a.Name, a.Schedule, what)
+	})
+}
