@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -126,38 +127,25 @@ func (a *ActiveSet) Catalog() *Catalog {
 // in order. byUser is true for /name and session restore, false for the
 // model's Skill tool. Re-activating an active skill with different args
 // re-renders its block in place.
-func (a *ActiveSet) Activate(name, args string, byUser bool) Outcome {
+func (a *ActiveSet) Activate(ctx context.Context, name, args string, byUser bool) Outcome {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.activate(name, args, byUser)
+	return a.activate(ctx, name, args, byUser)
 }
 
-func (a *ActiveSet) activate(name, args string, byUser bool) Outcome {
+func (a *ActiveSet) activate(ctx context.Context, name, args string, byUser bool) Outcome {
 	fail := func(text string) Outcome {
 		return Outcome{Text: "Failed to activate skill '" + name + "': " + text, IsError: true}
 	}
-	if !a.cfg.Enabled {
-		return fail("Skill system is disabled. Enable it in config to use skills.")
-	}
-	if slices.Contains(a.cfg.Excluded, name) {
-		return fail("Skill '" + name + "' is disabled and cannot be activated.")
-	}
-	s := a.cat.Lookup(name)
-	if s == nil || s.Status == StatusHidden {
-		text := "Skill '" + name + "' not found in available skills."
-		if m := suggest(name, a.activatable(byUser)); m != "" {
-			text += " Did you mean '" + m + "'?"
-		}
-		return fail(text)
-	}
-	if userOnly(s) && !byUser {
-		return fail("Skill '" + name + "' can only be invoked by the user.")
+	s, bad := a.lookup(name, byUser)
+	if bad != "" {
+		return fail(bad)
 	}
 	pos := a.index(name)
 	if pos >= 0 && a.active[pos].Args == args {
 		return Outcome{Text: "Skill '" + name + "' is already active. Its instructions are in your system prompt."}
 	}
-	entry, err := a.load(name, s, args)
+	entry, err := a.load(ctx, name, s, args)
 	if err != nil {
 		return fail("Failed to load skill '" + name + "': " + err.Error())
 	}
@@ -179,8 +167,67 @@ func (a *ActiveSet) activate(name, args string, byUser bool) Outcome {
 	return Outcome{Text: "Skill '" + name + "' activated. Full instructions have been added to your system prompt.", Changed: changed}
 }
 
+// lookup performs checks 1–4 of §4.5 and returns the skill, or the reason
+// it cannot be used.
+func (a *ActiveSet) lookup(name string, byUser bool) (*Skill, string) {
+	if !a.cfg.Enabled {
+		return nil, "Skill system is disabled. Enable it in config to use skills."
+	}
+	if slices.Contains(a.cfg.Excluded, name) {
+		return nil, "Skill '" + name + "' is disabled and cannot be activated."
+	}
+	s := a.cat.Lookup(name)
+	if s == nil || s.Status == StatusHidden {
+		text := "Skill '" + name + "' not found in available skills."
+		if m := suggest(name, a.activatable(byUser)); m != "" {
+			text += " Did you mean '" + m + "'?"
+		}
+		return nil, text
+	}
+	if userOnly(s) && !byUser {
+		return nil, "Skill '" + name + "' can only be invoked by the user."
+	}
+	return s, ""
+}
+
+// Runs reports whether the skill called name runs instead of activating
+// (`context: fork` or `shell:`), as the catalog knows it.
+func (a *ActiveSet) Runs(name string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.cat.Lookup(name)
+	return s != nil && (s.Context == "fork" || s.Shell != nil)
+}
+
+// Prepare readies a skill that runs instead of activating (a fork or a
+// shell skill, §4.10–4.11): it performs checks 1–4, 6 and 7 of §4.5 and
+// returns the skill as loaded now, with its content rendered for args, but
+// leaves the set unchanged. A failed check's Outcome has IsError set and the
+// same wording as a failed activation.
+func (a *ActiveSet) Prepare(ctx context.Context, name, args string, byUser bool) (Active, Outcome) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	fail := func(text string) (Active, Outcome) {
+		return Active{}, Outcome{Text: "Failed to activate skill '" + name + "': " + text, IsError: true}
+	}
+	s, bad := a.lookup(name, byUser)
+	if bad != "" {
+		return fail(bad)
+	}
+	entry, err := a.load(ctx, name, s, args)
+	if err != nil {
+		return fail("Failed to load skill '" + name + "': " + err.Error())
+	}
+	if a.cfg.CheckPermissions != nil {
+		if text := a.cfg.CheckPermissions(name, entry.Skill.Permissions); text != "" {
+			return fail(text)
+		}
+	}
+	return entry.Active, Outcome{}
+}
+
 // load reads s with cfg.Load and renders its content for args.
-func (a *ActiveSet) load(name string, s *Skill, args string) (activeEntry, error) {
+func (a *ActiveSet) load(ctx context.Context, name string, s *Skill, args string) (activeEntry, error) {
 	loaded := s
 	if a.cfg.Load != nil {
 		l, err := a.cfg.Load(s)
@@ -254,7 +301,7 @@ func (a *ActiveSet) Deactivate(name string) Outcome {
 // after skill_create overwrote it. The skill is looked up again in the current
 // catalog (falling back to the skill as activated if it is no longer there) and
 // its permissions are checked again; on any failure the old text stays active.
-func (a *ActiveSet) Refresh(name string) Outcome {
+func (a *ActiveSet) Refresh(ctx context.Context, name string) Outcome {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	fail := func(text string) Outcome {
@@ -268,7 +315,7 @@ func (a *ActiveSet) Refresh(name string) Outcome {
 	if s == nil {
 		s = a.active[pos].Skill
 	}
-	entry, err := a.load(name, s, a.active[pos].Args)
+	entry, err := a.load(ctx, name, s, a.active[pos].Args)
 	if err != nil {
 		return fail("Failed to load skill '" + name + "': " + err.Error())
 	}
@@ -415,12 +462,12 @@ func (a *ActiveSet) Snapshot() []SnapshotEntry {
 // a warning diagnostic for each skill that could not be restored. Skills whose
 // text differs from the snapshot's hash are restored with their new text and
 // reported by [ActiveSet.ChangedOnDisk].
-func (a *ActiveSet) Restore(entries []SnapshotEntry) []Diagnostic {
+func (a *ActiveSet) Restore(ctx context.Context, entries []SnapshotEntry) []Diagnostic {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var diags []Diagnostic
 	for _, e := range entries {
-		out := a.activate(e.Name, e.Args, true)
+		out := a.activate(ctx, e.Name, e.Args, true)
 		if pos := a.index(e.Name); pos >= 0 && a.active[pos].Args == e.Args {
 			a.active[pos].snapHash = e.Hash
 		}

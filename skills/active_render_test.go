@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ func TestRenderGolden(t *testing.T) {
 			t.Parallel()
 			set := NewActiveSet(testConfig(newFakeDisk()), testCatalog(hostile, closer))
 			for _, a := range tt.acts {
-				if out := set.Activate(a.name, a.args, a.byUser); out.IsError {
+				if out := set.Activate(context.Background(), a.name, a.args, a.byUser); out.IsError {
 					t.Fatal(out.Text)
 				}
 			}
@@ -165,7 +166,7 @@ func TestActivationOnlyAppends(t *testing.T) {
 		t.Fatalf("empty set renders %q", prev)
 	}
 	for _, name := range []string{"auto-coder", "skill-creator", "a", "b"} {
-		if out := set.Activate(name, "arg", false); out.IsError || !out.Changed {
+		if out := set.Activate(context.Background(), name, "arg", false); out.IsError || !out.Changed {
 			t.Fatalf("activate %s: %+v", name, out)
 		}
 		cur := set.Render()
@@ -175,7 +176,7 @@ func TestActivationOnlyAppends(t *testing.T) {
 		prev = cur
 	}
 	// Re-activating with the same args changes nothing.
-	if out := set.Activate("a", "arg", false); out.Changed || set.Render() != prev {
+	if out := set.Activate(context.Background(), "a", "arg", false); out.Changed || set.Render() != prev {
 		t.Errorf("same-args activation changed the section: %+v", out)
 	}
 }

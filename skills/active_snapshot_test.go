@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,9 +16,9 @@ func TestSnapshotRestore(t *testing.T) {
 	t.Parallel()
 	d := newFakeDisk()
 	first := NewActiveSet(testConfig(d), testCatalog())
-	first.Activate("auto-coder", "build a parser", false)
-	first.Activate("deploy", "prod", true)
-	first.Activate("a", "", false)
+	first.Activate(context.Background(), "auto-coder", "build a parser", false)
+	first.Activate(context.Background(), "deploy", "prod", true)
+	first.Activate(context.Background(), "a", "", false)
 	snap := first.Snapshot()
 
 	data, err := json.Marshal(snap)
@@ -37,7 +38,7 @@ func TestSnapshotRestore(t *testing.T) {
 	// Between sessions, a.md changed on disk.
 	d.set("a", "Skill a, edited.")
 	second := NewActiveSet(testConfig(d), testCatalog())
-	if diags := second.Restore(decoded); len(diags) != 0 {
+	if diags := second.Restore(context.Background(), decoded); len(diags) != 0 {
 		t.Fatalf("Restore diagnostics: %v", diags)
 	}
 	if diff := cmp.Diff(snap[:2], second.Snapshot()[:2]); diff != "" {
@@ -56,7 +57,7 @@ func TestSnapshotRestore(t *testing.T) {
 	}
 	// Activating again reads the disk afresh: no longer marked.
 	second.Deactivate("a")
-	second.Activate("a", "", false)
+	second.Activate(context.Background(), "a", "", false)
 	if second.ChangedOnDisk("a") {
 		t.Error("ChangedOnDisk still true after reactivation")
 	}
@@ -70,7 +71,7 @@ func TestRestoreDiagnostics(t *testing.T) {
 	cfg.Excluded = []string{"b"}
 	d.breakSkill("c", errors.New("read /ws/c/SKILL.md: no such file or directory"))
 	set := NewActiveSet(cfg, testCatalog())
-	diags := set.Restore([]SnapshotEntry{
+	diags := set.Restore(context.Background(), []SnapshotEntry{
 		{Name: "removed-skill", Hash: "0123456789abcdef"},
 		{Name: "a", Hash: ContentHash("Skill a.")},
 		{Name: "b"},
@@ -123,18 +124,18 @@ func TestActiveSetConcurrent(t *testing.T) {
 				name := names[(g+i)%len(names)]
 				switch i % 9 {
 				case 0, 1, 2:
-					set.Activate(name, fmt.Sprint(i%3), false)
+					set.Activate(context.Background(), name, fmt.Sprint(i%3), false)
 				case 3:
 					set.Deactivate(name)
 				case 4:
 					set.Render()
 				case 5:
-					set.Restore(set.Snapshot())
+					set.Restore(context.Background(), set.Snapshot())
 				case 6:
 					set.ChangedOnDisk(name)
 					d.set(name, fmt.Sprintf("Body %d of %s.", i, name))
 				case 7:
-					set.Refresh(name)
+					set.Refresh(context.Background(), name)
 					set.IsActive(name)
 				case 8:
 					set.SetCatalog(testCatalog())

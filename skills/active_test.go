@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -246,7 +247,7 @@ func TestActivateRows(t *testing.T) {
 			cfg := testConfig(d)
 			set := NewActiveSet(cfg, testCatalog())
 			for _, b := range tt.before {
-				if out := set.Activate(b.name, b.args, b.byUser); out.IsError {
+				if out := set.Activate(context.Background(), b.name, b.args, b.byUser); out.IsError {
 					t.Fatalf("setup: %s", out.Text)
 				}
 			}
@@ -255,7 +256,7 @@ func TestActivateRows(t *testing.T) {
 				set = rebuild(set, cfg)
 			}
 			before := set.Render()
-			got := set.Activate(tt.act.name, tt.act.args, tt.act.byUser)
+			got := set.Activate(context.Background(), tt.act.name, tt.act.args, tt.act.byUser)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Activate (-want +got):\n%s", diff)
 			}
@@ -285,8 +286,8 @@ func failFor(load func(*Skill) (*Skill, error), name string, err error) func(*Sk
 func TestActivateSubstitutes(t *testing.T) {
 	t.Parallel()
 	set := NewActiveSet(testConfig(newFakeDisk()), testCatalog())
-	set.Activate("auto-coder", `"a parser" fast`, false)
-	set.Activate("deploy", "prod eu", true)
+	set.Activate(context.Background(), "auto-coder", `"a parser" fast`, false)
+	set.Activate(context.Background(), "deploy", "prod eu", true)
 	got := set.List()
 	want := []Active{
 		{
@@ -310,8 +311,8 @@ func TestActivateSubstitutes(t *testing.T) {
 func TestDeactivate(t *testing.T) {
 	t.Parallel()
 	set := NewActiveSet(testConfig(newFakeDisk()), testCatalog())
-	set.Activate("a", "", false)
-	set.Activate("b", "", false)
+	set.Activate(context.Background(), "a", "", false)
+	set.Activate(context.Background(), "b", "", false)
 	got := set.Deactivate("a")
 	want := Outcome{Text: "Skill 'a' deactivated. Its instructions have been removed from your system prompt.", Changed: true}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -337,7 +338,7 @@ func TestActivateReadsDisk(t *testing.T) {
 	d := newFakeDisk()
 	set := NewActiveSet(testConfig(d), testCatalog())
 	d.set("a", "Version 1.")
-	set.Activate("a", "", false)
+	set.Activate(context.Background(), "a", "", false)
 	d.set("a", "Version 2.")
 	if !strings.Contains(set.Render(), "Version 1.") {
 		t.Fatalf("active text changed without reactivation:\n%s", set.Render())
@@ -346,7 +347,7 @@ func TestActivateReadsDisk(t *testing.T) {
 		t.Error("ChangedOnDisk = false after an edit")
 	}
 	set.Deactivate("a")
-	set.Activate("a", "", false)
+	set.Activate(context.Background(), "a", "", false)
 	if !strings.Contains(set.Render(), "Version 2.") {
 		t.Errorf("reactivation did not re-read:\n%s", set.Render())
 	}
@@ -367,7 +368,7 @@ func TestChangedOnDiskWithoutLoad(t *testing.T) {
 	cfg := testConfig(nil)
 	cfg.Load = nil
 	set := NewActiveSet(cfg, testCatalog())
-	set.Activate("a", "", false)
+	set.Activate(context.Background(), "a", "", false)
 	if set.ChangedOnDisk("a") {
 		t.Fatal("changed right after activation")
 	}
@@ -387,12 +388,12 @@ func TestRefresh(t *testing.T) {
 	t.Parallel()
 	d := newFakeDisk()
 	set := NewActiveSet(testConfig(d), testCatalog())
-	set.Activate("a", "", false)
-	set.Activate("auto-coder", "x", false)
-	set.Activate("b", "", false)
+	set.Activate(context.Background(), "a", "", false)
+	set.Activate(context.Background(), "auto-coder", "x", false)
+	set.Activate(context.Background(), "b", "", false)
 	d.set("auto-coder", "New text for $ARGUMENTS.")
 
-	got := set.Refresh("auto-coder")
+	got := set.Refresh(context.Background(), "auto-coder")
 	want := Outcome{Text: "Skill 'auto-coder' reloaded. Its updated instructions are in your system prompt.", Changed: true}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Refresh (-want +got):\n%s", diff)
@@ -407,15 +408,15 @@ func TestRefresh(t *testing.T) {
 	if !strings.Contains(set.Render(), "New text for x.") {
 		t.Errorf("Refresh did not re-read with the same args:\n%s", set.Render())
 	}
-	if again := set.Refresh("auto-coder"); again.IsError || again.Changed {
+	if again := set.Refresh(context.Background(), "auto-coder"); again.IsError || again.Changed {
 		t.Errorf("second Refresh: %+v", again)
 	}
-	if out := set.Refresh("c"); !out.IsError || out.Text != "Failed to reload skill 'c': Skill 'c' is not active." {
+	if out := set.Refresh(context.Background(), "c"); !out.IsError || out.Text != "Failed to reload skill 'c': Skill 'c' is not active." {
 		t.Errorf("Refresh of inactive skill: %+v", out)
 	}
 	d.breakSkill("b", errors.New("gone"))
 	before := set.Render()
-	if out := set.Refresh("b"); !out.IsError || out.Text != "Failed to reload skill 'b': Failed to load skill 'b': gone" {
+	if out := set.Refresh(context.Background(), "b"); !out.IsError || out.Text != "Failed to reload skill 'b': Failed to load skill 'b': gone" {
 		t.Errorf("Refresh of unreadable skill: %+v", out)
 	}
 	if set.Render() != before {
@@ -440,8 +441,8 @@ func TestActivateLoadEdgeCases(t *testing.T) {
 		return s, nil
 	}
 	set := NewActiveSet(cfg, testCatalog())
-	set.Activate("a", "", false)
-	set.Activate("b", "", false)
+	set.Activate(context.Background(), "a", "", false)
+	set.Activate(context.Background(), "b", "", false)
 	list := set.List()
 	if list[0].Skill != set.Catalog().Lookup("a") {
 		t.Error("a nil Skill from Load did not fall back to the catalog's")
@@ -455,7 +456,7 @@ func TestActivateLoadEdgeCases(t *testing.T) {
 	// A refresh whose new text needs a missing permission keeps the old text.
 	perms = []string{"web_search"}
 	before := set.Render()
-	out := set.Refresh("b")
+	out := set.Refresh(context.Background(), "b")
 	want := Outcome{Text: "Failed to reload skill 'b': Skill 'b' requires permission 'web_search' but no matching tool is available.", IsError: true}
 	if diff := cmp.Diff(want, out); diff != "" {
 		t.Errorf("Refresh (-want +got):\n%s", diff)
@@ -468,7 +469,7 @@ func TestActivateLoadEdgeCases(t *testing.T) {
 func TestNilCatalog(t *testing.T) {
 	t.Parallel()
 	set := NewActiveSet(ActiveConfig{Enabled: true}, nil)
-	out := set.Activate("a", "", true)
+	out := set.Activate(context.Background(), "a", "", true)
 	if !out.IsError || out.Text != "Failed to activate skill 'a': Skill 'a' not found in available skills." {
 		t.Errorf("Activate with no catalog: %+v", out)
 	}

@@ -405,7 +405,7 @@ func execPromptJob(ctx context.Context, cfg *config.Config, g *globalOptions, io
 	}
 	defer a.Close()
 	for _, name := range j.Skills {
-		if out := a.agent.ActivateSkill(name, ""); out.IsError {
+		if out := a.agent.ActivateSkill(ctx, name, ""); out.IsError {
 			return jobResult{Status: cron.StatusError, Output: out.Text, Session: a.sessionID}
 		}
 	}

@@ -116,7 +116,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		return err
 	}
 	defer a.Close()
-	text, err := invokeSkillPrompt(a.agent, prompt)
+	text, err := invokeSkillPrompt(ctx, a.agent, prompt)
 	if err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 
 // invokeSkillPrompt handles a "/name args" prompt (§4.9): the skill is
 // activated with args, which then become the user message.
-func invokeSkillPrompt(ag *agent.Agent, prompt string) (string, error) {
+func invokeSkillPrompt(ctx context.Context, ag *agent.Agent, prompt string) (string, error) {
 	if !strings.HasPrefix(prompt, "/") {
 		return prompt, nil
 	}
@@ -144,7 +144,7 @@ func invokeSkillPrompt(ag *agent.Agent, prompt string) (string, error) {
 	if s == nil || !s.UserInvocable || s.Status == skills.StatusHidden {
 		return "", usageError(fmt.Errorf("/%s is not a user-invocable skill (see clawseed skills list)", name))
 	}
-	if out := ag.ActivateSkill(name, args); out.IsError {
+	if out := ag.ActivateSkill(ctx, name, args); out.IsError {
 		return "", &exitError{code: exitFailure, err: errors.New(out.Text)}
 	}
 	if args == "" {

@@ -167,7 +167,7 @@ func (a *app) recorder() agent.Recorder {
 // newSession closes the current session file and starts a new session
 // (/clear): the id comes first, so the always-on skills that Agent.Reset
 // activates again substitute the new ${CLAWSEED_SESSION_ID}.
-func (a *app) newSession() string {
+func (a *app) newSession(ctx context.Context) string {
 	a.Close()
 	a.sessionID = session.NewID(time.Now())
 	a.resumed = nil
@@ -175,7 +175,7 @@ func (a *app) newSession() string {
 		set.SetSessionID(a.sessionID)
 	}
 	a.agent.SetSessionID(a.sessionID)
-	a.agent.Reset()
+	a.agent.Reset(ctx)
 	if a.store != nil {
 		a.writer = a.store.Create(a.header())
 	}
@@ -374,10 +374,10 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 	}
 	a.agent = ag
 	if a.resumed != nil {
-		a.restore(o.Notices)
+		a.restore(ctx, o.Notices)
 		return a, nil
 	}
-	for _, out := range ag.ActivateAlways() {
+	for _, out := range ag.ActivateAlways(ctx) {
 		o.Log.Warn("Always-on skill not activated", "reason", out.Text)
 	}
 	return a, nil
@@ -444,9 +444,9 @@ func (a *app) describeModel() string {
 
 // restore puts the resumed session into the agent and reports what could not
 // be restored as it was.
-func (a *app) restore(notices io.Writer) {
+func (a *app) restore(ctx context.Context, notices io.Writer) {
 	s := a.resumed
-	diags := a.agent.Resume(s.Messages, s.Skills, s.UsageByModel)
+	diags := a.agent.Resume(ctx, s.Messages, s.Skills, s.UsageByModel)
 	if notices == nil {
 		return
 	}

@@ -16,13 +16,13 @@ import (
 // Agent is what the chat loop needs of the agent (runtime/agent.Agent).
 type Agent interface {
 	Turn(ctx context.Context, text string) (agent.TurnResult, error)
-	ActivateSkill(name, args string) skills.Outcome
+	ActivateSkill(ctx context.Context, name, args string) skills.Outcome
 	DeactivateSkill(name string) skills.Outcome
 	Skills() *skills.ActiveSet
 	Index() skills.Index
 	ContextReport() agent.ContextReport
 	Compact(ctx context.Context, focus string) (agent.CompactionInfo, error)
-	Reset()
+	Reset(ctx context.Context)
 	SetModel(name string)
 	ModelName() string
 	Usage() providers.Usage
@@ -41,7 +41,7 @@ type Chat struct {
 	Interrupts <-chan os.Signal
 	// NewSession starts a new session for /clear, resetting the agent, and
 	// returns its id; nil means /clear only calls Agent.Reset.
-	NewSession func() string
+	NewSession func(ctx context.Context) string
 	// AddHistory, when set, also records lines for up-arrow recall (liner).
 	AddHistory func(string)
 	// Prices prices /cost; nil knows no price.

@@ -75,7 +75,7 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 			fmt.Fprintln(c.Err, "usage: /activate NAME [ARGS]")
 			return "", false
 		}
-		c.report(c.Agent.ActivateSkill(skill, strings.TrimSpace(skillArgs)))
+		c.report(c.Agent.ActivateSkill(ctx, skill, strings.TrimSpace(skillArgs)))
 	case "deactivate":
 		if args == "" {
 			fmt.Fprintln(c.Err, "usage: /deactivate NAME")
@@ -91,22 +91,22 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 	case "clear":
 		id := ""
 		if c.NewSession != nil {
-			id = c.NewSession()
+			id = c.NewSession(ctx)
 		} else {
-			c.Agent.Reset()
+			c.Agent.Reset(ctx)
 		}
 		fmt.Fprintln(c.Out, "New session "+id+". History and active skills cleared.")
 	case "model":
 		c.model(args)
 	default:
-		return c.invoke(name, args), false
+		return c.invoke(ctx, name, args), false
 	}
 	return "", false
 }
 
 // invoke runs /NAME [ARGS] for a user-invocable skill (§4.9): activate it with
 // the args, then send the args (or a default instruction) as the user message.
-func (c *Chat) invoke(name, args string) string {
+func (c *Chat) invoke(ctx context.Context, name, args string) string {
 	var skill *skills.Skill
 	for _, s := range c.invocable() {
 		if s.Name == name {
@@ -117,7 +117,7 @@ func (c *Chat) invoke(name, args string) string {
 		fmt.Fprintf(c.Err, "Unknown command /%s. Type /help for commands and skills.\n", termtext.EscapeLine(name))
 		return ""
 	}
-	out := c.Agent.ActivateSkill(name, args)
+	out := c.Agent.ActivateSkill(ctx, name, args)
 	if out.IsError {
 		c.report(out)
 		return ""

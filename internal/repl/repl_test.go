@@ -151,8 +151,8 @@ func (f *fakeAgent) Turn(_ context.Context, text string) (agent.TurnResult, erro
 	f.turns = append(f.turns, text)
 	return agent.TurnResult{Status: agent.StatusOK}, nil
 }
-func (f *fakeAgent) ActivateSkill(name, args string) skills.Outcome {
-	return f.set.Activate(name, args, true)
+func (f *fakeAgent) ActivateSkill(_ context.Context, name, args string) skills.Outcome {
+	return f.set.Activate(context.Background(), name, args, true)
 }
 func (f *fakeAgent) DeactivateSkill(name string) skills.Outcome { return f.set.Deactivate(name) }
 func (f *fakeAgent) Skills() *skills.ActiveSet                  { return f.set }
@@ -167,7 +167,7 @@ func (f *fakeAgent) Compact(_ context.Context, focus string) (agent.CompactionIn
 	}
 	return agent.CompactionInfo{Replaced: 3}, nil
 }
-func (f *fakeAgent) Reset()                 { f.resets++ }
+func (f *fakeAgent) Reset(context.Context)  { f.resets++ }
 func (f *fakeAgent) SetModel(name string)   { f.model = name }
 func (f *fakeAgent) ModelName() string      { return f.model }
 func (f *fakeAgent) Usage() providers.Usage { return providers.Usage{InputTokens: 7} }
@@ -188,7 +188,7 @@ func runChat(t *testing.T, fa *fakeAgent, lines ...string) (string, string) {
 	t.Helper()
 	var out, errw bytes.Buffer
 	c := &Chat{Agent: fa, Reader: &scriptReader{lines: lines}, Out: &out, Err: &errw,
-		NewSession: func() string { fa.Reset(); return "s2" }}
+		NewSession: func(ctx context.Context) string { fa.Reset(ctx); return "s2" }}
 	if err := c.Run(t.Context()); err != nil {
 		t.Fatal(err)
 	}

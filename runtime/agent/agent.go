@@ -335,7 +335,7 @@ func (a *Agent) SetHistory(msgs []providers.Message) {
 // history, the usage and the "always" approvals, deactivates every skill and
 // activates the always-on ones again, as at start. The recorder is dropped;
 // give the new session's with SetRecorder.
-func (a *Agent) Reset() {
+func (a *Agent) Reset(ctx context.Context) {
 	a.history = nil
 	a.usage, a.byModel = providers.Usage{}, nil
 	a.reported, a.reportedAt = 0, 0
@@ -347,7 +347,7 @@ func (a *Agent) Reset() {
 			a.opts.Skills.Deactivate(act.Skill.Name)
 		}
 	}
-	a.ActivateAlways()
+	a.ActivateAlways(ctx)
 }
 
 // Usage returns the tokens used by the session so far.
@@ -366,11 +366,11 @@ func (a *Agent) ModelName() string { return a.opts.ModelName }
 
 // ActivateSkill activates a skill on the user's behalf (/activate, /NAME). The
 // system prompt of the next request includes it.
-func (a *Agent) ActivateSkill(name, args string) skills.Outcome {
+func (a *Agent) ActivateSkill(ctx context.Context, name, args string) skills.Outcome {
 	if a.opts.Skills == nil {
 		return skills.Outcome{Text: "Failed to activate skill '" + name + "': Skill system is disabled. Enable it in config to use skills.", IsError: true}
 	}
-	out := a.opts.Skills.Activate(name, args, true)
+	out := a.opts.Skills.Activate(ctx, name, args, true)
 	if out.Changed {
 		a.opts.Sink(Event{Type: EventSkillActivated, Name: name, Args: args})
 		a.syncSkills()
@@ -393,7 +393,7 @@ func (a *Agent) DeactivateSkill(name string) skills.Outcome {
 
 // ActivateAlways activates every `always: true` skill of the catalog (session
 // start). It returns the outcomes that were errors.
-func (a *Agent) ActivateAlways() []skills.Outcome {
+func (a *Agent) ActivateAlways(ctx context.Context) []skills.Outcome {
 	if !a.opts.SkillsEnabled {
 		return nil
 	}
@@ -402,7 +402,7 @@ func (a *Agent) ActivateAlways() []skills.Outcome {
 		if !s.Always || s.Status == skills.StatusHidden {
 			continue
 		}
-		if out := a.ActivateSkill(s.Name, ""); out.IsError {
+		if out := a.ActivateSkill(ctx, s.Name, ""); out.IsError {
 			failed = append(failed, out)
 		}
 	}

@@ -76,7 +76,7 @@ func BenchmarkIteration(b *testing.B) {
 			providers.AssistantText(strings.Repeat("An answer with some detail. ", 20)))
 	}
 	set := skills.NewActiveSet(skills.ActiveConfig{Enabled: true}, cat)
-	set.Activate("skill-001", "", true)
+	set.Activate(context.Background(), "skill-001", "", true)
 	model := &encodingModel{enc: openai.New(openai.Config{Name: "bench", BaseURL: "http://127.0.0.1:1/v1", Model: "bench-model"})}
 	ag, err := New(Options{
 		Model: model, ModelName: "bench-model", Tools: toolList,

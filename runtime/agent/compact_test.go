@@ -90,7 +90,7 @@ func TestAutoCompactionKeepsSystemPrompt(t *testing.T) {
 	}
 	rec := &memRecorder{}
 	env := newEnv(t, script, smallWindow(rec))
-	if out := env.agent.ActivateSkill("auto-coder", ""); out.IsError {
+	if out := env.agent.ActivateSkill(context.Background(), "auto-coder", ""); out.IsError {
 		t.Fatal(out.Text)
 	}
 	for i := range 10 {
@@ -384,7 +384,7 @@ func TestRecorderAndResume(t *testing.T) {
 		{Text: "hello", Usage: &providers.Usage{InputTokens: 50, OutputTokens: 3}},
 	}
 	env := newEnv(t, script, func(o *Options) { o.Recorder = rec })
-	env.agent.ActivateSkill("auto-coder", "")
+	env.agent.ActivateSkill(context.Background(), "auto-coder", "")
 	if _, err := env.agent.Turn(t.Context(), "greet"); err != nil {
 		t.Fatal(err)
 	}
@@ -405,7 +405,7 @@ func TestRecorderAndResume(t *testing.T) {
 	// A new process resumes: same system prompt, history and usage.
 	env2 := newEnv(t, nil, nil)
 	states := []session.SkillState{{Name: "auto-coder", Hash: rec.skills[0].Hash}, {Name: "greeter", Args: "Ada", Hash: rec.skills[1].Hash}}
-	if diags := env2.agent.Resume(rec.messages, states, rec.usage); len(diags) != 0 {
+	if diags := env2.agent.Resume(context.Background(), rec.messages, states, rec.usage); len(diags) != 0 {
 		t.Fatalf("Resume diagnostics: %+v", diags)
 	}
 	if env2.agent.SystemPrompt() != env.agent.SystemPrompt() {
@@ -420,7 +420,7 @@ func TestRecorderAndResume(t *testing.T) {
 	// A changed skill comes back with its new text and is recorded so.
 	rec3 := &memRecorder{}
 	env3 := newEnv(t, nil, func(o *Options) { o.Recorder = rec3 })
-	env3.agent.Resume(rec.messages, []session.SkillState{{Name: "greeter", Args: "Ada", Hash: "0000"}}, nil)
+	env3.agent.Resume(context.Background(), rec.messages, []session.SkillState{{Name: "greeter", Args: "Ada", Hash: "0000"}}, nil)
 	if len(rec3.skills) != 1 || rec3.skills[0].Hash == "0000" || !env3.agent.Skills().ChangedOnDisk("greeter") {
 		t.Errorf("changed skill: records %+v, changed %v", rec3.skills, env3.agent.Skills().ChangedOnDisk("greeter"))
 	}
@@ -428,7 +428,7 @@ func TestRecorderAndResume(t *testing.T) {
 	// file agrees with the live session.
 	rec4 := &memRecorder{}
 	env4 := newEnv(t, nil, func(o *Options) { o.Recorder = rec4 })
-	diags := env4.agent.Resume(nil, []session.SkillState{{Name: "vanished", Hash: "1"}, {Name: "greeter", Hash: rec.skills[1].Hash}}, nil)
+	diags := env4.agent.Resume(context.Background(), nil, []session.SkillState{{Name: "vanished", Hash: "1"}, {Name: "greeter", Hash: rec.skills[1].Hash}}, nil)
 	if len(diags) != 1 || !strings.Contains(diags[0].Message, `"vanished" not restored`) {
 		t.Errorf("diagnostics = %+v", diags)
 	}
@@ -494,8 +494,8 @@ func TestSkillRecordsReplayInOrder(t *testing.T) {
 		{Text: "done"},
 	}
 	env := newEnv(t, script, func(o *Options) { o.Recorder = w })
-	env.agent.ActivateSkill("auto-coder", "")
-	env.agent.ActivateSkill("greeter", "Ada")
+	env.agent.ActivateSkill(context.Background(), "auto-coder", "")
+	env.agent.ActivateSkill(context.Background(), "greeter", "Ada")
 	if _, err := env.agent.Turn(t.Context(), "shuffle"); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"slices"
 
 	"github.com/clawseed/clawseed/providers"
@@ -102,7 +103,7 @@ func (a *Agent) syncSkills() {
 // could not be restored; skills whose text changed on disk are restored with
 // the new text and reported by [skills.ActiveSet.ChangedOnDisk]. Changes
 // against the saved state are recorded.
-func (a *Agent) Resume(history []providers.Message, active []session.SkillState, usage []providers.ModelUsage) []skills.Diagnostic {
+func (a *Agent) Resume(ctx context.Context, history []providers.Message, active []session.SkillState, usage []providers.ModelUsage) []skills.Diagnostic {
 	a.history = repairHistory(slices.Clone(history))
 	a.restoreUsage(usage)
 	a.reported = 0
@@ -116,7 +117,7 @@ func (a *Agent) Resume(history []providers.Message, active []session.SkillState,
 			a.opts.Skills.Deactivate(act.Skill.Name)
 		}
 		if a.opts.SkillsEnabled {
-			diags = a.opts.Skills.Restore(saved)
+			diags = a.opts.Skills.Restore(ctx, saved)
 		}
 	}
 	a.recordedSkills = saved

@@ -26,7 +26,7 @@ func skillToolSpec() providers.ToolSpec {
 // handleSkillCall performs a model's Skill call against the active set. The
 // call never reaches a tool implementation, so no placeholder text can leak
 // into history, events or the session: the result is the engine's sentence.
-func (a *Agent) handleSkillCall(c providers.ToolCall) providers.ToolResult {
+func (a *Agent) handleSkillCall(ctx context.Context, c providers.ToolCall) providers.ToolResult {
 	var args struct {
 		Skill  string          `json:"skill"`
 		Action string          `json:"action"`
@@ -52,7 +52,7 @@ func (a *Agent) handleSkillCall(c providers.ToolCall) providers.ToolResult {
 	}
 	switch args.Action {
 	case "", "activate":
-		out := a.opts.Skills.Activate(args.Skill, skillArgs, false)
+		out := a.opts.Skills.Activate(ctx, args.Skill, skillArgs, false)
 		if out.Changed {
 			a.opts.Sink(Event{Type: EventSkillActivated, Name: args.Skill, Args: skillArgs})
 		}
@@ -94,10 +94,10 @@ func (a *Agent) afterSkillCreate(ctx context.Context, c providers.ToolCall, res 
 	var text string
 	var isErr bool
 	if set.IsActive(args.Name) {
-		out := set.Refresh(args.Name)
+		out := set.Refresh(ctx, args.Name)
 		text, isErr = out.Text, out.IsError
 	} else {
-		out := set.Activate(args.Name, "", false)
+		out := set.Activate(ctx, args.Name, "", false)
 		text, isErr = out.Text, out.IsError
 		if out.Changed {
 			a.opts.Sink(Event{Type: EventSkillActivated, Name: args.Name})

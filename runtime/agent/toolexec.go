@@ -69,7 +69,7 @@ func (a *Agent) runCalls(ctx context.Context, calls []providers.ToolCall) []prov
 				results[i] = a.withID(c, a.rateLimited())
 				continue
 			}
-			results[i] = a.withID(c, a.handleSkillCall(c))
+			results[i] = a.withID(c, a.handleSkillCall(ctx, c))
 			continue
 		}
 		p, res, ok := a.prepare(ctx, i, c)

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -62,13 +63,13 @@ func TestUsageByModel(t *testing.T) {
 
 	// A resumed session gets the totals back per model, in any order.
 	env2 := newEnv(t, nil, nil)
-	env2.agent.Resume(nil, nil, []providers.ModelUsage{want[3], want[0], want[2], want[1]})
+	env2.agent.Resume(context.Background(), nil, nil, []providers.ModelUsage{want[3], want[0], want[2], want[1]})
 	if diff := cmp.Diff(want, env2.agent.UsageByModel()); diff != "" || env2.agent.Usage() != env.agent.Usage() {
 		t.Errorf("resumed usage (-want +got)\n%s", diff)
 	}
 
 	// /clear starts from nothing.
-	env.agent.Reset()
+	env.agent.Reset(context.Background())
 	if got := env.agent.UsageByModel(); len(got) != 0 || env.agent.Usage() != (providers.Usage{}) {
 		t.Errorf("after Reset: %+v, %+v", got, env.agent.Usage())
 	}
