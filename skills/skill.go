@@ -141,6 +141,10 @@ type Skill struct {
 	// UserInvocable is true unless the skill says `user-invocable: false`.
 	UserInvocable bool
 
+	// Command is true for a Claude Code command (.claude/commands/**/*.md,
+	// or a plugin's commands/): its body may reference files as @path.
+	Command bool
+
 	Context string // "fork" or ""
 	Model   string
 	Effort  string
