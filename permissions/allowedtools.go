@@ -92,3 +92,24 @@ func shellPatternMatches(pattern, command string) bool {
 	}
 	return command == pattern
 }
+
+// NamesTool reports whether one of a skill's `allowed-tools` entries names
+// tool (a tool of class c), whatever pattern it carries: `Bash(git:*)`
+// names shell. A fork skill's sub-agent is given exactly the tools its
+// entries name (§4.10). As for pre-approval, a network tool is named only
+// by an entry that spells it, never by a glob.
+func NamesTool(entries []string, tool string, c Class) bool {
+	for _, e := range entries {
+		name, _, _ := splitEntry(strings.TrimSpace(e))
+		if mapped, ok := claudeToolNames[name]; ok {
+			name = mapped
+		}
+		if c == ClassNetwork && name != tool {
+			continue
+		}
+		if MatchGlob(name, tool) {
+			return true
+		}
+	}
+	return false
+}

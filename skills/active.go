@@ -38,6 +38,15 @@ type ActiveConfig struct {
 	// ${CLAWSEED_WORKSPACE}.
 	SessionID string
 	Workspace string
+	// DynamicContext is [skills].dynamic_context: which skills' `` !`cmd` ``
+	// and ```! blocks run at activation ([DynamicOff], [DynamicTrusted],
+	// [DynamicAll]; "" is off). See [DynamicAllowed].
+	DynamicContext string
+	// RunCommand runs one dynamic-context script with `sh -c` in dir, with
+	// env added to its (scrubbed) environment; err is non-nil when it did
+	// not exit with status 0 (a timeout included). ctx carries the
+	// [DynamicTimeout]. nil refuses every command (the text stays verbatim).
+	RunCommand func(ctx context.Context, dir, script string, env []string) (stdout, stderr string, err error)
 }
 
 // An ActiveSet is a session's set of active skills, in activation order, and
@@ -60,8 +69,14 @@ type Active struct {
 	// Content is the body after argument substitution, as written: the
 	// rendered block drops its control characters.
 	Content string
-	// Hash is [ContentHash] of the body as loaded, before substitution.
+	// Hash identifies the content: [ContentHash] of the body as loaded,
+	// before substitution, extended with the output of the dynamic-context
+	// commands and the @file contents inlined, when there are any (so a
+	// resumed session notices that they changed).
 	Hash string
+	// BodyHash is [ContentHash] of the body alone: what
+	// [ActiveSet.ChangedOnDisk] compares, without running anything.
+	BodyHash string
 }
 
 type activeEntry struct {
@@ -245,16 +260,16 @@ func (a *ActiveSet) load(ctx context.Context, name string, s *Skill, args string
 		cp.Name = name
 		loaded = &cp
 	}
-	vars := map[string]string{
-		VarSkillDir:  loaded.Dir,
-		VarSessionID: a.cfg.SessionID,
-		VarWorkspace: a.cfg.Workspace,
+	content, extras, err := a.render(ctx, loaded, args)
+	if err != nil {
+		return activeEntry{}, err
 	}
 	e := activeEntry{Active: Active{
-		Skill:   loaded,
-		Args:    args,
-		Content: Substitute(loaded.Body, args, loaded.Arguments, vars),
-		Hash:    ContentHash(loaded.Body),
+		Skill:    loaded,
+		Args:     args,
+		Content:  content,
+		Hash:     contentHash(loaded.Body, extras),
+		BodyHash: ContentHash(loaded.Body),
 	}}
 	e.block = renderBlock(e.Active)
 	return e, nil
@@ -507,7 +522,7 @@ func (a *ActiveSet) ChangedOnDisk(name string) bool {
 	}
 	s := cat.Lookup(name)
 	if load == nil {
-		return s != nil && ContentHash(s.Body) != e.Hash
+		return s != nil && ContentHash(s.Body) != e.BodyHash
 	}
 	if s == nil {
 		s = e.Skill
@@ -516,7 +531,7 @@ func (a *ActiveSet) ChangedOnDisk(name string) bool {
 	if err != nil {
 		return true
 	}
-	return now != nil && ContentHash(now.Body) != e.Hash
+	return now != nil && ContentHash(now.Body) != e.BodyHash
 }
 
 // ContentHash returns the first 16 hex digits of the SHA-256 of body; it

@@ -291,16 +291,18 @@ func TestActivateSubstitutes(t *testing.T) {
 	got := set.List()
 	want := []Active{
 		{
-			Skill:   set.Catalog().Lookup("auto-coder"),
-			Args:    `"a parser" fast`,
-			Content: "# Auto Coder\n\nImplement: \"a parser\" fast\nScripts are in /ws/.clawseed/skills/auto-coder/scripts.\n",
-			Hash:    ContentHash(set.Catalog().Lookup("auto-coder").Body),
+			Skill:    set.Catalog().Lookup("auto-coder"),
+			Args:     `"a parser" fast`,
+			Content:  "# Auto Coder\n\nImplement: \"a parser\" fast\nScripts are in /ws/.clawseed/skills/auto-coder/scripts.\n",
+			Hash:     ContentHash(set.Catalog().Lookup("auto-coder").Body),
+			BodyHash: ContentHash(set.Catalog().Lookup("auto-coder").Body),
 		},
 		{
-			Skill:   set.Catalog().Lookup("deploy"),
-			Args:    "prod eu",
-			Content: "Deploy to prod.",
-			Hash:    ContentHash("Deploy to $0."),
+			Skill:    set.Catalog().Lookup("deploy"),
+			Args:     "prod eu",
+			Content:  "Deploy to prod.",
+			Hash:     ContentHash("Deploy to $0."),
+			BodyHash: ContentHash("Deploy to $0."),
 		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

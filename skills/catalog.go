@@ -23,6 +23,14 @@ type Options struct {
 	LookPath func(file string) (string, error)
 	// LookupEnv reads a variable for requires.env; nil means os.LookupEnv.
 	LookupEnv func(key string) (string, bool)
+	// Workspace is the directory `paths` globs are matched in (SPEC §4.12);
+	// "" disables the check (skills with `paths` are listed).
+	Workspace string
+	// Cache, when set, lets Discover reuse the parse of a skill directory
+	// whose SKILL.md and manifest.toml are unchanged since the previous
+	// Discover with the same cache (hot reload). The result is identical to a
+	// discovery without it.
+	Cache *ParseCache
 }
 
 // A Catalog is the result of [Discover]: the effective skills and every

@@ -55,11 +55,16 @@ func discover(ctx context.Context, opts Options, lim walkLimits) *Catalog {
 		seenRoot:   map[string]string{},
 		seenSkill:  map[string]string{},
 		realWithin: map[string]string{},
+		cache:      opts.Cache.begin(),
 	}
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
 			for c := range w.jobs {
+				if c.cmdPath != "" {
+					w.parseCommand(ctx, c)
+					continue
+				}
 				w.parse(ctx, c)
 			}
 		})
@@ -92,6 +97,7 @@ type walker struct {
 	seenSkill  map[string]string // real path of a skill dir → dir first reached
 	realWithin map[string]string // Root.Within → its real path
 	stop       bool
+	cache      *cacheRun
 }
 
 // A walkEvent is either a diagnostic or a skill directory.
@@ -110,6 +116,11 @@ type candidate struct {
 	skill    *Skill
 	diags    []Diagnostic
 	dropped  bool // not parsed: the context was cancelled
+	// plugin is the Claude Code plugin the candidate belongs to ("").
+	plugin string
+	// cmdPath and cmdName are set for a Claude Code command: its file
+	// (entries holds its one entry) and its full name.
+	cmdPath, cmdName string
 }
 
 // rootWalk is the state of walking one root.
@@ -119,6 +130,7 @@ type rootWalk struct {
 	dirs     int
 	visited  map[string]bool // real paths of directories read
 	capped   bool
+	plugin   string // the plugin being walked, if any
 }
 
 func (w *walker) diag(path string, sev Severity, msg string) {
@@ -128,7 +140,7 @@ func (w *walker) diag(path string, sev Severity, msg string) {
 func (w *walker) walkRoot(ctx context.Context, root Root) {
 	path := filepath.Clean(root.Path)
 	root.Path = path
-	entries, err := os.ReadDir(path)
+	entries, err := w.cache.readDir(path)
 	if err != nil {
 		if !os.IsNotExist(err) {
 			w.diag(path, SeverityError, "cannot read skill root: "+describeErr(err))
@@ -149,6 +161,14 @@ func (w *walker) walkRoot(ctx context.Context, root Root) {
 	}
 	w.seenRoot[rootReal] = path
 	rw := &rootWalk{root: root, realPath: rootReal, dirs: 1, visited: map[string]bool{rootReal: true}}
+	if root.Commands {
+		w.walkCommands(ctx, rw, path, path, rootReal, entries, 0)
+		return
+	}
+	if hasPluginDir(entries) {
+		w.walkPlugin(ctx, rw, path, rootReal, entries)
+		return
+	}
 	if hasSkillFile(entries, false) {
 		if first, ok := w.seenSkill[rootReal]; ok {
 			w.diag(path, SeverityInfo, "same skill directory as "+first+"; skipped")
@@ -204,28 +224,8 @@ func (w *walker) walkDir(ctx context.Context, rw *rootWalk, dir, dirReal string,
 		if strings.HasPrefix(name, ".") || name == "node_modules" {
 			continue
 		}
-		child := joinPath(dir, name)
-		childReal, ok := w.childReal(rw, child, dirReal, e)
+		child, childReal, childEntries, ok := w.enter(rw, dir, dirReal, e)
 		if !ok {
-			continue
-		}
-		if first, ok := w.seenSkill[childReal]; ok {
-			w.diag(child, SeverityInfo, "same skill directory as "+first+"; skipped")
-			continue
-		}
-		if rw.visited[childReal] {
-			continue // a link back to a directory already walked
-		}
-		if rw.dirs >= w.lim.maxDirs {
-			rw.capped = true
-			w.diag(rw.root.Path, SeverityWarning, fmt.Sprintf("stopped after %d directories; skills further down were not loaded", w.lim.maxDirs))
-			return
-		}
-		rw.dirs++
-		rw.visited[childReal] = true
-		childEntries, err := os.ReadDir(child)
-		if err != nil {
-			w.diag(child, SeverityError, "cannot read directory: "+describeErr(err))
 			continue
 		}
 		if hasSkillFile(childEntries, true) {
@@ -233,8 +233,43 @@ func (w *walker) walkDir(ctx context.Context, rw *rootWalk, dir, dirReal string,
 			w.addCandidate(rw, child, childReal, childEntries)
 			continue
 		}
+		if rw.plugin == "" && hasPluginDir(childEntries) {
+			w.walkPlugin(ctx, rw, child, childReal, childEntries)
+			continue
+		}
 		w.walkDir(ctx, rw, child, childReal, childEntries, depth+1)
 	}
+}
+
+// enter resolves and reads the directory entry e of dir, counting it toward
+// the root's directory cap. ok is false when it is not a directory to walk
+// (with a diagnostic when that is a problem).
+func (w *walker) enter(rw *rootWalk, dir, dirReal string, e fs.DirEntry) (child, childReal string, entries []fs.DirEntry, ok bool) {
+	child = joinPath(dir, e.Name())
+	childReal, ok = w.childReal(rw, child, dirReal, e)
+	if !ok {
+		return "", "", nil, false
+	}
+	if first, seen := w.seenSkill[childReal]; seen {
+		w.diag(child, SeverityInfo, "same skill directory as "+first+"; skipped")
+		return "", "", nil, false
+	}
+	if rw.visited[childReal] {
+		return "", "", nil, false // a link back to a directory already walked
+	}
+	if rw.dirs >= w.lim.maxDirs {
+		rw.capped = true
+		w.diag(rw.root.Path, SeverityWarning, fmt.Sprintf("stopped after %d directories; skills further down were not loaded", w.lim.maxDirs))
+		return "", "", nil, false
+	}
+	rw.dirs++
+	rw.visited[childReal] = true
+	entries, err := w.cache.readDir(child)
+	if err != nil {
+		w.diag(child, SeverityError, "cannot read directory: "+describeErr(err))
+		return "", "", nil, false
+	}
+	return child, childReal, entries, true
 }
 
 // childReal returns the real path of a directory entry, following a symbolic
@@ -269,7 +304,7 @@ func (w *walker) childReal(rw *rootWalk, child, parentReal string, e fs.DirEntry
 }
 
 func (w *walker) addCandidate(rw *rootWalk, dir, dirReal string, entries []fs.DirEntry) {
-	c := &candidate{root: rw.root, rootReal: rw.realPath, dir: dir, dirReal: dirReal, entries: entries}
+	c := &candidate{root: rw.root, rootReal: rw.realPath, dir: dir, dirReal: dirReal, entries: entries, plugin: rw.plugin}
 	w.events = append(w.events, walkEvent{cand: c})
 	w.jobs <- c
 }
@@ -289,7 +324,7 @@ func (w *walker) parse(ctx context.Context, c *candidate) {
 		c.dropped = true
 		return
 	}
-	c.skill, c.diags = loadSkillDir(c.dir, c.entries, c.rootReal, w.maxBytes)
+	c.skill, c.diags = w.cache.loadSkillDir(c.dir, c.dirReal, c.entries, c.rootReal, w.maxBytes)
 	c.entries = nil
 	if c.skill != nil {
 		c.skill.Root = c.root.Path
@@ -307,15 +342,19 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 	byName := map[string]*Skill{}
 	claim := func(s *Skill) {
 		if win, ok := byName[s.Name]; ok {
-			cat.Diagnostics = append(cat.Diagnostics, Diagnostic{Path: diagPathOf(s), Severity: SeverityInfo, Message: "shadowed by " + diagPathOf(win)})
+			cat.Diagnostics = append(cat.Diagnostics, Diagnostic{Path: origin(s), Severity: SeverityInfo, Message: "shadowed by " + origin(win)})
 			return
 		}
 		byName[s.Name] = s
 		if d, ok := g.decide(s); ok {
 			cat.Diagnostics = append(cat.Diagnostics, d)
 		}
+		commandStatus(s)
 		cat.Skills = append(cat.Skills, s)
 	}
+	// Commands are claimed after every skill, built-ins included: a real
+	// skill of the same name wins.
+	var commands []*Skill
 	interrupted := w.stop
 	for _, ev := range w.events {
 		if ev.diag != nil {
@@ -330,9 +369,22 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 			continue
 		}
 		cat.Diagnostics = append(cat.Diagnostics, ev.cand.diags...)
-		if ev.cand.skill != nil {
-			claim(ev.cand.skill)
+		s := ev.cand.skill
+		if s == nil {
+			continue
 		}
+		if ev.cand.plugin != "" && !s.Command {
+			var d *Diagnostic
+			if s, d = inPlugin(s, ev.cand.plugin); d != nil {
+				cat.Diagnostics = append(cat.Diagnostics, *d)
+				continue
+			}
+		}
+		if s.Command {
+			commands = append(commands, s)
+			continue
+		}
+		claim(s)
 	}
 	if opts.Builtins {
 		for _, name := range builtinNames() {
@@ -343,6 +395,10 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 			}
 		}
 	}
+	for _, s := range commands {
+		claim(s)
+	}
+	cat.Diagnostics = append(cat.Diagnostics, g.notes...)
 	sort.Slice(cat.Skills, func(i, j int) bool { return cat.Skills[i].Name < cat.Skills[j].Name })
 	return cat
 }

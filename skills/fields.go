@@ -233,12 +233,13 @@ var skillFields = numberFields(map[string]fieldSpec{
 })
 
 // peerFields are frontmatter keys other runtimes define that clawseed does not
-// use (yet). They are ignored without a warning so that Claude Code and
-// OpenClaw skills load cleanly; `hooks` is listed in SPEC §4.3 as later.
+// use (yet). They are ignored without a warning so that Claude Code, OpenClaw
+// and Hermes skills load cleanly; `hooks` is listed in SPEC §4.3 as later.
+// Hermes' required_environment_variables are prompted for, not a gate.
 var peerFields = map[string]bool{
 	"hooks": true, "disallowed-tools": true, "agent": true, "background": true,
 	"homepage": true, "emoji": true, "command-dispatch": true, "command-tool": true,
-	"command-arg-mode": true,
+	"command-arg-mode": true, "required-environment-variables": true,
 }
 
 // canonicalKey maps the underscore spellings and aliases to the hyphenated key.

@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,15 +12,21 @@ import (
 // excludedReason is the Reason of a skill named in [skills].excluded.
 const excludedReason = "excluded by [skills].excluded"
 
-// A gate decides each skill's Status from the options and this machine
-// (SPEC §4.12; `paths` is not checked here). It caches PATH lookups: many
-// skills share the same binaries.
+// A gate decides each skill's Status from the options, this machine and the
+// workspace (SPEC §4.12). It caches PATH lookups (many skills share the same
+// binaries) and walks the workspace at most once, when the first skill with
+// `paths` is decided.
 type gate struct {
 	goos      string
 	lookPath  func(string) (string, error)
 	lookupEnv func(string) (string, bool)
 	excluded  map[string]bool
 	bins      map[string]bool
+	workspace string
+	files     *WorkspaceFiles
+	// notes are diagnostics about the gate itself (a capped workspace
+	// walk), added once after the skills' own.
+	notes []Diagnostic
 }
 
 func newGate(opts Options) *gate {
@@ -29,6 +36,7 @@ func newGate(opts Options) *gate {
 		lookupEnv: opts.LookupEnv,
 		excluded:  make(map[string]bool, len(opts.Excluded)),
 		bins:      map[string]bool{},
+		workspace: opts.Workspace,
 	}
 	if g.goos == "" {
 		g.goos = runtime.GOOS
@@ -100,7 +108,25 @@ func (g *gate) missing(s *Skill) string {
 			why = append(why, fmt.Sprintf("requires environment variable %q", e))
 		}
 	}
+	if len(s.Paths) > 0 && !g.pathsMatch(s.Paths) {
+		why = append(why, noPathsMatchReason)
+	}
 	return strings.Join(why, "; ")
+}
+
+// pathsMatch reports whether a workspace file matches one of globs; with no
+// workspace configured every skill with `paths` is listed.
+func (g *gate) pathsMatch(globs []string) bool {
+	if g.workspace == "" {
+		return true
+	}
+	if g.files == nil {
+		g.files = ScanWorkspace(context.Background(), g.workspace)
+		if g.files.Capped {
+			g.notes = append(g.notes, cappedWalkDiagnostic(g.files))
+		}
+	}
+	return g.files.Match(globs)
 }
 
 func (g *gate) hasBin(name string) bool {

@@ -50,6 +50,17 @@ type skillSource struct {
 	manifestPath string
 	manifestData []byte
 	diagPath     string // where skill-level diagnostics point
+	// mdName names the Markdown file in messages: "" means SKILL.md (a
+	// command is its own file, review.md).
+	mdName string
+}
+
+// markdownName is the name messages use for the Markdown file.
+func (src skillSource) markdownName() string {
+	if src.mdName != "" {
+		return src.mdName
+	}
+	return skillFileName
 }
 
 // buildSkill parses and merges the files of one skill. It returns nil and at
@@ -78,13 +89,13 @@ func buildSkill(src skillSource) (*Skill, []Diagnostic) {
 	fm := newFieldSet()
 	var body string
 	if src.skillData != nil {
-		if msg := checkText(skillFileName, src.skillData); msg != "" {
+		if msg := checkText(src.markdownName(), src.skillData); msg != "" {
 			add(src.skillPath, SeverityError, msg)
 		} else {
 			var notes []fmNote
 			fm, body, notes = parseSkillMD(string(src.skillData))
 			for _, n := range notes {
-				add(src.skillPath, SeverityWarning, skillMDMsg(n.line, n.msg))
+				add(src.skillPath, SeverityWarning, markdownMsg(src.markdownName(), n.line, n.msg))
 			}
 		}
 	}
@@ -155,7 +166,7 @@ func finishSkill(f *fieldSet, src skillSource, body string, add func(string, Sev
 		if src.skillData == nil {
 			add(src.diagPath, SeverityError, "no SKILL.md and no shell command: the skill has no instructions")
 		} else {
-			add(src.diagPath, SeverityError, "SKILL.md has no body and no shell command is set: the skill has no instructions")
+			add(src.diagPath, SeverityError, src.markdownName()+" has no body and no shell command is set: the skill has no instructions")
 		}
 		return nil
 	}
@@ -193,12 +204,12 @@ func parseSkillMD(text string) (*fieldSet, string, []fmNote) {
 	return f, body, notes
 }
 
-// skillMDMsg prefixes msg with `SKILL.md:LINE: `.
-func skillMDMsg(line int, msg string) string {
+// markdownMsg prefixes msg with `NAME:LINE: `.
+func markdownMsg(name string, line int, msg string) string {
 	if line > 0 {
-		return fmt.Sprintf("%s:%d: %s", skillFileName, line, msg)
+		return fmt.Sprintf("%s:%d: %s", name, line, msg)
 	}
-	return skillFileName + ": " + msg
+	return name + ": " + msg
 }
 
 // checkText rejects binary and non-UTF-8 files.

@@ -44,7 +44,8 @@ func LoadDir(dir string, opts Options) (*Skill, []Diagnostic) {
 }
 
 // Reread reads a discovered skill again with the same rules (built-ins from
-// the files compiled into the binary), keeping its Source, Root, Dir, Status
+// the files compiled into the binary, a command from its one file, a plugin's
+// skill under its plugin's name), keeping its Source, Root, Dir, Status
 // and Reason. It fails when the skill is gone, now invalid, or now has
 // another name; the error text is a lower-case reason meant for
 // `Failed to load skill '<n>': <reason>`.
@@ -63,8 +64,12 @@ func Reread(s *Skill, maxFileBytes int64) (*Skill, error) {
 		}
 		n, diags = loadBuiltin(s.Name)
 	} else {
+		reread := rereadDir
+		if s.Command {
+			reread = rereadCommand
+		}
 		var err error
-		n, diags, err = rereadDir(s, limit)
+		n, diags, err = reread(s, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -72,6 +77,10 @@ func Reread(s *Skill, maxFileBytes int64) (*Skill, error) {
 	if n == nil {
 		return nil, errors.New(firstError(diags))
 	}
+	if s.Plugin != "" && !s.Command {
+		n.Name = s.Plugin + ":" + n.Name // n is new: not shared with a cache
+	}
+	n.Plugin = s.Plugin
 	if n.Name != s.Name {
 		return nil, fmt.Errorf("its name is now %q", n.Name)
 	}

@@ -18,10 +18,15 @@ import (
 //
 // Each standard root carries the directory it must stay inside after its
 // links are resolved ([Root.Within]); extra roots carry none.
+//
+// The Claude Code commands directories come last, <workspace>/.claude/commands
+// then ~/.claude/commands ([Root.Commands]): a command never shadows a skill
+// of any root, built-ins included (see [Discover]), so only their order
+// between themselves matters.
 func StandardRoots(workspace, clawseedHome, home string, extra []string) []Root {
 	var roots []Root
 	seen := map[string]bool{}
-	add := func(p string, src Source, within string) {
+	add := func(p string, src Source, within string, commands bool) {
 		if p == "" {
 			return
 		}
@@ -38,7 +43,7 @@ func StandardRoots(workspace, clawseedHome, home string, extra []string) []Root 
 			return
 		}
 		seen[p] = true
-		roots = append(roots, Root{Path: p, Source: src, Within: within})
+		roots = append(roots, Root{Path: p, Source: src, Within: within, Commands: commands})
 	}
 	under := func(base string, parts ...string) string {
 		if base == "" {
@@ -47,20 +52,22 @@ func StandardRoots(workspace, clawseedHome, home string, extra []string) []Root 
 		return filepath.Join(append([]string{base}, parts...)...)
 	}
 
-	add(under(workspace, ".clawseed", "skills"), SourceProject, workspace)
-	add(under(workspace, ".claude", "skills"), SourceProjectClaude, workspace)
-	add(under(workspace, ".agents", "skills"), SourceProjectAgents, workspace)
+	add(under(workspace, ".clawseed", "skills"), SourceProject, workspace, false)
+	add(under(workspace, ".claude", "skills"), SourceProjectClaude, workspace, false)
+	add(under(workspace, ".agents", "skills"), SourceProjectAgents, workspace, false)
 	if clawseedHome == "" {
 		clawseedHome = under(home, ".clawseed")
 	}
-	add(under(clawseedHome, "skills"), SourceUser, clawseedHome)
-	add(under(home, ".claude", "skills"), SourceUserClaude, home)
-	add(under(home, ".agents", "skills"), SourceUserAgents, home)
+	add(under(clawseedHome, "skills"), SourceUser, clawseedHome, false)
+	add(under(home, ".claude", "skills"), SourceUserClaude, home, false)
+	add(under(home, ".agents", "skills"), SourceUserAgents, home, false)
 	for _, e := range extra {
 		// Extra roots are named by the user's configuration; where they
 		// lead is the user's choice.
-		add(resolveExtraRoot(e, workspace, home), SourceExtra, "")
+		add(resolveExtraRoot(e, workspace, home), SourceExtra, "", false)
 	}
+	add(under(workspace, ".claude", "commands"), SourceProjectClaude, workspace, true)
+	add(under(home, ".claude", "commands"), SourceUserClaude, home, true)
 	return roots
 }
 

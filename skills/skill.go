@@ -47,6 +47,9 @@ type Root struct {
 	// readable by the file tools, so a cloned repository whose
 	// .claude/skills is a link to / would otherwise open the whole disk.
 	Within string
+	// Commands marks a Claude Code commands directory (.claude/commands):
+	// every Markdown file below it is a command ([Skill.Command]).
+	Commands bool
 }
 
 // A Severity grades a [Diagnostic].
@@ -120,6 +123,10 @@ type Skill struct {
 	// ManifestPath and SkillPath are the files read ("" when absent).
 	ManifestPath string
 	SkillPath    string
+	// Plugin is the Claude Code plugin the skill or command came from
+	// (<root>/<plugin>/.claude-plugin/plugin.json); Name then starts with
+	// Plugin + ":". "" otherwise.
+	Plugin string
 
 	Description   string
 	WhenToUse     string

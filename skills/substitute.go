@@ -56,9 +56,20 @@ func varKey(name string) (string, bool) {
 // "\n\nARGUMENTS: <args>" appended, so arguments are never silently lost and
 // never given twice.
 func Substitute(body, args string, named []string, vars map[string]string) string {
-	s := substituter{args: args, named: namedOrder(named), vars: vars}
+	s := newSubstituter(args, named, vars)
+	return appendNote(s.text(body), s.argsNote())
+}
+
+func newSubstituter(args string, named []string, vars map[string]string) *substituter {
+	return &substituter{args: args, named: namedOrder(named), vars: vars}
+}
+
+// text substitutes the placeholders of one piece of a body. A body may be
+// given in pieces (the text between dynamic-context commands, which are not
+// substituted): [substituter.argsNote] then covers them all.
+func (s *substituter) text(body string) string {
 	var b strings.Builder
-	b.Grow(len(body) + len(args))
+	b.Grow(len(body) + len(s.args))
 	for i := 0; i < len(body); {
 		j := strings.IndexAny(body[i:], `\$`)
 		if j < 0 {
@@ -90,15 +101,29 @@ func Substitute(body, args string, named []string, vars map[string]string) strin
 		b.WriteByte('$')
 		i++
 	}
-	out := b.String()
-	if !s.usedArgs && strings.TrimSpace(args) != "" {
-		out = strings.TrimRight(out, " \t\r\n")
-		if out != "" {
-			out += "\n\n"
-		}
-		out += "ARGUMENTS: " + args
+	return b.String()
+}
+
+// argsNote returns the "ARGUMENTS: <args>" line to append when no piece used
+// an argument placeholder and args are not blank, else "".
+func (s *substituter) argsNote() string {
+	if s.usedArgs || strings.TrimSpace(s.args) == "" {
+		return ""
 	}
-	return out
+	return "ARGUMENTS: " + s.args
+}
+
+// appendNote appends note to out after a blank line (out's trailing white
+// space trimmed); an empty note leaves out as it is.
+func appendNote(out, note string) string {
+	if note == "" {
+		return out
+	}
+	out = strings.TrimRight(out, " \t\r\n")
+	if out != "" {
+		out += "\n\n"
+	}
+	return out + note
 }
 
 // namedArg is one entry of a skill's `arguments` and its word position.

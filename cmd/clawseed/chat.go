@@ -77,7 +77,7 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	approver := repl.NewApprover(reader, opts.io.Out, renderer)
 	approver.Interrupt = chat.CancelTurn
 
-	a, err := buildApp(ctx, cfg, appOptions{Approver: approver, Sink: renderer.Handle, Log: log, Notices: opts.io.Err, Session: opts.Session})
+	a, err := buildApp(ctx, cfg, appOptions{Approver: approver, Sink: renderer.Handle, Log: log, Notices: opts.io.Err, Session: opts.Session, Watch: true})
 	if err != nil {
 		return err
 	}

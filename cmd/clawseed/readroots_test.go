@@ -87,6 +87,23 @@ func TestSkillRootsCannotWidenReads(t *testing.T) {
 				{"~/.claude/skills/cat/nested/SKILL.md", true}, {"~/.claude/skills/cat/loose.txt", false},
 			},
 		},
+		{
+			// A command is its one file, whose body is in the prompt: its
+			// folder is not readable, nor a plugin's commands/, but a
+			// plugin's skill directories are.
+			name: "commands and plugins",
+			checks: []check{
+				{"~/.claude/commands/review.md", false}, {"~/.claude/commands/notes.txt", false},
+				{"~/.claude/skills/plug/skills/ps/SKILL.md", true}, {"~/.claude/skills/plug/commands/c.md", false},
+				{"~/.claude/skills/plug/notes.txt", false}, {"~/.claude/skills/plug/.claude-plugin/plugin.json", false},
+			},
+		},
+		{
+			name:     "user commands directory links to /",
+			links:    map[string]string{"home/.claude/commands": "/"},
+			wantDiag: "skill root resolves to /, which is outside",
+			checks:   []check{{"/etc/hostname", false}, {"~/.claude/commands/etc/hostname", false}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,6 +119,9 @@ func TestSkillRootsCannotWidenReads(t *testing.T) {
 				"home/dotfiles/skills/mine/SKILL.md", "home/dotfiles/skills/mine/ref.md", "home/dotfiles/skills/notes.txt",
 				"home/.claude/skills/plain/SKILL.md", "home/.claude/skills/notes.txt",
 				"home/.claude/skills/cat/nested/SKILL.md", "home/.claude/skills/cat/loose.txt",
+				"home/.claude/commands/review.md", "home/.claude/commands/notes.txt",
+				"home/.claude/skills/plug/.claude-plugin/plugin.json", "home/.claude/skills/plug/skills/ps/SKILL.md",
+				"home/.claude/skills/plug/commands/c.md", "home/.claude/skills/plug/notes.txt",
 			} {
 				p := filepath.Join(base, f)
 				body := "x"

@@ -107,7 +107,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 
-	o := appOptions{Sink: runSink(opts), MaxIterations: opts.MaxIterations, Log: newLogger(opts.global, opts.io.Err), Notices: opts.io.Err, Session: opts.Session}
+	o := appOptions{Sink: runSink(opts), MaxIterations: opts.MaxIterations, Log: newLogger(opts.global, opts.io.Err), Notices: opts.io.Err, Session: opts.Session, Watch: true}
 	if opts.Yes {
 		o.Approver = yesApprover{}
 	}
@@ -144,13 +144,11 @@ func invokeSkillPrompt(ctx context.Context, ag *agent.Agent, prompt string) (str
 	if s == nil || !s.UserInvocable || s.Status == skills.StatusHidden {
 		return "", usageError(fmt.Errorf("/%s is not a user-invocable skill (see clawseed skills list)", name))
 	}
-	if out := ag.ActivateSkill(ctx, name, args); out.IsError {
+	send, out := ag.InvokeSkill(ctx, name, args)
+	if send == "" {
 		return "", &exitError{code: exitFailure, err: errors.New(out.Text)}
 	}
-	if args == "" {
-		return "Follow the instructions of the skill '" + name + "'.", nil
-	}
-	return args, nil
+	return send, nil
 }
 
 // runSink returns the event sink for the output format. Text output shows

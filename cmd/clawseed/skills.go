@@ -98,8 +98,13 @@ type listJSON struct {
 	Diagnostics []skills.Diagnostic `json:"diagnostics"`
 }
 
+// skillPath is where a skill comes from: its directory, a command's file,
+// or builtin:NAME.
 func skillPath(s *skills.Skill) string {
-	if s.Dir == "" {
+	switch {
+	case s.Command && s.SkillPath != "":
+		return s.SkillPath
+	case s.Dir == "":
 		return "builtin:" + s.Name
 	}
 	return s.Dir
@@ -137,17 +142,7 @@ func skillsListRun(ctx context.Context, opts *skillsOptions) error {
 			utf8.RuneCountInString(idx.Text), agent.EstimateTokens(idx.Text), idx.Listed, idx.Total, idx.Level)
 		return nil
 	}
-	out := listJSON{Skills: []skillJSON{}, Diagnostics: cat.Diagnostics}
-	if out.Diagnostics == nil {
-		out.Diagnostics = []skills.Diagnostic{}
-	}
-	for _, s := range cat.Skills {
-		out.Skills = append(out.Skills, skillJSON{
-			Name: s.Name, Description: s.Description, Source: string(s.Source), Path: skillPath(s),
-			Status: string(s.Status), Reason: s.Reason, Triggers: orEmpty(s.Triggers),
-			Permissions: orEmpty(s.Permissions), Tokens: agent.EstimateTokens(s.Body),
-		})
-	}
+	out := listOf(cat)
 	if opts.JSON {
 		return writeJSON(opts.io.Out, out)
 	}
@@ -166,6 +161,23 @@ func skillsListRun(ctx context.Context, opts *skillsOptions) error {
 		fmt.Fprintf(opts.io.Err, "%d diagnostics; run `clawseed skills doctor` to see them.\n", n)
 	}
 	return nil
+}
+
+// listOf is what `skills list --json` prints for cat: every skill, the
+// commands and plugin skills included, with its source and path.
+func listOf(cat *skills.Catalog) listJSON {
+	out := listJSON{Skills: []skillJSON{}, Diagnostics: cat.Diagnostics}
+	if out.Diagnostics == nil {
+		out.Diagnostics = []skills.Diagnostic{}
+	}
+	for _, s := range cat.Skills {
+		out.Skills = append(out.Skills, skillJSON{
+			Name: s.Name, Description: s.Description, Source: string(s.Source), Path: skillPath(s),
+			Status: string(s.Status), Reason: s.Reason, Triggers: orEmpty(s.Triggers),
+			Permissions: orEmpty(s.Permissions), Tokens: agent.EstimateTokens(s.Body),
+		})
+	}
+	return out
 }
 
 // contextWindow returns the configured model's context window, or the default
@@ -189,6 +201,9 @@ type showJSON struct {
 	UserOnly     bool     `json:"disable_model_invocation"`
 	Invocable    bool     `json:"user_invocable"`
 	Body         string   `json:"body"`
+	// DynamicContext says whether the body's !`cmd` lines run (omitted
+	// when it has none).
+	DynamicContext string `json:"dynamic_context,omitempty"`
 }
 
 func skillsShowRun(ctx context.Context, opts *skillsOptions, name string) error {
@@ -208,6 +223,7 @@ func skillsShowRun(ctx context.Context, opts *skillsOptions, name string) error 
 		Root: s.Root, Manifest: s.ManifestPath, SkillFile: s.SkillPath, Version: s.Version,
 		AllowedTools: orEmpty(s.AllowedTools), Arguments: orEmpty(s.Arguments), ArgumentHint: s.ArgumentHint,
 		UserOnly: s.DisableModelInvocation, Invocable: s.UserInvocable, Body: s.Body,
+		DynamicContext: skills.DynamicContextNote(cfg.Skills.DynamicContext, s),
 	}
 	if opts.JSON {
 		return writeJSON(opts.io.Out, out)
@@ -236,6 +252,9 @@ func skillsShowRun(ctx context.Context, opts *skillsOptions, name string) error 
 			v = termtext.Escape(f.v)
 		}
 		fmt.Fprintf(w, "%-13s %s\n", f.k+":", v)
+	}
+	if out.DynamicContext != "" {
+		fmt.Fprintf(w, "dynamic context: %s\n", out.DynamicContext)
 	}
 	fmt.Fprintf(w, "\n--- body (%d characters, ~%d tokens) ---\n%s\n", utf8.RuneCountInString(s.Body), agent.EstimateTokens(s.Body), termtext.Escape(s.Body))
 	return nil

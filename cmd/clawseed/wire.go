@@ -84,6 +84,7 @@ func skillOptions(cfg *config.Config) skills.Options {
 		Builtins:     true,
 		MaxFileBytes: int64(cfg.Skills.MaxSkillFileBytes),
 		Excluded:     cfg.Skills.Excluded,
+		Workspace:    cfg.Workspace,
 	}
 }
 
@@ -106,10 +107,12 @@ func newSandbox(cfg *config.Config, cat *skills.Catalog) *tools.Sandbox {
 }
 
 // skillReadDirs returns the directories of the catalog's on-disk skills.
+// A command's folder is not one of them: the command is its one file, whose
+// body is in the prompt, and ~/.claude/commands may hold anything.
 func skillReadDirs(cat *skills.Catalog) []tools.ReadDir {
 	dirs := make([]tools.ReadDir, 0, len(cat.Skills))
 	for _, s := range cat.Skills {
-		if s.Dir != "" && s.RealDir != "" {
+		if s.Dir != "" && s.RealDir != "" && !s.Command {
 			dirs = append(dirs, tools.ReadDir{Path: s.Dir, Real: s.RealDir})
 		}
 	}
@@ -260,6 +263,9 @@ type appOptions struct {
 	// warnings of a resumed session.
 	Notices io.Writer
 	Session sessionFlags
+	// Watch starts the skill watcher for hot reload (chat and run; not
+	// a cron job's unattended run).
+	Watch bool
 }
 
 // buildApp resolves the provider and builds the agent with its tools and
@@ -293,12 +299,18 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 	if err := a.openSession(o.Session); err != nil {
 		return nil, err
 	}
-	a.catalog = discover(ctx, cfg)
+	sb := newSandbox(cfg, &skills.Catalog{})
+	var ag *agent.Agent
+	reloader := &skillReloader{cfg: cfg, sb: sb, cache: skills.NewParseCache(), current: func() *skills.Catalog { return ag.Skills().Catalog() }}
+	if o.Watch {
+		// Started before discovery, so a change made while discovering is
+		// not missed.
+		reloader.watcher = watchSkills(ctx, cfg, o.Log)
+	}
+	a.catalog = reloader.discover(ctx)
 	o.Log.Debug("Skills discovered", "skills", len(a.catalog.Skills), "diagnostics", len(a.catalog.Diagnostics))
 
-	sb := newSandbox(cfg, a.catalog)
 	toolTimeout := cfg.Agent.ToolTimeout()
-	var ag *agent.Agent
 	agentTools := buildTools(toolEnv{
 		cfg: cfg, sb: sb, model: model, modelName: resolved.Model, notices: o.Notices,
 		addUsage: func(model string, u providers.Usage) { ag.AddUsage(model, u) },
@@ -315,8 +327,10 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		Load: func(s *skills.Skill) (*skills.Skill, error) {
 			return skills.Reread(s, int64(cfg.Skills.MaxSkillFileBytes))
 		},
-		SessionID: a.sessionID,
-		Workspace: cfg.Workspace,
+		SessionID:      a.sessionID,
+		Workspace:      cfg.Workspace,
+		DynamicContext: cfg.Skills.DynamicContext,
+		RunCommand:     dynamicRunner(cfg),
 	}, a.catalog)
 
 	temp := resolved.Temperature
@@ -345,14 +359,16 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 			Workspace:    cfg.Workspace,
 			Autonomy:     level,
 		},
-		Skills:        active,
-		SkillsEnabled: cfg.Skills.Enabled,
-		IndexBudget:   skills.IndexBudget(resolved.ContextWindow, cfg.Skills.IndexBudgetPercent),
+		Skills:            active,
+		SkillsEnabled:     cfg.Skills.Enabled,
+		IndexBudget:       skills.IndexBudget(resolved.ContextWindow, cfg.Skills.IndexBudgetPercent),
+		ForkModel:         a.forkModel,
+		SkillShell:        newSkillShell(cfg),
+		ForkMaxIterations: cfg.Skills.ForkMaxIterations,
 		Rediscover: func(ctx context.Context) (*skills.Catalog, error) {
-			cat := discover(ctx, cfg)
-			sb.SkillDirs.Replace(skillReadDirs(cat))
-			return cat, nil
+			return reloader.discover(ctx), nil
 		},
+		Reload:             reloader.reload,
 		MaxIterations:      maxIter,
 		ParallelTools:      cfg.Agent.ParallelTools,
 		ToolTimeout:        toolTimeout,
@@ -428,6 +444,44 @@ func (a *app) switchModel(args string) (string, error) {
 	})
 	a.resolved = r
 	return "model set to " + a.describeModel(), nil
+}
+
+// forkModel resolves a fork skill's `model` (§4.10): a [providers.models]
+// entry or a provider preset runs the fork there, with that entry's
+// settings; Claude Code's `sonnet`, `opus` and `haiku` name the newest model
+// of that family when the session's provider speaks the Anthropic wire, and
+// the session's model otherwise (the skill was written for another vendor);
+// any other name is a model id of the session's provider.
+func (a *app) forkModel(name string) (agent.ModelChoice, error) {
+	r := a.resolved
+	temp := r.Temperature
+	same := agent.ModelChoice{
+		Model: a.agent.Model(), Name: a.agent.ModelName(), MaxTokens: r.MaxTokens, Temperature: &temp,
+		ReasoningEffort: r.ReasoningEffort, TextTools: !r.NativeTools, ContextWindow: r.ContextWindow,
+	}
+	if id, ok := config.ClaudeAlias(name); ok {
+		if r.Wire == config.WireAnthropic {
+			same.Name = id
+		}
+		return same, nil
+	}
+	named, ok, err := a.cfg.ResolveNamed(name, "")
+	if err != nil {
+		return agent.ModelChoice{}, err
+	}
+	if !ok {
+		same.Name = name
+		return same, nil
+	}
+	m, err := newModel(a.cfg, named, a.notices)
+	if err != nil {
+		return agent.ModelChoice{}, err
+	}
+	t := named.Temperature
+	return agent.ModelChoice{
+		Model: m, Name: named.Model, MaxTokens: named.MaxTokens, Temperature: &t,
+		ReasoningEffort: named.ReasoningEffort, TextTools: !named.NativeTools, ContextWindow: named.ContextWindow,
+	}, nil
 }
 
 // describeModel names the model in use, its entry and provider, and the

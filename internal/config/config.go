@@ -120,6 +120,8 @@ type Skills struct {
 	// DynamicContext is "off", "trusted" or "all".
 	DynamicContext string `toml:"dynamic_context"`
 	Watch          bool   `toml:"watch"`
+	// ForkMaxIterations bounds the sub-agent of a `context: fork` skill.
+	ForkMaxIterations int `toml:"fork_max_iterations"`
 }
 
 // Autonomy is the [autonomy] table.
@@ -238,6 +240,7 @@ func Default() *Config {
 			MaxSkillFileBytes:  262144,
 			DynamicContext:     "trusted",
 			Watch:              true,
+			ForkMaxIterations:  15,
 		},
 		Autonomy: Autonomy{
 			Level:             "supervised",

@@ -1,5 +1,7 @@
 package config
 
+import "strings"
+
 // The built-in price list: US dollars per million tokens, compiled on
 // 2026-11-23 from the vendors' pages (sources and their dates below). Prices
 // change; an entry's `price` in config.toml overrides the list for that
@@ -163,4 +165,22 @@ func flat(id string, input, output float64) listedPrice {
 
 func anthropic(id string, input, cacheWrite, cacheRead, output float64) listedPrice {
 	return listedPrice{id: id, input: input, cacheRead: cacheRead, cacheWrite: cacheWrite, output: output}
+}
+
+// ClaudeAlias maps Claude Code's model aliases (`sonnet`, `opus`, `haiku`),
+// as a skill's `model` field uses them, to the newest model of that family
+// in the price list (which lists newest first). ok is false for any other
+// name.
+func ClaudeAlias(alias string) (model string, ok bool) {
+	switch alias {
+	case "sonnet", "opus", "haiku":
+	default:
+		return "", false
+	}
+	for _, p := range priceList() {
+		if strings.HasPrefix(p.id, "claude-"+alias+"-") {
+			return p.id, true
+		}
+	}
+	return "", false
 }

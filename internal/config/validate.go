@@ -50,6 +50,7 @@ func (c *Config) validate() error {
 		atLeast("agent.max_tool_output_chars", c.Agent.MaxToolOutputChars, 1),
 		atLeast("skills.max_active", c.Skills.MaxActive, 0),
 		atLeast("skills.max_skill_file_bytes", c.Skills.MaxSkillFileBytes, 1),
+		atLeast("skills.fork_max_iterations", c.Skills.ForkMaxIterations, 1),
 		atLeast("autonomy.max_actions_per_hour", c.Autonomy.MaxActionsPerHour, 0),
 		between("context.compact_at_percent", c.Context.CompactAtPercent, 1, 100),
 		atLeast("web_fetch.max_bytes", c.WebFetch.MaxBytes, 1),

@@ -17,6 +17,8 @@ import (
 type Agent interface {
 	Turn(ctx context.Context, text string) (agent.TurnResult, error)
 	ActivateSkill(ctx context.Context, name, args string) skills.Outcome
+	InvokeSkill(ctx context.Context, name, args string) (string, skills.Outcome)
+	ReloadSkills(ctx context.Context) (agent.ReloadInfo, error)
 	DeactivateSkill(name string) skills.Outcome
 	Skills() *skills.ActiveSet
 	Index() skills.Index

@@ -18,6 +18,7 @@ var builtinCommands = []struct{ name, args, help string }{
 	{"/active", "", "list active skills"},
 	{"/activate", "NAME [ARGS]", "activate a skill"},
 	{"/deactivate", "NAME", "deactivate a skill"},
+	{"/reload", "", "discover skills again now (paths gating re-checked)"},
 	{"/context", "", "show how the context window is used"},
 	{"/cost", "", "show this session's tokens, cache hit ratio and cost in US dollars"},
 	{"/compact", "[FOCUS]", "summarise older messages now (optionally focused)"},
@@ -82,6 +83,8 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 			return "", false
 		}
 		c.report(c.Agent.DeactivateSkill(args))
+	case "reload":
+		c.reload(ctx)
 	case "context":
 		c.showContext()
 	case "cost":
@@ -117,15 +120,26 @@ func (c *Chat) invoke(ctx context.Context, name, args string) string {
 		fmt.Fprintf(c.Err, "Unknown command /%s. Type /help for commands and skills.\n", termtext.EscapeLine(name))
 		return ""
 	}
-	out := c.Agent.ActivateSkill(ctx, name, args)
-	if out.IsError {
+	// A fork or shell skill runs here, so Ctrl-C must reach it.
+	var send string
+	var out skills.Outcome
+	c.cancellable(ctx, func(ctx context.Context) { send, out = c.Agent.InvokeSkill(ctx, name, args) })
+	if send == "" {
 		c.report(out)
-		return ""
 	}
-	if args == "" {
-		return "Follow the instructions of the skill '" + name + "'."
+	return send
+}
+
+// reload rediscovers the skills; a change is shown by the renderer's
+// skills_reloaded line.
+func (c *Chat) reload(ctx context.Context) {
+	info, err := c.Agent.ReloadSkills(ctx)
+	switch {
+	case err != nil:
+		fmt.Fprintln(c.Err, "✗ reload failed: "+termtext.Escape(err.Error()))
+	case info.Empty():
+		fmt.Fprintln(c.Out, "skills unchanged")
 	}
-	return args
 }
 
 // report prints an activation outcome; its text names what the user typed.

@@ -68,8 +68,15 @@ func (r *Renderer) endLine() {
 	r.reasoning = false
 }
 
+// subPrefix marks the lines of a fork skill's sub-agent.
+const subPrefix = "│ "
+
 // Handle renders one event. It is an [agent.Sink].
 func (r *Renderer) Handle(ev agent.Event) {
+	if ev.Parent != "" {
+		r.handleSub(ev)
+		return
+	}
 	switch ev.Type {
 	case agent.EventTextDelta:
 		if r.reasoning {
@@ -94,6 +101,8 @@ func (r *Renderer) Handle(ev agent.Event) {
 		r.line(r.style(styleCyan, "◆ skill "+ev.Name+" activated"))
 	case agent.EventSkillDeactivated:
 		r.line(r.style(styleCyan, "◇ skill "+ev.Name+" deactivated"))
+	case agent.EventSkillsReloaded:
+		r.line(r.style(styleCyan, "↻ skills reloaded: "+termtext.EscapeLine(ev.Text)))
 	case agent.EventCompaction:
 		if ev.Compaction != nil {
 			r.line(r.style(styleDim, CompactionLine(*ev.Compaction)))
@@ -106,6 +115,28 @@ func (r *Renderer) Handle(ev agent.Event) {
 		if ev.Status == agent.StatusCancelled {
 			r.line(r.style(styleDim, "⏹ turn cancelled"))
 		}
+	}
+}
+
+// handleSub renders an event of a fork's sub-agent: its tool calls and
+// results, errors and compactions, indented under the Skill call. Its text
+// is not shown: its final answer is the Skill call's result.
+func (r *Renderer) handleSub(ev agent.Event) {
+	switch ev.Type {
+	case agent.EventToolCall:
+		r.line(subPrefix + r.style(styleCyan, "⚙ "+ev.Name) + " " + compactArgs(ev.Args))
+	case agent.EventToolResult:
+		mark := r.style(styleGreen, "✓")
+		if ev.IsError {
+			mark = r.style(styleRed, "✗")
+		}
+		r.line(subPrefix + "  " + mark + " " + r.style(styleDim, Preview(ev.Result, previewRunes)))
+	case agent.EventCompaction:
+		if ev.Compaction != nil {
+			r.line(subPrefix + r.style(styleDim, CompactionLine(*ev.Compaction)))
+		}
+	case agent.EventError:
+		r.line(subPrefix + r.style(styleRed, "✗ "+termtext.EscapeLine(ev.Text)))
 	}
 }
 

@@ -154,6 +154,19 @@ func (f *fakeAgent) Turn(_ context.Context, text string) (agent.TurnResult, erro
 func (f *fakeAgent) ActivateSkill(_ context.Context, name, args string) skills.Outcome {
 	return f.set.Activate(context.Background(), name, args, true)
 }
+func (f *fakeAgent) InvokeSkill(ctx context.Context, name, args string) (string, skills.Outcome) {
+	out := f.ActivateSkill(ctx, name, args)
+	switch {
+	case out.IsError:
+		return "", out
+	case args == "":
+		return "Follow the instructions of the skill '" + name + "'.", out
+	}
+	return args, out
+}
+func (f *fakeAgent) ReloadSkills(context.Context) (agent.ReloadInfo, error) {
+	return agent.ReloadInfo{}, nil
+}
 func (f *fakeAgent) DeactivateSkill(name string) skills.Outcome { return f.set.Deactivate(name) }
 func (f *fakeAgent) Skills() *skills.ActiveSet                  { return f.set }
 func (f *fakeAgent) Index() skills.Index                        { return skills.RenderIndex(f.set.Catalog().Skills, 0) }

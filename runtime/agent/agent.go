@@ -108,6 +108,26 @@ type Options struct {
 	// Rediscover rebuilds the catalog after skill_create wrote a skill.
 	Rediscover func(ctx context.Context) (*skills.Catalog, error)
 
+	// Reload, when set, is asked before each model request whether the
+	// skill catalog must be rebuilt (hot reload, §4.13).
+	Reload Reloader
+
+	// ForkModel resolves a fork skill's `model` (an entry name, a model id
+	// or a Claude Code alias, §4.10); nil runs every fork on the session's
+	// model.
+	ForkModel func(name string) (ModelChoice, error)
+	// ForkMaxIterations bounds a fork's sub-agent (default 15).
+	ForkMaxIterations int
+	// SkillShell runs a `shell:` skill's command in its directory (§4.11);
+	// nil means shell skills cannot run here.
+	SkillShell func(ctx context.Context, s *skills.Skill, args, sessionID string) providers.ToolResult
+	// SystemExtra are system-prompt blocks after the fixed sections: a
+	// fork's skill, for its sub-agent.
+	SystemExtra []string
+	// PreApproved are `allowed-tools` entries that pre-approve calls for
+	// the whole session: a fork's skill, for its sub-agent.
+	PreApproved []string
+
 	MaxIterations      int           // default 25
 	ParallelTools      int           // default 4
 	ToolTimeout        time.Duration // default 120s
@@ -175,6 +195,9 @@ type Agent struct {
 
 	recordedSkills []skills.SnapshotEntry
 	recordFailed   bool
+	// wrote is set when a write or exec call succeeded since the last
+	// reload check (paths gating may now match).
+	wrote bool
 }
 
 // ErrMaxIterations matches (errors.Is) the error of a turn that hit the
@@ -314,7 +337,7 @@ func (a *Agent) SystemPrompt() string {
 // the fixed sections with the skill index, then each active skill's block.
 // An activation appends a block and changes none before it.
 func (a *Agent) systemBlocks() []string {
-	blocks := []string{a.fixed}
+	blocks := append([]string{a.fixed}, a.opts.SystemExtra...)
 	if a.opts.SkillsEnabled {
 		blocks = append(blocks, a.opts.Skills.Blocks()...)
 	}
@@ -370,12 +393,34 @@ func (a *Agent) ActivateSkill(ctx context.Context, name, args string) skills.Out
 	if a.opts.Skills == nil {
 		return skills.Outcome{Text: "Failed to activate skill '" + name + "': Skill system is disabled. Enable it in config to use skills.", IsError: true}
 	}
+	if s := a.opts.Skills.Catalog().Lookup(name); isRunnable(s) {
+		return skills.Outcome{Text: runsInstead(s), IsError: true}
+	}
+	if a.changedActive(name, args) {
+		// /activate NAME on a skill changed on disk reloads it (§4.13).
+		out := a.opts.Skills.Refresh(ctx, name)
+		if out.Changed {
+			a.syncSkills()
+		}
+		return out
+	}
 	out := a.opts.Skills.Activate(ctx, name, args, true)
 	if out.Changed {
 		a.opts.Sink(Event{Type: EventSkillActivated, Name: name, Args: args})
 		a.syncSkills()
 	}
 	return out
+}
+
+// changedActive reports whether name is active with args and its text
+// changed on disk since.
+func (a *Agent) changedActive(name, args string) bool {
+	for _, act := range a.opts.Skills.List() {
+		if act.Skill.Name == name {
+			return act.Args == args && a.opts.Skills.ChangedOnDisk(name)
+		}
+	}
+	return false
 }
 
 // DeactivateSkill deactivates a skill on the user's behalf (/deactivate).

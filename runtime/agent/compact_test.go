@@ -21,6 +21,7 @@ type memRecorder struct {
 	skills      []session.SkillChange
 	compactions []session.Compaction
 	usage       []providers.ModelUsage
+	forks       []session.Fork
 	fail        error
 }
 
@@ -34,6 +35,10 @@ func (r *memRecorder) RecordSkill(c session.SkillChange) error {
 }
 func (r *memRecorder) RecordCompaction(c session.Compaction) error {
 	r.compactions = append(r.compactions, c)
+	return r.fail
+}
+func (r *memRecorder) RecordFork(f session.Fork) error {
+	r.forks = append(r.forks, f)
 	return r.fail
 }
 func (r *memRecorder) RecordUsage(model string, u providers.Usage) error {

@@ -14,10 +14,13 @@ const (
 	EventToolResult       EventType = "tool_result"
 	EventSkillActivated   EventType = "skill_activated"
 	EventSkillDeactivated EventType = "skill_deactivated"
-	EventCompaction       EventType = "compaction"
-	EventUsage            EventType = "usage"
-	EventError            EventType = "error"
-	EventTurnEnd          EventType = "turn_end"
+	// EventSkillsReloaded: the catalog was rebuilt (hot reload); Text is
+	// "+new, -gone, ~changed".
+	EventSkillsReloaded EventType = "skills_reloaded"
+	EventCompaction     EventType = "compaction"
+	EventUsage          EventType = "usage"
+	EventError          EventType = "error"
+	EventTurnEnd        EventType = "turn_end"
 )
 
 // Turn statuses carried by [EventTurnEnd] and [TurnResult].
@@ -55,6 +58,11 @@ type Event struct {
 	Status string `json:"status,omitempty"`
 	// Compaction describes a compaction event.
 	Compaction *CompactionInfo `json:"compaction,omitempty"`
+	// Parent is set on the events of a fork skill's sub-agent: the id of
+	// the Skill call it answers, or "/NAME" when the user invoked it.
+	Parent string `json:"parent,omitempty"`
+	// Reload lists what a skills_reloaded event changed.
+	Reload *ReloadInfo `json:"reload,omitempty"`
 }
 
 // A Sink receives events. It is called from the turn's goroutine, in order, and

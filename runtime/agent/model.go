@@ -49,6 +49,10 @@ func (a *Agent) SwitchModel(c ModelChoice) {
 	}
 }
 
+// Model returns the client requests go to (a fork of the session's model
+// shares it).
+func (a *Agent) Model() Model { return a.opts.Model }
+
 // SetSessionID changes the id sent as the requests' cache key (/clear
 // starts a new session).
 func (a *Agent) SetSessionID(id string) { a.opts.SessionID = id }

@@ -19,6 +19,8 @@ type Recorder interface {
 	RecordCompaction(session.Compaction) error
 	// RecordUsage records the usage of responses to requests for model.
 	RecordUsage(model string, u providers.Usage) error
+	// RecordFork records a fork skill's sub-agent transcript.
+	RecordFork(session.Fork) error
 }
 
 // SetRecorder replaces the session recorder (/clear starts a new file); nil

@@ -52,6 +52,10 @@ func (a *Agent) handleSkillCall(ctx context.Context, c providers.ToolCall) provi
 	}
 	switch args.Action {
 	case "", "activate":
+		if a.opts.Skills.Runs(args.Skill) {
+			run := a.runSkill(ctx, c.ID, args.Skill, skillArgs, false)
+			return run.ToolResult
+		}
 		out := a.opts.Skills.Activate(ctx, args.Skill, skillArgs, false)
 		if out.Changed {
 			a.opts.Sink(Event{Type: EventSkillActivated, Name: args.Skill, Args: skillArgs})
@@ -91,6 +95,9 @@ func (a *Agent) afterSkillCreate(ctx context.Context, c providers.ToolCall, res 
 		return providers.ToolResult{Content: fmt.Sprintf("%s\nUse Skill({\"skill\": \"%s\"}) to activate it.", res.Content, args.Name)}
 	}
 	set := a.opts.Skills
+	if s := set.Catalog().Lookup(args.Name); isRunnable(s) {
+		return providers.ToolResult{Content: fmt.Sprintf("%s\nThe skill runs instead of activating: use Skill({\"skill\": \"%s\"}) to run it.", res.Content, args.Name)}
+	}
 	var text string
 	var isErr bool
 	if set.IsActive(args.Name) {

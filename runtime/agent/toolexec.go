@@ -170,6 +170,9 @@ func (a *Agent) rateLimited() providers.ToolResult {
 // skillAllows reports whether an active skill's allowed-tools pre-approves the
 // call.
 func (a *Agent) skillAllows(tool, summary string, class permissions.Class) bool {
+	if permissions.AllowedToolsCoverClass(a.opts.PreApproved, tool, summary, class) {
+		return true
+	}
 	if !a.opts.SkillsEnabled {
 		return false
 	}

@@ -52,6 +52,7 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 	autoCompact := true
 	for res.Iterations < a.opts.MaxIterations {
 		res.Iterations++
+		a.maybeReload(ctx)
 		st := a.Context()
 		if autoCompact && a.estimate(st) > a.threshold() {
 			info, usage, err := a.compact(ctx, CompactAuto, "")
@@ -97,6 +98,7 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 			return a.endTurn(ctx, res, nil)
 		}
 		results := a.runCalls(ctx, calls)
+		a.noteWrites(calls, results)
 		for i, r := range results {
 			res.ToolCalls = append(res.ToolCalls, ToolCallSummary{Name: calls[i].Name, OK: !r.IsError})
 		}

@@ -112,6 +112,8 @@ func (p *parser) apply(n int, r *Record) {
 		s.Messages = slices.Clone(r.Compaction.Messages)
 		s.Summary = r.Compaction.Summary
 		s.Compactions++
+	case TypeFork:
+		s.Forks++
 	case TypeUsage:
 		s.Usage.Add(*r.Usage)
 		s.UsageByModel = providers.AddModelUsage(s.UsageByModel, cmp.Or(r.Model, s.Header.Model), *r.Usage)
@@ -175,6 +177,10 @@ func check(r *Record) error {
 	case TypeUsage:
 		if r.Usage == nil {
 			return errors.New("usage record without usage")
+		}
+	case TypeFork:
+		if r.Fork == nil {
+			return errors.New("fork record without fork")
 		}
 	default:
 		return fmt.Errorf("unknown record type %q", clip(r.Type))

@@ -31,6 +31,9 @@ const (
 	TypeSkill      = "skill"
 	TypeCompaction = "compaction"
 	TypeUsage      = "usage"
+	// TypeFork is a `context: fork` skill's sub-agent transcript: kept
+	// for the record, never part of the main history.
+	TypeFork = "fork"
 )
 
 // Skill actions: the values of [SkillChange.Action].
@@ -86,6 +89,22 @@ type Compaction struct {
 	Messages []providers.Message `json:"messages"`
 }
 
+// A Fork records the transcript of a `context: fork` skill's sub-agent
+// (§4.10). Its usage is recorded separately, as usage records, so totals
+// include it; its messages never join the main history.
+type Fork struct {
+	Skill string `json:"skill"`
+	Args  string `json:"args,omitempty"`
+	// CallID is the id of the Skill call the fork answered ("" when the
+	// user invoked it with /NAME).
+	CallID string `json:"call_id,omitempty"`
+	Model  string `json:"model"`
+	// Status is the sub-agent's turn status: ok, error, cancelled or
+	// max_iterations.
+	Status   string              `json:"status"`
+	Messages []providers.Message `json:"messages"`
+}
+
 // A Record is one line of a session file. Exactly the field of its Type is set.
 type Record struct {
 	Type       string             `json:"type"`
@@ -95,6 +114,7 @@ type Record struct {
 	Skill      *SkillChange       `json:"skill,omitempty"`
 	Compaction *Compaction        `json:"compaction,omitempty"`
 	Usage      *providers.Usage   `json:"usage,omitempty"`
+	Fork       *Fork              `json:"fork,omitempty"`
 	// Model is the model id of a usage record's requests. Files written
 	// before it existed leave it out: their usage is the header's model's.
 	Model string `json:"model,omitempty"`
@@ -120,6 +140,8 @@ type Session struct {
 	// UsageByModel is the same sum per model id, sorted by model.
 	UsageByModel []providers.ModelUsage `json:"usage_by_model"`
 	Compactions  int                    `json:"compactions"`
+	// Forks is the number of fork transcripts recorded.
+	Forks int `json:"forks,omitempty"`
 	// Summary is the last compaction's summary text ("" without compaction);
 	// Messages[0] carries the same text when the compaction kept it first.
 	Summary string `json:"summary,omitempty"`

@@ -68,6 +68,11 @@ func (w *Writer) RecordUsage(model string, u providers.Usage) error {
 	return w.record(Record{Type: TypeUsage, Usage: &u, Model: model})
 }
 
+// RecordFork appends a fork skill's sub-agent transcript.
+func (w *Writer) RecordFork(f Fork) error {
+	return w.record(Record{Type: TypeFork, Fork: &f})
+}
+
 // Close fsyncs and closes the file, if one was created. Records still held in
 // memory (no message was ever recorded) are dropped. Close is idempotent.
 func (w *Writer) Close() error {

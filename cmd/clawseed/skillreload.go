@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/runtime/tools"
+	"github.com/clawseed/clawseed/skills"
+	"github.com/clawseed/clawseed/skills/watch"
+)
+
+// skillReloader rebuilds the catalog for hot reload (§4.13) when the
+// watcher saw a skill file change, or when the session's own tools may have
+// changed files (a write or exec call succeeded): then the next request
+// sees a skill the model just wrote, or one whose `paths` now match,
+// without waiting for the watcher's debounce. A parse cache makes the
+// rebuild re-read only the skills whose files changed, and an unchanged
+// catalog leaves the index, and so the prompt cache, as it was.
+type skillReloader struct {
+	cfg     *config.Config
+	sb      *tools.Sandbox
+	cache   *skills.ParseCache
+	watcher *watch.Watcher // nil: no watching ([skills].watch = false)
+	current func() *skills.Catalog
+}
+
+// discover runs a discovery with the cache and makes the new skill
+// directories readable.
+func (r *skillReloader) discover(ctx context.Context) *skills.Catalog {
+	if !r.cfg.Skills.Enabled {
+		return &skills.Catalog{}
+	}
+	opts := skillOptions(r.cfg)
+	opts.Cache = r.cache
+	cat := skills.Discover(ctx, opts)
+	r.sb.SkillDirs.Replace(skillReadDirs(cat))
+	return cat
+}
+
+// reload is the agent's [agent.Reloader].
+func (r *skillReloader) reload(ctx context.Context, wrote bool) (*skills.Catalog, bool) {
+	due := r.watcher != nil && r.watcher.Take()
+	if !due && !wrote {
+		return nil, false
+	}
+	return r.discover(ctx), true
+}
+
+// watchSkills starts the watcher over every skill root (and commands
+// folder) when [skills].watch is on; it stops with ctx. A watcher that
+// cannot start leaves hot reload off, with a debug line: skills still load
+// at start and on /reload.
+func watchSkills(ctx context.Context, cfg *config.Config, log *slog.Logger) *watch.Watcher {
+	if !cfg.Skills.Enabled || !cfg.Skills.Watch {
+		return nil
+	}
+	var dirs []string
+	for _, r := range skillOptions(cfg).Roots {
+		dirs = append(dirs, r.Path)
+	}
+	w, err := watch.New(ctx, watch.Options{Roots: dirs})
+	if err != nil {
+		log.Debug("Skill watcher not started", "error", err)
+		return nil
+	}
+	return w
+}

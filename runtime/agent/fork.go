@@ -1,0 +1,285 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/clawseed/clawseed/permissions"
+	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/session"
+	"github.com/clawseed/clawseed/skills"
+)
+
+// defaultForkIterations bounds a fork's sub-agent when
+// [Options.ForkMaxIterations] is not set: a fork does one focused job.
+const defaultForkIterations = 15
+
+// forkSentence is the fork's user message when the skill got no arguments.
+func forkSentence(name string) string {
+	return "Follow the instructions of the skill '" + name + "'."
+}
+
+// A skillRun is the outcome of a skill that runs instead of activating.
+type skillRun struct {
+	providers.ToolResult
+	// ran is true when the command or the sub-agent actually ran (its
+	// result is worth showing to the model even when it is an error);
+	// false when a check refused it.
+	ran bool
+}
+
+// runSkill runs a fork or shell skill (§4.10, §4.11) for a Skill call
+// (parent = the call id) or a user's /NAME (parent = "/NAME").
+func (a *Agent) runSkill(ctx context.Context, parent, name, args string, byUser bool) skillRun {
+	act, out := a.opts.Skills.Prepare(ctx, name, args, byUser)
+	if out.IsError {
+		return skillRun{ToolResult: providers.ToolResult{Content: out.Text, IsError: true}}
+	}
+	if act.Skill.Shell != nil {
+		return a.runShellSkill(ctx, act, args)
+	}
+	return a.runFork(ctx, parent, act, args)
+}
+
+func refused(name, text string) skillRun {
+	return skillRun{ToolResult: providers.ToolResult{Content: "Failed to activate skill '" + name + "': " + text, IsError: true}}
+}
+
+// runShellSkill runs a shell skill's command as the shell tool would be
+// run: the shell tool must be registered and allowed (permission
+// shell_exec), and the autonomy policy decides, asking the user with the
+// command shown when it says so.
+func (a *Agent) runShellSkill(ctx context.Context, act skills.Active, args string) skillRun {
+	name, s := act.Skill.Name, act.Skill
+	if a.opts.Policy.Decide("shell", permissions.ClassExec, false) == permissions.Deny {
+		// Read-only sessions do not even register the shell tool; say why.
+		return refused(name, fmt.Sprintf("Skill '%s' runs a shell command, and shell is not allowed at autonomy level %s.", name, a.opts.Policy.Level))
+	}
+	shell, ok := a.tools["shell"]
+	if !ok || a.opts.SkillShell == nil {
+		return refused(name, "Skill '"+name+"' requires permission 'shell_exec' but no matching tool is available.")
+	}
+	summary := shellSummary(s.Shell)
+	pre := a.opts.Policy.Level == permissions.Supervised && (a.alwaysAllow["shell"] || a.skillAllows("shell", summary, shell.Class()))
+	switch a.opts.Policy.Decide("shell", shell.Class(), pre) {
+	case permissions.Deny:
+		return refused(name, fmt.Sprintf("Skill '%s' runs a shell command, and shell is not allowed at autonomy level %s.", name, a.opts.Policy.Level))
+	case permissions.Ask:
+		if a.opts.Approver == nil {
+			return refused(name, fmt.Sprintf("Skill '%s' runs a shell command, which needs the user's approval, and this session cannot ask (run with --yes or add \"shell\" to [autonomy].auto_approve).", name))
+		}
+		ans, err := a.opts.Approver.Approve(ctx, ApprovalRequest{Tool: "shell", Summary: "skill " + name + ": " + summary, Args: summary, Class: shell.Class()})
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return skillRun{ToolResult: providers.ToolResult{Content: cancelledText, IsError: true}}
+		case err != nil:
+			return refused(name, "Approval failed: "+err.Error())
+		case ans == ApproveAlways:
+			a.alwaysAllow["shell"] = true
+		case ans != ApproveOnce:
+			return refused(name, "The user denied running its command.")
+		}
+	}
+	res := a.opts.SkillShell(ctx, s, args, a.opts.SessionID)
+	if ctx.Err() != nil {
+		return skillRun{ToolResult: providers.ToolResult{Content: cancelledText, IsError: true}}
+	}
+	res.Content = truncateOutput(res.Content, a.opts.MaxToolOutputChars)
+	return skillRun{ToolResult: res, ran: true}
+}
+
+// shellSummary is the command line shown in an approval prompt.
+func shellSummary(sh *skills.ShellSpec) string {
+	if len(sh.Args) == 0 {
+		return sh.Command
+	}
+	return strings.Join(append([]string{sh.Command}, sh.Args...), " ")
+}
+
+// runFork runs a `context: fork` skill as a sub-agent: the same loop with a
+// fresh history, the base sections plus the skill's block as its system
+// prompt, the tools its allowed-tools name (read-class tools by default,
+// never Skill: forks do not nest) and its own model and iteration limit.
+// Its events reach the sink with Parent set, its usage counts toward the
+// session, and its transcript becomes a fork record of the session file.
+func (a *Agent) runFork(ctx context.Context, parent string, act skills.Active, args string) skillRun {
+	name, s := act.Skill.Name, act.Skill
+	choice := ModelChoice{
+		Model: a.opts.Model, Name: a.opts.ModelName, MaxTokens: a.opts.MaxTokens,
+		Temperature: a.opts.Temperature, ReasoningEffort: a.opts.ReasoningEffort,
+		TextTools: a.opts.TextTools, ContextWindow: a.opts.ContextWindow,
+	}
+	if s.Model != "" && s.Model != "inherit" && a.opts.ForkModel != nil {
+		c, err := a.opts.ForkModel(s.Model)
+		if err != nil {
+			return refused(name, fmt.Sprintf("model %q: %v", s.Model, err))
+		}
+		choice = c
+		if choice.ContextWindow <= 0 {
+			choice.ContextWindow = a.opts.ContextWindow
+		}
+	}
+	if s.Effort != "" {
+		choice.ReasoningEffort = s.Effort
+	}
+	iterations := a.opts.ForkMaxIterations
+	if iterations <= 0 {
+		iterations = defaultForkIterations
+	}
+	rec := &forkRecorder{parent: a}
+	child, err := New(Options{
+		Model:              choice.Model,
+		ModelName:          choice.Name,
+		MaxTokens:          choice.MaxTokens,
+		Temperature:        choice.Temperature,
+		ReasoningEffort:    choice.ReasoningEffort,
+		TextTools:          choice.TextTools,
+		Tools:              a.forkTools(s.AllowedTools),
+		Policy:             a.opts.Policy,
+		Approver:           a.opts.Approver,
+		Prompt:             a.opts.Prompt,
+		SystemExtra:        []string{act.Block()},
+		PreApproved:        s.AllowedTools,
+		MaxIterations:      iterations,
+		ParallelTools:      a.opts.ParallelTools,
+		ToolTimeout:        a.opts.ToolTimeout,
+		MaxToolOutputChars: a.opts.MaxToolOutputChars,
+		Actions:            a.opts.Actions,
+		ContextWindow:      choice.ContextWindow,
+		CompactAtPercent:   a.opts.CompactAtPercent,
+		KeepRecentTokens:   a.opts.KeepRecentTokens,
+		Recorder:           rec,
+		// A cache key of its own: the fork's prompt shares no prefix
+		// with the session's beyond the base sections.
+		SessionID: forkCacheKey(a.opts.SessionID, name),
+		Now:       a.opts.Now,
+		Sink: func(ev Event) {
+			if ev.Type == EventTurnStart || ev.Type == EventTurnEnd {
+				return
+			}
+			ev.Parent = parent
+			a.opts.Sink(ev)
+		},
+	})
+	if err != nil {
+		return refused(name, err.Error())
+	}
+	msg := args
+	if strings.TrimSpace(msg) == "" {
+		msg = forkSentence(name)
+	}
+	res, err := child.Turn(ctx, msg)
+	if a.opts.Recorder != nil {
+		callID := parent
+		if strings.HasPrefix(callID, "/") {
+			callID = ""
+		}
+		a.recorded(a.opts.Recorder.RecordFork(session.Fork{
+			Skill: name, Args: args, CallID: callID, Model: choice.Name,
+			Status: res.Status, Messages: child.History(),
+		}))
+	}
+	return skillRun{ToolResult: forkResult(ctx, name, res, err), ran: true}
+}
+
+// forkResult turns the sub-agent's turn into the Skill call's result.
+func forkResult(ctx context.Context, name string, res TurnResult, err error) providers.ToolResult {
+	final := strings.TrimSpace(res.Final)
+	switch {
+	case err == nil:
+		if final == "" {
+			final = "(the skill's sub-agent gave no text)"
+		}
+		return providers.ToolResult{Content: "Result of skill '" + name + "':\n" + final}
+	case ctx.Err() != nil:
+		return providers.ToolResult{Content: cancelledText, IsError: true}
+	case errors.Is(err, ErrMaxIterations):
+		return providers.ToolResult{Content: fmt.Sprintf("Skill '%s' did not finish: its sub-agent stopped after %d model requests without a final answer.", name, res.Iterations), IsError: true}
+	default:
+		return providers.ToolResult{Content: fmt.Sprintf("Skill '%s' failed: %v", name, err), IsError: true}
+	}
+}
+
+func forkCacheKey(session, skill string) string {
+	if session == "" {
+		return ""
+	}
+	return session + "/fork/" + skill
+}
+
+// forkTools returns the tools of a fork's sub-agent: those its skill's
+// allowed-tools entries name, or the read-class ones when it names none.
+// Skill and skill_create are never among them: a fork cannot activate or
+// write skills, so forks do not nest.
+func (a *Agent) forkTools(allowed []string) []Tool {
+	var out []Tool
+	for _, spec := range a.specs {
+		t, ok := a.tools[spec.Name]
+		if !ok || spec.Name == skillCreateToolName {
+			continue
+		}
+		if len(allowed) == 0 && t.Class() == permissions.ClassRead || permissions.NamesTool(allowed, spec.Name, t.Class()) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// forkRecorder keeps a fork's messages for its fork record and sends its
+// usage to the session: counted in the parent's totals and recorded there.
+type forkRecorder struct{ parent *Agent }
+
+func (r *forkRecorder) RecordMessage(providers.Message) error     { return nil }
+func (r *forkRecorder) RecordSkill(session.SkillChange) error     { return nil }
+func (r *forkRecorder) RecordCompaction(session.Compaction) error { return nil }
+func (r *forkRecorder) RecordFork(session.Fork) error             { return nil }
+func (r *forkRecorder) RecordUsage(model string, u providers.Usage) error {
+	r.parent.addModelUsage(model, u)
+	return nil
+}
+
+// InvokeSkill handles a user's /NAME ARGS (§4.9): an ordinary skill is
+// activated and the message to send is the args (or a sentence naming the
+// skill); a fork or shell skill runs now, and the message carries the
+// command and its result. send is "" when nothing should be sent: the
+// outcome, an error, says why.
+func (a *Agent) InvokeSkill(ctx context.Context, name, args string) (send string, out skills.Outcome) {
+	if a.opts.Skills == nil || !a.opts.Skills.Runs(name) {
+		out = a.ActivateSkill(ctx, name, args)
+		if out.IsError {
+			return "", out
+		}
+		if args == "" {
+			return forkSentence(name), out
+		}
+		return args, out
+	}
+	parent := "/" + name
+	call := fmt.Sprintf(`{"skill":%q,"args":%q}`, name, args)
+	a.opts.Sink(Event{Type: EventToolCall, ID: parent, Name: skillToolName, Args: call})
+	run := a.runSkill(ctx, parent, name, args, true)
+	a.opts.Sink(Event{Type: EventToolResult, ID: parent, Name: skillToolName, Result: run.Content, IsError: run.IsError})
+	if !run.ran || ctx.Err() != nil {
+		return "", skills.Outcome{Text: run.Content, IsError: true}
+	}
+	line := strings.TrimSpace("/" + name + " " + args)
+	return line + "\n\n" + run.Content, skills.Outcome{Text: run.Content, IsError: run.IsError}
+}
+
+// runsInstead is the activation refusal for a skill that runs instead of
+// activating, when something asks to activate it (/activate, always,
+// a cron job's skills).
+func runsInstead(s *skills.Skill) string {
+	kind := "runs a sub-agent (context: fork)"
+	if s.Shell != nil {
+		kind = "runs a command (shell)"
+	}
+	return "Failed to activate skill '" + s.Name + "': Skill '" + s.Name + "' " + kind + " instead of activating; invoke it with /" + s.Name + " [args]."
+}
+
+// isRunnable reports whether s runs instead of activating.
+func isRunnable(s *skills.Skill) bool {
+	return s != nil && (s.Context == "fork" || s.Shell != nil)
+}

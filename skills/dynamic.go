@@ -1,0 +1,384 @@
+package skills
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Dynamic context (§4.11): Claude Code's `` !`cmd` `` and ```` ```! ```` blocks
+// in a skill body are replaced by the command's standard output when the
+// skill is activated.
+
+// The values of [ActiveConfig.DynamicContext] ([skills].dynamic_context).
+const (
+	DynamicOff     = "off"
+	DynamicTrusted = "trusted"
+	DynamicAll     = "all"
+)
+
+// DynamicTimeout bounds each dynamic-context command.
+const DynamicTimeout = 30 * time.Second
+
+// A SegmentKind says what a [Segment] of a body is.
+type SegmentKind uint8
+
+// The segment kinds.
+const (
+	// SegmentText is ordinary body text.
+	SegmentText SegmentKind = iota
+	// SegmentInline is `` !`cmd` ``: a "!" at the start of a line or after a
+	// blank, then a command in single backticks on the same line.
+	SegmentInline
+	// SegmentBlock is a fenced block whose opening line is ```` ```! ````
+	// (three or more backticks, then "!", then only blanks), up to the
+	// closing fence; its lines are one shell script.
+	SegmentBlock
+)
+
+// A Segment is one piece of a body as split by [ParseDynamic].
+type Segment struct {
+	Kind SegmentKind
+	// Text is the piece of the body as written; the Texts of all segments,
+	// joined, are the body. A block's Text ends before the closing fence's
+	// line break, which belongs to the next segment.
+	Text string
+	// Command is the script to run ("" for text).
+	Command string
+}
+
+// ParseDynamic splits body into text and dynamic-context commands, in order.
+// Inline commands are not recognised inside ordinary fenced code blocks (a
+// skill explaining the syntax in an example must not run it); a ```! block
+// without a closing fence, and a blank command, are text.
+func ParseDynamic(body string) []Segment {
+	var (
+		segs  []Segment
+		text  strings.Builder
+		fence string // the opening fence of the ordinary code block we are in
+	)
+	flush := func() {
+		if text.Len() > 0 {
+			segs = append(segs, Segment{Kind: SegmentText, Text: text.String()})
+			text.Reset()
+		}
+	}
+	for pos := 0; pos < len(body); {
+		line := body[pos:]
+		if i := strings.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i+1]
+		}
+		switch {
+		case fence != "":
+			if closesFence(line, fence) {
+				fence = ""
+			}
+		case dynamicFence(line) != "":
+			if n, script, ok := dynamicBlock(body[pos:], dynamicFence(line)); ok {
+				flush()
+				segs = append(segs, Segment{Kind: SegmentBlock, Text: body[pos : pos+n], Command: script})
+				pos += n
+				continue
+			}
+		case openFence(line) != "":
+			fence = openFence(line)
+		default:
+			segs = splitInline(segs, &text, line)
+			pos += len(line)
+			continue
+		}
+		text.WriteString(line)
+		pos += len(line)
+	}
+	flush()
+	return segs
+}
+
+// splitInline appends line's text to text and its inline commands to segs.
+func splitInline(segs []Segment, text *strings.Builder, line string) []Segment {
+	for {
+		i, j := inlineCommand(line)
+		if i < 0 {
+			text.WriteString(line)
+			return segs
+		}
+		text.WriteString(line[:i])
+		if text.Len() > 0 {
+			segs = append(segs, Segment{Kind: SegmentText, Text: text.String()})
+			text.Reset()
+		}
+		segs = append(segs, Segment{Kind: SegmentInline, Text: line[i:j], Command: line[i+2 : j-1]})
+		line = line[j:]
+	}
+}
+
+// inlineCommand finds the first inline command (!`cmd`) in line and returns its start and
+// end, or -1, -1.
+func inlineCommand(line string) (int, int) {
+	for from := 0; ; {
+		k := strings.Index(line[from:], "!`")
+		if k < 0 {
+			return -1, -1
+		}
+		i := from + k
+		from = i + 1
+		if i > 0 && line[i-1] != ' ' && line[i-1] != '\t' {
+			continue
+		}
+		end := strings.IndexAny(line[i+2:], "`\n")
+		if end < 0 || line[i+2+end] != '`' || strings.TrimSpace(line[i+2:i+2+end]) == "" {
+			continue
+		}
+		return i, i + 2 + end + 1
+	}
+}
+
+// fenceIndent strips up to three leading spaces (Markdown's limit for a
+// fence), or reports that line is indented further.
+func fenceIndent(line string) (string, bool) {
+	n := 0
+	for n < len(line) && line[n] == ' ' {
+		n++
+	}
+	if n > 3 {
+		return "", false
+	}
+	return line[n:], true
+}
+
+// fenceRun returns the run of three or more c that s starts with, or "".
+func fenceRun(s string, c byte) string {
+	n := 0
+	for n < len(s) && s[n] == c {
+		n++
+	}
+	if n < 3 {
+		return ""
+	}
+	return s[:n]
+}
+
+// dynamicFence returns the backtick run of a ```! opening line, or "".
+func dynamicFence(line string) string {
+	s, ok := fenceIndent(line)
+	if !ok {
+		return ""
+	}
+	run := fenceRun(s, '`')
+	if run == "" || !strings.HasPrefix(s[len(run):], "!") || strings.TrimSpace(s[len(run)+1:]) != "" {
+		return ""
+	}
+	return run
+}
+
+// openFence returns the fence of an ordinary code block's opening line, or "".
+func openFence(line string) string {
+	s, ok := fenceIndent(line)
+	if !ok {
+		return ""
+	}
+	if run := fenceRun(s, '`'); run != "" && !strings.Contains(s[len(run):], "`") {
+		return run
+	}
+	return fenceRun(s, '~')
+}
+
+// closesFence reports whether line closes a block opened with fence: the same
+// character, at least as many, then only blanks.
+func closesFence(line, fence string) bool {
+	s, ok := fenceIndent(line)
+	if !ok {
+		return false
+	}
+	run := fenceRun(s, fence[0])
+	return len(run) >= len(fence) && strings.TrimSpace(s[len(run):]) == ""
+}
+
+// dynamicBlock reads a ```! block at the start of rest: it returns the
+// length of its text (up to the closing fence's line break) and its script.
+func dynamicBlock(rest, fence string) (int, string, bool) {
+	first := strings.IndexByte(rest, '\n')
+	if first < 0 {
+		return 0, "", false
+	}
+	var script strings.Builder
+	for pos := first + 1; pos < len(rest); {
+		line := rest[pos:]
+		if i := strings.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i+1]
+		}
+		if closesFence(line, fence) {
+			cmd := strings.TrimRight(script.String(), "\r\n")
+			if strings.TrimSpace(cmd) == "" {
+				return 0, "", false
+			}
+			return pos + len(strings.TrimRight(line, "\r\n")), cmd, true
+		}
+		script.WriteString(line)
+		pos += len(line)
+	}
+	return 0, "", false
+}
+
+// hasDynamic reports whether segs hold a command.
+func hasDynamic(segs []Segment) bool {
+	for _, s := range segs {
+		if s.Kind != SegmentText {
+			return true
+		}
+	}
+	return false
+}
+
+// DynamicAllowed reports whether [skills].dynamic_context = mode lets s run
+// dynamic-context commands, and if not, why (a sentence fragment such as
+// `[skills].dynamic_context = "trusted" does not cover extra_roots`).
+// "trusted" covers the project and user roots and the built-in skills; an
+// unknown or empty mode counts as "off".
+func DynamicAllowed(mode string, s *Skill) (bool, string) {
+	switch mode {
+	case DynamicAll:
+		return true, ""
+	case DynamicTrusted:
+		if s.Source.Trusted() || s.Source == SourceBuiltin {
+			return true, ""
+		}
+		what := string(s.Source) + " skills"
+		if s.Source == SourceExtra {
+			what = "extra_roots"
+		}
+		return false, fmt.Sprintf("[skills].dynamic_context = %q does not cover %s", mode, what)
+	}
+	if mode == "" {
+		mode = DynamicOff
+	}
+	return false, fmt.Sprintf("[skills].dynamic_context = %q", mode)
+}
+
+// DynamicContextNote describes what happens to s's dynamic-context commands
+// under mode, for `clawseed skills show`: "" when its body has none.
+func DynamicContextNote(mode string, s *Skill) string {
+	n := 0
+	for _, seg := range ParseDynamic(s.Body) {
+		if seg.Kind != SegmentText {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	if ok, why := DynamicAllowed(mode, s); !ok {
+		return "not run (" + why + "); the command text stays in the body as written"
+	}
+	if n == 1 {
+		return "1 command, run in the workspace at activation"
+	}
+	return fmt.Sprintf("%d commands, run in the workspace at activation", n)
+}
+
+// CommandEnv returns the variables a skill's commands (a `shell:` skill, its
+// dynamic context) get on top of the scrubbed environment: $ARGUMENTS, the
+// CLAWSEED_ variables of §4.9 and their Claude Code aliases. The arguments
+// reach the command only this way, never inside its text.
+func CommandEnv(skillDir, workspace, sessionID, args string) []string {
+	return []string{
+		"ARGUMENTS=" + args,
+		VarSkillDir + "=" + skillDir,
+		VarWorkspace + "=" + workspace,
+		VarSessionID + "=" + sessionID,
+		"CLAUDE_SKILL_DIR=" + skillDir,
+		"CLAUDE_PROJECT_DIR=" + workspace,
+		"CLAUDE_SESSION_ID=" + sessionID,
+	}
+}
+
+// runDynamic runs the commands of segs in order and returns their outputs
+// (indexed like segs; "" for text). The first failure aborts: its error
+// names the command and carries its stderr.
+func (a *ActiveSet) runDynamic(ctx context.Context, s *Skill, segs []Segment, args string) ([]string, error) {
+	out := make([]string, len(segs))
+	env := CommandEnv(s.Dir, a.cfg.Workspace, a.cfg.SessionID, args)
+	for i, seg := range segs {
+		if seg.Kind == SegmentText {
+			continue
+		}
+		cctx, cancel := context.WithTimeout(ctx, DynamicTimeout)
+		stdout, stderr, err := a.cfg.RunCommand(cctx, a.cfg.Workspace, seg.Command, env)
+		cancel()
+		if err != nil {
+			msg := fmt.Sprintf("dynamic context command `%s` failed: %v", oneLine(seg.Command), err)
+			if e := strings.TrimSpace(stderr); e != "" {
+				msg += "\n" + e
+			}
+			return nil, fmt.Errorf("%s", msg)
+		}
+		out[i] = strings.TrimRight(stdout, "\r\n")
+	}
+	return out, nil
+}
+
+// oneLine shows a block's script on one line in an error message.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
+}
+
+// render returns the content of s activated with args — dynamic context run
+// (when allowed), arguments substituted in the text between the commands,
+// @file references inlined for commands — and what beyond the body the
+// content depends on (command output, inlined files), for the hash.
+//
+// The order is what keeps the arguments, which the model chooses, out of
+// every command: the body is split into commands before anything is
+// substituted, commands see the arguments only as $ARGUMENTS in their
+// environment, and their output is inserted as it is, never substituted or
+// scanned for @file again.
+func (a *ActiveSet) render(ctx context.Context, s *Skill, args string) (string, []string, error) {
+	segs := ParseDynamic(s.Body)
+	var outputs, extras []string
+	if hasDynamic(segs) && a.cfg.RunCommand != nil {
+		if ok, _ := DynamicAllowed(a.cfg.DynamicContext, s); ok {
+			var err error
+			if outputs, err = a.runDynamic(ctx, s, segs, args); err != nil {
+				return "", nil, err
+			}
+		}
+	}
+	sub := newSubstituter(args, s.Arguments, map[string]string{
+		VarSkillDir:  s.Dir,
+		VarSessionID: a.cfg.SessionID,
+		VarWorkspace: a.cfg.Workspace,
+	})
+	files := newAtFiles("")
+	if s.Command {
+		files = newAtFiles(a.cfg.Workspace)
+	}
+	var b strings.Builder
+	for i, seg := range segs {
+		switch {
+		case seg.Kind == SegmentText:
+			b.WriteString(files.inline(sub.text(seg.Text)))
+		case outputs != nil:
+			b.WriteString(outputs[i])
+			extras = append(extras, outputs[i])
+		default: // refused: left as written
+			b.WriteString(seg.Text)
+		}
+	}
+	content := appendNote(b.String(), files.inline(sub.argsNote()))
+	return content, append(extras, files.contents...), nil
+}
+
+// contentHash is [ContentHash] of body when extras is empty, else of body
+// and each extra, length-prefixed so that no two lists hash alike.
+func contentHash(body string, extras []string) string {
+	if len(extras) == 0 {
+		return ContentHash(body)
+	}
+	var b strings.Builder
+	b.WriteString(body)
+	for _, e := range extras {
+		fmt.Fprintf(&b, "\x00%d\x00%s", len(e), e)
+	}
+	return ContentHash(b.String())
+}

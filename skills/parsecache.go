@@ -1,0 +1,265 @@
+package skills
+
+import (
+	"io/fs"
+	"maps"
+	"os"
+	"slices"
+	"sync"
+	"time"
+)
+
+// racyWindow: a file modified this close to the start of a discovery may
+// change again without its size or mtime changing (mtime granularity is a
+// clock tick on Linux and up to 2 s on FAT), so its parse is not cached.
+const racyWindow = 2 * time.Second
+
+// A ParseCache keeps the parse of each skill directory between discoveries
+// ([Options.Cache]), keyed by the directory, its real path, the root's real
+// path, the size limit and each skill file's name, type, size, mtime, device
+// and inode. Discovery still walks every root and stats every skill file; it
+// re-reads and re-parses only directories whose files changed. Directory
+// listings read through it (readDir) are kept while the directory's own
+// mtime, size and inode are unchanged. Directories
+// whose skill files are symbolic links, or were modified within 2 s of the
+// discovery, are always parsed. Entries not used by a discovery are dropped
+// by the next one. The zero value is ready to use; a ParseCache is safe for
+// concurrent use, but is meant for one sequence of discoveries (one session).
+type ParseCache struct {
+	mu      sync.Mutex
+	gen     uint64
+	entries map[cacheKey]*cacheEntry
+	dirs    map[string]*dirEntry
+	hits    int // parses reused, for tests
+}
+
+// A dirEntry is a directory listing kept while the directory's own stamp
+// (mtime, size, inode) is unchanged: adding, removing or renaming an entry
+// changes the directory's mtime, editing a file inside does not (the skill
+// files are stamped separately).
+type dirEntry struct {
+	stamp   fileStamp
+	entries []fs.DirEntry
+	gen     uint64
+}
+
+// NewParseCache returns an empty cache.
+func NewParseCache() *ParseCache { return &ParseCache{} }
+
+type cacheKey struct {
+	dir, dirReal, rootReal string
+	limit                  int64
+}
+
+type fileStamp struct {
+	name     string
+	mode     fs.FileMode
+	size     int64
+	mtime    int64
+	dev, ino uint64
+}
+
+type cacheEntry struct {
+	stamps []fileStamp
+	skill  *Skill // never handed out: callers get copies
+	diags  []Diagnostic
+	gen    uint64
+}
+
+// A cacheRun is one discovery's use of the cache; a nil run parses
+// everything.
+type cacheRun struct {
+	c     *ParseCache
+	gen   uint64
+	start time.Time
+}
+
+// begin starts a discovery, dropping the entries the previous one did not
+// use (skills removed or moved).
+func (c *ParseCache) begin() *cacheRun {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, e := range c.entries {
+		if e.gen < c.gen {
+			delete(c.entries, k)
+		}
+	}
+	for k, e := range c.dirs {
+		if e.gen < c.gen {
+			delete(c.dirs, k)
+		}
+	}
+	c.gen++
+	return &cacheRun{c: c, gen: c.gen, start: time.Now()}
+}
+
+// Len returns the number of cached skill directories.
+func (c *ParseCache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}
+
+// loadSkillDir is [loadSkillDir] through the cache. The files are stat'ed
+// before they are read, so a change during the read shows as a miss next
+// time.
+func (r *cacheRun) loadSkillDir(dir, dirReal string, entries []fs.DirEntry, rootReal string, limit int64) (*Skill, []Diagnostic) {
+	if r == nil {
+		return loadSkillDir(dir, entries, rootReal, limit)
+	}
+	key := cacheKey{dir: dir, dirReal: dirReal, rootReal: rootReal, limit: limit}
+	stamps, cacheable := stampSkillFiles(dir, entries)
+	if cacheable {
+		r.c.mu.Lock()
+		e := r.c.entries[key]
+		if e != nil && slices.Equal(e.stamps, stamps) {
+			e.gen = r.gen
+			r.c.hits++
+			s, diags := cloneSkill(e.skill), slices.Clone(e.diags)
+			r.c.mu.Unlock()
+			return s, diags
+		}
+		r.c.mu.Unlock()
+	}
+	s, diags := loadSkillDir(dir, entries, rootReal, limit)
+	var e *cacheEntry
+	if cacheable && !r.racy(stamps) {
+		e = &cacheEntry{stamps: stamps, skill: cloneSkill(s), diags: slices.Clone(diags), gen: r.gen}
+	}
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	if e == nil {
+		delete(r.c.entries, key)
+		return s, diags
+	}
+	if r.c.entries == nil {
+		r.c.entries = map[cacheKey]*cacheEntry{}
+	}
+	r.c.entries[key] = e
+	return s, diags
+}
+
+// readDir is os.ReadDir through the cache: a warm reload stats each
+// directory instead of opening and reading it.
+func (r *cacheRun) readDir(dir string) ([]fs.DirEntry, error) {
+	if r == nil {
+		return os.ReadDir(dir)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return os.ReadDir(dir) // its error, as without the cache
+	}
+	st := fileStamp{mode: fi.Mode(), size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	st.dev, st.ino = fileIdentity(fi)
+	r.c.mu.Lock()
+	if e := r.c.dirs[dir]; e != nil && e.stamp == st {
+		e.gen = r.gen
+		entries := slices.Clone(e.entries)
+		r.c.mu.Unlock()
+		return entries, nil
+	}
+	r.c.mu.Unlock()
+	entries, err := os.ReadDir(dir)
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	if err != nil || r.racy([]fileStamp{st}) {
+		delete(r.c.dirs, dir)
+		return entries, err
+	}
+	if r.c.dirs == nil {
+		r.c.dirs = map[string]*dirEntry{}
+	}
+	r.c.dirs[dir] = &dirEntry{stamp: st, entries: slices.Clone(entries), gen: r.gen}
+	return entries, nil
+}
+
+func (r *cacheRun) racy(stamps []fileStamp) bool {
+	limit := r.start.Add(-racyWindow).UnixNano()
+	for _, s := range stamps {
+		if s.mtime >= limit {
+			return true
+		}
+	}
+	return false
+}
+
+// stampSkillFiles stats the skill files among entries. It reports false
+// (do not cache) when one is a symbolic link, whose target may move, or
+// cannot be stat'ed.
+func stampSkillFiles(dir string, entries []fs.DirEntry) ([]fileStamp, bool) {
+	var stamps []fileStamp
+	for _, e := range entries {
+		name := e.Name()
+		if name != skillFileName && name != manifestFileName {
+			continue
+		}
+		t := e.Type()
+		if t&fs.ModeSymlink != 0 {
+			return nil, false
+		}
+		st := fileStamp{name: name, mode: t}
+		if t.IsRegular() {
+			fi, err := os.Lstat(joinPath(dir, name))
+			if err != nil || !fi.Mode().IsRegular() {
+				return nil, false
+			}
+			st.size, st.mtime = fi.Size(), fi.ModTime().UnixNano()
+			st.dev, st.ino = fileIdentity(fi)
+		}
+		stamps = append(stamps, st)
+	}
+	return stamps, true
+}
+
+// cloneSkill copies s so that setting Status, Reason or Root on one catalog's
+// skill never shows in another's.
+func cloneSkill(s *Skill) *Skill {
+	if s == nil {
+		return nil
+	}
+	n := *s
+	n.Tags = slices.Clone(s.Tags)
+	n.Permissions = slices.Clone(s.Permissions)
+	n.Triggers = slices.Clone(s.Triggers)
+	n.AllowedTools = slices.Clone(s.AllowedTools)
+	n.Arguments = slices.Clone(s.Arguments)
+	n.Paths = slices.Clone(s.Paths)
+	n.OS = slices.Clone(s.OS)
+	n.Requires = Requires{
+		Bins:    slices.Clone(s.Requires.Bins),
+		AnyBins: slices.Clone(s.Requires.AnyBins),
+		Env:     slices.Clone(s.Requires.Env),
+		OS:      slices.Clone(s.Requires.OS),
+	}
+	if s.Shell != nil {
+		sh := *s.Shell
+		sh.Args = slices.Clone(s.Shell.Args)
+		n.Shell = &sh
+	}
+	if s.Metadata != nil {
+		n.Metadata = cloneValue(s.Metadata).(map[string]any)
+	}
+	return &n
+}
+
+// cloneValue deep-copies the maps and slices of decoded YAML/TOML.
+func cloneValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := maps.Clone(v)
+		for k, x := range m {
+			m[k] = cloneValue(x)
+		}
+		return m
+	case []any:
+		s := slices.Clone(v)
+		for i, x := range s {
+			s[i] = cloneValue(x)
+		}
+		return s
+	}
+	return v
+}

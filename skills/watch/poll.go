@@ -1,0 +1,86 @@
+package watch
+
+import (
+	"context"
+	"encoding/binary"
+	"hash/maphash"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// pollSeed makes snapshots comparable within the process.
+var pollSeed = maphash.MakeSeed()
+
+func (w *Watcher) pollLoop(ctx context.Context, prev uint64) {
+	defer close(w.done)
+	w.pollLoopBody(ctx, prev)
+}
+
+// pollLoopBody compares a snapshot of the roots every PollInterval and sets
+// the flag when it differs. The interval is the debounce.
+func (w *Watcher) pollLoopBody(ctx context.Context, prev uint64) {
+	t := time.NewTicker(w.opts.PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if cur := w.snapshot(); cur != prev {
+				prev = cur
+				w.fire()
+			}
+		}
+	}
+}
+
+// snapshot hashes what fsnotify would watch: for each root, the directories
+// down to maxDepth (same skips) and the size, mtime and type of every
+// relevant file. A missing root hashes as missing, so its creation shows.
+func (w *Watcher) snapshot() uint64 {
+	var h maphash.Hash
+	h.SetSeed(pollSeed)
+	for _, r := range w.roots {
+		h.WriteString(r)
+		h.WriteByte(0)
+		if fi, err := os.Stat(r); err != nil || !fi.IsDir() {
+			h.WriteString("\x00missing\x00")
+			continue
+		}
+		snapDir(&h, r, 0)
+	}
+	return h.Sum64()
+}
+
+func snapDir(h *maphash.Hash, dir string, depth int) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	var buf [8]byte
+	num := func(n int64) {
+		binary.LittleEndian.PutUint64(buf[:], uint64(n))
+		h.Write(buf[:])
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if walkable(dir, e) {
+			h.WriteString("d:" + e.Name() + "\x00")
+			if depth < maxDepth {
+				snapDir(h, p, depth+1)
+			}
+			h.WriteString("\x00up\x00")
+			continue
+		}
+		if !Relevant(p) {
+			continue
+		}
+		h.WriteString("f:" + e.Name() + "\x00")
+		if fi, err := os.Stat(p); err == nil {
+			num(fi.Size())
+			num(fi.ModTime().UnixNano())
+			num(int64(fi.Mode()))
+		}
+	}
+}
