@@ -88,6 +88,7 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	chat.Renderer = renderer
 	chat.NewSession = a.newSession
 	chat.SwitchModel = a.switchModel
+	chat.Memory = a.chatMemory
 	chat.Prices = a.priceFunc()
 	printBanner(opts.io, a)
 	if err := chat.Run(ctx); err != nil {

@@ -17,8 +17,12 @@ import (
 
 // toolsBudget is the most JSON the tools array may take with every tool of
 // the default configuration registered (issue 10): it travels with every
-// request, so each byte is paid for on every turn.
-const toolsBudget = 12 << 10
+// request, so each byte is paid for on every turn. It was 12 KB for the 21
+// tools before memory (11.8 KB used); issue 12 adds six tools the spec
+// requires (memory_* and knowledge, 2.7 KB with terse descriptions whose
+// rules live once in the ## Memory prompt section), so 16 KB keeps about
+// 2 KB of headroom without letting a verbose description slip through.
+const toolsBudget = 16 << 10
 
 // sessionToolSpecs returns the tool specifications a session with cfg sends
 // to the model, sorted by name as the agent sends them: the registered tools

@@ -126,6 +126,7 @@ func newRootCmd(io *IOStreams) *cobra.Command {
 		newRunCmd(g, io),
 		newSkillsCmd(g, io),
 		newSessionsCmd(g, io),
+		newMemoryCmd(g, io),
 		newConfigCmd(g, io),
 		newCronCmd(g, io),
 		newVersionCmd(io),

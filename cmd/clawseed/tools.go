@@ -7,6 +7,7 @@ import (
 	"github.com/clawseed/clawseed/internal/config"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/memory"
 	"github.com/clawseed/clawseed/runtime/tools"
 )
 
@@ -21,6 +22,9 @@ type toolEnv struct {
 	addUsage func(model string, u providers.Usage)
 	// notices receives retry and fallback lines of the models tools use.
 	notices io.Writer
+	// memory is the session's memory store; nil opens one for the tools
+	// alone (see memoryTools).
+	memory *memory.Store
 }
 
 // buildTools returns the session's tools: the core ones, skill_create, and
@@ -43,6 +47,7 @@ func buildTools(env toolEnv) []agent.Tool {
 	list = append(list, webTools(env)...)
 	list = append(list, cronTools(env)...)
 	list = append(list, llmTools(env)...)
+	list = append(list, memoryTools(env)...)
 	out := make([]agent.Tool, len(list))
 	for i, t := range list {
 		out[i] = t

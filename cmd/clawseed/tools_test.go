@@ -31,7 +31,7 @@ func defaultSession(t *testing.T) (*config.Config, bool) {
 
 // TestToolsArrayBudget: the tools array goes with every request, so with
 // every tool of the default configuration registered it must stay within
-// 12 KB of JSON (issue 10).
+// toolsBudget (16 KB) of JSON (issues 10 and 12).
 func TestToolsArrayBudget(t *testing.T) {
 	cfg, _ := defaultSession(t)
 	specs, _, err := sessionToolSpecs(cfg, noModel{}, "m")
@@ -55,8 +55,8 @@ func TestToolsArrayBudget(t *testing.T) {
 
 // TestEveryPermissionSatisfiable asserts, from the permission table itself,
 // that a skill may ask for any permission of §4.7 in the default
-// configuration: each has a registered tool. memory and knowledge come with
-// the memory issue, http_request is off by default, and git needs git.
+// configuration: each has a registered tool. http_request is off by
+// default, and git needs git.
 func TestEveryPermissionSatisfiable(t *testing.T) {
 	cfg, hasGit := defaultSession(t)
 	specs, _, err := sessionToolSpecs(cfg, noModel{}, "m")
@@ -67,7 +67,7 @@ func TestEveryPermissionSatisfiable(t *testing.T) {
 	for i, s := range specs {
 		names[i] = s.Name
 	}
-	exempt := []string{"memory", "knowledge", "http_request"}
+	exempt := []string{"http_request"}
 	if !hasGit {
 		exempt = append(exempt, "git")
 	}

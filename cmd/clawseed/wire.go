@@ -28,6 +28,7 @@ import (
 	"github.com/clawseed/clawseed/providers/anthropic"
 	"github.com/clawseed/clawseed/providers/openai"
 	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/memory"
 	"github.com/clawseed/clawseed/runtime/session"
 	"github.com/clawseed/clawseed/runtime/tools"
 	"github.com/clawseed/clawseed/skills"
@@ -97,11 +98,16 @@ func discover(ctx context.Context, cfg *config.Config) *skills.Catalog {
 }
 
 // newSandbox confines the file tools to the workspace, plus reads of the
-// catalog's skill directories. Whole skill roots are not readable: only the
+// catalog's skill directories and of the memory directory. Whole skill roots are not readable: only the
 // directories discovery accepted as skills, so neither a root that is a link
 // elsewhere nor a stray file beside the skills widens what the model reads.
 func newSandbox(cfg *config.Config, cat *skills.Catalog) *tools.Sandbox {
 	sb := &tools.Sandbox{Workspace: cfg.Workspace, Forbidden: cfg.Autonomy.ForbiddenPaths, Home: homeDir(), SkillDirs: &tools.DirSet{}}
+	if cfg.Memory.Enabled {
+		// §8: memory files are readable by file_read (never writable by it:
+		// memory_store keeps MEMORY.md consistent with them).
+		sb.ReadRoots = []string{cfg.MemoryDir()}
+	}
 	sb.SkillDirs.Replace(skillReadDirs(cat))
 	return sb
 }
@@ -156,6 +162,8 @@ type app struct {
 	resumed *session.Session
 	// notices receives retry and fallback lines (also of a model switched to).
 	notices io.Writer
+	// memory is the session's memory store, nil when [memory] is off.
+	memory *memory.Store
 }
 
 // recorder returns the writer as an agent.Recorder, nil (not a typed nil)
@@ -311,9 +319,15 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 	o.Log.Debug("Skills discovered", "skills", len(a.catalog.Skills), "diagnostics", len(a.catalog.Diagnostics))
 
 	toolTimeout := cfg.Agent.ToolTimeout()
+	mem, err := sessionMemory(ctx, cfg, o.Log)
+	if err != nil {
+		return nil, err
+	}
+	a.memory = mem
 	agentTools := buildTools(toolEnv{
 		cfg: cfg, sb: sb, model: model, modelName: resolved.Model, notices: o.Notices,
 		addUsage: func(model string, u providers.Usage) { ag.AddUsage(model, u) },
+		memory:   mem,
 	})
 
 	active := skills.NewActiveSet(skills.ActiveConfig{
@@ -369,6 +383,8 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 			return reloader.discover(ctx), nil
 		},
 		Reload:             reloader.reload,
+		Memory:             memoryIndex(mem),
+		Recall:             autoRecall(cfg, mem),
 		MaxIterations:      maxIter,
 		ParallelTools:      cfg.Agent.ParallelTools,
 		ToolTimeout:        toolTimeout,

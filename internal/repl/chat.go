@@ -52,6 +52,9 @@ type Chat struct {
 	// it switches and describes the new one. nil means /model only shows or
 	// sets the model id (Agent.SetModel).
 	SwitchModel func(args string) (string, error)
+	// Memory handles /memory: list the memories and their folder. nil
+	// means memory is not available.
+	Memory func(ctx context.Context, out, errw io.Writer)
 
 	cancelTurn context.CancelFunc
 }

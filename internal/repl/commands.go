@@ -19,6 +19,7 @@ var builtinCommands = []struct{ name, args, help string }{
 	{"/activate", "NAME [ARGS]", "activate a skill"},
 	{"/deactivate", "NAME", "deactivate a skill"},
 	{"/reload", "", "discover skills again now (paths gating re-checked)"},
+	{"/memory", "", "list long-term memories and the folder holding them"},
 	{"/context", "", "show how the context window is used"},
 	{"/cost", "", "show this session's tokens, cache hit ratio and cost in US dollars"},
 	{"/compact", "[FOCUS]", "summarise older messages now (optionally focused)"},
@@ -85,6 +86,12 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 		c.report(c.Agent.DeactivateSkill(args))
 	case "reload":
 		c.reload(ctx)
+	case "memory":
+		if c.Memory == nil {
+			fmt.Fprintln(c.Out, "Memory is not available in this session.")
+		} else {
+			c.Memory(ctx, c.Out, c.Err)
+		}
 	case "context":
 		c.showContext()
 	case "cost":

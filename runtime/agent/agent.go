@@ -108,6 +108,14 @@ type Options struct {
 	// Rediscover rebuilds the catalog after skill_create wrote a skill.
 	Rediscover func(ctx context.Context) (*skills.Catalog, error)
 
+	// Memory, when set, gives the MEMORY.md indexes of the `## Memory`
+	// section (§8), read at start and after each compaction; nil omits the
+	// section (memory off). It replaces Prompt.Memory.
+	Memory MemoryIndex
+	// Recall, when set, prefixes each user message with the memories
+	// relevant to it ([memory].auto_recall).
+	Recall Recaller
+
 	// Reload, when set, is asked before each model request whether the
 	// skill catalog must be rebuilt (hot reload, §4.13).
 	Reload Reloader
@@ -195,6 +203,9 @@ type Agent struct {
 
 	recordedSkills []skills.SnapshotEntry
 	recordFailed   bool
+	// recalled lists the memory files recalled this session, each given
+	// once.
+	recalled []string
 	// wrote is set when a write or exec call succeeded since the last
 	// reload check (paths gating may now match).
 	wrote bool
@@ -269,6 +280,9 @@ func New(opts Options) (*Agent, error) {
 		a.skillTool = true
 	}
 	slices.SortFunc(a.specs, func(x, y providers.ToolSpec) int { return strings.Compare(x.Name, y.Name) })
+	if opts.Memory != nil {
+		a.opts.Prompt.Memory = memorySection(opts.Memory)
+	}
 	a.buildBase()
 	a.refreshIndex()
 	return a, nil
@@ -363,6 +377,8 @@ func (a *Agent) Reset(ctx context.Context) {
 	a.usage, a.byModel = providers.Usage{}, nil
 	a.reported, a.reportedAt = 0, 0
 	a.alwaysAllow = map[string]bool{}
+	a.recalled = nil
+	a.refreshMemory()
 	a.opts.Recorder = nil
 	a.recordedSkills = nil
 	if a.opts.Skills != nil {

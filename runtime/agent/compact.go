@@ -125,6 +125,9 @@ func (a *Agent) compact(ctx context.Context, reason, focus string) (CompactionIn
 	}
 	a.history = append([]providers.Message{lead}, kept...)
 	a.reported = 0
+	// The prompt's cached prefix is lost with the history anyway: take the
+	// memories written since the session started.
+	a.refreshMemory()
 	info.Replaced, info.Kept = len(head), len(kept)
 	info.TokensAfter = a.estimate(a.Context())
 	if a.opts.Recorder != nil {

@@ -220,11 +220,22 @@ func (a *Agent) forkTools(allowed []string) []Tool {
 		if !ok || spec.Name == skillCreateToolName {
 			continue
 		}
-		if len(allowed) == 0 && t.Class() == permissions.ClassRead || permissions.NamesTool(allowed, spec.Name, t.Class()) {
+		if permissions.NamesTool(allowed, spec.Name, t.Class()) {
+			out = append(out, t)
+			continue
+		}
+		// Memory is the session's, not the fork's, unless its skill says
+		// so (§8).
+		if len(allowed) == 0 && t.Class() == permissions.ClassRead && !isMemoryTool(spec.Name) {
 			out = append(out, t)
 		}
 	}
 	return out
+}
+
+// isMemoryTool reports whether name is one of the memory or knowledge tools.
+func isMemoryTool(name string) bool {
+	return strings.HasPrefix(name, "memory_") || name == "knowledge"
 }
 
 // forkRecorder keeps a fork's messages for its fork record and sends its

@@ -46,7 +46,7 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 	a.history = repairHistory(a.history)
 	stamp := "[" + a.opts.Now().Format(userPrefixLayout) + "] "
 	a.opts.Sink(Event{Type: EventTurnStart, Text: text})
-	a.add(providers.UserText(stamp + text))
+	a.add(providers.UserText(a.recall(ctx, text) + stamp + text))
 
 	var res TurnResult
 	autoCompact := true

@@ -228,6 +228,13 @@ func idFromName(name string) string {
 // Title returns text as a session title: without the agent's time-stamp
 // prefix, on one line, at most 80 characters.
 func Title(text string) string {
+	// Recalled memories come before the stamp (§8); they are not what
+	// the user said.
+	if strings.HasPrefix(text, "<memory_context>") {
+		if _, after, ok := strings.Cut(text, "</memory_context>"); ok {
+			text = strings.TrimLeft(after, " \t\r\n")
+		}
+	}
 	if rest, ok := strings.CutPrefix(text, "["); ok {
 		if stamp, after, ok := strings.Cut(rest, "] "); ok {
 			if _, err := time.Parse(userPrefixLayout, stamp); err == nil {

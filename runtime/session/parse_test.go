@@ -269,6 +269,7 @@ func TestTitle(t *testing.T) {
 		{strings.Repeat("a", 80), strings.Repeat("a", 80)},
 		{"bad \xff utf8", "bad \uFFFD utf8"},
 		{"", ""},
+		{"<memory_context>\nuser/tabs.md: use tabs\n</memory_context>\n\n[2026-11-22 03:19 +00:00] format it", "format it"},
 	}
 	for _, tt := range tests {
 		if got := Title(tt.in); got != tt.want {

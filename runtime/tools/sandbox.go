@@ -129,6 +129,12 @@ func (sb *Sandbox) resolve(p string, read bool) (string, error) {
 	if rules.isForbidden(real, root, ok) {
 		return "", refusal("Path %s is forbidden by [autonomy].forbidden_paths.", p)
 	}
+	if !read && sb.inReadOnlyRoot(abs, real) {
+		// A read root stays read-only where it lies inside the workspace
+		// too: the memory folder is written by memory_store alone, which
+		// keeps MEMORY.md equal to the files.
+		return "", refusal("Path %s is in a read-only folder (%s); use the tool that owns it.", p, sb.readOnlyRootOf(abs, real))
+	}
 	if !ok {
 		if !read && sb.inReadRoot(real) {
 			return "", sb.outsideError(p, real, read)
@@ -181,6 +187,22 @@ func (sb *Sandbox) outsideError(p, abs string, read bool) error {
 		return refusal("Path %s is outside the workspace (%s); files there can be read but not written.", p, sb.workspace())
 	}
 	return refusal("Path %s is outside the workspace (%s).", p, sb.workspace())
+}
+
+// inReadOnlyRoot reports whether the path, lexically or resolved, lies in
+// one of ReadRoots.
+func (sb *Sandbox) inReadOnlyRoot(abs, real string) bool {
+	return sb.readOnlyRootOf(abs, real) != ""
+}
+
+// readOnlyRootOf returns the read root holding the path, "" for none.
+func (sb *Sandbox) readOnlyRootOf(abs, real string) string {
+	for _, r := range sb.roots(true)[1:] {
+		if within(abs, r.lexical) || within(abs, r.real) || within(real, r.lexical) || within(real, r.real) {
+			return r.lexical
+		}
+	}
+	return ""
 }
 
 func (sb *Sandbox) inReadRoot(abs string) bool {

@@ -185,3 +185,28 @@ func TestWriteFileAtomicKeepsMode(t *testing.T) {
 		t.Error("writeFileAtomic outside the workspace succeeded")
 	}
 }
+
+// TestReadRootInsideWorkspaceIsReadOnly: a read root stays read-only where
+// it lies inside the workspace (a memory folder under the project).
+func TestReadRootInsideWorkspaceIsReadOnly(t *testing.T) {
+	ws := t.TempDir()
+	mem := filepath.Join(ws, "home", "memory")
+	if err := os.MkdirAll(filepath.Join(mem, "user"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mem, "user", "MEMORY.md"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sb := &Sandbox{Workspace: ws, ReadRoots: []string{mem}}
+	if _, err := sb.ResolveRead(filepath.Join(mem, "user", "MEMORY.md")); err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	for _, p := range []string{filepath.Join(mem, "user", "MEMORY.md"), "home/memory/user/new.md", "home/memory/../memory/x.md"} {
+		if _, err := sb.ResolveWrite(p); err == nil || !strings.Contains(err.Error(), "read-only folder") {
+			t.Errorf("write %s: err = %v, want a read-only refusal", p, err)
+		}
+	}
+	if _, err := sb.ResolveWrite("home/other.md"); err != nil {
+		t.Errorf("write beside the read root: %v", err)
+	}
+}

@@ -1,0 +1,282 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/clawseed/clawseed/internal/termtext"
+	"github.com/clawseed/clawseed/runtime/memory"
+)
+
+// memoryOptions are the flags of the `clawseed memory` subcommands.
+type memoryOptions struct {
+	global *globalOptions
+	io     *IOStreams
+	JSON   bool
+	Format string
+}
+
+func newMemoryCmd(g *globalOptions, io *IOStreams) *cobra.Command {
+	opts := &memoryOptions{global: g, io: io}
+	cmd := &cobra.Command{
+		Use:   "memory",
+		Short: "List, show, remove, export and reindex long-term memories",
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the user's and this workspace's memories, and malformed memory files",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return memoryListRun(cmd.Context(), opts)
+		},
+	}
+	show := &cobra.Command{
+		Use:   "show NAME",
+		Short: "Show one memory",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return memoryShowRun(cmd.Context(), opts, args[0])
+		},
+	}
+	rm := &cobra.Command{
+		Use:   "rm NAME",
+		Short: "Delete one memory",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return memoryRmRun(cmd.Context(), opts, args[0])
+		},
+	}
+	export := &cobra.Command{
+		Use:   "export",
+		Short: "Print every memory as one Markdown or JSON document",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return memoryExportRun(cmd.Context(), opts)
+		},
+	}
+	export.Flags().StringVar(&opts.Format, "format", "markdown", "markdown or json")
+	reindex := &cobra.Command{
+		Use:   "reindex",
+		Short: "Bring the search index (index.db) up to date with the memory files",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return memoryReindexRun(cmd.Context(), opts)
+		},
+	}
+	for _, c := range []*cobra.Command{list, show, rm, reindex} {
+		c.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
+	}
+	cmd.AddCommand(list, show, rm, export, reindex)
+	return cmd
+}
+
+// openMemoryStore opens the configured memory store for this workspace.
+func openMemoryStore(ctx context.Context, g *globalOptions) (*memory.Store, error) {
+	cfg, err := loadConfig(g)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Use("memory", "workspace_dir"); err != nil {
+		return nil, usageError(err)
+	}
+	s, err := openMemory(ctx, cfg)
+	if err != nil {
+		return nil, &exitError{code: exitFailure, err: err}
+	}
+	return s, nil
+}
+
+// memoryJSON is one memory as the --json outputs print it.
+type memoryJSON struct {
+	Name        string    `json:"name"`
+	Type        string    `json:"type"`
+	Scope       string    `json:"scope"`
+	Description string    `json:"description"`
+	Created     time.Time `json:"created"`
+	Updated     time.Time `json:"updated"`
+	Path        string    `json:"path"`
+	Body        string    `json:"body,omitempty"`
+}
+
+func toMemoryJSON(m memory.Memory, body bool) memoryJSON {
+	j := memoryJSON{Name: m.Name, Type: m.Type, Scope: m.Scope, Description: m.Description, Created: m.Created, Updated: m.Updated, Path: m.Path}
+	if body {
+		j.Body = m.Body
+	}
+	return j
+}
+
+type memoryDiagnosticJSON struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+func memoryListRun(ctx context.Context, opts *memoryOptions) error {
+	s, err := openMemoryStore(ctx, opts.global)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	mems, diags, err := s.List(ctx)
+	if err != nil {
+		return &exitError{code: exitFailure, err: err}
+	}
+	if opts.JSON {
+		out := struct {
+			Dir         string                 `json:"dir"`
+			Memories    []memoryJSON           `json:"memories"`
+			Diagnostics []memoryDiagnosticJSON `json:"diagnostics"`
+		}{Dir: s.Dir(), Memories: []memoryJSON{}, Diagnostics: []memoryDiagnosticJSON{}}
+		for _, m := range mems {
+			out.Memories = append(out.Memories, toMemoryJSON(m, false))
+		}
+		for _, d := range diags {
+			out.Diagnostics = append(out.Diagnostics, memoryDiagnosticJSON{Path: d.Path, Message: d.Message})
+		}
+		return writeSessionJSON(opts.io.Out, out)
+	}
+	printMemories(opts.io.Out, opts.io.Err, s.Dir(), mems, diags)
+	return nil
+}
+
+// printMemories writes the `memory list` table (and /memory's), then the
+// malformed files on errw.
+func printMemories(out, errw io.Writer, dir string, mems []memory.Memory, diags []memory.Diagnostic) {
+	if len(mems) == 0 {
+		fmt.Fprintf(out, "No memories in %s.\n", dir)
+	} else {
+		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tTYPE\tSCOPE\tUPDATED\tDESCRIPTION")
+		for _, m := range mems {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termtext.EscapeLine(m.Name), m.Type, m.Scope, memoryTime(m.Updated), termtext.EscapeLine(m.Description))
+		}
+		tw.Flush()
+	}
+	for _, d := range diags {
+		fmt.Fprintf(errw, "%s: %s\n", d.Path, termtext.EscapeLine(d.Message))
+	}
+}
+
+// chatMemory is /memory in chat: the memories and the folder they live in
+// (open it in an editor to change them by hand).
+func (a *app) chatMemory(ctx context.Context, out, errw io.Writer) {
+	if a.memory == nil {
+		fmt.Fprintln(out, "Memory is off ([memory].enabled = false).")
+		return
+	}
+	mems, diags, err := a.memory.List(ctx)
+	if err != nil {
+		fmt.Fprintln(errw, "✗ "+termtext.Escape(err.Error()))
+		return
+	}
+	printMemories(out, errw, a.memory.Dir(), mems, diags)
+	fmt.Fprintln(out, "Folder: "+termtext.EscapeLine(a.memory.Dir()))
+}
+
+func memoryTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format(time.DateOnly)
+}
+
+// getMemory finds the memory called name; a name that names none is a
+// usage error.
+func getMemory(ctx context.Context, s *memory.Store, name string, get func(context.Context, string) (memory.Memory, error)) (memory.Memory, error) {
+	m, err := get(ctx, name)
+	switch {
+	case errors.Is(err, memory.ErrNotFound):
+		return m, usageError(fmt.Errorf("no memory named %q in %s (see clawseed memory list)", name, s.Dir()))
+	case err != nil:
+		return m, &exitError{code: exitFailure, err: err}
+	}
+	return m, nil
+}
+
+func memoryShowRun(ctx context.Context, opts *memoryOptions, name string) error {
+	s, err := openMemoryStore(ctx, opts.global)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	m, err := getMemory(ctx, s, name, s.Get)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeSessionJSON(opts.io.Out, toMemoryJSON(m, true))
+	}
+	w := opts.io.Out
+	for _, f := range []struct{ k, v string }{
+		{"name", m.Name},
+		{"type", m.Type},
+		{"scope", m.Scope},
+		{"description", m.Description},
+		{"created", memoryTime(m.Created)},
+		{"updated", memoryTime(m.Updated)},
+		{"file", m.Path},
+	} {
+		fmt.Fprintf(w, "%-12s %s\n", f.k+":", termtext.EscapeLine(cmp.Or(f.v, "-")))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, termtext.Escape(m.Body))
+	return nil
+}
+
+func memoryRmRun(ctx context.Context, opts *memoryOptions, name string) error {
+	s, err := openMemoryStore(ctx, opts.global)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	m, err := getMemory(ctx, s, name, s.Forget)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return writeSessionJSON(opts.io.Out, toMemoryJSON(m, false))
+	}
+	fmt.Fprintf(opts.io.Out, "Deleted memory %s (%s).\n", termtext.EscapeLine(m.Name), m.Path)
+	return nil
+}
+
+func memoryExportRun(ctx context.Context, opts *memoryOptions) error {
+	if opts.Format != "markdown" && opts.Format != "json" {
+		return usageError(fmt.Errorf("--format must be markdown or json, not %q", opts.Format))
+	}
+	s, err := openMemoryStore(ctx, opts.global)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	out, err := s.Export(ctx, opts.Format)
+	if err != nil {
+		return &exitError{code: exitFailure, err: err}
+	}
+	_, err = fmt.Fprintln(opts.io.Out, out)
+	return err
+}
+
+func memoryReindexRun(ctx context.Context, opts *memoryOptions) error {
+	s, err := openMemoryStore(ctx, opts.global)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	st, err := s.Reindex(ctx)
+	if err != nil {
+		return &exitError{code: exitFailure, err: err}
+	}
+	if opts.JSON {
+		return writeSessionJSON(opts.io.Out, st)
+	}
+	fmt.Fprintf(opts.io.Out, "Reindexed %s: %+v\n", s.Dir(), st)
+	return nil
+}

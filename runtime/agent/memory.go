@@ -1,0 +1,95 @@
+package agent
+
+import (
+	"context"
+	"strings"
+)
+
+// A MemoryIndex gives the two MEMORY.md indexes (§8): who the user is,
+// shared by every project, and this workspace's. runtime/memory's Store
+// implements it.
+type MemoryIndex interface {
+	Indexes() (user, project string)
+}
+
+// A Recaller finds the memories relevant to a user message for automatic
+// recall (§8): it returns the `<memory_context>` block to prefix to the
+// message ("" for none) and the files it used, which are passed back in
+// exclude on later calls so a memory is recalled once per session.
+type Recaller func(ctx context.Context, text string, exclude []string) (block string, used []string)
+
+// maxMemoryIndexLines bounds each index in the prompt, as Claude Code does.
+const maxMemoryIndexLines = 200
+
+// memoryRules is the `## Memory` section's fixed part (§8).
+const memoryRules = `## Memory
+
+You have a long-term memory that persists across sessions, kept as Markdown files. Save with memory_store, find with memory_recall, delete with memory_forget.
+
+Save only what cannot be derived from the code or the conversation's tools:
+- the user's role, preferences and way of working (type user);
+- corrections and approaches the user confirmed (type feedback);
+- project context, with absolute dates rather than "yesterday" (type project);
+- pointers to external systems: dashboards, tickets, documents (type reference).
+Do not save code structure, git history, fix recipes or the state of the current task.
+
+Update an existing memory (memory_store with the same name) instead of adding a duplicate. When the user asks you to forget something, delete it with memory_forget. A memory may be stale: before relying on a remembered file, function or flag, check that it still exists. If the user says to ignore memory, act as if it were empty.
+
+Memories relevant to a message may be given to you above it in a <memory_context> block.`
+
+// memorySection renders the `## Memory` section from the indexes, "" when
+// memory is off.
+func memorySection(idx MemoryIndex) string {
+	if idx == nil {
+		return ""
+	}
+	user, project := idx.Indexes()
+	var b strings.Builder
+	b.WriteString(memoryRules)
+	for _, part := range []struct{ title, text string }{
+		{"### User memory (MEMORY.md)", user},
+		{"### Project memory (MEMORY.md)", project},
+	} {
+		text := firstLines(strings.TrimSpace(part.text), maxMemoryIndexLines)
+		if text == "" {
+			text = "(empty)"
+		}
+		b.WriteString("\n\n" + part.title + "\n\n" + text)
+	}
+	return b.String()
+}
+
+// firstLines returns at most n lines of s.
+func firstLines(s string, n int) string {
+	i := 0
+	for off := range len(s) {
+		if s[off] == '\n' {
+			if i++; i == n {
+				return s[:off]
+			}
+		}
+	}
+	return s
+}
+
+// refreshMemory re-renders the `## Memory` section from the files. It runs
+// at session start and after a compaction only: a memory written mid-session
+// must not change the cached prompt (the write's result tells the model what
+// was saved).
+func (a *Agent) refreshMemory() {
+	if a.opts.Memory == nil {
+		return
+	}
+	a.opts.Prompt.Memory = memorySection(a.opts.Memory)
+	a.buildBase()
+}
+
+// recall prefixes the memories relevant to text, once per session each.
+func (a *Agent) recall(ctx context.Context, text string) string {
+	if a.opts.Recall == nil {
+		return ""
+	}
+	block, used := a.opts.Recall(ctx, text, a.recalled)
+	a.recalled = append(a.recalled, used...)
+	return block
+}

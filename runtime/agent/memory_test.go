@@ -1,0 +1,77 @@
+package agent
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/clawseed/clawseed/providers/providertest"
+)
+
+type fakeMemory struct{ user, project string }
+
+func (f *fakeMemory) Indexes() (string, string) { return f.user, f.project }
+
+// TestMemorySectionFrozen: the `## Memory` section carries both indexes,
+// stays byte-identical while memories are written during the session, and
+// is read again after a compaction.
+func TestMemorySectionFrozen(t *testing.T) {
+	t.Parallel()
+	mem := &fakeMemory{user: "# User memory\n- [tabs](tabs.md) — prefers tabs"}
+	env := newEnv(t, []providertest.Response{{Text: "one"}, {Text: "two"}}, func(o *Options) { o.Memory = mem })
+	ctx := context.Background()
+	env.agent.Turn(ctx, "first")
+	mem.user += "\n- [go](go.md) — writes Go"
+	env.agent.Turn(ctx, "second")
+	reqs := env.model.Requests()
+	if reqs[0].System != reqs[1].System {
+		t.Fatal("a memory write changed the system prompt mid-session")
+	}
+	sys := reqs[0].System
+	for _, want := range []string{"## Memory", "memory_store", "### User memory (MEMORY.md)", "- [tabs](tabs.md) — prefers tabs", "### Project memory (MEMORY.md)\n\n(empty)"} {
+		if !strings.Contains(sys, want) {
+			t.Errorf("system prompt lacks %q", want)
+		}
+	}
+	if strings.Index(sys, "## Memory") > strings.Index(sys, "## Safety") {
+		t.Error("## Memory must come before ## Safety (§5.1)")
+	}
+	env.agent.refreshMemory() // what a compaction does
+	if !strings.Contains(env.agent.SystemPrompt(), "writes Go") {
+		t.Error("the section was not refreshed")
+	}
+}
+
+// TestAutoRecallOncePerSession: the recall block is prefixed to the user
+// message, never the system prompt, and a memory is given once.
+func TestAutoRecallOncePerSession(t *testing.T) {
+	t.Parallel()
+	var excludes [][]string
+	env := newEnv(t, []providertest.Response{{Text: "one"}, {Text: "two"}}, func(o *Options) {
+		o.Recall = func(_ context.Context, text string, exclude []string) (string, []string) {
+			excludes = append(excludes, append([]string(nil), exclude...))
+			if strings.Contains(text, "indent") && len(exclude) == 0 {
+				return "<memory_context>\nuser/tabs.md (updated 2026-11-01): prefers tabs\n</memory_context>\n\n", []string{"user/tabs.md"}
+			}
+			return "", nil
+		}
+	})
+	ctx := context.Background()
+	env.agent.Turn(ctx, "how should I indent?")
+	env.agent.Turn(ctx, "and indent again?")
+	reqs := env.model.Requests()
+	first := reqs[0].Messages[0].Text()
+	if !strings.HasPrefix(first, "<memory_context>\nuser/tabs.md") || !strings.HasSuffix(first, "] how should I indent?") {
+		t.Fatalf("first user message = %q", first)
+	}
+	if strings.Contains(reqs[0].System, "memory_context") {
+		t.Error("recall reached the system prompt")
+	}
+	last := reqs[1].Messages[len(reqs[1].Messages)-1].Text()
+	if strings.Contains(last, "memory_context") {
+		t.Errorf("recalled twice: %q", last)
+	}
+	if len(excludes) != 2 || len(excludes[1]) != 1 || excludes[1][0] != "user/tabs.md" {
+		t.Errorf("excludes = %v", excludes)
+	}
+}

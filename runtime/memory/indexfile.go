@@ -1,0 +1,98 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// renderIndex is the MEMORY.md text of a folder's memories (already sorted
+// by name): a title, then "- [name](file.md) — description" per memory.
+// Names are escaped so a "]" cannot break the link, and file names are
+// URL-escaped so a hand-made "my notes.md" still links.
+func renderIndex(scope string, ms []Memory) string {
+	if len(ms) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	if scope == ScopeUser {
+		b.WriteString("# User memories\n\n")
+	} else {
+		b.WriteString("# Project memories\n\n")
+	}
+	esc := strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`)
+	for _, m := range ms {
+		file := (&url.URL{Path: filepath.Base(m.Path)}).EscapedPath()
+		fmt.Fprintf(&b, "- [%s](%s) — %s\n", esc.Replace(m.Name), file, m.Description)
+	}
+	return b.String()
+}
+
+// regenerate rewrites the MEMORY.md of scope from its files (the caller
+// holds the lock). A folder without memories has no MEMORY.md, so an empty
+// index adds nothing to the prompt.
+func (s *Store) regenerate(scope string) error {
+	folder := s.folder(scope)
+	if folder == "" {
+		return nil
+	}
+	ms, _, err := s.readFolder(scope)
+	if err != nil {
+		return err
+	}
+	return writeIndex(folder, renderIndex(scope, ms))
+}
+
+func writeIndex(folder, text string) error {
+	path := filepath.Join(folder, indexFile)
+	if text == "" {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("memory: remove %s: %w", path, err)
+		}
+		return nil
+	}
+	old, err := os.ReadFile(path)
+	if err == nil && string(old) == text {
+		return nil
+	}
+	return writeAtomic(path, []byte(text))
+}
+
+// syncIndexFile regenerates MEMORY.md of scope when it differs from the
+// files (a hand edit). The check runs without the lock, the repair under it.
+func (s *Store) syncIndexFile(ctx context.Context, scope string) error {
+	folder := s.folder(scope)
+	if folder == "" {
+		return nil
+	}
+	if ok, err := s.indexCurrent(scope); err != nil || ok {
+		return err
+	}
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return s.regenerate(scope)
+}
+
+func (s *Store) indexCurrent(scope string) (bool, error) {
+	ms, _, err := s.readFolder(scope)
+	if err != nil {
+		return false, err
+	}
+	want := renderIndex(scope, ms)
+	got, err := os.ReadFile(filepath.Join(s.folder(scope), indexFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return want == "", nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("memory: read %s: %w", filepath.Join(s.folder(scope), indexFile), err)
+	}
+	return string(got) == want, nil
+}
