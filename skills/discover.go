@@ -16,7 +16,7 @@ import (
 // (depth 4) is the deepest skill found.
 const (
 	maxWalkDepth   = 4
-	defaultMaxDirs = 2000
+	defaultMaxDirs = 50000
 )
 
 // walkLimits lets tests lower the directory cap without a package variable.
@@ -36,7 +36,7 @@ type walkLimits struct {
 // (otherwise they are refused with an error diagnostic); a skill directory
 // reached a second time through a link, in this or any later root, is loaded
 // once, with an info diagnostic. A root whose real path leaves [Root.Within]
-// is refused with an error diagnostic. At most 2,000 directories are read
+// is refused with an error diagnostic. At most 50,000 directories are read
 // per root.
 //
 // Skill directories are parsed concurrently (GOMAXPROCS workers); the result

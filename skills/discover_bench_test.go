@@ -79,5 +79,5 @@ func benchDiscover(b *testing.B, roots, skills int) {
 func BenchmarkDiscover1000(b *testing.B) { benchDiscover(b, 1, 1000) }
 
 // BenchmarkDiscover10000 discovers 10,000 skills in ten roots of 1,000 (the
-// 2,000-directory cap is per root; target < 300 ms).
+// 50,000-directory cap is per root; target < 300 ms).
 func BenchmarkDiscover10000(b *testing.B) { benchDiscover(b, 10, 10000) }

@@ -360,7 +360,7 @@ func moreComment(n int) string {
 
 const (
 	moreCommentStart = "  <!-- "
-	moreCommentEnd   = " more skills not listed; the user can run /skills -->\n"
+	moreCommentEnd   = " more skills not listed; call Skill with action \"search\" and a query to find them -->\n"
 )
 
 // moreCommentRunes is the length of the comment for n left-out skills, or 0

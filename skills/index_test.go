@@ -304,7 +304,7 @@ func TestRenderIndexBudgetLevels(t *testing.T) {
 		{"no-descriptions", atMin - 1, IndexNoDescriptions, 10},
 		{"no-triggers", noTrig, IndexNoTriggers, 10},
 		{"names-only", names, IndexNamesOnly, 10},
-		{"truncated", names - 1, IndexTruncated, 7}, // the comment costs two names
+		{"truncated", names - 1, IndexTruncated, 6}, // the comment costs four names
 		{"truncated-three", runeLen(renderAt(skills, IndexNamesOnly, 0, 3)), IndexTruncated, 3},
 		{"truncated-none", 10, IndexTruncated, 0},
 	}
@@ -322,7 +322,7 @@ func TestRenderIndexBudgetLevels(t *testing.T) {
 				t.Errorf("%d <skill> elements, Listed = %d", got, idx.Listed)
 			}
 			if idx.Level == IndexTruncated {
-				comment := fmt.Sprintf("  <!-- %d more skills not listed; the user can run /skills -->\n</available_skills>", 10-idx.Listed)
+				comment := fmt.Sprintf("  <!-- %d more skills not listed; call Skill with action \"search\" and a query to find them -->\n</available_skills>", 10-idx.Listed)
 				if !strings.HasSuffix(idx.Text, comment) {
 					t.Errorf("truncated index does not end with %q", comment)
 				}

@@ -275,15 +275,10 @@ func New(opts Options) (*Agent, error) {
 		a.tools[spec.Name] = t
 		a.specs = append(a.specs, spec)
 	}
-	if a.opts.SkillsEnabled && opts.Policy.Visible(skillToolName, permissions.ClassRead) {
-		a.specs = append(a.specs, skillToolSpec())
-		a.skillTool = true
-	}
-	slices.SortFunc(a.specs, func(x, y providers.ToolSpec) int { return strings.Compare(x.Name, y.Name) })
+	a.skillTool = a.opts.SkillsEnabled && opts.Policy.Visible(skillToolName, permissions.ClassRead)
 	if opts.Memory != nil {
 		a.opts.Prompt.Memory = memorySection(opts.Memory)
 	}
-	a.buildBase()
 	a.refreshIndex()
 	return a, nil
 }
@@ -324,7 +319,19 @@ func (a *Agent) refreshIndex() {
 	if a.opts.SkillsEnabled {
 		a.index = skills.RenderIndex(a.opts.Skills.Catalog().Skills, a.opts.IndexBudget)
 	}
-	a.fixed = joinSections(a.base, a.index.Text)
+	a.setSkillSpec(a.index.Listed < a.index.Total)
+	a.buildBase()
+}
+
+// setSkillSpec puts the Skill tool among the specs, searchable when the
+// index leaves skills out (§4.5). The tools array changes only when that
+// does, at start or on a reload.
+func (a *Agent) setSkillSpec(searchable bool) {
+	a.specs = slices.DeleteFunc(a.specs, func(s providers.ToolSpec) bool { return s.Name == skillToolName })
+	if a.skillTool {
+		a.specs = append(a.specs, skillToolSpec(searchable))
+	}
+	slices.SortFunc(a.specs, func(x, y providers.ToolSpec) int { return strings.Compare(x.Name, y.Name) })
 }
 
 // SetCatalog replaces the skill catalog (hot reload) and re-renders the index.

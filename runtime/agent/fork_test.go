@@ -266,3 +266,41 @@ func TestInvokeSkillByUser(t *testing.T) {
 		t.Fatalf("/activate of a fork skill = %+v", out)
 	}
 }
+
+// TestSkillSearchBeyondIndex: when the budget leaves skills out of the
+// index, the Skill tool offers search; the model finds an unlisted skill
+// and activates it by its exact name; the system prompt changes only by
+// the activation.
+func TestSkillSearchBeyondIndex(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, []providertest.Response{
+		{ToolCalls: []providertest.Call{{Name: "Skill", Args: `{"skill":"","action":"search","query":"a skill that greets"}`}}},
+		skillCall(`{"skill":"greeter","args":"Ada"}`),
+		{Text: "done"},
+	}, func(o *Options) { o.IndexBudget = 1 })
+	if idx := env.agent.Index(); idx.Listed >= idx.Total {
+		t.Fatalf("index lists %d of %d; the test needs a truncated one", idx.Listed, idx.Total)
+	}
+	if _, err := env.agent.Turn(context.Background(), "say hi"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := env.model.Requests()
+	var spec providers.ToolSpec
+	for _, s := range reqs[0].Tools {
+		if s.Name == "Skill" {
+			spec = s
+		}
+	}
+	if !strings.HasSuffix(spec.Description, `Use action "search" with a query to find skills not listed.`) || !strings.Contains(string(spec.Schema), `"search"`) {
+		t.Fatalf("Skill spec not searchable: %s %s", spec.Description, spec.Schema)
+	}
+	if r := sub(lastResults(reqs[1])); !strings.Contains(r, "\ngreeter — Greets.") {
+		t.Fatalf("search result = %q", r)
+	}
+	if reqs[1].System != reqs[0].System {
+		t.Error("search changed the system prompt")
+	}
+	if !strings.Contains(reqs[2].System, `<active_skill name="greeter">`) {
+		t.Error("the unlisted skill was not activated")
+	}
+}

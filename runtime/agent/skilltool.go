@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/skills"
 )
 
 const (
@@ -19,8 +21,46 @@ const skillToolDescription = `Load a skill's full instructions by name. Use when
 
 const skillToolSchema = `{"type":"object","properties":{"skill":{"type":"string","description":"Exact skill name from <available_skills>"},"action":{"type":"string","enum":["activate","deactivate"],"description":"Whether to activate or deactivate the skill. Defaults to 'activate'."},"args":{"type":"string","description":"Optional arguments for the skill"}},"required":["skill"]}`
 
-func skillToolSpec() providers.ToolSpec {
+// skillToolSearchSentence and skillToolSearchSchema are the §4.5 variant
+// offered when the index does not list every skill.
+const skillToolSearchSentence = ` Use action "search" with a query to find skills not listed.`
+
+const skillToolSearchSchema = `{"type":"object","properties":{"skill":{"type":"string","description":"Exact skill name from <available_skills>"},"action":{"type":"string","enum":["activate","deactivate","search"],"description":"Whether to activate or deactivate the skill, or search for skills. Defaults to 'activate'."},"args":{"type":"string","description":"Optional arguments for the skill"},"query":{"type":"string","description":"Words to search skill names, descriptions and triggers for (action search)"}},"required":["skill"]}`
+
+// skillToolSpec returns the Skill tool; searchable when the index leaves
+// skills out.
+func skillToolSpec(searchable bool) providers.ToolSpec {
+	if searchable {
+		return providers.ToolSpec{Name: skillToolName, Description: skillToolDescription + skillToolSearchSentence, Schema: json.RawMessage(skillToolSearchSchema)}
+	}
 	return providers.ToolSpec{Name: skillToolName, Description: skillToolDescription, Schema: json.RawMessage(skillToolSchema)}
+}
+
+// searchSkills answers action "search": at most 10 lines `name —
+// description`, best first. It never changes the system prompt.
+func (a *Agent) searchSkills(query string) providers.ToolResult {
+	if strings.TrimSpace(query) == "" {
+		return errorResult("Invalid arguments for Skill: action \"search\" needs a \"query\" (words to look for).")
+	}
+	found := a.opts.Skills.Search(query, skills.MaxSearchResults, false)
+	if len(found) == 0 {
+		return providers.ToolResult{Content: fmt.Sprintf("No skill matches '%s'. Try other words, or answer without a skill.", query)}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Skills matching '%s', best first (activate one with its exact name):", query)
+	for _, s := range found {
+		b.WriteString("\n" + s.Name + " — " + oneLine(s.Description, 200))
+	}
+	return providers.ToolResult{Content: b.String()}
+}
+
+// oneLine joins text's lines and cuts it to n runes.
+func oneLine(text string, n int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	if r := []rune(text); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return text
 }
 
 // handleSkillCall performs a model's Skill call against the active set. The
@@ -31,6 +71,7 @@ func (a *Agent) handleSkillCall(ctx context.Context, c providers.ToolCall) provi
 		Skill  string          `json:"skill"`
 		Action string          `json:"action"`
 		Args   json.RawMessage `json:"args"`
+		Query  string          `json:"query"`
 	}
 	raw := c.Args
 	if raw == "" {
@@ -38,6 +79,12 @@ func (a *Agent) handleSkillCall(ctx context.Context, c providers.ToolCall) provi
 	}
 	if err := json.Unmarshal([]byte(raw), &args); err != nil {
 		return errorResult("Invalid arguments for Skill: %v", err)
+	}
+	if args.Action == "search" {
+		if args.Query == "" {
+			args.Query = args.Skill // models often put the words there
+		}
+		return a.searchSkills(args.Query)
 	}
 	if args.Skill == "" {
 		return errorResult("Invalid arguments for Skill: \"skill\" is required (the exact name from <available_skills>).")
@@ -68,6 +115,9 @@ func (a *Agent) handleSkillCall(ctx context.Context, c providers.ToolCall) provi
 		}
 		return providers.ToolResult{Content: out.Text, IsError: out.IsError}
 	default:
+		if a.index.Listed < a.index.Total {
+			return errorResult("Unknown action '%s'. Use 'activate', 'deactivate' or 'search'.", args.Action)
+		}
 		return errorResult("Unknown action '%s'. Use 'activate' or 'deactivate'.", args.Action)
 	}
 }
