@@ -210,8 +210,7 @@ func (a *ActiveSet) lookup(name string, byUser bool) (*Skill, string) {
 func (a *ActiveSet) Runs(name string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s := a.cat.Lookup(name)
-	return s != nil && (s.Context == "fork" || s.Shell != nil)
+	return a.cat.Lookup(name).Runs()
 }
 
 // Prepare readies a skill that runs instead of activating (a fork or a

@@ -43,15 +43,15 @@ func TestDialectCorpusListJSON(t *testing.T) {
 		},
 	})
 	out := listOf(cat)
-	placeholder := func(s string) string {
+	relToCorpus := func(s string) string {
 		return filepath.ToSlash(strings.ReplaceAll(s, corpus, "$CORPUS"))
 	}
 	for i := range out.Skills {
-		out.Skills[i].Path = placeholder(out.Skills[i].Path)
+		out.Skills[i].Path = relToCorpus(out.Skills[i].Path)
 	}
 	diags := make([]skills.Diagnostic, len(out.Diagnostics))
 	for i, d := range out.Diagnostics {
-		diags[i] = skills.Diagnostic{Path: placeholder(d.Path), Severity: d.Severity, Message: placeholder(d.Message)}
+		diags[i] = skills.Diagnostic{Path: relToCorpus(d.Path), Severity: d.Severity, Message: relToCorpus(d.Message)}
 		if d.Severity == skills.SeverityError {
 			t.Errorf("error diagnostic: %s: %s", d.Path, d.Message)
 		}

@@ -9,13 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"log/slog"
-	"maps"
 	"net"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -25,8 +22,6 @@ import (
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
-	"github.com/clawseed/clawseed/providers/anthropic"
-	"github.com/clawseed/clawseed/providers/openai"
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/runtime/memory"
 	"github.com/clawseed/clawseed/runtime/session"
@@ -415,103 +410,6 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 	return a, nil
 }
 
-// switchModel handles /model [NAME [MODEL]]. NAME is a [providers.models]
-// entry or a provider preset: the session goes on with that provider (and
-// the configured fallbacks), under MODEL or the entry's model, with the
-// entry's settings; the history is carried over. Any other NAME is a model
-// id of the current provider. No argument describes the model in use.
-func (a *app) switchModel(args string) (string, error) {
-	fields := strings.Fields(args)
-	if len(fields) == 0 {
-		return "model: " + a.describeModel(), nil
-	}
-	if len(fields) > 2 {
-		return "", errors.New("usage: /model [NAME [MODEL]]")
-	}
-	name, model := fields[0], ""
-	if len(fields) == 2 {
-		model = fields[1]
-	}
-	r, ok, err := a.cfg.ResolveNamed(name, model)
-	if err != nil {
-		return "", err
-	}
-	if !ok {
-		if model != "" {
-			return "", fmt.Errorf("%s is neither a [providers.models] entry nor a provider (%s)", name, strings.Join(config.PresetNames(), ", "))
-		}
-		a.agent.SetModel(name)
-		a.resolved.Model = name
-		return "model set to " + name + " (" + a.resolved.Name + ")", nil
-	}
-	m, err := newModel(a.cfg, r, a.notices)
-	if err != nil {
-		return "", err
-	}
-	temp := r.Temperature
-	a.agent.SwitchModel(agent.ModelChoice{
-		Model:           m,
-		Name:            r.Model,
-		MaxTokens:       r.MaxTokens,
-		Temperature:     &temp,
-		ReasoningEffort: r.ReasoningEffort,
-		TextTools:       !r.NativeTools,
-		ContextWindow:   r.ContextWindow,
-	})
-	a.resolved = r
-	return "model set to " + a.describeModel(), nil
-}
-
-// forkModel resolves a fork skill's `model` (§4.10): a [providers.models]
-// entry or a provider preset runs the fork there, with that entry's
-// settings; Claude Code's `sonnet`, `opus` and `haiku` name the newest model
-// of that family when the session's provider speaks the Anthropic wire, and
-// the session's model otherwise (the skill was written for another vendor);
-// any other name is a model id of the session's provider.
-func (a *app) forkModel(name string) (agent.ModelChoice, error) {
-	r := a.resolved
-	temp := r.Temperature
-	same := agent.ModelChoice{
-		Model: a.agent.Model(), Name: a.agent.ModelName(), MaxTokens: r.MaxTokens, Temperature: &temp,
-		ReasoningEffort: r.ReasoningEffort, TextTools: !r.NativeTools, ContextWindow: r.ContextWindow,
-	}
-	if id, ok := config.ClaudeAlias(name); ok {
-		if r.Wire == config.WireAnthropic {
-			same.Name = id
-		}
-		return same, nil
-	}
-	named, ok, err := a.cfg.ResolveNamed(name, "")
-	if err != nil {
-		return agent.ModelChoice{}, err
-	}
-	if !ok {
-		same.Name = name
-		return same, nil
-	}
-	m, err := newModel(a.cfg, named, a.notices)
-	if err != nil {
-		return agent.ModelChoice{}, err
-	}
-	t := named.Temperature
-	return agent.ModelChoice{
-		Model: m, Name: named.Model, MaxTokens: named.MaxTokens, Temperature: &t,
-		ReasoningEffort: named.ReasoningEffort, TextTools: !named.NativeTools, ContextWindow: named.ContextWindow,
-	}, nil
-}
-
-// describeModel names the model in use, its entry and provider, and the
-// entries /model can switch to.
-func (a *app) describeModel() string {
-	r := a.resolved
-	text := fmt.Sprintf("%s (%s, provider %s)", a.agent.ModelName(), r.Name, r.Provider)
-	names := slices.Sorted(maps.Keys(a.cfg.Providers.Models))
-	if len(names) > 0 {
-		text += "\nconfigured entries: " + strings.Join(names, ", ")
-	}
-	return text
-}
-
 // restore puts the resumed session into the agent and reports what could not
 // be restored as it was.
 func (a *app) restore(ctx context.Context, notices io.Writer) {
@@ -531,102 +429,4 @@ func (a *app) restore(ctx context.Context, notices io.Writer) {
 			fmt.Fprintf(notices, "note: skill %s changed on disk since the session was saved; its current text is active\n", termtext.EscapeLine(act.Skill.Name))
 		}
 	}
-}
-
-// newSummarizer returns the model for compaction summaries ([context]
-// summary_model): the name of a [providers.models] entry gets that entry's
-// provider; any other name is a model id of the session's provider; "" is
-// the session's model (nil, "").
-func newSummarizer(cfg *config.Config, notices io.Writer) (agent.Model, string, error) {
-	name := cfg.Context.SummaryModel
-	if name == "" {
-		return nil, "", nil
-	}
-	if _, ok := cfg.Providers.Models[name]; !ok {
-		return nil, name, nil
-	}
-	r, err := cfg.ResolveModel(name, nil)
-	if err != nil {
-		return nil, "", fmt.Errorf("[context].summary_model: %w", err)
-	}
-	s, err := streamerFor(r)
-	if err != nil {
-		return nil, "", fmt.Errorf("[context].summary_model: %w", err)
-	}
-	return providers.NewReliable([]providers.Named{{Name: r.Name, Streamer: s}}, cfg.Providers.MaxRetries, reliableOptions(cfg, notices)...), r.Model, nil
-}
-
-// reliableOptions applies [providers].max_retry_wait_secs and prints a "↻"
-// line per retry or fallback to notices.
-func reliableOptions(cfg *config.Config, notices io.Writer) []providers.ReliableOption {
-	opts := []providers.ReliableOption{providers.WithMaxRetryWait(cfg.Providers.MaxRetryWait())}
-	if notices == nil {
-		return opts
-	}
-	return append(opts, providers.WithOnAttempt(func(a providers.Attempt) {
-		if msg := a.String(); msg != "" {
-			fmt.Fprintln(notices, "↻ "+msg)
-		}
-	}))
-}
-
-// newModel builds the provider chain: the resolved default plus the
-// configured fallbacks, with retries (§6.3).
-func newModel(cfg *config.Config, r *config.Resolved, notices io.Writer) (agent.Model, error) {
-	entries := []providers.Named{}
-	primary, err := streamerFor(r)
-	if err != nil {
-		return nil, err
-	}
-	entries = append(entries, providers.Named{Name: r.Name, Streamer: primary})
-	fallbacks, err := cfg.ResolveFallbacks()
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range fallbacks {
-		s, err := streamerFor(f)
-		if err != nil {
-			return nil, err
-		}
-		entries = append(entries, providers.Named{Name: f.Name, Streamer: ownSettings{s}})
-	}
-	return providers.NewReliable(entries, cfg.Providers.MaxRetries, reliableOptions(cfg, notices)...), nil
-}
-
-// ownSettings makes a fallback entry use its own model, max_tokens and
-// reasoning_effort: the agent's request carries the primary entry's (or the
-// one chosen with /model), which another provider may not even know.
-type ownSettings struct{ providers.Streamer }
-
-func (o ownSettings) Stream(ctx context.Context, req providers.Request) iter.Seq2[providers.Event, error] {
-	req.Model, req.MaxTokens, req.ReasoningEffort = "", 0, ""
-	return o.Streamer.Stream(ctx, req)
-}
-
-func streamerFor(r *config.Resolved) (providers.Streamer, error) {
-	switch r.Wire {
-	case "openai":
-		return openai.New(openai.Config{
-			Name:            r.Name,
-			BaseURL:         r.BaseURL,
-			APIKey:          r.APIKey,
-			Model:           r.Model,
-			MaxTokens:       r.MaxTokens,
-			ExtraHeaders:    r.ExtraHeaders,
-			Timeout:         r.Timeout,
-			ReasoningEffort: r.ReasoningEffort,
-		}), nil
-	case "anthropic":
-		return anthropic.New(anthropic.Config{
-			Name:            r.Name,
-			BaseURL:         r.BaseURL,
-			APIKey:          r.APIKey,
-			Model:           r.Model,
-			MaxTokens:       r.MaxTokens,
-			ExtraHeaders:    r.ExtraHeaders,
-			Timeout:         r.Timeout,
-			ReasoningEffort: r.ReasoningEffort,
-		}), nil
-	}
-	return nil, fmt.Errorf("provider %q: unknown wire format %q", r.Name, r.Wire)
 }

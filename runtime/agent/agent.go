@@ -416,7 +416,7 @@ func (a *Agent) ActivateSkill(ctx context.Context, name, args string) skills.Out
 	if a.opts.Skills == nil {
 		return skills.Outcome{Text: "Failed to activate skill '" + name + "': Skill system is disabled. Enable it in config to use skills.", IsError: true}
 	}
-	if s := a.opts.Skills.Catalog().Lookup(name); isRunnable(s) {
+	if s := a.opts.Skills.Catalog().Lookup(name); s.Runs() {
 		return skills.Outcome{Text: runsInstead(s), IsError: true}
 	}
 	if a.changedActive(name, args) {

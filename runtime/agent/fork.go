@@ -62,25 +62,17 @@ func (a *Agent) runShellSkill(ctx context.Context, act skills.Active, args strin
 		return refused(name, "Skill '"+name+"' requires permission 'shell_exec' but no matching tool is available.")
 	}
 	summary := shellSummary(s.Shell)
-	pre := a.opts.Policy.Level == permissions.Supervised && (a.alwaysAllow["shell"] || a.skillAllows("shell", summary, shell.Class()))
-	switch a.opts.Policy.Decide("shell", shell.Class(), pre) {
-	case permissions.Deny:
+	switch v, err := a.authorize(ctx, ApprovalRequest{Tool: "shell", Summary: "skill " + name + ": " + summary, Args: summary, Class: shell.Class()}, summary); v {
+	case notAllowed:
 		return refused(name, fmt.Sprintf("Skill '%s' runs a shell command, and shell is not allowed at autonomy level %s.", name, a.opts.Policy.Level))
-	case permissions.Ask:
-		if a.opts.Approver == nil {
-			return refused(name, fmt.Sprintf("Skill '%s' runs a shell command, which needs the user's approval, and this session cannot ask (run with --yes or add \"shell\" to [autonomy].auto_approve).", name))
-		}
-		ans, err := a.opts.Approver.Approve(ctx, ApprovalRequest{Tool: "shell", Summary: "skill " + name + ": " + summary, Args: summary, Class: shell.Class()})
-		switch {
-		case err != nil && ctx.Err() != nil:
-			return skillRun{ToolResult: providers.ToolResult{Content: cancelledText, IsError: true}}
-		case err != nil:
-			return refused(name, "Approval failed: "+err.Error())
-		case ans == ApproveAlways:
-			a.alwaysAllow["shell"] = true
-		case ans != ApproveOnce:
-			return refused(name, "The user denied running its command.")
-		}
+	case cannotAsk:
+		return refused(name, fmt.Sprintf("Skill '%s' runs a shell command, which needs the user's approval, and this session cannot ask (run with --yes or add \"shell\" to [autonomy].auto_approve).", name))
+	case askCancelled:
+		return skillRun{ToolResult: providers.ToolResult{Content: cancelledText, IsError: true}}
+	case askFailed:
+		return refused(name, "Approval failed: "+err.Error())
+	case userDenied:
+		return refused(name, "The user denied running its command.")
 	}
 	res := a.opts.SkillShell(ctx, s, args, a.opts.SessionID)
 	if ctx.Err() != nil {
@@ -288,9 +280,4 @@ func runsInstead(s *skills.Skill) string {
 		kind = "runs a command (shell)"
 	}
 	return "Failed to activate skill '" + s.Name + "': Skill '" + s.Name + "' " + kind + " instead of activating; invoke it with /" + s.Name + " [args]."
-}
-
-// isRunnable reports whether s runs instead of activating.
-func isRunnable(s *skills.Skill) bool {
-	return s != nil && (s.Context == "fork" || s.Shell != nil)
 }

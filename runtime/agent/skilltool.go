@@ -145,7 +145,7 @@ func (a *Agent) afterSkillCreate(ctx context.Context, c providers.ToolCall, res 
 		return providers.ToolResult{Content: fmt.Sprintf("%s\nUse Skill({\"skill\": \"%s\"}) to activate it.", res.Content, args.Name)}
 	}
 	set := a.opts.Skills
-	if s := set.Catalog().Lookup(args.Name); isRunnable(s) {
+	if s := set.Catalog().Lookup(args.Name); s.Runs() {
 		return providers.ToolResult{Content: fmt.Sprintf("%s\nThe skill runs instead of activating: use Skill({\"skill\": \"%s\"}) to run it.", res.Content, args.Name)}
 	}
 	var text string

@@ -126,31 +126,61 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 	if cc, ok := tool.(callClasser); ok {
 		class = cc.CallClass(args) // git: status reads, commit writes
 	}
-	// Pre-approval only matters when the policy could ask.
-	pre := a.opts.Policy.Level == permissions.Supervised && (a.alwaysAllow[c.Name] || a.skillAllows(c.Name, summary, class))
-	switch a.opts.Policy.Decide(c.Name, class, pre) {
-	case permissions.Deny:
+	switch v, err := a.authorize(ctx, ApprovalRequest{Tool: c.Name, Summary: summary, Args: string(args), Class: class}, summary); v {
+	case notAllowed:
 		return pendingCall{}, errorResult("Tool %s is not allowed at autonomy level %s.", c.Name, a.opts.Policy.Level), false
-	case permissions.Ask:
-		if a.opts.Approver == nil {
-			return pendingCall{}, errorResult("Tool call denied: %s needs the user's approval and this session cannot ask (run with --yes or add %q to [autonomy].auto_approve).", c.Name, c.Name), false
-		}
-		ans, err := a.opts.Approver.Approve(ctx, ApprovalRequest{Tool: c.Name, Summary: summary, Args: string(args), Class: class})
-		if err != nil {
-			if ctx.Err() != nil {
-				return pendingCall{}, errorResult("%s", cancelledText), false
-			}
-			return pendingCall{}, errorResult("Approval failed: %v", err), false
-		}
-		switch ans {
-		case ApproveAlways:
-			a.alwaysAllow[c.Name] = true
-		case ApproveOnce:
-		default:
-			return pendingCall{}, errorResult("The user denied the %s call.", c.Name), false
-		}
+	case cannotAsk:
+		return pendingCall{}, errorResult("Tool call denied: %s needs the user's approval and this session cannot ask (run with --yes or add %q to [autonomy].auto_approve).", c.Name, c.Name), false
+	case askCancelled:
+		return pendingCall{}, errorResult("%s", cancelledText), false
+	case askFailed:
+		return pendingCall{}, errorResult("Approval failed: %v", err), false
+	case userDenied:
+		return pendingCall{}, errorResult("The user denied the %s call.", c.Name), false
 	}
 	return pendingCall{index: index, name: c.Name, tool: tool, args: args}, providers.ToolResult{}, true
+}
+
+// A verdict is what the autonomy policy and the user said of a call.
+type verdict int
+
+const (
+	allowed      verdict = iota
+	notAllowed           // the autonomy level forbids it
+	cannotAsk            // it needs approval and no one can give it
+	askCancelled         // the turn was cancelled at the prompt
+	askFailed            // the prompt failed
+	userDenied
+)
+
+// authorize applies the autonomy policy to a call, asking the user with req
+// when it says so; an "always" answer pre-approves the tool for the
+// session. command is what allowed-tools patterns are matched against (the
+// shell command, the path). The error is set with askFailed.
+func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, command string) (verdict, error) {
+	// Pre-approval only matters when the policy could ask.
+	pre := a.opts.Policy.Level == permissions.Supervised && (a.alwaysAllow[req.Tool] || a.skillAllows(req.Tool, command, req.Class))
+	switch a.opts.Policy.Decide(req.Tool, req.Class, pre) {
+	case permissions.Deny:
+		return notAllowed, nil
+	case permissions.Allow:
+		return allowed, nil
+	}
+	if a.opts.Approver == nil {
+		return cannotAsk, nil
+	}
+	ans, err := a.opts.Approver.Approve(ctx, req)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return askCancelled, nil
+	case err != nil:
+		return askFailed, err
+	case ans == ApproveAlways:
+		a.alwaysAllow[req.Tool] = true
+	case ans != ApproveOnce:
+		return userDenied, nil
+	}
+	return allowed, nil
 }
 
 // toolNameText shows a tool name in a message to the model, quoted when it
