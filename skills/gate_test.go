@@ -12,11 +12,15 @@ import (
 // nothing), and `requires` blocks with keys clawseed does not know.
 func TestOpenClawMetadata(t *testing.T) {
 	t.Parallel()
-	g := newGate(Options{
-		GOOS:      "linux",
-		LookPath:  func(b string) (string, error) { return "", errors.New("not found") },
-		LookupEnv: func(string) (string, bool) { return "", false },
-	})
+	// A gate caches PATH lookups and is not safe for concurrent use, so
+	// each parallel subtest gets its own.
+	newTestGate := func() *gate {
+		return newGate(Options{
+			GOOS:      "linux",
+			LookPath:  func(b string) (string, error) { return "", errors.New("not found") },
+			LookupEnv: func(string) (string, bool) { return "", false },
+		})
+	}
 	tests := []struct {
 		name, in string
 		want     Skill // Requires, OS, Always and IgnoreRequires
@@ -115,7 +119,7 @@ func TestOpenClawMetadata(t *testing.T) {
 			if d := cmp.Diff(tt.want, gotGates); d != "" {
 				t.Errorf("gating fields (-want +got):\n%s", d)
 			}
-			g.decide(s)
+			newTestGate().decide(s)
 			if s.Status != tt.status || s.Reason != tt.reason {
 				t.Errorf("status %s (%s), want %s (%s)", s.Status, s.Reason, tt.status, tt.reason)
 			}
