@@ -24,13 +24,20 @@ const racyWindow = 2 * time.Second
 // whose skill files are symbolic links, or were modified within 2 s of the
 // discovery, are always parsed. Entries not used by a discovery are dropped
 // by the next one. The zero value is ready to use; a ParseCache is safe for
-// concurrent use, but is meant for one sequence of discoveries (one session).
+// concurrent use, but is meant for one sequence of discoveries over the same
+// roots (one session). LoadParseCache and Save keep it in a file between
+// processes.
 type ParseCache struct {
 	mu      sync.Mutex
 	gen     uint64
 	entries map[cacheKey]*cacheEntry
 	dirs    map[string]*dirEntry
 	hits    int // parses reused, for tests
+	// stamp identifies the build for the cache file; loaded says the
+	// entries came from (or were last saved to) it, and dirty that they
+	// changed since.
+	stamp         string
+	loaded, dirty bool
 }
 
 // A dirEntry is a directory listing kept while the directory's own stamp
@@ -52,11 +59,11 @@ type cacheKey struct {
 }
 
 type fileStamp struct {
-	name     string
-	mode     fs.FileMode
-	size     int64
-	mtime    int64
-	dev, ino uint64
+	name         string
+	mode         fs.FileMode
+	size         int64
+	mtime, ctime int64
+	dev, ino     uint64
 }
 
 type cacheEntry struct {
@@ -85,11 +92,13 @@ func (c *ParseCache) begin() *cacheRun {
 	for k, e := range c.entries {
 		if e.gen < c.gen {
 			delete(c.entries, k)
+			c.dirty = true
 		}
 	}
 	for k, e := range c.dirs {
 		if e.gen < c.gen {
 			delete(c.dirs, k)
+			c.dirty = true
 		}
 	}
 	c.gen++
@@ -132,9 +141,13 @@ func (r *cacheRun) loadSkillDir(dir, dirReal string, entries []fs.DirEntry, root
 	r.c.mu.Lock()
 	defer r.c.mu.Unlock()
 	if e == nil {
-		delete(r.c.entries, key)
+		if _, ok := r.c.entries[key]; ok {
+			delete(r.c.entries, key)
+			r.c.dirty = true
+		}
 		return s, diags
 	}
+	r.c.dirty = true
 	if r.c.entries == nil {
 		r.c.entries = map[cacheKey]*cacheEntry{}
 	}
@@ -153,7 +166,7 @@ func (r *cacheRun) readDir(dir string) ([]fs.DirEntry, error) {
 		return os.ReadDir(dir) // its error, as without the cache
 	}
 	st := fileStamp{mode: fi.Mode(), size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	st.dev, st.ino = fileIdentity(fi)
+	st.dev, st.ino, st.ctime = fileIdentity(fi)
 	r.c.mu.Lock()
 	if e := r.c.dirs[dir]; e != nil && e.stamp == st {
 		e.gen = r.gen
@@ -166,9 +179,13 @@ func (r *cacheRun) readDir(dir string) ([]fs.DirEntry, error) {
 	r.c.mu.Lock()
 	defer r.c.mu.Unlock()
 	if err != nil || r.racy([]fileStamp{st}) {
-		delete(r.c.dirs, dir)
+		if _, ok := r.c.dirs[dir]; ok {
+			delete(r.c.dirs, dir)
+			r.c.dirty = true
+		}
 		return entries, err
 	}
+	r.c.dirty = true
 	if r.c.dirs == nil {
 		r.c.dirs = map[string]*dirEntry{}
 	}
@@ -207,7 +224,7 @@ func stampSkillFiles(dir string, entries []fs.DirEntry) ([]fileStamp, bool) {
 				return nil, false
 			}
 			st.size, st.mtime = fi.Size(), fi.ModTime().UnixNano()
-			st.dev, st.ino = fileIdentity(fi)
+			st.dev, st.ino, st.ctime = fileIdentity(fi)
 		}
 		stamps = append(stamps, st)
 	}

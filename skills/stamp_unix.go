@@ -7,12 +7,13 @@ import (
 	"syscall"
 )
 
-// fileIdentity returns the device and inode of a stat result: a file
-// replaced by a rename (how editors save) has a new inode even when its size
-// and mtime match the old one.
-func fileIdentity(fi fs.FileInfo) (dev, ino uint64) {
+// fileIdentity returns the device, inode and change time of a stat result:
+// a file replaced by a rename (how editors save) has a new inode even when
+// its size and mtime match the old one, and a chmod or chown that leaves
+// size and mtime alone still moves the change time.
+func fileIdentity(fi fs.FileInfo) (dev, ino uint64, ctime int64) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Dev), uint64(st.Ino) //nolint:unconvert // Dev is int32 on some systems
+		return uint64(st.Dev), uint64(st.Ino), statCtime(st) //nolint:unconvert // Dev is int32 on some systems
 	}
-	return 0, 0
+	return 0, 0, 0
 }

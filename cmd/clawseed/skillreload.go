@@ -20,7 +20,7 @@ import (
 type skillReloader struct {
 	cfg     *config.Config
 	sb      *tools.Sandbox
-	cache   *skills.ParseCache
+	cache   *skillCache
 	watcher *watch.Watcher // nil: no watching ([skills].watch = false)
 	current func() *skills.Catalog
 }
@@ -32,8 +32,9 @@ func (r *skillReloader) discover(ctx context.Context) *skills.Catalog {
 		return &skills.Catalog{}
 	}
 	opts := skillOptions(r.cfg)
-	opts.Cache = r.cache
+	opts.Cache = r.cache.cache
 	cat := skills.Discover(ctx, opts)
+	r.cache.save()
 	r.sb.SkillDirs.Replace(skillReadDirs(cat))
 	return cat
 }

@@ -21,10 +21,16 @@ import (
 
 // skillsOptions are the flags shared by the `clawseed skills` subcommands.
 type skillsOptions struct {
-	global *globalOptions
-	io     *IOStreams
-	JSON   bool
-	Prompt bool
+	global  *globalOptions
+	io      *IOStreams
+	JSON    bool
+	Prompt  bool
+	NoCache bool
+}
+
+// discover runs discovery for a skills subcommand.
+func (o *skillsOptions) discover(ctx context.Context, cfg *config.Config) *skills.Catalog {
+	return discover(ctx, cfg, o.NoCache, newLogger(o.global, o.io.Err))
 }
 
 func newSkillsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
@@ -43,6 +49,15 @@ func newSkillsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		},
 	}
 	list.Flags().BoolVar(&opts.Prompt, "prompt", false, "print exactly the ## Available Skills section the model receives")
+	doctor := &cobra.Command{
+		Use:   "doctor",
+		Short: "Print every skill diagnostic",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return skillsDoctorRun(cmd.Context(), opts)
+		},
+	}
+	doctor.Flags().BoolVar(&opts.NoCache, "no-cache", false, "read and parse every skill, bypassing the discovery cache in $CLAWSEED_HOME/cache")
 	cmd.AddCommand(
 		list,
 		&cobra.Command{
@@ -60,14 +75,7 @@ func newSkillsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 				return skillsValidateRun(cmd.Context(), opts, args)
 			},
 		},
-		&cobra.Command{
-			Use:   "doctor",
-			Short: "Print every skill diagnostic",
-			Args:  cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, args []string) error {
-				return skillsDoctorRun(cmd.Context(), opts)
-			},
-		},
+		doctor,
 		&cobra.Command{
 			Use:   "new NAME",
 			Short: "Scaffold SKILL.md and manifest.toml in <workspace>/.clawseed/skills/NAME",
@@ -131,7 +139,7 @@ func skillsListRun(ctx context.Context, opts *skillsOptions) error {
 	if err := cfg.Use("skills", "workspace_dir"); err != nil {
 		return usageError(err)
 	}
-	cat := discover(ctx, cfg)
+	cat := opts.discover(ctx, cfg)
 	if opts.Prompt {
 		idx := skills.RenderIndex(cat.Skills, skills.IndexBudget(contextWindow(cfg), cfg.Skills.IndexBudgetPercent))
 		if idx.Text != "" {
@@ -211,7 +219,7 @@ func skillsShowRun(ctx context.Context, opts *skillsOptions, name string) error 
 	if err != nil {
 		return err
 	}
-	cat := discover(ctx, cfg)
+	cat := opts.discover(ctx, cfg)
 	s := cat.Lookup(name)
 	if s == nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("skill %q not found (see clawseed skills list)", name)}
@@ -268,7 +276,7 @@ func skillsValidateRun(ctx context.Context, opts *skillsOptions, dirs []string) 
 		if err != nil {
 			return err
 		}
-		cat := discover(ctx, cfg)
+		cat := opts.discover(ctx, cfg)
 		diags, valid = cat.Diagnostics, len(cat.Skills)
 	} else {
 		for _, d := range dirs {
@@ -319,7 +327,7 @@ func skillsDoctorRun(ctx context.Context, opts *skillsOptions) error {
 	if err != nil {
 		return err
 	}
-	cat := discover(ctx, cfg)
+	cat := opts.discover(ctx, cfg)
 	if opts.JSON {
 		diags := cat.Diagnostics
 		if diags == nil {

@@ -84,12 +84,16 @@ func skillOptions(cfg *config.Config) skills.Options {
 	}
 }
 
-// discover runs skill discovery; an empty catalog when skills are disabled.
-func discover(ctx context.Context, cfg *config.Config) *skills.Catalog {
+// discover runs skill discovery through the cache file, or without it when
+// noCache is set; an empty catalog when skills are disabled.
+func discover(ctx context.Context, cfg *config.Config, noCache bool, log *slog.Logger) *skills.Catalog {
 	if !cfg.Skills.Enabled {
 		return &skills.Catalog{}
 	}
-	return skills.Discover(ctx, skillOptions(cfg))
+	if noCache {
+		return skills.Discover(ctx, skillOptions(cfg))
+	}
+	return discoverCached(ctx, cfg, log)
 }
 
 // newSandbox confines the file tools to the workspace, plus reads of the
@@ -304,7 +308,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 	}
 	sb := newSandbox(cfg, &skills.Catalog{})
 	var ag *agent.Agent
-	reloader := &skillReloader{cfg: cfg, sb: sb, cache: skills.NewParseCache(), current: func() *skills.Catalog { return ag.Skills().Catalog() }}
+	reloader := &skillReloader{cfg: cfg, sb: sb, cache: openSkillCache(cfg, skillOptions(cfg), o.Log), current: func() *skills.Catalog { return ag.Skills().Catalog() }}
 	if o.Watch {
 		// Started before discovery, so a change made while discovering is
 		// not missed.

@@ -1,0 +1,250 @@
+package skills
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+	"unsafe"
+)
+
+// The discovery cache file keeps a ParseCache between processes, so that a
+// warm start stats skill files instead of reading and parsing them
+// (SPEC §4.2). It is an optimisation only: a file that is missing, damaged,
+// written by another format or another build of clawseed, or unreadable is
+// ignored (and replaced by the next save), and what it holds is re-checked
+// against every file's stamp before use, so a discovery through it returns
+// exactly what a cold one would.
+//
+// Layout: magic, format, build stamp, then entries and directory listings
+// each behind a 1 byte (0 ends the list), then the CRC-32C of everything
+// before it. Saves write a temporary file and rename it over the old one, so
+// concurrent processes never see a torn file: the last rename wins.
+
+const (
+	cacheMagic  = "clawseed skills cache\n"
+	cacheFormat = 1
+	// staleTempAge: temporary files older than this are left by a process
+	// killed while saving, and removed by the next save.
+	staleTempAge = time.Hour
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// CacheFileName returns the cache file's name for opts: one file per set of
+// roots, so that sessions in different projects do not evict each other's
+// entries.
+func CacheFileName(opts Options) string {
+	h := sha256.New()
+	for _, r := range opts.Roots {
+		fmt.Fprintf(h, "%q %q %q %t\n", r.Path, r.Source, r.Within, r.Commands)
+	}
+	fmt.Fprintf(h, "limit %d\n", fileLimit(opts.MaxFileBytes))
+	return "skills-" + hex.EncodeToString(h.Sum(nil)[:8]) + ".bin"
+}
+
+// LoadParseCache returns a cache holding what path holds, for a build
+// identified by stamp (the version and the executable's identity: parsing
+// may change between builds). A missing file gives an empty cache and no
+// error; a file that cannot be used gives an empty cache and the reason, for
+// a debug log. Either way the cache works.
+func LoadParseCache(path, stamp string) (*ParseCache, error) {
+	c := &ParseCache{stamp: stamp}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return c, nil
+		}
+		return c, fmt.Errorf("read skill cache %s: %w", path, err)
+	}
+	if err := c.decode(data); err != nil {
+		c.entries, c.dirs = nil, nil
+		return c, fmt.Errorf("skill cache %s ignored: %w", path, err)
+	}
+	c.loaded = true
+	return c, nil
+}
+
+func (c *ParseCache) decode(data []byte) error {
+	if len(data) < len(cacheMagic)+4 {
+		return errCacheCorrupt
+	}
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32.Checksum(body, castagnoli) != sum {
+		return errors.New("checksum mismatch")
+	}
+	// The decoded strings share data's memory: it is never written again.
+	r := &cacheReader{s: unsafe.String(unsafe.SliceData(body), len(body))}
+	if r.s[:len(cacheMagic)] != cacheMagic {
+		return errors.New("not a skill cache")
+	}
+	r.pos = len(cacheMagic)
+	if f := r.uint(); f != cacheFormat {
+		return fmt.Errorf("format %d, want %d", f, cacheFormat)
+	}
+	if s := r.str(); s != c.stamp || r.err != nil {
+		return errors.New("written by another build")
+	}
+	c.entries = map[cacheKey]*cacheEntry{}
+	for r.bool() {
+		k := cacheKey{dir: r.str(), dirReal: r.str(), rootReal: r.str(), limit: r.int()}
+		e := &cacheEntry{stamps: make([]fileStamp, r.n())}
+		for i := range e.stamps {
+			e.stamps[i] = r.stamp()
+		}
+		if r.bool() {
+			e.skill = r.skill()
+		}
+		e.diags = r.diags()
+		c.entries[k] = e
+	}
+	c.dirs = map[string]*dirEntry{}
+	for r.bool() {
+		dir := r.str()
+		st := r.stamp()
+		c.dirs[dir] = &dirEntry{stamp: st, entries: r.dirEntries(dir)}
+	}
+	if r.err == nil && r.pos != len(r.s) {
+		r.fail()
+	}
+	return r.err
+}
+
+// Save writes what the last discovery used to path, unless that is what
+// path already holds. It creates path's directory.
+func (c *ParseCache) Save(path string) error {
+	c.mu.Lock()
+	data, changed := c.encode()
+	c.mu.Unlock()
+	if !changed {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("save skill cache: %w", err)
+	}
+	removeStaleTemps(dir)
+	f, err := os.CreateTemp(dir, ".skills-*.tmp")
+	if err != nil {
+		return fmt.Errorf("save skill cache: %w", err)
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("save skill cache %s: %w", path, werr)
+	}
+	c.mu.Lock()
+	c.dirty, c.loaded = false, true
+	c.mu.Unlock()
+	return nil
+}
+
+// encode returns the file's bytes and whether they differ from what was
+// loaded or last saved. Only entries the last discovery used are written.
+func (c *ParseCache) encode() ([]byte, bool) {
+	changed := c.dirty || !c.loaded
+	keys := make([]cacheKey, 0, len(c.entries))
+	for k, e := range c.entries {
+		if e.gen != c.gen {
+			changed = true
+			continue
+		}
+		keys = append(keys, k)
+	}
+	dirs := make([]string, 0, len(c.dirs))
+	for d, e := range c.dirs {
+		if e.gen != c.gen {
+			changed = true
+			continue
+		}
+		dirs = append(dirs, d)
+	}
+	if !changed {
+		return nil, false
+	}
+	slices.SortFunc(keys, func(a, b cacheKey) int {
+		return cmp.Or(cmp.Compare(a.dir, b.dir), cmp.Compare(a.dirReal, b.dirReal), cmp.Compare(a.rootReal, b.rootReal), cmp.Compare(a.limit, b.limit))
+	})
+	slices.Sort(dirs)
+	w := &cacheWriter{b: make([]byte, 0, 1<<16)}
+	w.b = append(w.b, cacheMagic...)
+	w.uint(cacheFormat)
+	w.str(c.stamp)
+	for _, k := range keys {
+		c.encodeEntry(w, k)
+	}
+	w.bool(false)
+	for _, d := range dirs {
+		e := c.dirs[d]
+		w.bool(true)
+		w.str(d)
+		w.stamp(e.stamp)
+		w.dirEntries(e.entries)
+	}
+	w.bool(false)
+	w.b = binary.LittleEndian.AppendUint32(w.b, crc32.Checksum(w.b, castagnoli))
+	return w.b, true
+}
+
+// encodeEntry writes one entry, or nothing when its skill holds a value the
+// codec cannot write (that skill is then parsed on every start).
+func (c *ParseCache) encodeEntry(w *cacheWriter, k cacheKey) {
+	e := c.entries[k]
+	mark := len(w.b)
+	w.bool(true)
+	w.str(k.dir)
+	w.str(k.dirReal)
+	w.str(k.rootReal)
+	w.int(k.limit)
+	w.uint(uint64(len(e.stamps)))
+	for _, st := range e.stamps {
+		w.stamp(st)
+	}
+	w.bool(e.skill != nil)
+	if e.skill != nil {
+		if err := w.skill(e.skill); err != nil {
+			w.b = w.b[:mark]
+			return
+		}
+	}
+	w.diags(e.diags)
+}
+
+// removeStaleTemps removes temporary files a killed save left behind.
+func removeStaleTemps(dir string) {
+	matches, _ := filepath.Glob(filepath.Join(dir, ".skills-*.tmp"))
+	for _, m := range matches {
+		if fi, err := os.Stat(m); err == nil && time.Since(fi.ModTime()) > staleTempAge {
+			os.Remove(m)
+		}
+	}
+}
+
+// BuildStamp identifies the running executable for LoadParseCache: the
+// given version plus the executable's size and modification time, so that a
+// rebuilt binary, whose parser may differ, never trusts an older cache.
+func BuildStamp(version string) string {
+	exe, err := os.Executable()
+	if err != nil {
+		return version
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return version
+	}
+	return version + " " + strconv.FormatInt(fi.Size(), 10) + " " + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
+}
