@@ -76,6 +76,7 @@ func newSkillsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 			},
 		},
 		doctor,
+		newSkillsSearchCmd(opts),
 		&cobra.Command{
 			Use:   "new NAME",
 			Short: "Scaffold SKILL.md and manifest.toml in <workspace>/.clawseed/skills/NAME",
@@ -148,6 +149,9 @@ func skillsListRun(ctx context.Context, opts *skillsOptions) error {
 		}
 		fmt.Fprintf(opts.io.Err, "%d characters, ~%d tokens; %d of %d skills listed (level: %s)\n",
 			utf8.RuneCountInString(idx.Text), agent.EstimateTokens(idx.Text), idx.Listed, idx.Total, idx.Level)
+		if n := idx.Total - idx.Listed; n > 0 {
+			fmt.Fprintf(opts.io.Err, "the other %d are reachable through the Skill tool's search action (clawseed skills search TERMS)\n", n)
+		}
 		return nil
 	}
 	out := listOf(cat)

@@ -14,7 +14,7 @@ import (
 // builtinCommands are the slash commands, in /help order.
 var builtinCommands = []struct{ name, args, help string }{
 	{"/help", "", "show this help"},
-	{"/skills", "", "list skills: source, status, why hidden; diagnostics"},
+	{"/skills", "[search TERMS]", "list skills: source, status, why hidden; diagnostics; or search them all"},
 	{"/active", "", "list active skills"},
 	{"/activate", "NAME [ARGS]", "activate a skill"},
 	{"/deactivate", "NAME", "deactivate a skill"},
@@ -68,6 +68,10 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 	case "help":
 		c.help()
 	case "skills":
+		if sub, terms, _ := strings.Cut(args, " "); sub == "search" {
+			c.searchSkills(strings.TrimSpace(terms))
+			return "", false
+		}
 		c.listSkills()
 	case "active":
 		c.listActive()
@@ -173,6 +177,28 @@ func (c *Chat) help() {
 	fmt.Fprintln(c.Out, `End a line with \ to continue it. Ctrl-C cancels a running turn.`)
 }
 
+// searchSkills runs /skills search TERMS over every skill the user could
+// activate, listed in the index or not (§4.5).
+func (c *Chat) searchSkills(terms string) {
+	set := c.Agent.Skills()
+	if set == nil {
+		fmt.Fprintln(c.Out, "Skills are disabled ([skills].enabled = false).")
+		return
+	}
+	if terms == "" {
+		fmt.Fprintln(c.Err, "usage: /skills search TERMS")
+		return
+	}
+	found := set.Search(terms, skills.MaxSearchResults, true)
+	if len(found) == 0 {
+		fmt.Fprintf(c.Out, "No skill matches '%s'.\n", termtext.EscapeLine(terms))
+		return
+	}
+	for _, s := range found {
+		fmt.Fprintf(c.Out, "  %s — %s\n", termtext.EscapeLine(s.Name), Preview(s.Description, 100))
+	}
+}
+
 // listSkills prints the catalog and its diagnostics. Names, reasons, paths
 // and messages come from files and are escaped.
 func (c *Chat) listSkills() {
@@ -184,6 +210,9 @@ func (c *Chat) listSkills() {
 	cat := set.Catalog()
 	idx := c.Agent.Index()
 	fmt.Fprintf(c.Out, "%d skills, %d listed in the index (level: %s).\n", len(cat.Skills), idx.Listed, idx.Level)
+	if n := idx.Total - idx.Listed; n > 0 {
+		fmt.Fprintf(c.Out, "The other %d are found with /skills search TERMS (the model searches with the Skill tool).\n", n)
+	}
 	for _, s := range cat.Skills {
 		status := string(s.Status)
 		if set.IsActive(s.Name) {
@@ -246,6 +275,9 @@ func (c *Chat) showContext() {
 	fmt.Fprintf(c.Out, "History: %d messages.\n", r.Messages)
 	if r.SkillsTotal > 0 {
 		fmt.Fprintf(c.Out, "Skill index: %d of %d skills listed (level: %s).\n", r.SkillsListed, r.SkillsTotal, r.IndexLevel)
+		if n := r.SkillsTotal - r.SkillsListed; n > 0 {
+			fmt.Fprintf(c.Out, "The other %d are reachable through the Skill tool's search action (you: /skills search TERMS).\n", n)
+		}
 	}
 	if set := c.Agent.Skills(); set != nil {
 		var names []string
