@@ -24,7 +24,8 @@ import (
 // against every file's stamp before use, so a discovery through it returns
 // exactly what a cold one would.
 //
-// Layout: magic, format, build stamp, then entries and directory listings
+// Layout: magic, format, build stamp, the numbers of entries and listings
+// (capacity hints), then entries and directory listings
 // each behind a 1 byte (0 ends the list), then the CRC-32C of everything
 // before it. Saves write a temporary file and rename it over the old one, so
 // concurrent processes never see a torn file: the last rename wins.
@@ -93,7 +94,8 @@ func (c *ParseCache) decode(data []byte) error {
 	if s := r.str(); s != c.stamp || r.err != nil {
 		return errors.New("written by another build")
 	}
-	c.entries = map[cacheKey]*cacheEntry{}
+	nEntries, nDirs := r.n(), r.n()
+	c.entries = make(map[cacheKey]*cacheEntry, nEntries)
 	for r.bool() {
 		k := cacheKey{dir: r.str(), dirReal: r.str(), rootReal: r.str(), limit: r.int()}
 		e := &cacheEntry{stamps: make([]fileStamp, r.n())}
@@ -106,7 +108,7 @@ func (c *ParseCache) decode(data []byte) error {
 		e.diags = r.diags()
 		c.entries[k] = e
 	}
-	c.dirs = map[string]*dirEntry{}
+	c.dirs = make(map[string]*dirEntry, nDirs)
 	for r.bool() {
 		dir := r.str()
 		st := r.stamp()
@@ -184,6 +186,9 @@ func (c *ParseCache) encode() ([]byte, bool) {
 	w.b = append(w.b, cacheMagic...)
 	w.uint(cacheFormat)
 	w.str(c.stamp)
+	// Capacity hints, so that loading does not grow the maps step by step.
+	w.uint(uint64(len(keys)))
+	w.uint(uint64(len(dirs)))
 	for _, k := range keys {
 		c.encodeEntry(w, k)
 	}

@@ -105,6 +105,13 @@ func (c *ParseCache) begin() *cacheRun {
 	return &cacheRun{c: c, gen: c.gen, start: time.Now()}
 }
 
+// Hits returns how many parses the cache has saved so far.
+func (c *ParseCache) Hits() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.hits
+}
+
 // Len returns the number of cached skill directories.
 func (c *ParseCache) Len() int {
 	c.mu.Lock()
@@ -127,9 +134,10 @@ func (r *cacheRun) loadSkillDir(dir, dirReal string, entries []fs.DirEntry, root
 		if e != nil && slices.Equal(e.stamps, stamps) {
 			e.gen = r.gen
 			r.c.hits++
-			s, diags := cloneSkill(e.skill), slices.Clone(e.diags)
 			r.c.mu.Unlock()
-			return s, diags
+			// An entry is never changed once stored (a new parse replaces
+			// it), so it is copied outside the lock.
+			return cloneSkill(e.skill), slices.Clone(e.diags)
 		}
 		r.c.mu.Unlock()
 	}

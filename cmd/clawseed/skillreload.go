@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"sync"
 
 	"github.com/clawseed/clawseed/internal/config"
 	"github.com/clawseed/clawseed/runtime/tools"
@@ -21,8 +22,16 @@ type skillReloader struct {
 	cfg     *config.Config
 	sb      *tools.Sandbox
 	cache   *skillCache
-	watcher *watch.Watcher // nil: no watching ([skills].watch = false)
 	current func() *skills.Catalog
+
+	// startWatch, when set, starts the watcher at the first reload, that
+	// is just as the first request goes out: setting up one watch per skill
+	// directory then overlaps the model's answer instead of delaying the
+	// request. The watcher asks for one rebuild once its watches are in
+	// place, which catches a change made in between.
+	startWatch func() *watch.Watcher
+	watchOnce  sync.Once
+	watcher    *watch.Watcher // nil: no watching ([skills].watch = false)
 }
 
 // discover runs a discovery with the cache and makes the new skill
@@ -41,6 +50,11 @@ func (r *skillReloader) discover(ctx context.Context) *skills.Catalog {
 
 // reload is the agent's [agent.Reloader].
 func (r *skillReloader) reload(ctx context.Context, wrote bool) (*skills.Catalog, bool) {
+	r.watchOnce.Do(func() {
+		if r.startWatch != nil {
+			r.watcher = r.startWatch()
+		}
+	})
 	due := r.watcher != nil && r.watcher.Take()
 	if !due && !wrote {
 		return nil, false
@@ -60,7 +74,9 @@ func watchSkills(ctx context.Context, cfg *config.Config, log *slog.Logger) *wat
 	for _, r := range skillOptions(cfg).Roots {
 		dirs = append(dirs, r.Path)
 	}
-	w, err := watch.New(ctx, watch.Options{Roots: dirs})
+	// Started, not waited for: setting up thousands of watches would delay
+	// the first request; the watcher asks for one rebuild once ready.
+	w, err := watch.Start(ctx, watch.Options{Roots: dirs})
 	if err != nil {
 		log.Debug("Skill watcher not started", "error", err)
 		return nil

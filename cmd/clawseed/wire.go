@@ -27,6 +27,7 @@ import (
 	"github.com/clawseed/clawseed/runtime/session"
 	"github.com/clawseed/clawseed/runtime/tools"
 	"github.com/clawseed/clawseed/skills"
+	"github.com/clawseed/clawseed/skills/watch"
 )
 
 // loadConfig loads the layered configuration and applies the global flags.
@@ -309,13 +310,13 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 	sb := newSandbox(cfg, &skills.Catalog{})
 	var ag *agent.Agent
 	reloader := &skillReloader{cfg: cfg, sb: sb, cache: openSkillCache(cfg, skillOptions(cfg), o.Log), current: func() *skills.Catalog { return ag.Skills().Catalog() }}
-	if o.Watch {
-		// Started before discovery, so a change made while discovering is
-		// not missed.
-		reloader.watcher = watchSkills(ctx, cfg, o.Log)
-	}
+	began := time.Now()
 	a.catalog = reloader.discover(ctx)
-	o.Log.Debug("Skills discovered", "skills", len(a.catalog.Skills), "diagnostics", len(a.catalog.Diagnostics))
+	o.Log.Debug("Skills discovered", "skills", len(a.catalog.Skills), "diagnostics", len(a.catalog.Diagnostics),
+		"cached", reloader.cache.cache.Len(), "took", time.Since(began))
+	if o.Watch {
+		reloader.startWatch = func() *watch.Watcher { return watchSkills(ctx, cfg, o.Log) }
+	}
 
 	toolTimeout := cfg.Agent.ToolTimeout()
 	mem, err := sessionMemory(ctx, cfg, o.Log)

@@ -1,17 +1,25 @@
 // Package anthropic adapts the Anthropic Messages API — and gateways that
 // speak it — to [providers.Streamer].
 //
-// anthropic-sdk-go carries the requests (base URL, x-api-key,
-// anthropic-version, headers); its own retries are off because
-// [providers.Reliable] owns retry and fallback, and it is built from
-// explicit options only, so ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL and the
-// SDK's credential profiles are never read behind the configuration's
-// back. The JSON body is written here (see [Provider.EncodeRequest] for its
-// layout and prompt-cache breakpoints) and the event stream is decoded
-// here: text and thinking deltas as they arrive, thinking signatures and
-// redacted thinking for the history, tool-use input accumulated per content
-// block, usage with the cache reads and writes, and error events classified
-// like HTTP errors.
+// The JSON body is written here (see [Provider.EncodeRequest] for its
+// layout and prompt-cache breakpoints) and posted with net/http: base URL,
+// x-api-key, anthropic-version and the configured extra headers, and
+// nothing from the environment (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, the
+// SDK's credential profiles and OpenTelemetry settings are never read, and
+// no trace headers are sent). There are no retries here because
+// [providers.Reliable] owns retry and fallback, and redirects are followed
+// only within the base URL's origin. The event stream is decoded here:
+// text and thinking deltas as they arrive, thinking signatures and redacted
+// thinking for the history, tool-use input accumulated per content block,
+// usage with the cache reads and writes, and error events classified like
+// HTTP errors.
+//
+// anthropic-sdk-go is deliberately not imported (issue 13, start-up cost):
+// the adapter only ever used its client as an HTTP carrier, and importing
+// its root package initialises the generated API surface and OpenTelemetry
+// — about 1 ms and 430 allocations at every start of clawseed, before the
+// first request, and 7 MB of the release binary. TestNoSDKRootPackage keeps
+// it that way.
 package anthropic
 
 import (
@@ -24,13 +32,8 @@ import (
 	"iter"
 	"mime"
 	"net/http"
-	"net/url"
-	"slices"
 	"strings"
 	"time"
-
-	sdk "github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/clawseed/clawseed/providers"
 )
@@ -60,7 +63,8 @@ type Config struct {
 	// MaxTokens caps responses when the request sets no cap; 0 lets the
 	// adapter send a default the model accepts (max_tokens is required).
 	MaxTokens int
-	// ExtraHeaders are added to every request (e.g. anthropic-beta).
+	// ExtraHeaders are added to every request (e.g. anthropic-beta); they
+	// replace the adapter's own headers of the same name, except Accept.
 	ExtraHeaders map[string]string
 	// Timeout bounds every wait for the server: for the response headers and
 	// then for each next event of the stream. It is an idle timeout, so a
@@ -77,8 +81,8 @@ type Config struct {
 // A Provider streams Messages API responses from one endpoint. It is safe
 // for concurrent use.
 type Provider struct {
-	cfg    Config
-	client sdk.Client
+	cfg Config
+	ep  *endpoint
 }
 
 // errTimeout is the cancellation cause when [Config.Timeout] elapses.
@@ -91,62 +95,32 @@ var (
 	errNoEvents   = errors.New("stream ended before any event")
 )
 
+// apiVersion is the Messages API version every request names.
+const apiVersion = "2023-06-01"
+
 // New returns a provider for cfg.
 func New(cfg Config) *Provider {
 	cfg.Name = cmp.Or(cfg.Name, "anthropic")
 	base := strings.TrimRight(cmp.Or(cfg.BaseURL, DefaultBaseURL), "/")
 	base = strings.TrimSuffix(base, "/messages")
 	base = strings.TrimSuffix(base, "/v1")
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
-	p := &Provider{cfg: cfg}
-	opts := []option.RequestOption{
-		// Without this marker NewClient would add ANTHROPIC_API_KEY,
-		// ANTHROPIC_AUTH_TOKEN, ANTHROPIC_BASE_URL and the credential
-		// profiles from the environment.
-		option.WithoutEnvironmentDefaults(),
-		option.WithBaseURL(base + "/"),
-		option.WithHTTPClient(hc),
-		option.WithMaxRetries(0),
-		// Tracing would otherwise follow ANTHROPIC_OPEN_TELEMETRY* and
-		// inject trace headers.
-		option.WithoutOpenTelemetry(),
-		option.WithOpenTelemetryPropagation(false),
-		option.WithMiddleware(p.rejectErrorStatus),
+	// The extra headers come last so that they can replace any of these
+	// (a gateway's User-Agent, a pinned anthropic-version).
+	header := [][2]string{
+		{"Content-Type", "application/json"},
+		{"User-Agent", userAgent},
+		{"Anthropic-Version", apiVersion},
 	}
 	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+		header = append(header, [2]string{"X-Api-Key", cfg.APIKey})
 	}
-	keys := make([]string, 0, len(cfg.ExtraHeaders))
-	for k := range cfg.ExtraHeaders {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		opts = append(opts, option.WithHeader(k, cfg.ExtraHeaders[k]))
-	}
-	p.client = sdk.NewClient(opts...)
-	return p
+	header = append(header, sortedHeaders(cfg.ExtraHeaders)...)
+	return &Provider{cfg: cfg, ep: newEndpoint(base+"/", "v1/messages", header, cfg.HTTPClient)}
 }
 
-// modelKey carries a request's model to the middleware, for its errors.
-type modelKey struct{}
-
-// rejectErrorStatus turns a non-2xx response into a classified
-// [*providers.Error] before the SDK sees it, so the headers (Retry-After)
-// and bodies that are not Anthropic-shaped are not lost.
-func (p *Provider) rejectErrorStatus(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	resp, err := next(req)
-	if err != nil || resp.StatusCode < 400 {
-		return resp, err
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	model, _ := req.Context().Value(modelKey{}).(string)
-	return nil, p.httpError(resp.StatusCode, resp.Header, body, model)
-}
+// requestHeaders are set on every request after the configured ones: the
+// answer must be a stream.
+var requestHeaders = [][2]string{{"Accept", "text/event-stream"}}
 
 // Stream sends req and yields its events: text and thinking deltas as they
 // arrive, each thinking block's signature as it ends (redacted thinking as
@@ -181,14 +155,16 @@ func (p *Provider) stream(parent context.Context, req providers.Request, yield f
 		}
 		return err
 	}
-	ctx, cancel := context.WithCancelCause(context.WithValue(parent, modelKey{}, model))
+	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	idle := newWatchdog(p.cfg.Timeout, cancel)
 	defer idle.stop()
 
-	var resp *http.Response
-	err = p.client.Post(ctx, "v1/messages", body, &resp,
-		option.WithHeader("Accept", "text/event-stream"))
+	// A non-2xx status becomes a classified error here, keeping the headers
+	// (Retry-After) and the bodies that are not Anthropic-shaped.
+	resp, err := p.ep.post(ctx, body, requestHeaders, func(status int, h http.Header, body []byte) error {
+		return p.httpError(status, h, body, model)
+	})
 	if err != nil {
 		return p.failure(parent, ctx, err, "send request", model)
 	}
@@ -301,8 +277,8 @@ func (p *Provider) whole(parent, ctx context.Context, r io.Reader, model string,
 
 // failure classifies err (nil when only the contexts are to be checked):
 // the caller's cancellation is returned as is, a [Config.Timeout] and
-// transport trouble are transient, and errors the middleware already
-// classified pass through.
+// transport trouble are transient, and the errors of a non-2xx status,
+// already classified, pass through.
 func (p *Provider) failure(parent, ctx context.Context, err error, op, model string) error {
 	if parent.Err() != nil {
 		return parent.Err()
@@ -318,9 +294,7 @@ func (p *Provider) failure(parent, ctx context.Context, err error, op, model str
 		return pe
 	}
 	kind := providers.KindTransient
-	if _, sent := errors.AsType[*url.Error](err); op == "send request" && !sent {
-		// The request could not even be built (e.g. a malformed base URL):
-		// sending it again cannot help.
+	if errors.Is(err, errBadURL) {
 		kind = providers.KindBadRequest
 	}
 	return &providers.Error{Kind: kind, Provider: p.cfg.Name,

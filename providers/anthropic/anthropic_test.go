@@ -53,9 +53,10 @@ func text(events []providers.Event) string {
 }
 
 // TestHeadersAndEnvironment checks x-api-key, anthropic-version, the extra
-// headers, the SSE Accept header and the path for the base URL spellings
-// users write, and that the ANTHROPIC_* variables the SDK's NewClient would
-// read never reach a configured provider.
+// headers, the SSE Accept header, the User-Agent and the path for the base
+// URL spellings users write, that no SDK telemetry header is sent, and that
+// the ANTHROPIC_* variables the SDK's NewClient would read never reach a
+// configured provider.
 func TestHeadersAndEnvironment(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-from-env")
 	t.Setenv("ANTHROPIC_AUTH_TOKEN", "token-from-env")
@@ -70,7 +71,8 @@ func TestHeadersAndEnvironment(t *testing.T) {
 		want   map[string]string
 	}{
 		{"key", "sk-ant-cfg", "", "/v1/messages", map[string]string{"X-Api-Key": "sk-ant-cfg", "Anthropic-Version": "2023-06-01",
-			"Anthropic-Beta": "b1", "Accept": "text/event-stream", "Authorization": "", "Traceparent": "", "Content-Type": "application/json"}},
+			"Anthropic-Beta": "b1", "Accept": "text/event-stream", "Authorization": "", "Traceparent": "", "Content-Type": "application/json",
+			"User-Agent": "clawseed", "X-Stainless-Lang": "", "X-Stainless-Retry-Count": ""}},
 		{"no key", "", "/", "/v1/messages", map[string]string{"X-Api-Key": "", "Authorization": "", "Anthropic-Beta": "b1"}},
 		{"v1 suffix", "k", "/v1", "/v1/messages", map[string]string{"X-Api-Key": "k"}},
 		{"full endpoint", "k", "/v1/messages", "/v1/messages", map[string]string{"X-Api-Key": "k"}},

@@ -3,12 +3,24 @@
 // Fireworks, Gemini's compatible endpoint, Azure, Ollama, LM Studio, vLLM — to
 // [providers.Streamer].
 //
-// Requests are built with openai-go/v3's parameter types and sent through its
-// client (auth, base URL, headers); its own retries are off because
-// [providers.Reliable] owns retry and fallback. The streamed response is
+// The JSON body is written here (see [Provider.EncodeRequest]) and posted
+// with net/http: the bearer key, the configured extra headers and nothing
+// from the environment (the SDK's NewClient would read OPENAI_API_KEY,
+// OPENAI_BASE_URL and friends and send OpenAI's key to any compatible
+// server). There are no retries here because [providers.Reliable] owns retry
+// and fallback, and redirects are followed only within the base URL's
+// origin. The event stream is split by openai-go/v3's ssestream package and
 // decoded here: tool calls are accumulated by index and vendor fields
 // (reasoning_content, reasoning, prompt_cache_hit_tokens) are read from the
 // raw chunks.
+//
+// openai-go/v3 stays the library for this wire, but its root package is
+// deliberately not imported (issue 13, start-up cost): the adapter only ever
+// used its client as an HTTP carrier, and importing it initialises the whole
+// generated API surface (responses, realtime, webhooks, …) — about 3 ms and
+// 1,900 allocations at every start of clawseed, before the first request,
+// and 18 MB of the release binary. Only the light ssestream subpackage is used;
+// TestNoSDKRootPackage keeps it that way.
 package openai
 
 import (
@@ -22,13 +34,10 @@ import (
 	"iter"
 	"mime"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
 
-	oa "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/clawseed/clawseed/providers"
@@ -57,7 +66,9 @@ type Config struct {
 	Model string
 	// MaxTokens caps responses when the request sets no cap; 0 sends none.
 	MaxTokens int
-	// ExtraHeaders are added to every request.
+	// ExtraHeaders are added to every request; they replace the adapter's
+	// own headers of the same name (Authorization, User-Agent), except
+	// Accept and Content-Type.
 	ExtraHeaders map[string]string
 	// Timeout bounds every wait for the server: for the response headers and
 	// then for each next piece of the stream. It is an idle timeout, so a
@@ -74,7 +85,7 @@ type Config struct {
 // concurrent use.
 type Provider struct {
 	cfg      Config
-	svc      oa.ChatCompletionService
+	ep       *endpoint
 	isOpenAI bool
 }
 
@@ -86,46 +97,26 @@ func New(cfg Config) *Provider {
 	cfg.Name = cmp.Or(cfg.Name, "openai")
 	base := strings.TrimRight(cmp.Or(cfg.BaseURL, DefaultBaseURL), "/")
 	base = strings.TrimSuffix(base, "/chat/completions")
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
-	p := &Provider{cfg: cfg, isOpenAI: isOpenAIHost(base)}
-	// The SDK's NewClient would read OPENAI_API_KEY, OPENAI_BASE_URL and
-	// friends from the environment and send OpenAI's key to any compatible
-	// server; the service is built from explicit options only.
-	opts := []option.RequestOption{
-		option.WithBaseURL(base),
-		option.WithHTTPClient(hc),
-		option.WithMaxRetries(0),
-		option.WithMiddleware(p.rejectErrorStatus),
-	}
+	// The extra headers come last so that they can replace these (a
+	// gateway's own Authorization scheme or User-Agent).
+	header := [][2]string{{"User-Agent", userAgent}}
 	if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+		header = append(header, [2]string{"Authorization", "Bearer " + cfg.APIKey})
 	}
-	keys := make([]string, 0, len(cfg.ExtraHeaders))
-	for k := range cfg.ExtraHeaders {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		opts = append(opts, option.WithHeader(k, cfg.ExtraHeaders[k]))
-	}
-	p.svc = oa.NewChatCompletionService(opts...)
-	return p
+	header = append(header, sortedHeaders(cfg.ExtraHeaders)...)
+	return &Provider{cfg: cfg, isOpenAI: isOpenAIHost(base),
+		ep: newEndpoint(base, "chat/completions", header, cfg.HTTPClient)}
 }
 
-// rejectErrorStatus turns a non-2xx response into a classified
-// [*providers.Error] before the SDK sees it, so the headers (Retry-After) and
-// bodies that are not OpenAI-shaped are not lost.
-func (p *Provider) rejectErrorStatus(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	resp, err := next(req)
-	if err != nil || resp.StatusCode < 400 {
-		return resp, err
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	return nil, p.httpError(resp.StatusCode, resp.Header, body)
+// requestHeaders are set on every request after the configured ones: the
+// body is JSON and the answer must be a stream.
+var requestHeaders = [][2]string{{"Content-Type", "application/json"}, {"Accept", "text/event-stream"}}
+
+// rejectStatus turns a non-2xx response into a classified
+// [*providers.Error], keeping the headers (Retry-After) and the bodies that
+// are not OpenAI-shaped.
+func (p *Provider) rejectStatus(status int, header http.Header, body []byte) error {
+	return p.httpError(status, header, body)
 }
 
 // Stream sends req with stream:true and yields its events: text and
@@ -155,11 +146,7 @@ func (p *Provider) stream(parent context.Context, req providers.Request, yield f
 	idle := newWatchdog(p.cfg.Timeout, cancel)
 	defer idle.stop()
 
-	var resp *http.Response
-	_, err = p.svc.New(ctx, oa.ChatCompletionNewParams{},
-		option.WithRequestBody("application/json", body),
-		option.WithHeader("Accept", "text/event-stream"),
-		option.WithResponseBodyInto(&resp))
+	resp, err := p.ep.post(ctx, body, requestHeaders, p.rejectStatus)
 	if err != nil {
 		return p.failure(parent, ctx, err, "send request")
 	}
@@ -251,8 +238,8 @@ func (p *Provider) whole(parent, ctx context.Context, r io.Reader, yield func(pr
 
 // failure classifies err (nil when only the contexts are to be checked):
 // the caller's cancellation is returned as is, a [Config.Timeout] and
-// transport trouble are transient, and errors the middleware already
-// classified pass through.
+// transport trouble are transient, and errors [Provider.rejectStatus]
+// already classified pass through.
 func (p *Provider) failure(parent, ctx context.Context, err error, op string) error {
 	if parent.Err() != nil {
 		return parent.Err()
@@ -268,9 +255,7 @@ func (p *Provider) failure(parent, ctx context.Context, err error, op string) er
 		return pe
 	}
 	kind := providers.KindTransient
-	if _, sent := errors.AsType[*url.Error](err); op == "send request" && !sent {
-		// The request could not even be built (e.g. a malformed base URL):
-		// sending it again cannot help.
+	if errors.Is(err, errBadURL) {
 		kind = providers.KindBadRequest
 	}
 	return &providers.Error{Kind: kind, Provider: p.cfg.Name,

@@ -37,9 +37,10 @@ func collect(seq func(func(providers.Event, error) bool)) ([]providers.Event, er
 	return events, nil
 }
 
-// TestHeaders checks the bearer key, the extra headers and the SSE Accept
-// header, and that OPENAI_* environment variables never leak into a
-// configured provider (the SDK's NewClient would read them).
+// TestHeaders checks the bearer key, the extra headers, the SSE Accept
+// header and the User-Agent, that no SDK telemetry header is sent, and that
+// OPENAI_* environment variables never leak into a configured provider (the
+// SDK's NewClient would read them).
 func TestHeaders(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-from-env")
 	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/wrong")
@@ -50,7 +51,8 @@ func TestHeaders(t *testing.T) {
 		apiKey string
 		want   map[string]string
 	}{
-		{"key", "sk-cfg", map[string]string{"Authorization": "Bearer sk-cfg", "X-Title": "clawseed", "Accept": "text/event-stream", "Openai-Organization": ""}},
+		{"key", "sk-cfg", map[string]string{"Authorization": "Bearer sk-cfg", "X-Title": "clawseed", "Accept": "text/event-stream",
+			"Content-Type": "application/json", "User-Agent": "clawseed", "Openai-Organization": "", "X-Stainless-Lang": "", "X-Stainless-Retry-Count": ""}},
 		{"no key", "", map[string]string{"Authorization": "", "X-Title": "clawseed", "Openai-Organization": ""}},
 	}
 	for _, tt := range tests {

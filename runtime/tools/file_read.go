@@ -9,8 +9,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
 )
@@ -103,27 +101,6 @@ func readTextFile(real, shown string) ([]byte, string) {
 		return nil, fmt.Sprintf("File %s looks binary (it contains NUL bytes); only text files can be read.", shown)
 	}
 	return data, ""
-}
-
-// minimum returns a schema adjustment setting the minimum of an integer
-// property.
-func minimum(prop string, v float64) func(*jsonschema.Schema) {
-	return func(s *jsonschema.Schema) { s.Properties[prop].Minimum = &v }
-}
-
-// maximum returns a schema adjustment setting the maximum of an integer
-// property.
-func maximum(prop string, v float64) func(*jsonschema.Schema) {
-	return func(s *jsonschema.Schema) { s.Properties[prop].Maximum = &v }
-}
-
-// enum returns a schema adjustment restricting a string property to values.
-func enum(prop string, values ...string) func(*jsonschema.Schema) {
-	return func(s *jsonschema.Schema) {
-		for _, v := range values {
-			s.Properties[prop].Enum = append(s.Properties[prop].Enum, v)
-		}
-	}
 }
 
 // plural formats a count with a noun, adding "s" unless n is 1.

@@ -64,27 +64,13 @@ func NewLLMTask(o LLMTaskOptions) Tool {
 	}
 	t := &llmTask{o: o}
 	desc := llmTaskDescription
-	adjust := []func(*jsonschema.Schema){minimum("max_tokens", 1), maximum("max_tokens", maxLLMTaskTokens),
-		func(s *jsonschema.Schema) { s.Properties["schema"].AdditionalProperties = nil }}
+	adjust := []schemaAdjust{minimum("max_tokens", 1), maximum("max_tokens", maxLLMTaskTokens), anyObject("schema")}
 	if len(o.Entries) > 0 && o.Named != nil {
 		desc += "`model` (default this session's): " + strings.Join(o.Entries, ", ") + ".\n"
 	} else {
 		adjust = append(adjust, dropProperty("model"))
 	}
 	return newTypedTool("llm_task", permissions.ClassNetwork, desc, t.run, adjust...)
-}
-
-// dropProperty removes a property from a generated schema.
-func dropProperty(name string) func(*jsonschema.Schema) {
-	return func(s *jsonschema.Schema) {
-		delete(s.Properties, name)
-		for i, p := range s.PropertyOrder {
-			if p == name {
-				s.PropertyOrder = append(s.PropertyOrder[:i], s.PropertyOrder[i+1:]...)
-				break
-			}
-		}
-	}
 }
 
 func (t *llmTask) run(ctx context.Context, a llmTaskArgs) providers.ToolResult {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -39,78 +40,83 @@ type Summarizer interface {
 type typedTool[T any] struct {
 	spec  providers.ToolSpec
 	class permissions.Class
-	// schema is the whole argument schema; props holds each property's
-	// schema resolved on its own, so that problems are reported one property
-	// at a time in schema order (the validator itself walks a map, which
-	// would make the reported problem vary between runs).
-	schema   *jsonschema.Schema
-	resolved *jsonschema.Resolved
-	props    map[string]*jsonschema.Resolved
-	run      func(ctx context.Context, args T) providers.ToolResult
+	// schema is the argument schema as the model receives it, from
+	// schemas_gen.go when an entry matches (see schema.go).
+	schema string
+	// key is the schema's key in schemas_gen.go; generated says it was
+	// found there; adjust is kept to reflect the schema on first use.
+	key       string
+	generated bool
+	adjust    []schemaAdjust
+	// validator is built on first use: reflecting and resolving the schemas
+	// of every tool would delay the first request of every start.
+	validator func() *schemaValidator
+	run       func(ctx context.Context, args T) providers.ToolResult
 }
 
 // newTypedTool builds a tool whose argument schema is generated from T (field
 // descriptions come from `jsonschema:"..."` tags; unknown properties are
 // refused). adjust, when given, refines the generated schema (bounds, enums)
-// before it is resolved. It panics if the schema cannot be built: that is a
-// programming error caught by the package's tests, never a runtime input.
+// before it is resolved. The schema the model sees comes from
+// schemas_gen.go when it has the entry, and reflection only runs on the
+// first call (see schema.go). It panics if the schema cannot be built: that
+// is a programming error caught by the package's tests, never a runtime
+// input.
 func newTypedTool[T any](name string, class permissions.Class, desc string,
-	run func(ctx context.Context, args T) providers.ToolResult, adjust ...func(*jsonschema.Schema)) *typedTool[T] {
-	schema, err := jsonschema.For[T](nil)
-	if err != nil {
-		panic(fmt.Sprintf("tools: schema for %s: %v", name, err))
+	run func(ctx context.Context, args T) providers.ToolResult, adjust ...schemaAdjust) *typedTool[T] {
+	t := &typedTool[T]{
+		spec:   providers.ToolSpec{Name: name, Description: strings.TrimSpace(desc)},
+		class:  class,
+		key:    schemaKey[T](name, adjust),
+		adjust: adjust,
+		run:    run,
 	}
-	dropNullTypes(schema)
-	for _, f := range adjust {
-		f(schema)
+	if raw, ok := lookupSchema(t.key); ok {
+		t.useGenerated(raw)
+		return t
 	}
-	resolved, err := schema.Resolve(nil)
-	if err != nil {
-		panic(fmt.Sprintf("tools: resolve schema for %s: %v", name, err))
-	}
-	props := make(map[string]*jsonschema.Resolved, len(schema.Properties))
-	for _, p := range schema.PropertyOrder {
-		if props[p], err = schema.Properties[p].CloneSchemas().Resolve(nil); err != nil {
-			panic(fmt.Sprintf("tools: resolve schema for %s.%s: %v", name, p, err))
-		}
-	}
-	raw, err := json.Marshal(schema)
+	schema := t.mustReflect()
+	raw, err := marshalSchema(schema)
 	if err != nil {
 		panic(fmt.Sprintf("tools: marshal schema for %s: %v", name, err))
 	}
-	return &typedTool[T]{
-		spec: providers.ToolSpec{
-			Name:        name,
-			Description: strings.TrimSpace(desc),
-			Schema:      raw,
-		},
-		class:    class,
-		schema:   schema,
-		resolved: resolved,
-		props:    props,
-		run:      run,
-	}
+	t.schema = raw
+	t.validator = sync.OnceValue(func() *schemaValidator { return newSchemaValidator(name, schema) })
+	return t
 }
 
-// dropNullTypes turns the ["null", X] types that jsonschema.For gives pointer
-// and slice fields into plain X: several providers reject type arrays, and
-// explicit nulls are removed from the arguments before validation anyway.
-func dropNullTypes(s *jsonschema.Schema) {
-	for _, p := range s.Properties {
-		if len(p.Types) == 2 && p.Types[0] == "null" {
-			p.Type, p.Types = p.Types[1], nil
-		}
-		dropNullTypes(p)
+// useGenerated makes raw, a schema from schemas_gen.go, the one the model
+// sees, and defers reflecting the validator's schema to the first call.
+func (t *typedTool[T]) useGenerated(raw string) {
+	t.schema, t.generated = raw, true
+	t.validator = sync.OnceValue(func() *schemaValidator { return newSchemaValidator(t.spec.Name, t.mustReflect()) })
+}
+
+// mustReflect reflects the adjusted schema of T.
+func (t *typedTool[T]) mustReflect() *jsonschema.Schema {
+	schema, err := reflectSchema[T](t.adjust)
+	if err != nil {
+		panic(fmt.Sprintf("tools: schema for %s: %v", t.spec.Name, err))
 	}
-	if s.Items != nil {
-		dropNullTypes(s.Items)
+	return schema
+}
+
+// schemaSource reports where t's schema came from and reflects it anew,
+// for TestGeneratedSchemas.
+func (t *typedTool[T]) schemaSource() (key string, generated bool, reflected func() (string, error)) {
+	return t.key, t.generated, func() (string, error) {
+		schema, err := reflectSchema[T](t.adjust)
+		if err != nil {
+			return "", err
+		}
+		return marshalSchema(schema)
 	}
 }
 
 // Spec implements [Tool].
 func (t *typedTool[T]) Spec() providers.ToolSpec {
 	spec := t.spec
-	spec.Schema = bytes.Clone(t.spec.Schema)
+	spec.Schema = json.RawMessage(t.schema)
 	return spec
 }
 
@@ -175,9 +181,10 @@ func (t *typedTool[T]) decode(args json.RawMessage) (T, error) {
 // fixed order: unknown properties, missing required ones, then each
 // property's value in schema order.
 func (t *typedTool[T]) validate(obj map[string]any) error {
+	v := t.validator()
 	var unknown []string
 	for k := range obj {
-		if _, ok := t.props[k]; !ok {
+		if _, ok := v.props[k]; !ok {
 			unknown = append(unknown, k)
 		}
 	}
@@ -187,10 +194,10 @@ func (t *typedTool[T]) validate(obj map[string]any) error {
 		if len(unknown) > 1 {
 			noun = "properties"
 		}
-		return fmt.Errorf("unknown %s %s (allowed: %s)", noun, quoteAll(unknown), strings.Join(t.schema.PropertyOrder, ", "))
+		return fmt.Errorf("unknown %s %s (allowed: %s)", noun, quoteAll(unknown), strings.Join(v.schema.PropertyOrder, ", "))
 	}
 	var missing []string
-	for _, r := range t.schema.Required {
+	for _, r := range v.schema.Required {
 		if _, ok := obj[r]; !ok {
 			missing = append(missing, r)
 		}
@@ -200,15 +207,15 @@ func (t *typedTool[T]) validate(obj map[string]any) error {
 	} else if len(missing) > 1 {
 		return fmt.Errorf("missing required properties %s", quoteAll(missing))
 	}
-	for _, p := range t.schema.PropertyOrder {
-		if v, ok := obj[p]; ok {
-			if err := t.props[p].Validate(v); err != nil {
+	for _, p := range v.schema.PropertyOrder {
+		if val, ok := obj[p]; ok {
+			if err := v.props[p].Validate(val); err != nil {
 				return errors.New(describeSchemaError(err, p))
 			}
 		}
 	}
 	// Whole-object keywords a future schema might add.
-	if err := t.resolved.Validate(obj); err != nil {
+	if err := v.resolved.Validate(obj); err != nil {
 		return errors.New(describeSchemaError(err, ""))
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,12 +27,32 @@ type adapterArgs struct {
 	Tags  []string `json:"tags,omitempty"`
 }
 
-func TestTypedToolValidation(t *testing.T) {
-	t.Parallel()
+// newProbe builds the probe tool; generated makes it take its schema the
+// way a tool found in schemas_gen.go does, validators built on first call.
+func newProbe(generated bool) *typedTool[adapterArgs] {
 	tl := newTypedTool("probe", permissions.ClassRead, "Probe.", func(_ context.Context, a adapterArgs) providers.ToolResult {
 		b, _ := json.Marshal(a)
 		return textResult(string(b))
 	}, maximum("limit", 10), minimum("limit", 0), enum("mode", "a", "b"))
+	if generated {
+		tl.useGenerated(tl.schema)
+	}
+	return tl
+}
+
+// Arguments are reported the same whether the schema was reflected at
+// construction or taken from schemas_gen.go.
+func TestTypedToolValidation(t *testing.T) {
+	t.Parallel()
+	for _, generated := range []bool{false, true} {
+		t.Run(fmt.Sprintf("generated=%v", generated), func(t *testing.T) {
+			t.Parallel()
+			testTypedToolValidation(t, newProbe(generated))
+		})
+	}
+}
+
+func testTypedToolValidation(t *testing.T, tl Tool) {
 	tests := []struct {
 		args    string
 		want    string

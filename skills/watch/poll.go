@@ -17,20 +17,28 @@ func (w *Watcher) pollLoop(ctx context.Context, prev uint64) {
 	w.pollLoopBody(ctx, prev)
 }
 
-// pollLoopBody compares a snapshot of the roots every PollInterval and sets
-// the flag when it differs. The interval is the debounce.
+// pollBusyFactor bounds the time spent polling: after a snapshot that took
+// d, the next one waits at least pollBusyFactor×d, so that polling ten
+// thousand skill directories never takes more than 1/20 of a core.
+const pollBusyFactor = 20
+
+// pollLoopBody compares a snapshot of the roots every PollInterval (or
+// longer, see pollBusyFactor) and sets the flag when it differs. The
+// interval is the debounce.
 func (w *Watcher) pollLoopBody(ctx context.Context, prev uint64) {
-	t := time.NewTicker(w.opts.PollInterval)
+	t := time.NewTimer(w.opts.PollInterval)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			began := time.Now()
 			if cur := w.snapshot(); cur != prev {
 				prev = cur
 				w.fire()
 			}
+			t.Reset(max(w.opts.PollInterval, pollBusyFactor*time.Since(began)))
 		}
 	}
 }

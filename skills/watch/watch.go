@@ -73,6 +73,7 @@ type Watcher struct {
 	watched map[string]bool
 	timer   *time.Timer
 	burst   time.Time
+	prev    uint64 // the first polling snapshot
 }
 
 // errTooMany means fsnotify cannot take more watches: fall back to polling.
@@ -81,6 +82,34 @@ var errTooMany = errors.New("too many directories to watch")
 // New starts watching. It stops when ctx is done or [Watcher.Close] is
 // called. Changes made after New returns are reported.
 func New(ctx context.Context, opts Options) (*Watcher, error) {
+	w, ctx, err := prepare(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	w.run(ctx, w.setUp())
+	return w, nil
+}
+
+// Start is New without the wait: it returns at once and sets the watches
+// up on the watcher's goroutine, which for thousands of skill directories
+// (one inotify watch and one directory read each) costs more than a warm
+// discovery. A change made while the watches were being set up could go
+// unseen, so once they are in place the flag is set, once: the next
+// [Watcher.Take] asks for one rebuild, which a parse cache makes cheap.
+func Start(ctx context.Context, opts Options) (*Watcher, error) {
+	w, ctx, err := prepare(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		notify := w.setUp()
+		w.fire()
+		w.run(ctx, notify)
+	}()
+	return w, nil
+}
+
+func prepare(ctx context.Context, opts Options) (*Watcher, context.Context, error) {
 	if opts.Debounce <= 0 {
 		opts.Debounce = DefaultDebounce
 	}
@@ -94,19 +123,32 @@ func New(ctx context.Context, opts Options) (*Watcher, error) {
 	for _, r := range opts.Roots {
 		abs, err := filepath.Abs(r)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		w.roots = append(w.roots, abs)
 	}
 	ctx, w.cancel = context.WithCancel(ctx)
-	if !opts.ForcePoll && w.startNotify() == nil {
-		go w.notifyLoop(ctx)
-		return w, nil
+	return w, ctx, nil
+}
+
+// setUp adds the fsnotify watches, or takes the polling snapshot when
+// fsnotify cannot be used; it reports which.
+func (w *Watcher) setUp() (notify bool) {
+	if !w.opts.ForcePoll && w.startNotify() == nil {
+		return true
 	}
 	w.polling.Store(true)
-	prev := w.snapshot()
-	go w.pollLoop(ctx, prev)
-	return w, nil
+	w.prev = w.snapshot()
+	return false
+}
+
+// run starts the loop of the mode setUp chose.
+func (w *Watcher) run(ctx context.Context, notify bool) {
+	if notify {
+		go w.notifyLoop(ctx)
+		return
+	}
+	go w.pollLoop(ctx, w.prev)
 }
 
 // Take reports whether a reload is due and clears the flag: call it before

@@ -150,3 +150,35 @@ func TestRelevant(t *testing.T) {
 		}
 	}
 }
+
+// TestStart: the asynchronous start sets the flag once its watches are in
+// place (a change made while they were being added could have been
+// missed), and then reports changes like New.
+func TestStart(t *testing.T) {
+	for _, poll := range []bool{false, true} {
+		t.Run(map[bool]string{false: "fsnotify", true: "poll"}[poll], func(t *testing.T) {
+			root := t.TempDir()
+			write(t, filepath.Join(root, "a", "SKILL.md"), "a")
+			w, err := Start(t.Context(), Options{Roots: []string{root}, ForcePoll: poll, Debounce: 20 * time.Millisecond, PollInterval: 20 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { w.Close() })
+			expectChange(t, w, "watches in place")
+			write(t, filepath.Join(root, "a", "SKILL.md"), "edited")
+			expectChange(t, w, "edit after the start")
+		})
+	}
+}
+
+// TestStartCloseBeforeReady: closing while the watches are still being set
+// up stops the goroutine.
+func TestStartCloseBeforeReady(t *testing.T) {
+	w, err := Start(t.Context(), Options{Roots: []string{t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

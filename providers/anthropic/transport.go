@@ -1,0 +1,153 @@
+package anthropic
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// userAgent names the client. The SDK sent "Anthropic/Go <version>" and its
+// X-Stainless-* telemetry headers, which describe an SDK client this package
+// no longer runs; a User-Agent of its own keeps requests from looking like
+// Go's anonymous default, which some gateways refuse.
+const userAgent = "clawseed"
+
+// An endpoint posts request bodies to one URL with a fixed set of headers.
+// It is immutable after [newEndpoint] and safe for concurrent use.
+type endpoint struct {
+	url    string // empty when the base URL did not parse
+	urlErr error  // why url is empty
+	header http.Header
+	client *http.Client
+}
+
+// newEndpoint resolves path against base the way the SDK's WithBaseURL
+// did: a base path gets a trailing "/" so that "…/gw/" + "v1/messages" is
+// "…/gw/v1/messages", and a query in the base is dropped.
+//
+// header holds the headers in the order they are applied; a later one
+// replaces an earlier one of the same name, so extra headers may override
+// the defaults.
+func newEndpoint(base, path string, header [][2]string, hc *http.Client) *endpoint {
+	e := &endpoint{header: http.Header{}}
+	for _, kv := range header {
+		e.header.Set(kv[0], kv[1])
+	}
+	u, err := url.Parse(base)
+	if err == nil && u.Path != "" && !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+	}
+	if err == nil {
+		u, err = u.Parse(path)
+	}
+	if err != nil {
+		e.urlErr = err
+		return e
+	}
+	e.url = u.String()
+	e.client = sameOriginClient(hc, u)
+	return e
+}
+
+// sortedHeaders returns extra as name/value pairs in name order, so that
+// two spellings of one header ("x-a", "X-A") resolve the same way on
+// every run.
+func sortedHeaders(extra map[string]string) [][2]string {
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([][2]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, [2]string{k, extra[k]})
+	}
+	return out
+}
+
+// errBadURL marks a request that could not be built: sending it again
+// cannot help.
+var errBadURL = errors.New("invalid base URL")
+
+// post sends body with the endpoint's headers and then perRequest's. The
+// caller owns the response body. A status of 400 or more is returned as
+// the error reject builds from its status, headers and (bounded) body.
+func (e *endpoint) post(ctx context.Context, body []byte, perRequest [][2]string,
+	reject func(status int, h http.Header, body []byte) error) (*http.Response, error) {
+	if e.urlErr != nil {
+		return nil, fmt.Errorf("%w: %w", errBadURL, e.urlErr)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errBadURL, err)
+	}
+	req.Header = e.header.Clone()
+	for _, kv := range perRequest {
+		req.Header.Set(kv[0], kv[1])
+	}
+	resp, err := e.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode < 400 {
+		return resp, nil
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	return nil, reject(resp.StatusCode, resp.Header, data)
+}
+
+// errOtherOrigin refuses a redirect that would carry the API key to
+// another scheme, host or port.
+var errOtherOrigin = errors.New("the server redirected to another origin, where the API key is not sent; set base_url to the final address")
+
+// sameOriginClient returns a copy of hc (a plain client when nil) that
+// follows redirects only within base's origin. net/http drops Authorization
+// on a redirect to another host but forwards x-api-key, and a proxy's
+// redirect is no reason to hand a key to a third party (anthropic-sdk-go's
+// client followed such redirects; openai-go's refused them). The caller's
+// own CheckRedirect, if any, still decides within the origin.
+func sameOriginClient(hc *http.Client, base *url.URL) *http.Client {
+	var c http.Client
+	if hc != nil {
+		c = *hc
+	}
+	check := c.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if !sameOrigin(req.URL, base) {
+			return errOtherOrigin
+		}
+		if check != nil {
+			return check(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects") // net/http's default
+		}
+		return nil
+	}
+	return &c
+}
+
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) &&
+		effectivePort(a) == effectivePort(b)
+}
+
+func effectivePort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+		return "443"
+	case "http":
+		return "80"
+	}
+	return ""
+}

@@ -1,0 +1,230 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"go/format"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/cron"
+)
+
+// startTools builds the tools a session with the default configuration
+// builds before its first request (cmd/clawseed buildTools), except git,
+// whose constructor starts a git process to find the repository.
+func startTools(sb *Sandbox, dir string) []Tool {
+	list := Core(sb, CoreOptions{})
+	list = append(list, NewSkillCreate(filepath.Join(dir, "skills")), NewCalculator(),
+		NewBackup(sb, BackupOptions{Dir: filepath.Join(dir, "backups")}),
+		NewPDFRead(sb, PDFReadOptions{}), NewWebFetch(WebFetchOptions{AllowedDomains: []string{"*"}}))
+	if ws, err := NewWebSearch(WebSearchOptions{Provider: "duckduckgo"}); err == nil {
+		list = append(list, ws)
+	}
+	list = append(list, CronTools(CronOptions{Store: &cron.Store{Dir: filepath.Join(dir, "cron")}, Workspace: sb.Workspace, Sandbox: sb,
+		Run: func(context.Context, cron.Job) cron.Result { return cron.Result{} }})...)
+	list = append(list, NewLLMTask(LLMTaskOptions{}))
+	list = append(list, MemoryTools(nil)...)
+	return append(list, NewKnowledge(nil, KnowledgeOptions{}))
+}
+
+// allToolVariants builds every tool in every schema variant the package's
+// options produce: the start set, git and knowledge read-only and
+// read-write, llm_task with named models, and http_request with the
+// default timeout (other timeouts change its schema and are reflected at
+// construction).
+func allToolVariants(t *testing.T) []Tool {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed: the git tool cannot be built")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "GIT_CONFIG_NOSYSTEM=1"}
+	ws := filepath.Join(dir, "ws")
+	init := exec.Command("git", "init", "-q", ws)
+	init.Env = env
+	if out, err := init.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	sb := &Sandbox{Workspace: ws}
+	list := startTools(sb, dir)
+	for _, ro := range []bool{false, true} {
+		git, err := NewGit(sb, GitOptions{ReadOnly: ro, Environ: env})
+		if err != nil {
+			t.Fatal(err)
+		}
+		list = append(list, git)
+	}
+	list = append(list, NewKnowledge(nil, KnowledgeOptions{ReadOnly: true}), NewLLMTask(LLMTaskOptions{
+		Entries: []string{"cheap"},
+		Named:   func(string) (providers.Streamer, string, error) { return nil, "", nil },
+	}))
+	http, err := NewHTTPRequest(HTTPRequestOptions{AllowedDomains: []string{"example.com"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(list, http)
+}
+
+// schemaSourcer is implemented by every tool built with newTypedTool.
+type schemaSourcer interface {
+	schemaSource() (key string, generated bool, reflected func() (string, error))
+}
+
+const regenerateHint = "schemas_gen.go is out of date; regenerate it with `go generate ./runtime/tools/`"
+
+// The schemas the model receives come from schemas_gen.go, which must
+// equal, byte for byte, what reflecting each tool's argument struct (with
+// its adjustments) gives, for every tool variant; and every variant must be
+// served from it, so that building the tools reflects nothing.
+func TestGeneratedSchemas(t *testing.T) {
+	want := map[string]string{}
+	var problems []string
+	for _, tl := range allToolVariants(t) {
+		name := tl.Spec().Name
+		src, ok := tl.(schemaSourcer)
+		if !ok {
+			t.Fatalf("%s is not built by newTypedTool", name)
+		}
+		key, generated, reflected := src.schemaSource()
+		raw, err := reflected()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if prev, ok := want[key]; ok && prev != raw {
+			t.Fatalf("two variants of %s share the key %q but not their schema", name, key)
+		}
+		want[key] = raw
+		switch got := string(tl.Spec().Schema); {
+		case !generated:
+			problems = append(problems, fmt.Sprintf("%s has no generated schema (key %q)", name, key))
+		case got != raw:
+			problems = append(problems, fmt.Sprintf("%s: generated schema differs from the reflected one:\n%s", name, cmp.Diff(raw, got)))
+		}
+	}
+	src := renderGeneratedSchemas(t, want)
+	if *update {
+		if err := os.WriteFile("schemas_gen.go", src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	have, err := os.ReadFile("schemas_gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(have), string(src)); diff != "" {
+		t.Errorf("%s (-have +want):\n%s", regenerateHint, diff)
+	}
+	for _, p := range problems {
+		t.Errorf("%s\n%s", p, regenerateHint)
+	}
+}
+
+// renderGeneratedSchemas writes schemas_gen.go: the entries sorted by key,
+// as lookupSchema's binary search needs.
+func renderGeneratedSchemas(t *testing.T, schemas map[string]string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString("// Code generated by `go generate ./runtime/tools/` (TestGeneratedSchemas -update); DO NOT EDIT.\n\n")
+	b.WriteString("package tools\n\n")
+	b.WriteString("// generatedSchemas holds each built-in tool's argument schema, as the model\n")
+	b.WriteString("// receives it, by schemaKey (see schema.go).\n")
+	b.WriteString("var generatedSchemas = [...]generatedSchema{\n")
+	keys := make([]string, 0, len(schemas))
+	for k := range schemas {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, strings.Compare)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "\t{\n\t\tkey:    %s,\n\t\tschema: %s,\n\t},\n", strconv.Quote(k), strconv.Quote(schemas[k]))
+	}
+	b.WriteString("}\n")
+	src, err := format.Source(b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// Every tool of a default start takes its schema from schemas_gen.go, so
+// that building the tool set reflects nothing.
+func TestStartToolsUseGeneratedSchemas(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tl := range startTools(&Sandbox{Workspace: dir}, dir) {
+		if key, generated, _ := tl.(schemaSourcer).schemaSource(); !generated {
+			t.Errorf("%s reflects its schema at construction: no entry %q\n%s", tl.Spec().Name, key, regenerateHint)
+		}
+	}
+}
+
+// A variant no entry covers (http_request with a 2 s timeout bounds
+// timeout_secs at 2) is reflected at construction with its own bounds,
+// never served the default variant's schema.
+func TestUncoveredVariantIsReflected(t *testing.T) {
+	t.Parallel()
+	tl, err := NewHTTPRequest(HTTPRequestOptions{AllowedDomains: []string{"example.com"}, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, generated, reflected := tl.(schemaSourcer).schemaSource()
+	if generated {
+		t.Fatalf("http_request with a 2 s timeout was served the generated entry %q", key)
+	}
+	want, err := reflected()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(tl.Spec().Schema)
+	if got != want || !strings.Contains(got, `"timeout_secs":{"type":"integer","minimum":0,"maximum":2}`) {
+		t.Errorf("schema = %s, want %s with maximum 2", got, want)
+	}
+}
+
+// Concurrent first calls of a tool share one lazily built validator and
+// all report the same problem (run with -race).
+func TestLazyValidatorConcurrentFirstCalls(t *testing.T) {
+	t.Parallel()
+	tl := newProbe(true)
+	const n = 8
+	results := make(chan string, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() { results <- tl.Run(t.Context(), json.RawMessage(`{"path":"a","limit":11}`)).Content })
+	}
+	wg.Wait()
+	close(results)
+	for got := range results {
+		if want := `Invalid arguments for probe: property "limit": must be at most 10`; got != want {
+			t.Errorf("Run = %q, want %q", got, want)
+		}
+	}
+}
+
+// BenchmarkNewTools measures building the tool set of a default start.
+func BenchmarkNewTools(b *testing.B) {
+	dir := b.TempDir()
+	sb := &Sandbox{Workspace: dir}
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(startTools(sb, dir)) == 0 {
+			b.Fatal("no tools")
+		}
+	}
+}
