@@ -42,6 +42,9 @@ type ActiveConfig struct {
 	// and ```! blocks run at activation ([DynamicOff], [DynamicTrusted],
 	// [DynamicAll]; "" is off). See [DynamicAllowed].
 	DynamicContext string
+	// UntrustedWorkspace is set when the workspace is not trusted (§9.1):
+	// project skills then run no dynamic-context commands.
+	UntrustedWorkspace bool
 	// RunCommand runs one dynamic-context script with `sh -c` in dir, with
 	// env added to its (scrubbed) environment; err is non-nil when it did
 	// not exit with status 0 (a timeout included). ctx carries the

@@ -235,8 +235,13 @@ func hasDynamic(segs []Segment) bool {
 // dynamic-context commands, and if not, why (a sentence fragment such as
 // `[skills].dynamic_context = "trusted" does not cover extra_roots`).
 // "trusted" covers the project and user roots and the built-in skills; an
-// unknown or empty mode counts as "off".
-func DynamicAllowed(mode string, s *Skill) (bool, string) {
+// unknown or empty mode counts as "off". In an untrusted workspace
+// (§9.1) no project skill runs commands, whatever the mode: opening a
+// cloned repository must not run what it ships.
+func DynamicAllowed(mode string, untrustedWorkspace bool, s *Skill) (bool, string) {
+	if untrustedWorkspace && s.Source.Project() {
+		return false, "the workspace is not trusted (clawseed trust)"
+	}
 	switch mode {
 	case DynamicAll:
 		return true, ""
@@ -258,7 +263,7 @@ func DynamicAllowed(mode string, s *Skill) (bool, string) {
 
 // DynamicContextNote describes what happens to s's dynamic-context commands
 // under mode, for `clawseed skills show`: "" when its body has none.
-func DynamicContextNote(mode string, s *Skill) string {
+func DynamicContextNote(mode string, untrustedWorkspace bool, s *Skill) string {
 	n := 0
 	for _, seg := range ParseDynamic(s.Body) {
 		if seg.Kind != SegmentText {
@@ -268,7 +273,7 @@ func DynamicContextNote(mode string, s *Skill) string {
 	if n == 0 {
 		return ""
 	}
-	if ok, why := DynamicAllowed(mode, s); !ok {
+	if ok, why := DynamicAllowed(mode, untrustedWorkspace, s); !ok {
 		return "not run (" + why + "); the command text stays in the body as written"
 	}
 	if n == 1 {
@@ -337,7 +342,7 @@ func (a *ActiveSet) render(ctx context.Context, s *Skill, args string) (string, 
 	segs := ParseDynamic(s.Body)
 	var outputs, extras []string
 	if hasDynamic(segs) && a.cfg.RunCommand != nil {
-		if ok, _ := DynamicAllowed(a.cfg.DynamicContext, s); ok {
+		if ok, _ := DynamicAllowed(a.cfg.DynamicContext, a.cfg.UntrustedWorkspace, s); ok {
 			var err error
 			if outputs, err = a.runDynamic(ctx, s, segs, args); err != nil {
 				return "", nil, err

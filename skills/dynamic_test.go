@@ -268,19 +268,25 @@ func TestDynamicContextHash(t *testing.T) {
 func TestDynamicAllowedAndNote(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		mode string
-		src  Source
-		body string
-		want string
+		mode      string
+		untrusted bool
+		src       Source
+		body      string
+		want      string
 	}{
-		{DynamicTrusted, SourceExtra, "!`date`", `not run ([skills].dynamic_context = "trusted" does not cover extra_roots); the command text stays in the body as written`},
-		{DynamicOff, SourceProject, "!`date`", `not run ([skills].dynamic_context = "off"); the command text stays in the body as written`},
-		{DynamicTrusted, SourceProject, "!`date`\n```!\nls\n```", "2 commands, run in the workspace at activation"},
-		{DynamicAll, SourceExtra, "!`date`", "1 command, run in the workspace at activation"},
-		{DynamicOff, SourceProject, "no commands", ""},
+		{DynamicTrusted, false, SourceExtra, "!`date`", `not run ([skills].dynamic_context = "trusted" does not cover extra_roots); the command text stays in the body as written`},
+		{DynamicOff, false, SourceProject, "!`date`", `not run ([skills].dynamic_context = "off"); the command text stays in the body as written`},
+		{DynamicTrusted, false, SourceProject, "!`date`\n```!\nls\n```", "2 commands, run in the workspace at activation"},
+		{DynamicAll, false, SourceExtra, "!`date`", "1 command, run in the workspace at activation"},
+		{DynamicOff, false, SourceProject, "no commands", ""},
+		// An untrusted workspace runs no project skill's commands, even
+		// under "all"; user skills keep the mode.
+		{DynamicAll, true, SourceProjectClaude, "!`touch PWNED`", `not run (the workspace is not trusted (clawseed trust)); the command text stays in the body as written`},
+		{DynamicTrusted, true, SourceProject, "!`date`", `not run (the workspace is not trusted (clawseed trust)); the command text stays in the body as written`},
+		{DynamicTrusted, true, SourceUser, "!`date`", "1 command, run in the workspace at activation"},
 	}
 	for _, tt := range tests {
-		got := DynamicContextNote(tt.mode, &Skill{Source: tt.src, Body: tt.body})
+		got := DynamicContextNote(tt.mode, tt.untrusted, &Skill{Source: tt.src, Body: tt.body})
 		if got != tt.want {
 			t.Errorf("%s/%s: got %q, want %q", tt.mode, tt.src, got, tt.want)
 		}

@@ -36,6 +36,12 @@ func (s Source) Trusted() bool {
 	return s != SourceExtra && s != SourceBuiltin && s != ""
 }
 
+// Project reports whether skills from this source come from the workspace,
+// that is from the repository the user opened (§9.1).
+func (s Source) Project() bool {
+	return s == SourceProject || s == SourceProjectClaude || s == SourceProjectAgents
+}
+
 // A Root is one directory searched for skills.
 type Root struct {
 	// Path is absolute.

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/clawseed/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/repl"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/providers"
@@ -77,6 +78,17 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	approver := repl.NewApprover(reader, opts.io.Out, renderer)
 	approver.Interrupt = chat.CancelTurn
 
+	if !cfg.Trusted {
+		trusted, err := askTrust(ctx, cfg, discover(ctx, cfg, false, log), reader, opts.io.Out)
+		if err != nil {
+			return err
+		}
+		if trusted { // the store says so now: load the project config in full
+			if cfg, err = loadConfig(opts.global); err != nil {
+				return err
+			}
+		}
+	}
 	a, err := buildApp(ctx, cfg, appOptions{Approver: approver, Sink: renderer.Handle, Log: log, Notices: opts.io.Err, Session: opts.Session, Watch: true})
 	if err != nil {
 		return err
@@ -90,6 +102,7 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	chat.SwitchModel = a.switchModel
 	chat.Memory = a.chatMemory
 	chat.Prices = a.priceFunc()
+	chat.Trust = func() string { return trustCommand(cfg) }
 	printBanner(opts.io, a)
 	if err := chat.Run(ctx); err != nil {
 		return err
@@ -112,7 +125,11 @@ func printBanner(io *IOStreams, a *app) {
 	fmt.Fprintf(io.Out, "%s\n", versionString())
 	line := termtext.EscapeLine
 	fmt.Fprintf(io.Out, "provider %s · model %s · session %s\n", line(a.resolved.Provider), line(a.resolved.Model), a.sessionID)
-	fmt.Fprintf(io.Out, "workspace %s\n", line(a.cfg.Workspace))
+	trustNote := "trusted"
+	if !a.cfg.Trusted {
+		trustNote = "untrusted — /trust to change"
+	}
+	fmt.Fprintf(io.Out, "workspace %s (%s)\n", line(a.cfg.Workspace), trustNote)
 	skillsLine := fmt.Sprintf("skills: %d indexed", listed)
 	if hidden > 0 {
 		skillsLine += fmt.Sprintf(", %d hidden (see /skills for why)", hidden)
@@ -157,4 +174,17 @@ func printResumed(w io.Writer, a *app) {
 			break
 		}
 	}
+}
+
+// trustCommand runs /trust: it records the workspace in the trust store.
+// The session keeps running as it started; the project's config and skills
+// apply in full from the next start.
+func trustCommand(cfg *config.Config) string {
+	if cfg.Trusted {
+		return "This workspace is already trusted."
+	}
+	if err := grantTrust(cfg); err != nil {
+		return "Could not trust this workspace: " + termtext.EscapeLine(err.Error())
+	}
+	return "Trusted " + termtext.EscapeLine(cfg.Workspace) + ". Its project config and skills apply in full from the next start of clawseed (this session keeps its current settings)."
 }

@@ -59,6 +59,9 @@ type globalOptions struct {
 	SystemPrompt string
 	Autonomy     string
 	Verbose      bool
+	// Trust trusts the workspace for this process (§9.1), like
+	// CLAWSEED_TRUST_WORKSPACE=1; `clawseed trust` records it.
+	Trust bool
 
 	temperatureSet bool
 }
@@ -120,6 +123,7 @@ func newRootCmd(io *IOStreams) *cobra.Command {
 	pf.StringVar(&g.SystemPrompt, "system-prompt", "", "replace the identity section of the system prompt")
 	pf.StringVar(&g.Autonomy, "autonomy", "", "autonomy level: read_only, supervised or full")
 	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "debug logging to stderr")
+	pf.BoolVar(&g.Trust, "trust", false, "trust the workspace for this run: its project config and skills apply in full (also CLAWSEED_TRUST_WORKSPACE=1)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError(err) })
 
 	root.AddCommand(
@@ -130,6 +134,7 @@ func newRootCmd(io *IOStreams) *cobra.Command {
 		newMemoryCmd(g, io),
 		newConfigCmd(g, io),
 		newCronCmd(g, io),
+		newTrustCmd(g, io),
 		newVersionCmd(io),
 		newPDFTextCmd(io),
 	)

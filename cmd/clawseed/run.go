@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/clawseed/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/skills"
@@ -48,12 +49,19 @@ func newRunCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	return cmd
 }
 
-// yesApprover approves everything (--yes).
+// yesApprover approves everything (--yes) but what a project skill of an
+// untrusted workspace runs: --yes is consent to the model's calls, not to a
+// cloned repository's commands (§9.1).
 type yesApprover struct{}
 
-func (yesApprover) Approve(context.Context, agent.ApprovalRequest) (agent.Approval, error) {
+func (yesApprover) Approve(_ context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
+	if req.Untrusted {
+		return agent.Deny, errUntrustedYes
+	}
 	return agent.ApproveOnce, nil
 }
+
+var errUntrustedYes = errors.New("the workspace is not trusted, and --yes does not approve what its skills run (run with --trust, or trust it with `clawseed trust`)")
 
 // runResult is the object `run --output json` prints (§2.2).
 type runResult struct {
@@ -116,6 +124,11 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		return err
 	}
 	defer a.Close()
+	// run never asks whether to trust the workspace (§9.1): one line says
+	// what an untrusted one did not get.
+	if line := untrustedLine(cfg, a.catalog); line != "" {
+		fmt.Fprintln(opts.io.Err, termtext.EscapeLine(line))
+	}
 	text, err := invokeSkillPrompt(ctx, a.agent, prompt)
 	if err != nil {
 		return err

@@ -121,6 +121,10 @@ func setupScript(env *testscript.Env, defaultConfig string) error {
 	env.Setenv("CLAWSEED_HOME", clawHome)
 	env.Setenv("NO_COLOR", "1")
 	env.Setenv("TZ", "UTC")
+	// A script's workspace stands for the user's own project, whose config
+	// file applies in full; the trust scripts unset this to play a cloned
+	// repository (§9.1).
+	env.Setenv("CLAWSEED_TRUST_WORKSPACE", "1")
 	for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "CLAWSEED_API_KEY", "CLAWSEED_PROVIDER", "CLAWSEED_MODEL"} {
 		env.Setenv(k, "")
 	}

@@ -235,7 +235,7 @@ func skillsShowRun(ctx context.Context, opts *skillsOptions, name string) error 
 		Root: s.Root, Manifest: s.ManifestPath, SkillFile: s.SkillPath, Version: s.Version,
 		AllowedTools: orEmpty(s.AllowedTools), Arguments: orEmpty(s.Arguments), ArgumentHint: s.ArgumentHint,
 		UserOnly: s.DisableModelInvocation, Invocable: s.UserInvocable, Body: s.Body,
-		DynamicContext: skills.DynamicContextNote(cfg.Skills.DynamicContext, s),
+		DynamicContext: skills.DynamicContextNote(cfg.Skills.DynamicContext, !cfg.Trusted, s),
 	}
 	if opts.JSON {
 		return writeJSON(opts.io.Out, out)

@@ -45,6 +45,7 @@ func loadConfig(g *globalOptions) (*config.Config, error) {
 		LookupEnv:  os.LookupEnv,
 		Cwd:        cwd,
 		Home:       home,
+		Trusted:    workspaceTrusted(g, os.Stderr, clawseedHomeFor(cwd, home)),
 	})
 	if err != nil {
 		return nil, usageError(err)
@@ -195,7 +196,7 @@ func (a *app) newSession(ctx context.Context) string {
 }
 
 func (a *app) header() session.Header {
-	return session.Header{ID: a.sessionID, Workspace: a.cfg.Workspace, Provider: a.resolved.Provider, Model: a.resolved.Model}
+	return session.Header{ID: a.sessionID, Workspace: a.cfg.Workspace, Provider: a.resolved.Provider, Model: a.resolved.Model, Trust: trustWord(a.cfg.Trusted)}
 }
 
 // Close flushes and closes the session file.
@@ -341,10 +342,11 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		Load: func(s *skills.Skill) (*skills.Skill, error) {
 			return skills.Reread(s, int64(cfg.Skills.MaxSkillFileBytes))
 		},
-		SessionID:      a.sessionID,
-		Workspace:      cfg.Workspace,
-		DynamicContext: cfg.Skills.DynamicContext,
-		RunCommand:     dynamicRunner(cfg),
+		SessionID:          a.sessionID,
+		Workspace:          cfg.Workspace,
+		DynamicContext:     cfg.Skills.DynamicContext,
+		UntrustedWorkspace: !cfg.Trusted,
+		RunCommand:         dynamicRunner(cfg),
 	}, a.catalog)
 
 	temp := resolved.Temperature
@@ -373,12 +375,13 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 			Workspace:    cfg.Workspace,
 			Autonomy:     level,
 		},
-		Skills:            active,
-		SkillsEnabled:     cfg.Skills.Enabled,
-		IndexBudget:       skills.IndexBudget(resolved.ContextWindow, cfg.Skills.IndexBudgetPercent),
-		ForkModel:         a.forkModel,
-		SkillShell:        newSkillShell(cfg),
-		ForkMaxIterations: cfg.Skills.ForkMaxIterations,
+		Skills:             active,
+		SkillsEnabled:      cfg.Skills.Enabled,
+		IndexBudget:        skills.IndexBudget(resolved.ContextWindow, cfg.Skills.IndexBudgetPercent),
+		ForkModel:          a.forkModel,
+		SkillShell:         newSkillShell(cfg),
+		ForkMaxIterations:  cfg.Skills.ForkMaxIterations,
+		UntrustedWorkspace: !cfg.Trusted,
 		Rediscover: func(ctx context.Context) (*skills.Catalog, error) {
 			return reloader.discover(ctx), nil
 		},

@@ -42,11 +42,22 @@ type Config struct {
 	// TemperatureOverride comes from --temperature or CLAWSEED_TEMPERATURE
 	// and applies like ModelOverride.
 	TemperatureOverride *float64 `toml:"-"`
+	// Trusted is the trust decision [Load] made for the workspace (§9.1):
+	// true when LoadOptions.Trusted is nil or says so, or when no project
+	// file was read. When false, the project file could only lower
+	// privileges (see projectRules).
+	Trusted bool `toml:"-"`
+	// Ignored lists what an untrusted project file set and did not get, in
+	// file order, each key once.
+	Ignored []Ignored `toml:"-"`
 
-	userHome   string
-	lookupEnv  func(string) (string, bool)
-	sources    map[string]origin     // dotted key → the layer that set it
-	unresolved map[string]unresolved // dotted key → the ${VAR} that was unset
+	userHome    string
+	lookupEnv   func(string) (string, bool)
+	trusted     func(workspace string) bool // LoadOptions.Trusted
+	projectFile string                      // the project file read, "" when none
+	sources     map[string]origin           // dotted key → the layer that set it
+	unresolved  map[string]unresolved       // dotted key → the ${VAR} that was unset
+	merged      map[string]bool             // restriction lists an untrusted project file added to
 }
 
 // Providers is the [providers] table.
@@ -262,8 +273,10 @@ func Default() *Config {
 		HTTPRequest: HTTPRequest{Enabled: false, AllowedDomains: []string{}, MaxBytes: 2 << 20, TimeoutSecs: 30},
 		Backup:      Backup{Enabled: true, Paths: []string{}},
 		Cron:        Cron{Enabled: true},
+		Trusted:     true,
 		sources:     map[string]origin{},
 		unresolved:  map[string]unresolved{},
+		merged:      map[string]bool{},
 	}
 }
 

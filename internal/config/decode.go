@@ -55,7 +55,15 @@ func (c *Config) applyFile(path string, data []byte, kind fileKind) error {
 		return d.errAt(toml.Key{"workspace_dir"}, "workspace_dir cannot be set in a project file "+
 			"(use the user file, --config, CLAWSEED_WORKSPACE or --workspace)")
 	}
-	return d.applyStruct(tree, reflect.ValueOf(c).Elem(), nil)
+	if kind != projectFile || c.Trusted {
+		return d.applyStruct(tree, reflect.ValueOf(c).Elem(), nil)
+	}
+	before := c.snapshot()
+	if err := d.applyStruct(tree, reflect.ValueOf(c).Elem(), nil); err != nil {
+		return err
+	}
+	d.restrict(tree, before)
+	return nil
 }
 
 func nestingError(path string, err error) *Error {

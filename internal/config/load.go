@@ -34,6 +34,10 @@ type LoadOptions struct {
 	Cwd string
 	// Home is the user's home directory; "" means os.UserHomeDir.
 	Home string
+	// Trusted reports whether the workspace (its resolved real path) is
+	// trusted (§9.1); it is asked only when a project file exists. nil
+	// means trusted (tests, and callers that do not load a project file).
+	Trusted func(workspace string) bool
 }
 
 // Load builds the effective configuration. Layers, later wins per key:
@@ -46,11 +50,16 @@ type LoadOptions struct {
 // it lives in), else the current directory; "~/" is expanded, the path made
 // absolute against Cwd and its symlinks resolved, once.
 //
+// In an untrusted workspace (opts.Trusted says no) the project file may
+// only lower privileges: see projectRules, [Config.Trusted] and
+// [Config.Ignored].
+//
 // No file is required and none is written. Errors from files, variables and
 // validation are *[Error].
 func Load(opts LoadOptions) (*Config, error) {
 	c := Default()
 	c.lookupEnv = envLookup(opts)
+	c.trusted = opts.Trusted
 	cwd, err := cwdOf(opts)
 	if err != nil {
 		return nil, err
@@ -108,8 +117,12 @@ func (c *Config) readOptional(dir string, kind fileKind) error {
 		}
 		for _, f := range c.Files {
 			if sameFile(f, path) {
-				return nil
+				return nil // the user's own file
 			}
+		}
+		if kind == projectFile {
+			c.projectFile = path
+			c.Trusted = c.trusted == nil || c.trusted(c.Workspace)
 		}
 		return c.addFile(path, data, kind)
 	}

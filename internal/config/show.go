@@ -31,6 +31,9 @@ func (c *Config) Show(w io.Writer) error {
 	}
 	b.WriteString("# files: " + files + "\n")
 	b.WriteString("# home: " + tomlQuote(c.Home) + "\n")
+	if !c.Trusted {
+		b.WriteString("# workspace: untrusted (the project file may only lower privileges; `clawseed trust` trusts it)\n")
+	}
 	if c.ModelOverride != "" {
 		b.WriteString("# model override: " + tomlQuote(c.ModelOverride) + c.note("model", "") + "\n")
 	}
@@ -101,12 +104,23 @@ func (c *Config) note(key, extra string) string {
 }
 
 // keyNote is what a key's comment says beyond its source: the built-in
-// price of an entry that sets none.
+// price of an entry that sets none, and what an untrusted project file set
+// and did not get.
 func (c *Config) keyNote(key toml.Key) string {
+	var parts []string
 	if len(key) == 4 && key[0] == "providers" && key[1] == "models" && key[3] == "price" {
-		return c.priceNote(key[2])
+		if n := c.priceNote(key[2]); n != "" {
+			parts = append(parts, n)
+		}
 	}
-	return ""
+	if c.merged[key.String()] {
+		parts = append(parts, "untrusted workspace: merged with the user's list (a project file may only add entries)")
+	}
+	if ig := c.ignoredFor(key.String()); ig != nil {
+		parts = append(parts, fmt.Sprintf("ignored: untrusted workspace (project file line %d: %s), %s",
+			ig.Line, ig.Value, strings.TrimPrefix(ig.Why, "untrusted workspace: ")))
+	}
+	return strings.Join(parts, "; ")
 }
 
 func (c *Config) format(v reflect.Value, key toml.Key) string {

@@ -55,6 +55,9 @@ type Chat struct {
 	// Memory handles /memory: list the memories and their folder. nil
 	// means memory is not available.
 	Memory func(ctx context.Context, out, errw io.Writer)
+	// Trust grants workspace trust (/trust) and returns the sentence to
+	// show; nil when unavailable.
+	Trust func() string
 
 	cancelTurn context.CancelFunc
 }

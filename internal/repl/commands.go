@@ -20,6 +20,7 @@ var builtinCommands = []struct{ name, args, help string }{
 	{"/deactivate", "NAME", "deactivate a skill"},
 	{"/reload", "", "discover skills again now (paths gating re-checked)"},
 	{"/memory", "", "list long-term memories and the folder holding them"},
+	{"/trust", "", "trust this workspace: its project config and skills apply in full from the next start"},
 	{"/context", "", "show how the context window is used"},
 	{"/cost", "", "show this session's tokens, cache hit ratio and cost in US dollars"},
 	{"/compact", "[FOCUS]", "summarise older messages now (optionally focused)"},
@@ -95,6 +96,12 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 			fmt.Fprintln(c.Out, "Memory is not available in this session.")
 		} else {
 			c.Memory(ctx, c.Out, c.Err)
+		}
+	case "trust":
+		if c.Trust == nil {
+			fmt.Fprintln(c.Out, "Workspace trust is not available in this session.")
+		} else {
+			fmt.Fprintln(c.Out, c.Trust())
 		}
 	case "context":
 		c.showContext()

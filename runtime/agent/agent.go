@@ -63,6 +63,11 @@ type ApprovalRequest struct {
 	Summary string
 	Args    string
 	Class   permissions.Class
+	// Untrusted marks a command or sub-agent of a project skill in an
+	// untrusted workspace (§9.1): it is asked even under full autonomy,
+	// never pre-approved, and an approver that approves without asking
+	// (run --yes) must refuse it.
+	Untrusted bool
 }
 
 // An Approval is the user's answer.
@@ -126,6 +131,10 @@ type Options struct {
 	ForkModel func(name string) (ModelChoice, error)
 	// ForkMaxIterations bounds a fork's sub-agent (default 15).
 	ForkMaxIterations int
+	// UntrustedWorkspace is set when the workspace is not trusted (§9.1):
+	// `shell:` and `context: fork` skills from project roots then need an
+	// approval prompt whatever the autonomy level.
+	UntrustedWorkspace bool
 	// SkillShell runs a `shell:` skill's command in its directory (§4.11);
 	// nil means shell skills cannot run here.
 	SkillShell func(ctx context.Context, s *skills.Skill, args, sessionID string) providers.ToolResult

@@ -62,10 +62,18 @@ func (a *Agent) runShellSkill(ctx context.Context, act skills.Active, args strin
 		return refused(name, "Skill '"+name+"' requires permission 'shell_exec' but no matching tool is available.")
 	}
 	summary := shellSummary(s.Shell)
-	switch v, err := a.authorize(ctx, ApprovalRequest{Tool: "shell", Summary: "skill " + name + ": " + summary, Args: summary, Class: shell.Class()}, summary); v {
+	untrusted := a.untrustedSkill(s)
+	req := ApprovalRequest{Tool: "shell", Summary: "skill " + name + ": " + summary, Args: summary, Class: shell.Class(), Untrusted: untrusted}
+	if untrusted {
+		req.Summary = "skill " + name + " (from the untrusted workspace): " + summary
+	}
+	switch v, err := a.authorize(ctx, req, summary); v {
 	case notAllowed:
 		return refused(name, fmt.Sprintf("Skill '%s' runs a shell command, and shell is not allowed at autonomy level %s.", name, a.opts.Policy.Level))
 	case cannotAsk:
+		if untrusted {
+			return refused(name, untrustedCannotAsk(name, "its command"))
+		}
 		return refused(name, fmt.Sprintf("Skill '%s' runs a shell command, which needs the user's approval, and this session cannot ask (run with --yes or add \"shell\" to [autonomy].auto_approve).", name))
 	case askCancelled:
 		return skillRun{ToolResult: providers.ToolResult{Content: cancelledText, IsError: true}}
@@ -80,6 +88,49 @@ func (a *Agent) runShellSkill(ctx context.Context, act skills.Active, args strin
 	}
 	res.Content = truncateOutput(res.Content, a.opts.MaxToolOutputChars)
 	return skillRun{ToolResult: res, ran: true}
+}
+
+// untrustedSkill reports whether s comes from the workspace and the
+// workspace is not trusted (§9.1).
+func (a *Agent) untrustedSkill(s *skills.Skill) bool {
+	return a.opts.UntrustedWorkspace && s.Source.Project()
+}
+
+// untrustedCannotAsk is the refusal of a project skill's command or
+// sub-agent when nobody can approve it.
+func untrustedCannotAsk(name, what string) string {
+	return fmt.Sprintf("Skill '%s' comes from this workspace, which is not trusted, so %s needs the user's approval, and this session cannot ask (trust the workspace with `clawseed trust`, or run with --trust).", name, what)
+}
+
+// approveUntrustedFork asks before a project skill of an untrusted
+// workspace runs as a sub-agent: the repository chose its instructions and
+// its tools.
+func (a *Agent) approveUntrustedFork(ctx context.Context, s *skills.Skill) (skillRun, bool) {
+	tools := strings.Join(s.AllowedTools, ", ")
+	if tools == "" {
+		tools = "read-only tools"
+	}
+	req := ApprovalRequest{Tool: skillToolName, Summary: "skill " + s.Name + " (from the untrusted workspace) runs as a sub-agent with " + tools, Class: permissions.ClassRead, Untrusted: true}
+	switch v, err := a.authorize(ctx, req, ""); v {
+	case cannotAsk:
+		return refused(s.Name, untrustedCannotAsk(s.Name, "its sub-agent")), false
+	case askCancelled:
+		return skillRun{ToolResult: providers.ToolResult{Content: cancelledText, IsError: true}}, false
+	case askFailed:
+		return refused(s.Name, "Approval failed: "+err.Error()), false
+	case userDenied, notAllowed:
+		return refused(s.Name, "The user denied running its sub-agent."), false
+	}
+	return skillRun{}, true
+}
+
+// preApproved is what a fork's allowed-tools pre-approve: nothing for a
+// project skill of an untrusted workspace.
+func preApproved(s *skills.Skill, untrusted bool) []string {
+	if untrusted {
+		return nil
+	}
+	return s.AllowedTools
 }
 
 // shellSummary is the command line shown in an approval prompt.
@@ -98,6 +149,12 @@ func shellSummary(sh *skills.ShellSpec) string {
 // session, and its transcript becomes a fork record of the session file.
 func (a *Agent) runFork(ctx context.Context, parent string, act skills.Active, args string) skillRun {
 	name, s := act.Skill.Name, act.Skill
+	untrusted := a.untrustedSkill(s)
+	if untrusted {
+		if r, ok := a.approveUntrustedFork(ctx, s); !ok {
+			return r
+		}
+	}
 	choice := ModelChoice{
 		Model: a.opts.Model, Name: a.opts.ModelName, MaxTokens: a.opts.MaxTokens,
 		Temperature: a.opts.Temperature, ReasoningEffort: a.opts.ReasoningEffort,
@@ -133,7 +190,7 @@ func (a *Agent) runFork(ctx context.Context, parent string, act skills.Active, a
 		Approver:           a.opts.Approver,
 		Prompt:             a.opts.Prompt,
 		SystemExtra:        []string{act.Block()},
-		PreApproved:        s.AllowedTools,
+		PreApproved:        preApproved(s, untrusted),
 		MaxIterations:      iterations,
 		ParallelTools:      a.opts.ParallelTools,
 		ToolTimeout:        a.opts.ToolTimeout,

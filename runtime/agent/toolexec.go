@@ -158,13 +158,20 @@ const (
 // session. command is what allowed-tools patterns are matched against (the
 // shell command, the path). The error is set with askFailed.
 func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, command string) (verdict, error) {
-	// Pre-approval only matters when the policy could ask.
-	pre := a.opts.Policy.Level == permissions.Supervised && (a.alwaysAllow[req.Tool] || a.skillAllows(req.Tool, command, req.Class))
-	switch a.opts.Policy.Decide(req.Tool, req.Class, pre) {
-	case permissions.Deny:
-		return notAllowed, nil
-	case permissions.Allow:
-		return allowed, nil
+	if req.Untrusted {
+		// Asked whatever the level, unless the level forbids it outright.
+		if req.Class == permissions.ClassExec && a.opts.Policy.Decide(req.Tool, req.Class, false) == permissions.Deny {
+			return notAllowed, nil
+		}
+	} else {
+		// Pre-approval only matters when the policy could ask.
+		pre := a.opts.Policy.Level == permissions.Supervised && (a.alwaysAllow[req.Tool] || a.skillAllows(req.Tool, command, req.Class))
+		switch a.opts.Policy.Decide(req.Tool, req.Class, pre) {
+		case permissions.Deny:
+			return notAllowed, nil
+		case permissions.Allow:
+			return allowed, nil
+		}
 	}
 	if a.opts.Approver == nil {
 		return cannotAsk, nil
@@ -175,8 +182,9 @@ func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, command stri
 		return askCancelled, nil
 	case err != nil:
 		return askFailed, err
-	case ans == ApproveAlways:
+	case ans == ApproveAlways && !req.Untrusted: // an untrusted skill's "always" is this once
 		a.alwaysAllow[req.Tool] = true
+	case ans == ApproveAlways:
 	case ans != ApproveOnce:
 		return userDenied, nil
 	}

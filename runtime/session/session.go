@@ -62,6 +62,9 @@ type Header struct {
 	Provider  string    `json:"provider"`
 	Model     string    `json:"model"`
 	Version   int       `json:"version"`
+	// Trust is the workspace trust decision the session ran under
+	// ("trusted" or "untrusted", §9.1; "" in files written before it).
+	Trust string `json:"trust,omitempty"`
 }
 
 // A SkillChange records an activation (also a re-activation with new

@@ -1,0 +1,219 @@
+package config
+
+import (
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// An untrusted workspace (§9.1) is a repository the user has not trusted:
+// its project file (<workspace>/.clawseed/config.toml) is input from whoever
+// wrote the repository, so it may lower privileges but never raise them.
+// The user file, --config and the environment are the user's own and apply
+// in full. The rule of every key is in projectRules; untrusted_apply.go
+// applies them.
+
+// ruleKind says what an untrusted project file may do with a key.
+type ruleKind int
+
+const (
+	// applies: harmless tuning, applied as in a trusted workspace.
+	applies ruleKind = iota
+	// lowerLevel: autonomy may go down (read_only < supervised < full),
+	// never up.
+	lowerLevel
+	// lowerCap: a limit where 0 means none; the project may only make it
+	// smaller.
+	lowerCap
+	// narrowCommands: an allow-list of command names (compared by base
+	// name, as the shell allowlist does) where empty means every command:
+	// the project keeps only entries of the user's list, or sets a list
+	// when the user has none; a result that would be empty (allow
+	// everything) keeps the user's list.
+	narrowCommands
+	// narrowDomains: a host-pattern allow-list; the project keeps only
+	// entries whose hosts the user's patterns already allow. For
+	// http_request an empty list is unusable (enabled needs one), so a
+	// result that would be empty keeps the user's list; for web_fetch
+	// empty allows no host, a valid narrowing.
+	narrowDomains
+	// union: a pure restriction list; the project's entries are added to
+	// the user's, never replace them (`forbidden_paths = []` erases
+	// nothing).
+	union
+	// offOnly: a boolean that enables a capability; the project may turn
+	// it off, not on.
+	offOnly
+	// ignored: the project's value is dropped and reported.
+	ignored
+	// userEntryProvider: a model entry's provider; the project may set it
+	// in an entry of its own, not change it in an entry the user defined
+	// (that entry's key and endpoint belong to the user's provider).
+	userEntryProvider
+	// userOnly: a project file can never set it, trusted or not (an error
+	// at decode).
+	userOnly
+)
+
+// keyRule is the rule of one key; why completes "untrusted workspace: "
+// for ignored keys.
+type keyRule struct {
+	kind ruleKind
+	why  string
+}
+
+const (
+	whyEndpoint  = "a project key, endpoint or header would send the conversation elsewhere"
+	whyOutside   = "would make clawseed read or write outside the workspace"
+	whySearch    = "would send searches, or the user's search key, elsewhere"
+	whyTools     = "may not change which tools the user allows"
+	whyApprove   = "may not approve tools in advance"
+	whyRoots     = "may not add skill roots"
+	whyDynamic   = "may not let skills run commands at activation"
+	whyEnvSecret = "may not pass secret variables to commands"
+)
+
+// projectRules classifies every key of the schema for an untrusted project
+// file, by dotted key with "*" for a model entry's name. TestProjectRules
+// fails when a key of Config has no entry here, so a new key forces a
+// decision; when unsure, choose ignored. Output never ranges over this map:
+// keys come from the file, in its order.
+var projectRules = map[string]keyRule{
+	"workspace_dir": {kind: userOnly},
+
+	"providers.default":                   {kind: applies},
+	"providers.fallbacks":                 {kind: applies},
+	"providers.max_retries":               {kind: applies},
+	"providers.max_retry_wait_secs":       {kind: applies},
+	"providers.models.*.provider":         {kind: userEntryProvider},
+	"providers.models.*.model":            {kind: applies},
+	"providers.models.*.api_key":          {kind: ignored, why: whyEndpoint},
+	"providers.models.*.base_url":         {kind: ignored, why: whyEndpoint},
+	"providers.models.*.max_tokens":       {kind: applies},
+	"providers.models.*.temperature":      {kind: applies},
+	"providers.models.*.context_window":   {kind: applies},
+	"providers.models.*.timeout_secs":     {kind: applies},
+	"providers.models.*.extra_headers":    {kind: ignored, why: whyEndpoint},
+	"providers.models.*.native_tools":     {kind: applies},
+	"providers.models.*.reasoning_effort": {kind: applies},
+	"providers.models.*.price":            {kind: applies},
+	"agent.system_prompt":                 {kind: applies},
+	"agent.max_tool_iterations":           {kind: applies},
+	"agent.parallel_tools":                {kind: applies},
+	"agent.tool_timeout_secs":             {kind: applies},
+	"agent.max_tool_output_chars":         {kind: applies},
+	"agent.allowed_tools":                 {kind: ignored, why: whyTools},
+	"agent.denied_tools":                  {kind: union},
+	"skills.enabled":                      {kind: offOnly},
+	"skills.max_active":                   {kind: applies},
+	"skills.excluded":                     {kind: union},
+	"skills.extra_roots":                  {kind: ignored, why: whyRoots},
+	"skills.index_budget_percent":         {kind: applies},
+	"skills.max_skill_file_bytes":         {kind: applies},
+	"skills.dynamic_context":              {kind: ignored, why: whyDynamic},
+	"skills.watch":                        {kind: applies},
+	"skills.fork_max_iterations":          {kind: applies},
+	"autonomy.level":                      {kind: lowerLevel},
+	"autonomy.auto_approve":               {kind: ignored, why: whyApprove},
+	"autonomy.always_ask":                 {kind: union},
+	"autonomy.allowed_commands":           {kind: narrowCommands},
+	"autonomy.forbidden_paths":            {kind: union},
+	"autonomy.max_actions_per_hour":       {kind: lowerCap},
+	"autonomy.env_passthrough":            {kind: ignored, why: whyEnvSecret},
+	"context.compact_at_percent":          {kind: applies},
+	"context.keep_recent_tokens":          {kind: applies},
+	"context.summary_model":               {kind: applies},
+	"sessions.enabled":                    {kind: offOnly},
+	"sessions.dir":                        {kind: ignored, why: whyOutside},
+	"memory.enabled":                      {kind: offOnly},
+	"memory.dir":                          {kind: ignored, why: whyOutside},
+	"memory.auto_recall":                  {kind: offOnly},
+	"web_fetch.enabled":                   {kind: offOnly},
+	"web_fetch.allowed_domains":           {kind: narrowDomains},
+	"web_fetch.blocked_domains":           {kind: union},
+	"web_fetch.max_bytes":                 {kind: applies},
+	"web_fetch.timeout_secs":              {kind: applies},
+	"web_search.enabled":                  {kind: offOnly},
+	"web_search.provider":                 {kind: ignored, why: whySearch},
+	"web_search.api_key":                  {kind: ignored, why: whySearch},
+	"web_search.base_url":                 {kind: ignored, why: whySearch},
+	"web_search.timeout_secs":             {kind: applies},
+	"http_request.enabled":                {kind: offOnly},
+	"http_request.allowed_domains":        {kind: narrowDomains},
+	"http_request.max_bytes":              {kind: applies},
+	"http_request.timeout_secs":           {kind: applies},
+	"backup.enabled":                      {kind: offOnly},
+	"backup.paths":                        {kind: applies}, // the backup tool refuses paths outside the workspace
+	"backup.dir":                          {kind: ignored, why: whyOutside},
+	"cron.enabled":                        {kind: offOnly},
+	"cron.dir":                            {kind: ignored, why: whyOutside},
+}
+
+// rulePattern is the projectRules key of a schema key: a model entry's
+// name becomes "*".
+func rulePattern(k toml.Key) string {
+	parts := []string(k)
+	if len(parts) >= 3 && parts[0] == "providers" && parts[1] == "models" {
+		parts = append([]string{"providers", "models", "*"}, parts[3:]...)
+	}
+	return strings.Join(parts, ".")
+}
+
+// ruleOf returns the rule of a schema key; a key missing from the table
+// (which TestProjectRules prevents) is ignored, the safe choice.
+func ruleOf(k toml.Key) keyRule {
+	if r, ok := projectRules[rulePattern(k)]; ok {
+		return r
+	}
+	return keyRule{kind: ignored, why: "project files may not set it"}
+}
+
+// Ignored is a value an untrusted project file set and did not get.
+type Ignored struct {
+	// File and Line locate the key in the project file.
+	File string
+	Line int
+	// Key is dotted ("autonomy.level", `providers.models."gpt-4.1".base_url`).
+	Key string
+	// Value is what the file wrote (before ${VAR} expansion), shortened,
+	// secrets masked as `config show` masks them; for a list narrowed in
+	// part, only the entries dropped.
+	Value string
+	// Why starts with "untrusted workspace: ".
+	Why string
+}
+
+// HasProjectFile reports whether a project file (<workspace>/.clawseed/
+// config.toml or clawseed.toml) was read.
+func (c *Config) HasProjectFile() bool { return c.projectFile != "" }
+
+// ProjectFile is the project file read, "" when none.
+func (c *Config) ProjectFile() string { return c.projectFile }
+
+// IgnoredSummary is one line for stderr naming the keys an untrusted
+// project file set in vain, "" when there are none.
+func (c *Config) IgnoredSummary() string {
+	if len(c.Ignored) == 0 {
+		return ""
+	}
+	var keys []string
+	seen := map[string]bool{}
+	for _, ig := range c.Ignored {
+		if !seen[ig.Key] {
+			seen[ig.Key] = true
+			keys = append(keys, ig.Key)
+		}
+	}
+	return "untrusted workspace: ignored " + strings.Join(keys, ", ") + " from " + c.Ignored[0].File +
+		" (clawseed trust to apply them)"
+}
+
+// ignoredFor returns what was ignored of key, nil when nothing.
+func (c *Config) ignoredFor(key string) *Ignored {
+	for i := range c.Ignored {
+		if c.Ignored[i].Key == key {
+			return &c.Ignored[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,300 @@
+package trust
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/clawseed/clawseed/internal/nesting"
+)
+
+// A FileError is a problem in the trust file: `path:LINE: key: message`
+// (the line is left out when it is not known).
+type FileError struct {
+	Path string
+	Line int
+	Key  string
+	Msg  string
+}
+
+func (e *FileError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Path)
+	if e.Line > 0 {
+		b.WriteString(":" + strconv.Itoa(e.Line))
+	}
+	if e.Key != "" {
+		b.WriteString(": " + e.Key)
+	}
+	b.WriteString(": " + e.Msg)
+	return b.String()
+}
+
+// readEntries reads the trust file at path; a missing file has no entries.
+func readEntries(path string) ([]Entry, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read trust store: %w", err)
+	}
+	return parse(path, data)
+}
+
+// parse decodes a trust file. Every problem is a *FileError; entries come
+// back sorted, with clean paths and times in UTC to the second (as written).
+func parse(path string, data []byte) ([]Entry, error) {
+	// The decoder's cost explodes with nesting depth; refuse it first.
+	if err := nesting.CheckTOML(data); err != nil {
+		fe := &FileError{Path: path, Msg: err.Error()}
+		var ne *nesting.Error
+		if errors.As(err, &ne) {
+			fe.Line = ne.Line
+		}
+		return nil, fe
+	}
+	var tree map[string]any
+	md, err := toml.Decode(string(data), &tree)
+	if err != nil {
+		return nil, syntaxError(path, data, err)
+	}
+	pos := locate(string(data))
+	for _, k := range md.Keys() {
+		if len(k) == 1 && k[0] != "workspace" {
+			return nil, &FileError{Path: path, Line: pos.top[k[0]], Key: k[0], Msg: "unknown key (the file holds only [[workspace]] entries)"}
+		}
+	}
+	raw, ok := tree["workspace"]
+	if !ok {
+		return nil, nil
+	}
+	tables, ok := asTables(raw)
+	if !ok {
+		return nil, &FileError{Path: path, Line: pos.top["workspace"], Key: "workspace", Msg: "expected [[workspace]] entries, got " + typeName(raw)}
+	}
+	var entries []Entry       // nil for `workspace = []`, as for no entries
+	first := map[string]int{} // path → line of its entry
+	for i, t := range tables {
+		at := func(key string) int { return pos.line(i, key) }
+		e, err := entryOf(t, func(key, msg string) error {
+			name := "workspace"
+			if key != "" {
+				name += "." + key
+			}
+			return &FileError{Path: path, Line: at(key), Key: name, Msg: msg}
+		})
+		if err != nil {
+			return nil, err
+		}
+		if l, dup := first[e.Path]; dup {
+			msg := fmt.Sprintf("%s is listed twice (first at line %d)", strconv.Quote(e.Path), l)
+			return nil, &FileError{Path: path, Line: at("path"), Key: "workspace.path", Msg: msg}
+		}
+		first[e.Path] = at("path")
+		entries = append(entries, e)
+	}
+	sortEntries(entries)
+	return entries, nil
+}
+
+// entryOf checks one [[workspace]] table; fail builds the error for a key.
+func entryOf(t map[string]any, fail func(key, msg string) error) (Entry, error) {
+	var e Entry
+	keys := make([]string, 0, len(t))
+	for k := range t {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if k != "path" && k != "recursive" && k != "trusted" {
+			return e, fail(k, "unknown key (a [[workspace]] has path, recursive and trusted)")
+		}
+	}
+	p, ok := t["path"].(string)
+	switch {
+	case t["path"] == nil:
+		return e, fail("", "an entry without a path (every [[workspace]] needs path = \"/the/folder\")")
+	case !ok:
+		return e, fail("path", "expected a string, got "+typeName(t["path"]))
+	case !filepath.IsAbs(p):
+		return e, fail("path", strconv.Quote(p)+" is not an absolute path")
+	}
+	e.Path = filepath.Clean(p)
+	if r, ok := t["recursive"]; ok {
+		if e.Recursive, ok = r.(bool); !ok {
+			return e, fail("recursive", "expected true or false, got "+typeName(r))
+		}
+	}
+	tm, ok := t["trusted"].(time.Time)
+	switch {
+	case t["trusted"] == nil:
+		return e, fail("", "an entry without the time trust was given (trusted = 2026-11-23T14:00:00Z)")
+	case !ok:
+		return e, fail("trusted", "expected a date and time, got "+typeName(t["trusted"]))
+	case isLocal(tm):
+		return e, fail("trusted", "a date and time with an offset is needed, like 2026-11-23T14:00:00Z")
+	}
+	e.Trusted = tm.UTC().Truncate(time.Second)
+	if y := e.Trusted.Year(); y < 1 || y > 9999 {
+		return e, fail("trusted", "the year is out of range")
+	}
+	return e, nil
+}
+
+// isLocal reports whether t came from a TOML date or time without an
+// offset: the decoder marks those with zones of these names.
+func isLocal(t time.Time) bool {
+	switch t.Location().String() {
+	case "datetime-local", "date-local", "time-local":
+		return true
+	}
+	return false
+}
+
+// asTables returns v as a list of tables: [[workspace]] decodes to
+// []map[string]any, an inline array of tables to []any.
+func asTables(v any) ([]map[string]any, bool) {
+	switch v := v.(type) {
+	case []map[string]any:
+		return v, true
+	case []any:
+		out := make([]map[string]any, 0, len(v))
+		for _, x := range v {
+			m, ok := x.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, m)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case time.Time:
+		return "a date or time"
+	case []map[string]any, []any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func syntaxError(path string, data []byte, err error) error {
+	var pe toml.ParseError
+	if !errors.As(err, &pe) {
+		return &FileError{Path: path, Msg: err.Error()}
+	}
+	// Position.Line counts a newline the lexer already consumed (an error
+	// "got '\n'" lands on the next line); the byte offset does not.
+	line := pe.Position.Line
+	if start := pe.Position.Start; start > 0 && start <= len(data) {
+		line = 1 + bytes.Count(data[:start], []byte("\n"))
+	}
+	return &FileError{Path: path, Line: line, Key: pe.LastKey, Msg: pe.Message}
+}
+
+// fileHeader opens every trust file clawseed writes.
+const fileHeader = `# Workspaces clawseed trusts: their project config and project skills that
+# run commands apply. Change it with "clawseed trust [--recursive] DIR" and
+# "clawseed trust --revoke DIR"; list it with "clawseed trust --list".
+`
+
+// encode writes entries (sorted) in the one form clawseed uses, so that
+// the same entries always give the same bytes.
+func encode(entries []Entry) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(fileHeader)
+	for _, e := range entries {
+		t := e.Trusted.UTC()
+		if y := t.Year(); y < 1 || y > 9999 {
+			return nil, fmt.Errorf("%s: trust time %s is out of range", e.Path, t)
+		}
+		fmt.Fprintf(&b, "\n[[workspace]]\npath = %s\nrecursive = %t\ntrusted = %s\n",
+			quote(e.Path), e.Recursive, t.Format(time.RFC3339))
+	}
+	return b.Bytes(), nil
+}
+
+// quote is s as a TOML basic string (s is valid UTF-8).
+func quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\r':
+			b.WriteString(`\r`)
+		default:
+			if r < 0x20 || r == 0x7f {
+				fmt.Fprintf(&b, `\u%04X`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// writeAtomic replaces path with data (mode 0600): a temporary file in the
+// same folder, synced, then renamed over it, so a reader never sees half a
+// file and a crash leaves the old one.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	// CreateTemp happens to use 0600; the file says which repositories may
+	// run commands, so its mode is not left to that detail.
+	err = tmp.Chmod(0o600)
+	if err == nil {
+		_, err = tmp.Write(data)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
