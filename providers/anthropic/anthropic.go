@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/providers/internal/httppost"
 )
 
 // DefaultBaseURL is used when [Config.BaseURL] is empty.
@@ -82,7 +83,7 @@ type Config struct {
 // for concurrent use.
 type Provider struct {
 	cfg Config
-	ep  *endpoint
+	ep  *httppost.Endpoint
 }
 
 // errTimeout is the cancellation cause when [Config.Timeout] elapses.
@@ -108,14 +109,14 @@ func New(cfg Config) *Provider {
 	// (a gateway's User-Agent, a pinned anthropic-version).
 	header := [][2]string{
 		{"Content-Type", "application/json"},
-		{"User-Agent", userAgent},
+		{"User-Agent", httppost.UserAgent},
 		{"Anthropic-Version", apiVersion},
 	}
 	if cfg.APIKey != "" {
 		header = append(header, [2]string{"X-Api-Key", cfg.APIKey})
 	}
-	header = append(header, sortedHeaders(cfg.ExtraHeaders)...)
-	return &Provider{cfg: cfg, ep: newEndpoint(base+"/", "v1/messages", header, cfg.HTTPClient)}
+	header = append(header, httppost.SortedHeaders(cfg.ExtraHeaders)...)
+	return &Provider{cfg: cfg, ep: httppost.New(base+"/", "v1/messages", header, cfg.HTTPClient)}
 }
 
 // requestHeaders are set on every request after the configured ones: the
@@ -162,7 +163,7 @@ func (p *Provider) stream(parent context.Context, req providers.Request, yield f
 
 	// A non-2xx status becomes a classified error here, keeping the headers
 	// (Retry-After) and the bodies that are not Anthropic-shaped.
-	resp, err := p.ep.post(ctx, body, requestHeaders, func(status int, h http.Header, body []byte) error {
+	resp, err := p.ep.Post(ctx, body, requestHeaders, func(status int, h http.Header, body []byte) error {
 		return p.httpError(status, h, body, model)
 	})
 	if err != nil {
@@ -294,7 +295,7 @@ func (p *Provider) failure(parent, ctx context.Context, err error, op, model str
 		return pe
 	}
 	kind := providers.KindTransient
-	if errors.Is(err, errBadURL) {
+	if errors.Is(err, httppost.ErrBadURL) {
 		kind = providers.KindBadRequest
 	}
 	return &providers.Error{Kind: kind, Provider: p.cfg.Name,

@@ -11,10 +11,6 @@ import (
 	"github.com/clawseed/clawseed/providers"
 )
 
-// maxErrorBody bounds how much of an error response is read; the message is
-// near the start and a misbehaving proxy may send megabytes of HTML.
-const maxErrorBody = 64 << 10
-
 // maxMessage bounds the message kept from a body that is not JSON.
 const maxMessage = 500
 

@@ -41,6 +41,7 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/providers/internal/httppost"
 )
 
 // DefaultBaseURL is used when [Config.BaseURL] is empty.
@@ -85,7 +86,7 @@ type Config struct {
 // concurrent use.
 type Provider struct {
 	cfg      Config
-	ep       *endpoint
+	ep       *httppost.Endpoint
 	isOpenAI bool
 }
 
@@ -99,13 +100,13 @@ func New(cfg Config) *Provider {
 	base = strings.TrimSuffix(base, "/chat/completions")
 	// The extra headers come last so that they can replace these (a
 	// gateway's own Authorization scheme or User-Agent).
-	header := [][2]string{{"User-Agent", userAgent}}
+	header := [][2]string{{"User-Agent", httppost.UserAgent}}
 	if cfg.APIKey != "" {
 		header = append(header, [2]string{"Authorization", "Bearer " + cfg.APIKey})
 	}
-	header = append(header, sortedHeaders(cfg.ExtraHeaders)...)
+	header = append(header, httppost.SortedHeaders(cfg.ExtraHeaders)...)
 	return &Provider{cfg: cfg, isOpenAI: isOpenAIHost(base),
-		ep: newEndpoint(base, "chat/completions", header, cfg.HTTPClient)}
+		ep: httppost.New(base, "chat/completions", header, cfg.HTTPClient)}
 }
 
 // requestHeaders are set on every request after the configured ones: the
@@ -146,7 +147,7 @@ func (p *Provider) stream(parent context.Context, req providers.Request, yield f
 	idle := newWatchdog(p.cfg.Timeout, cancel)
 	defer idle.stop()
 
-	resp, err := p.ep.post(ctx, body, requestHeaders, p.rejectStatus)
+	resp, err := p.ep.Post(ctx, body, requestHeaders, p.rejectStatus)
 	if err != nil {
 		return p.failure(parent, ctx, err, "send request")
 	}
@@ -255,7 +256,7 @@ func (p *Provider) failure(parent, ctx context.Context, err error, op string) er
 		return pe
 	}
 	kind := providers.KindTransient
-	if errors.Is(err, errBadURL) {
+	if errors.Is(err, httppost.ErrBadURL) {
 		kind = providers.KindBadRequest
 	}
 	return &providers.Error{Kind: kind, Provider: p.cfg.Name,

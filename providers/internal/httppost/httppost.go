@@ -1,4 +1,9 @@
-package anthropic
+// Package httppost sends the providers' requests: clawseed encodes every
+// body itself, so what is left of an SDK client is a URL, fixed headers, a
+// POST, error statuses handed back, and redirects kept to the base URL's
+// origin. The provider packages use it instead of the SDKs' root packages,
+// whose initialisation cost milliseconds at every start (issue 13).
+package httppost
 
 import (
 	"bytes"
@@ -12,30 +17,31 @@ import (
 	"strings"
 )
 
-// userAgent names the client. The SDK sent "Anthropic/Go <version>" and its
-// X-Stainless-* telemetry headers, which describe an SDK client this package
-// no longer runs; a User-Agent of its own keeps requests from looking like
-// Go's anonymous default, which some gateways refuse.
-const userAgent = "clawseed"
+// UserAgent names the client. The SDKs sent "OpenAI/Go <version>" or
+// "Anthropic/Go <version>" and X-Stainless-* telemetry headers, which
+// describe SDK clients clawseed no longer runs; a User-Agent of its own
+// keeps requests from looking like Go's anonymous default, which some
+// gateways refuse.
+const UserAgent = "clawseed"
 
-// An endpoint posts request bodies to one URL with a fixed set of headers.
-// It is immutable after [newEndpoint] and safe for concurrent use.
-type endpoint struct {
+// An Endpoint posts request bodies to one URL with a fixed set of headers.
+// It is immutable after [New] and safe for concurrent use.
+type Endpoint struct {
 	url    string // empty when the base URL did not parse
 	urlErr error  // why url is empty
 	header http.Header
 	client *http.Client
 }
 
-// newEndpoint resolves path against base the way the SDK's WithBaseURL
-// did: a base path gets a trailing "/" so that "…/gw/" + "v1/messages" is
-// "…/gw/v1/messages", and a query in the base is dropped.
+// New resolves path against base the way the SDKs' WithBaseURL did: a
+// base path gets a trailing "/" so that "…/v1" + "chat/completions" is
+// "…/v1/chat/completions", and a query in the base is dropped.
 //
 // header holds the headers in the order they are applied; a later one
 // replaces an earlier one of the same name, so extra headers may override
 // the defaults.
-func newEndpoint(base, path string, header [][2]string, hc *http.Client) *endpoint {
-	e := &endpoint{header: http.Header{}}
+func New(base, path string, header [][2]string, hc *http.Client) *Endpoint {
+	e := &Endpoint{header: http.Header{}}
 	for _, kv := range header {
 		e.header.Set(kv[0], kv[1])
 	}
@@ -55,10 +61,10 @@ func newEndpoint(base, path string, header [][2]string, hc *http.Client) *endpoi
 	return e
 }
 
-// sortedHeaders returns extra as name/value pairs in name order, so that
+// SortedHeaders returns extra as name/value pairs in name order, so that
 // two spellings of one header ("x-a", "X-A") resolve the same way on
 // every run.
-func sortedHeaders(extra map[string]string) [][2]string {
+func SortedHeaders(extra map[string]string) [][2]string {
 	keys := make([]string, 0, len(extra))
 	for k := range extra {
 		keys = append(keys, k)
@@ -71,21 +77,22 @@ func sortedHeaders(extra map[string]string) [][2]string {
 	return out
 }
 
-// errBadURL marks a request that could not be built: sending it again
+// ErrBadURL marks a request that could not be built: sending it again
 // cannot help.
-var errBadURL = errors.New("invalid base URL")
+var ErrBadURL = errors.New("invalid base URL")
 
-// post sends body with the endpoint's headers and then perRequest's. The
+// Post sends body with the endpoint's headers and then perRequest's. The
 // caller owns the response body. A status of 400 or more is returned as
-// the error reject builds from its status, headers and (bounded) body.
-func (e *endpoint) post(ctx context.Context, body []byte, perRequest [][2]string,
+// the error reject builds from its status, headers and body (at most
+// MaxErrorBody bytes).
+func (e *Endpoint) Post(ctx context.Context, body []byte, perRequest [][2]string,
 	reject func(status int, h http.Header, body []byte) error) (*http.Response, error) {
 	if e.urlErr != nil {
-		return nil, fmt.Errorf("%w: %w", errBadURL, e.urlErr)
+		return nil, fmt.Errorf("%w: %w", ErrBadURL, e.urlErr)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url, bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errBadURL, err)
+		return nil, fmt.Errorf("%w: %w", ErrBadURL, err)
 	}
 	req.Header = e.header.Clone()
 	for _, kv := range perRequest {
@@ -99,20 +106,25 @@ func (e *endpoint) post(ctx context.Context, body []byte, perRequest [][2]string
 		return resp, nil
 	}
 	defer resp.Body.Close()
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
 	return nil, reject(resp.StatusCode, resp.Header, data)
 }
+
+// MaxErrorBody bounds how much of an error response is read: the message
+// is near the start, and a misbehaving proxy may send megabytes of HTML.
+const MaxErrorBody = 64 << 10
 
 // errOtherOrigin refuses a redirect that would carry the API key to
 // another scheme, host or port.
 var errOtherOrigin = errors.New("the server redirected to another origin, where the API key is not sent; set base_url to the final address")
 
 // sameOriginClient returns a copy of hc (a plain client when nil) that
-// follows redirects only within base's origin. net/http drops Authorization
-// on a redirect to another host but forwards x-api-key, and a proxy's
-// redirect is no reason to hand a key to a third party (anthropic-sdk-go's
-// client followed such redirects; openai-go's refused them). The caller's
-// own CheckRedirect, if any, still decides within the origin.
+// follows redirects only within base's origin. net/http drops
+// Authorization on a redirect to another host but forwards x-api-key and
+// any other credential header, and a proxy's redirect is no reason to hand
+// a key to a third party (openai-go refused such redirects;
+// anthropic-sdk-go followed them). The caller's own CheckRedirect, if any,
+// still decides within the origin.
 func sameOriginClient(hc *http.Client, base *url.URL) *http.Client {
 	var c http.Client
 	if hc != nil {
