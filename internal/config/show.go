@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/clawseed/clawseed/internal/tomltext"
 )
 
 // Show writes the effective configuration as TOML for `clawseed config show`:
@@ -25,17 +27,17 @@ func (c *Config) Show(w io.Writer) error {
 	if len(c.Files) > 0 {
 		quoted := make([]string, len(c.Files))
 		for i, f := range c.Files {
-			quoted[i] = tomlQuote(f)
+			quoted[i] = tomltext.Quote(f)
 		}
 		files = strings.Join(quoted, ", ")
 	}
 	b.WriteString("# files: " + files + "\n")
-	b.WriteString("# home: " + tomlQuote(c.Home) + "\n")
+	b.WriteString("# home: " + tomltext.Quote(c.Home) + "\n")
 	if !c.Trusted {
 		b.WriteString("# workspace: untrusted (the project file may only lower privileges; `clawseed trust` trusts it)\n")
 	}
 	if c.ModelOverride != "" {
-		b.WriteString("# model override: " + tomlQuote(c.ModelOverride) + c.note("model", "") + "\n")
+		b.WriteString("# model override: " + tomltext.Quote(c.ModelOverride) + c.note("model", "") + "\n")
 	}
 	if c.TemperatureOverride != nil {
 		b.WriteString("# temperature override: " + formatFloat(*c.TemperatureOverride) + c.note("temperature", "") + "\n")
@@ -139,7 +141,7 @@ func (c *Config) format(v reflect.Value, key toml.Key) string {
 		if isSecretKey(last) {
 			s = mask(s)
 		}
-		return tomlQuote(escapeDollar(s))
+		return tomltext.Quote(escapeDollar(s))
 	case reflect.Bool:
 		return strconv.FormatBool(v.Bool())
 	case reflect.Int:
@@ -149,7 +151,7 @@ func (c *Config) format(v reflect.Value, key toml.Key) string {
 	case reflect.Slice:
 		items := make([]string, v.Len())
 		for i := range items {
-			items[i] = tomlQuote(escapeDollar(v.Index(i).String()))
+			items[i] = tomltext.Quote(escapeDollar(v.Index(i).String()))
 		}
 		return "[" + strings.Join(items, ", ") + "]"
 	case reflect.Map:
@@ -163,7 +165,7 @@ func (c *Config) format(v reflect.Value, key toml.Key) string {
 			if isSecretHeader(name) {
 				val = mask(val)
 			}
-			items = append(items, toml.Key{name}.String()+" = "+tomlQuote(escapeDollar(val)))
+			items = append(items, toml.Key{name}.String()+" = "+tomltext.Quote(escapeDollar(val)))
 		}
 		return "{ " + strings.Join(items, ", ") + " }"
 	}
@@ -221,35 +223,6 @@ func formatFloat(f float64) string {
 		s += ".0"
 	}
 	return s
-}
-
-// tomlQuote writes s as a TOML basic string.
-func tomlQuote(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\r':
-			b.WriteString(`\r`)
-		default:
-			if r < 0x20 || r == 0x7f {
-				fmt.Fprintf(&b, `\u%04X`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 func commentSafe(s string) string {

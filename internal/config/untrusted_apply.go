@@ -12,6 +12,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/clawseed/clawseed/internal/tomltext"
 	"github.com/clawseed/clawseed/permissions"
 )
 
@@ -402,7 +403,7 @@ func rawValue(v any, name string) string {
 		if isSecretKey(name) {
 			x = mask(x)
 		}
-		return tomlQuote(x)
+		return tomltext.Quote(x)
 	case bool:
 		return strconv.FormatBool(x)
 	case int64:
@@ -423,7 +424,7 @@ func rawValue(v any, name string) string {
 		for _, k := range sortedKeys(x) {
 			item := rawValue(x[k], k)
 			if s, ok := x[k].(string); ok && name == "extra_headers" && isSecretHeader(k) {
-				item = tomlQuote(mask(s))
+				item = tomltext.Quote(mask(s))
 			}
 			items = append(items, toml.Key{k}.String()+" = "+item)
 		}

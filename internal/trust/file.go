@@ -15,6 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/clawseed/clawseed/internal/nesting"
+	"github.com/clawseed/clawseed/internal/tomltext"
 )
 
 // A FileError is a problem in the trust file: `path:LINE: key: message`
@@ -232,41 +233,9 @@ func encode(entries []Entry) ([]byte, error) {
 			return nil, fmt.Errorf("%s: trust time %s is out of range", e.Path, t)
 		}
 		fmt.Fprintf(&b, "\n[[workspace]]\npath = %s\nrecursive = %t\ntrusted = %s\n",
-			quote(e.Path), e.Recursive, t.Format(time.RFC3339))
+			tomltext.Quote(e.Path), e.Recursive, t.Format(time.RFC3339))
 	}
 	return b.Bytes(), nil
-}
-
-// quote is s as a TOML basic string (s is valid UTF-8).
-func quote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\r':
-			b.WriteString(`\r`)
-		default:
-			if r < 0x20 || r == 0x7f {
-				fmt.Fprintf(&b, `\u%04X`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // writeAtomic replaces path with data (mode 0600): a temporary file in the
