@@ -32,7 +32,9 @@ var claudeToolNames = map[string]string{
 //
 // A network tool is pre-approved only by an entry that names it (`web_fetch`,
 // `WebFetch`, `web_fetch(...)`), never by a glob such as `*` or `web_*`:
-// reaching the network must be a decision about that tool.
+// reaching the network must be a decision about that tool. The one glob
+// allowed is over one MCP server's tools, `mcp__github__*` (Claude Code's
+// form), since it names the server whose tools it approves.
 func AllowedToolsCover(entries []string, tool, summary string) bool {
 	return allowedToolsCover(entries, tool, summary, false)
 }
@@ -48,7 +50,7 @@ func allowedToolsCover(entries []string, tool, summary string, exact bool) bool 
 		if mapped, ok := claudeToolNames[name]; ok {
 			name = mapped
 		}
-		if exact && name != tool {
+		if exact && name != tool && !serverGlob(name, tool) {
 			continue
 		}
 		if !MatchGlob(name, tool) {
@@ -104,7 +106,7 @@ func NamesTool(entries []string, tool string, c Class) bool {
 		if mapped, ok := claudeToolNames[name]; ok {
 			name = mapped
 		}
-		if c == ClassNetwork && name != tool {
+		if c == ClassNetwork && name != tool && !serverGlob(name, tool) {
 			continue
 		}
 		if MatchGlob(name, tool) {
@@ -112,4 +114,19 @@ func NamesTool(entries []string, tool string, c Class) bool {
 		}
 	}
 	return false
+}
+
+// serverGlob reports whether entry is a glob over the tools of the MCP
+// server of tool: mcp__<server>__ followed by a pattern, with no glob
+// character in the server part.
+func serverGlob(entry, tool string) bool {
+	rest, ok := strings.CutPrefix(tool, "mcp__")
+	if !ok {
+		return false
+	}
+	server, _, ok := strings.Cut(rest, "__")
+	if !ok || server == "" {
+		return false
+	}
+	return strings.HasPrefix(entry, "mcp__"+server+"__") && MatchGlob(entry, tool)
 }

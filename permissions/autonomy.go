@@ -124,10 +124,11 @@ func (p Policy) Decide(name string, class Class, preApproved bool) Decision {
 
 // autoApproved reports whether auto_approve covers the tool. A network tool
 // must be named there: a glob (`*`) that happens to match it does not send
-// data out without asking.
+// data out without asking. The one glob allowed names an MCP server:
+// `mcp__github__*` approves that server's tools.
 func (p Policy) autoApproved(name string, class Class) bool {
 	if class == ClassNetwork {
-		return slices.Contains(p.AutoApprove, name)
+		return slices.ContainsFunc(p.AutoApprove, func(e string) bool { return e == name || serverGlob(e, name) })
 	}
 	return matchAny(p.AutoApprove, name)
 }

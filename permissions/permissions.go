@@ -7,7 +7,10 @@
 // [Policy.Decide] says [Ask].
 package permissions
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // table maps a permission name to the real tool names that satisfy it.
 // ClawSeed mapped web_search and git to tools named web_search_tool and
@@ -33,12 +36,31 @@ var table = map[string][]string{
 }
 
 // Tools returns the tool names that satisfy permission. An unknown permission
-// name is satisfied only by a tool of exactly that name.
+// name is satisfied only by a tool of exactly that name (so
+// mcp__server__tool names one MCP tool). A permission naming an MCP server
+// (see [MCPServer]) gives the one pseudo-name "mcp:<server>": the caller's
+// allowed func answers whether that server is connected with a tool the
+// session may call.
 func Tools(permission string) []string {
 	if tools, ok := table[permission]; ok {
 		return append([]string(nil), tools...)
 	}
+	if server, ok := MCPServer(permission); ok {
+		return []string{"mcp:" + server}
+	}
 	return []string{permission}
+}
+
+// MCPServer reports whether permission names an MCP server rather than a
+// tool — mcp:<server>, or Claude Code's mcp__<server> — and which.
+func MCPServer(permission string) (string, bool) {
+	if server, ok := strings.CutPrefix(permission, "mcp:"); ok && server != "" {
+		return server, true
+	}
+	if server, ok := strings.CutPrefix(permission, "mcp__"); ok && server != "" && !strings.Contains(server, "__") {
+		return server, true
+	}
+	return "", false
 }
 
 // Known returns the permission names of the table, sorted.

@@ -52,9 +52,15 @@ func StandardRoots(workspace, clawseedHome, home string, extra []string) []Root 
 		return filepath.Join(append([]string{base}, parts...)...)
 	}
 
-	add(under(workspace, ".clawseed", "skills"), SourceProject, workspace, false)
-	add(under(workspace, ".claude", "skills"), SourceProjectClaude, workspace, false)
-	add(under(workspace, ".agents", "skills"), SourceProjectAgents, workspace, false)
+	// A workspace that is the home folder has the user's own folders as its
+	// project folders: they are the user's skills, not a repository's.
+	project, projectClaude, projectAgents := SourceProject, SourceProjectClaude, SourceProjectAgents
+	if workspace != "" && home != "" && filepath.Clean(workspace) == filepath.Clean(home) {
+		project, projectClaude, projectAgents = SourceUser, SourceUserClaude, SourceUserAgents
+	}
+	add(under(workspace, ".clawseed", "skills"), project, workspace, false)
+	add(under(workspace, ".claude", "skills"), projectClaude, workspace, false)
+	add(under(workspace, ".agents", "skills"), projectAgents, workspace, false)
 	if clawseedHome == "" {
 		clawseedHome = under(home, ".clawseed")
 	}
@@ -66,7 +72,7 @@ func StandardRoots(workspace, clawseedHome, home string, extra []string) []Root 
 		// lead is the user's choice.
 		add(resolveExtraRoot(e, workspace, home), SourceExtra, "", false)
 	}
-	add(under(workspace, ".claude", "commands"), SourceProjectClaude, workspace, true)
+	add(under(workspace, ".claude", "commands"), projectClaude, workspace, true)
 	add(under(home, ".claude", "commands"), SourceUserClaude, home, true)
 	return roots
 }

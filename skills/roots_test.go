@@ -103,3 +103,27 @@ func TestOSMatches(t *testing.T) {
 		}
 	}
 }
+
+// TestHomeWorkspaceRootsAreTheUsers: with the home folder as workspace, its
+// .clawseed/.claude/.agents skills are the user's own, not a repository's:
+// an untrusted home (it can never be trusted) must not make them project
+// skills that run no command unasked.
+func TestHomeWorkspaceRootsAreTheUsers(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	for _, r := range StandardRoots(home, "", home, nil) {
+		if r.Source.Project() {
+			t.Errorf("root %s has project source %s with workspace = home", r.Path, r.Source)
+		}
+	}
+	ws := t.TempDir()
+	projects := 0
+	for _, r := range StandardRoots(ws, "", home, nil) {
+		if r.Source.Project() {
+			projects++
+		}
+	}
+	if projects != 4 { // skills in .clawseed, .claude, .agents; .claude/commands
+		t.Errorf("%d project roots for a workspace that is not home, want 4", projects)
+	}
+}

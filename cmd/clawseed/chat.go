@@ -93,7 +93,7 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	if err != nil {
 		return err
 	}
-	defer a.Close()
+	defer a.shutdown()
 	defer startCronScheduler(ctx, cfg, log)()
 	chat.Agent = a.agent
 	chat.Reader = reader
@@ -103,6 +103,9 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	chat.Memory = a.chatMemory
 	chat.Prices = a.priceFunc()
 	chat.Trust = func() string { return trustCommand(cfg) }
+	if a.mcp != nil {
+		chat.MCP = mcpChat{a.mcp}
+	}
 	printBanner(opts.io, a)
 	if err := chat.Run(ctx); err != nil {
 		return err
@@ -141,6 +144,9 @@ func printBanner(io *IOStreams, a *app) {
 		skillsLine = "skills: disabled"
 	}
 	fmt.Fprintln(io.Out, skillsLine)
+	if line := mcpBanner(a); line != "" {
+		fmt.Fprintln(io.Out, line)
+	}
 	if a.resumed != nil {
 		printResumed(io.Out, a)
 	}

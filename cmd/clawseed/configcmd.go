@@ -85,6 +85,9 @@ func configCheckRun(g *globalOptions, io *IOStreams) error {
 	for _, f := range cfg.Files {
 		fmt.Fprintf(io.Out, "  read %s\n", f)
 	}
+	if f := cfg.MCPJSONFile(); f != "" {
+		fmt.Fprintf(io.Out, "  read %s (MCP servers)\n", f)
+	}
 	if np != nil {
 		fmt.Fprintln(io.Out, "  note: no LLM provider is configured or detected yet; chat and run need one")
 	}

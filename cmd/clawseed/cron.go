@@ -403,7 +403,7 @@ func execPromptJob(ctx context.Context, cfg *config.Config, g *globalOptions, io
 	if err != nil {
 		return jobResult{Status: cron.StatusError, Output: err.Error()}
 	}
-	defer a.Close()
+	defer a.shutdown()
 	for _, name := range j.Skills {
 		if out := a.agent.ActivateSkill(ctx, name, ""); out.IsError {
 			return jobResult{Status: cron.StatusError, Output: out.Text, Session: a.sessionID}

@@ -135,6 +135,7 @@ func newRootCmd(io *IOStreams) *cobra.Command {
 		newConfigCmd(g, io),
 		newCronCmd(g, io),
 		newTrustCmd(g, io),
+		newMCPCmd(g, io),
 		newVersionCmd(io),
 		newPDFTextCmd(io),
 	)

@@ -16,6 +16,7 @@ import (
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/mcp"
 	"github.com/clawseed/clawseed/skills"
 )
 
@@ -123,15 +124,20 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if err != nil {
 		return err
 	}
-	defer a.Close()
+	defer a.shutdown()
 	// run never asks whether to trust the workspace (§9.1): one line says
 	// what an untrusted one did not get.
 	if line := untrustedLine(cfg, a.catalog); line != "" {
 		fmt.Fprintln(opts.io.Err, termtext.EscapeLine(line))
 	}
-	text, err := invokeSkillPrompt(ctx, a.agent, prompt)
+	text, err := invokeMCPPrompt(ctx, a, prompt)
 	if err != nil {
 		return err
+	}
+	if text == "" {
+		if text, err = invokeSkillPrompt(ctx, a.agent, prompt); err != nil {
+			return err
+		}
 	}
 	before := a.agent.UsageByModel()
 	res, turnErr := a.agent.Turn(ctx, text)
@@ -139,6 +145,21 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		fmt.Fprintln(opts.io.Err, "clawseed: session not saved: "+err.Error())
 	}
 	return finishRun(opts, a, res, providers.UsageSince(a.agent.UsageByModel(), before), turnErr)
+}
+
+// invokeMCPPrompt expands a "/mcp__server__prompt args" prompt with the
+// server's prompt; "" when the prompt is not one.
+func invokeMCPPrompt(ctx context.Context, a *app, prompt string) (string, error) {
+	if a.mcp == nil || !strings.HasPrefix(prompt, "/"+mcp.Prefix) {
+		return "", nil
+	}
+	name, args, _ := strings.Cut(strings.TrimPrefix(prompt, "/"), " ")
+	a.mcp.Wait(ctx)
+	text, err := a.mcp.GetPrompt(ctx, name, strings.TrimSpace(args))
+	if err != nil {
+		return "", usageError(err)
+	}
+	return text, nil
 }
 
 // invokeSkillPrompt handles a "/name args" prompt (§4.9): the skill is

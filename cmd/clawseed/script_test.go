@@ -20,6 +20,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/clawseed/clawseed/providers/providertest"
+	"github.com/clawseed/clawseed/runtime/mcp/mcptest"
 )
 
 var update = flag.Bool("update", false, "rewrite the cmp files of the testscripts")
@@ -27,6 +28,8 @@ var update = flag.Bool("update", false, "rewrite the cmp files of the testscript
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"clawseed": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		// The test MCP server (runtime/mcp/mcptest), for [mcp.servers].
+		"mcptestserver": func() { os.Exit(mcptest.Main()) },
 	})
 }
 
@@ -164,6 +167,9 @@ func server(ts *testscript.TestScript) *providertest.Server {
 //	fakellm valid                 every request pairs each tool call with exactly one result
 //	                              and, on the Anthropic wire, sends no empty text block, no
 //	                              unsigned or altered thinking block, at most 4 cache_control
+//	fakellm toolsprefix N M       request N's tools array is a strict prefix of M's, tool by
+//	                              tool and byte for byte (cache_control markers aside)
+//	fakellm toolbytes N MAX       request N's tools array is at most MAX bytes of JSON
 //	fakellm same N                from request N on, every conversation request has the
 //	                              same system prompt, byte for byte
 //	fakellm every N PART REGEXP   from request N on, every conversation request's PART
@@ -224,6 +230,24 @@ func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 		ok := len(a) < len(b) && strings.HasPrefix(b, a)
 		if ok == neg {
 			ts.Fatalf("fakellm prefix: system prompt %s is a strict prefix of %s: %v", args[1], args[2], ok)
+		}
+	case "toolsprefix":
+		a, b := rawTools(ts, request(ts, atoi(ts, args, 1))), rawTools(ts, request(ts, atoi(ts, args, 2)))
+		ok := len(a) < len(b)
+		for i := 0; ok && i < len(a); i++ {
+			ok = a[i] == b[i]
+		}
+		if ok == neg {
+			ts.Fatalf("fakellm toolsprefix: tools of request %s are a strict prefix of request %s's: %v", args[1], args[2], ok)
+		}
+	case "toolbytes":
+		n := 0
+		for _, t := range rawTools(ts, request(ts, atoi(ts, args, 1))) {
+			n += len(t) + 1
+		}
+		ok := n <= atoi(ts, args, 2)
+		if ok == neg {
+			ts.Fatalf("fakellm toolbytes: request %s's tools array is %d bytes (at most %s: %v)", args[1], n, args[2], ok)
 		}
 	case "same":
 		var first string
@@ -440,8 +464,18 @@ func systemPrompt(ts *testscript.TestScript, rec providertest.Recorded) string {
 
 func toolNames(ts *testscript.TestScript, rec providertest.Recorded) string {
 	names := view(ts, rec).Tools
-	if !sort.StringsAreSorted(names) {
-		ts.Fatalf("fakellm: tools are not sorted: %v", names)
+	// Sorted, then the deferred MCP tools the model found, in that order.
+	sorted := len(names)
+	for i := 1; i < len(names); i++ {
+		if names[i] < names[i-1] {
+			sorted = i
+			break
+		}
+	}
+	for _, n := range names[sorted:] {
+		if !strings.HasPrefix(n, "mcp__") {
+			ts.Fatalf("fakellm: tools are not sorted (only found MCP tools may follow the sorted list): %v", names)
+		}
 	}
 	return strings.Join(names, "\n") + "\n"
 }
@@ -504,4 +538,21 @@ func cmdGenSkills(ts *testscript.TestScript, neg bool, args []string) {
 		md := fmt.Sprintf("---\nname: skill-%05d\ndescription: Helps %s and %s the code of component %d. Use when the user asks to %s component %d.\ntriggers: [%s %d]\n---\n# Skill %d\n\nSteps for component %d.\n", i, w1, w2, i, w1, i, w1, i, i, i)
 		ts.Check(os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644))
 	}
+}
+
+// rawTools returns the JSON of each tool of a request's tools array, with
+// Anthropic's cache_control marker removed (it moves to the last tool).
+func rawTools(ts *testscript.TestScript, rec providertest.Recorded) []string {
+	var body struct {
+		Tools []map[string]json.RawMessage `json:"tools"`
+	}
+	ts.Check(json.Unmarshal(rec.Body, &body))
+	out := make([]string, len(body.Tools))
+	for i, t := range body.Tools {
+		delete(t, "cache_control")
+		b, err := json.Marshal(t)
+		ts.Check(err)
+		out[i] = string(b)
+	}
+	return out
 }

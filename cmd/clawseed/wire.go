@@ -23,6 +23,7 @@ import (
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/mcp"
 	"github.com/clawseed/clawseed/runtime/memory"
 	"github.com/clawseed/clawseed/runtime/session"
 	"github.com/clawseed/clawseed/runtime/tools"
@@ -165,6 +166,8 @@ type app struct {
 	notices io.Writer
 	// memory is the session's memory store, nil when [memory] is off.
 	memory *memory.Store
+	// mcp runs the session's MCP servers, nil when none are configured.
+	mcp *mcp.Manager
 }
 
 // recorder returns the writer as an agent.Recorder, nil (not a typed nil)
@@ -197,6 +200,16 @@ func (a *app) newSession(ctx context.Context) string {
 
 func (a *app) header() session.Header {
 	return session.Header{ID: a.sessionID, Workspace: a.cfg.Workspace, Provider: a.resolved.Provider, Model: a.resolved.Model, Trust: trustWord(a.cfg.Trusted)}
+}
+
+// shutdown closes the session file and stops the MCP servers: the end of
+// the process's session (Close alone is also /clear's).
+func (a *app) shutdown() error {
+	if a.mcp != nil {
+		a.mcp.Close()
+		a.mcp = nil
+	}
+	return a.Close()
 }
 
 // Close flushes and closes the session file.
@@ -331,13 +344,30 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		memory:   mem,
 	})
 
+	policy := permissions.Policy{
+		Level:       level,
+		Allowed:     cfg.Agent.AllowedTools,
+		Denied:      cfg.Agent.DeniedTools,
+		AutoApprove: cfg.Autonomy.AutoApprove,
+		AlwaysAsk:   cfg.Autonomy.AlwaysAsk,
+	}
+	a.mcp = startMCP(ctx, cfg, mcpVisible(policy), o.Log)
+	var toolSource agent.ToolSource
+	if a.mcp != nil {
+		toolSource = &mcpSource{m: a.mcp, notices: o.Notices}
+	}
 	active := skills.NewActiveSet(skills.ActiveConfig{
 		Enabled:   cfg.Skills.Enabled,
 		MaxActive: cfg.Skills.MaxActive,
 		Excluded:  cfg.Skills.Excluded,
 		CheckPermissions: func(skill string, perms []string) string {
 			names := ag.ToolNames()
-			return permissions.Check(skill, perms, func(t string) bool { return slices.Contains(names, t) })
+			return permissions.Check(skill, perms, func(t string) bool {
+				if ok, handled := mcpAllowed(a.mcp, t); handled {
+					return ok
+				}
+				return slices.Contains(names, t) || a.mcp != nil && a.mcp.HasTool(t)
+			})
 		},
 		Load: func(s *skills.Skill) (*skills.Skill, error) {
 			return skills.Reread(s, int64(cfg.Skills.MaxSkillFileBytes))
@@ -362,14 +392,9 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		ReasoningEffort: resolved.ReasoningEffort,
 		TextTools:       !resolved.NativeTools,
 		Tools:           agentTools,
-		Policy: permissions.Policy{
-			Level:       level,
-			Allowed:     cfg.Agent.AllowedTools,
-			Denied:      cfg.Agent.DeniedTools,
-			AutoApprove: cfg.Autonomy.AutoApprove,
-			AlwaysAsk:   cfg.Autonomy.AlwaysAsk,
-		},
-		Approver: o.Approver,
+		ToolSource:      toolSource,
+		Policy:          policy,
+		Approver:        o.Approver,
 		Prompt: agent.PromptConfig{
 			SystemPrompt: cfg.Agent.SystemPrompt,
 			Workspace:    cfg.Workspace,
@@ -404,7 +429,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		Sink:               o.Sink,
 	})
 	if err != nil {
-		a.Close()
+		a.shutdown()
 		return nil, err
 	}
 	a.agent = ag

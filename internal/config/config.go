@@ -27,6 +27,7 @@ type Config struct {
 	HTTPRequest  HTTPRequest `toml:"http_request"`
 	Backup       Backup      `toml:"backup"`
 	Cron         Cron        `toml:"cron"`
+	MCP          MCP         `toml:"mcp"`
 
 	// Workspace is the absolute, cleaned, symlink-resolved workspace
 	// directory: the one path every component uses.
@@ -43,9 +44,11 @@ type Config struct {
 	// and applies like ModelOverride.
 	TemperatureOverride *float64 `toml:"-"`
 	// Trusted is the trust decision [Load] made for the workspace (§9.1):
-	// true when LoadOptions.Trusted is nil or says so, or when no project
-	// file was read. When false, the project file could only lower
-	// privileges (see projectRules).
+	// true when LoadOptions.Trusted is nil or says so. It is asked whether
+	// or not the workspace has a project file: its skills are project input
+	// too. When false, the project file could only lower privileges (see
+	// projectRules), no project MCP server starts, and project skills run
+	// no command unasked.
 	Trusted bool `toml:"-"`
 	// Ignored lists what an untrusted project file set and did not get, in
 	// file order, each key once.
@@ -55,6 +58,8 @@ type Config struct {
 	lookupEnv   func(string) (string, bool)
 	trusted     func(workspace string) bool // LoadOptions.Trusted
 	projectFile string                      // the project file read, "" when none
+	trustAsked  bool                        // Trusted was decided (asked at most once)
+	mcp         mcpState                    // what [Config.MCPServers] adds to MCP.Servers
 	sources     map[string]origin           // dotted key → the layer that set it
 	unresolved  map[string]unresolved       // dotted key → the ${VAR} that was unset
 	merged      map[string]bool             // restriction lists an untrusted project file added to
@@ -273,6 +278,7 @@ func Default() *Config {
 		HTTPRequest: HTTPRequest{Enabled: false, AllowedDomains: []string{}, MaxBytes: 2 << 20, TimeoutSecs: 30},
 		Backup:      Backup{Enabled: true, Paths: []string{}},
 		Cron:        Cron{Enabled: true},
+		MCP:         MCP{Enabled: true, StartupTimeoutSecs: 10, MaxSchemaBytes: 16384, Servers: map[string]MCPServer{}},
 		Trusted:     true,
 		sources:     map[string]origin{},
 		unresolved:  map[string]unresolved{},

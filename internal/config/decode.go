@@ -56,13 +56,17 @@ func (c *Config) applyFile(path string, data []byte, kind fileKind) error {
 			"(use the user file, --config, CLAWSEED_WORKSPACE or --workspace)")
 	}
 	if kind != projectFile || c.Trusted {
+		if kind == projectFile {
+			c.markProjectServers(tree)
+		}
 		return d.applyStruct(tree, reflect.ValueOf(c).Elem(), nil)
 	}
+	dropped := d.dropServers(tree) // before anything is applied: no merge into a user's server
 	before := c.snapshot()
 	if err := d.applyStruct(tree, reflect.ValueOf(c).Elem(), nil); err != nil {
 		return err
 	}
-	d.restrict(tree, before)
+	d.restrict(tree, before, dropped)
 	return nil
 }
 
@@ -339,18 +343,16 @@ func (d *decoder) applyPointer(v any, dst reflect.Value, key, src toml.Key) erro
 	return nil
 }
 
-// applyEntries merges [providers.models.NAME] tables: a new entry starts from
-// DefaultModelEntry, an existing one keeps the keys this file leaves out.
+// applyEntries merges the tables of a map of tables ([providers.models.NAME],
+// [mcp.servers.NAME]): a new entry starts from its type's defaults
+// (newEntry), an existing one keeps the keys this file leaves out.
 func (d *decoder) applyEntries(m map[string]any, dst reflect.Value, path toml.Key) error {
 	for _, name := range sortedKeys(m) {
 		k := appendKey(path, name)
-		entry := DefaultModelEntry()
+		ev := newEntry(dst.Type().Elem())
 		if old := dst.MapIndex(reflect.ValueOf(name)); old.IsValid() {
-			entry = old.Interface().(ModelEntry)
-			entry.ExtraHeaders = maps.Clone(entry.ExtraHeaders)
-			entry.Price = entry.Price.clone()
+			ev = cloneEntry(old)
 		}
-		ev := reflect.ValueOf(&entry).Elem()
 		if err := d.applyStruct(m[name].(map[string]any), ev, k); err != nil {
 			return err
 		}
@@ -358,6 +360,42 @@ func (d *decoder) applyEntries(m map[string]any, dst reflect.Value, path toml.Ke
 		d.set(k)
 	}
 	return nil
+}
+
+var (
+	modelEntryType = reflect.TypeFor[ModelEntry]()
+	mcpServerType  = reflect.TypeFor[MCPServer]()
+)
+
+// newEntry returns a settable entry of a map of tables holding what a table
+// the file defines starts from: [DefaultModelEntry], [DefaultMCPServer].
+func newEntry(t reflect.Type) reflect.Value {
+	v := reflect.New(t).Elem()
+	switch t {
+	case modelEntryType:
+		v.Set(reflect.ValueOf(DefaultModelEntry()))
+	case mcpServerType:
+		v.Set(reflect.ValueOf(DefaultMCPServer()))
+	}
+	return v
+}
+
+// cloneEntry returns a settable copy of an entry whose maps and pointers
+// the decoder may change without changing the original: the snapshot of an
+// untrusted project file's lower layers shares the originals.
+func cloneEntry(old reflect.Value) reflect.Value {
+	v := reflect.New(old.Type()).Elem()
+	switch e := old.Interface().(type) {
+	case ModelEntry:
+		e.ExtraHeaders = maps.Clone(e.ExtraHeaders)
+		e.Price = e.Price.clone()
+		v.Set(reflect.ValueOf(e))
+	case MCPServer:
+		v.Set(reflect.ValueOf(e.clone()))
+	default:
+		v.Set(old)
+	}
+	return v
 }
 
 // set records that this file defines key (src, when the alias differs, is

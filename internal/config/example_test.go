@@ -38,10 +38,18 @@ func TestExample(t *testing.T) {
 		t.Fatalf("example does not load: %v", err)
 	}
 
+	var serverKeys []string
 	for _, key := range schemaLeaves(configType, nil) {
+		if rest, ok := strings.CutPrefix(key, "mcp.servers.main."); ok {
+			serverKeys = append(serverKeys, rest) // no default server: see TestExampleMCPServers
+			continue
+		}
 		if !strings.HasPrefix(c.Source(key), opts.ConfigFile+":") {
 			t.Errorf("key %s does not appear uncommented in config.toml.example", key)
 		}
+	}
+	if len(serverKeys) == 0 {
+		t.Error("no mcp.servers keys in the schema")
 	}
 
 	want := Default()
@@ -91,5 +99,50 @@ func TestSchemaLeavesSeesEverything(t *testing.T) {
 	}
 	if len(leaves) < 50 {
 		t.Errorf("only %d leaves", len(leaves))
+	}
+}
+
+// TestExampleMCPServers: config.toml.example has no default MCP server, so
+// its servers are commented out; uncommented, they load strictly and set
+// every key of a server between them.
+func TestExampleMCPServers(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	in := false
+	for _, line := range strings.Split(string(clawseed.ConfigExample), "\n") {
+		rest, commented := strings.CutPrefix(line, "# ")
+		switch {
+		case commented && strings.HasPrefix(rest, "[mcp.servers."):
+			in = true
+		case !commented && line != "#":
+			in = false
+		}
+		if in && commented {
+			b.WriteString(rest + "\n")
+		}
+	}
+	s := newSandbox(t)
+	opts := s.opts(env{"GITHUB_TOKEN": "ghp_x", "DOCS_TOKEN": "d"})
+	opts.ConfigFile = writeFile(t, filepath.Join(s.root, "servers.toml"), b.String())
+	c, err := Load(opts)
+	if err != nil {
+		t.Fatalf("the example's servers do not load: %v\n%s", err, b.String())
+	}
+	if got := sortedKeys(c.MCP.Servers); !slices.Equal(got, []string{"docs", "github"}) {
+		t.Fatalf("example servers %v, want docs and github\n%s", got, b.String())
+	}
+	for _, leaf := range schemaLeaves(configType, nil) {
+		key, ok := strings.CutPrefix(leaf, "mcp.servers.main.")
+		if !ok {
+			continue
+		}
+		if !slices.ContainsFunc([]string{"docs", "github"}, func(name string) bool {
+			return strings.HasPrefix(c.Source("mcp.servers."+name+"."+key), opts.ConfigFile+":")
+		}) {
+			t.Errorf("server key %s does not appear in the example's commented servers", key)
+		}
+	}
+	if diff := cmp.Diff(DefaultMCPServer().ToolTimeoutSecs, c.MCP.Servers["github"].ToolTimeoutSecs); diff != "" {
+		t.Errorf("example tool_timeout_secs is not the default (-default +example)\n%s", diff)
 	}
 }

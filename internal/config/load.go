@@ -35,8 +35,10 @@ type LoadOptions struct {
 	// Home is the user's home directory; "" means os.UserHomeDir.
 	Home string
 	// Trusted reports whether the workspace (its resolved real path) is
-	// trusted (§9.1); it is asked only when a project file exists. nil
-	// means trusted (tests, and callers that do not load a project file).
+	// trusted (§9.1); it is asked at most once, and only when the workspace
+	// has project input: a project file, or a .mcp.json while [mcp] is
+	// enabled. nil means trusted (tests, and callers that do not load a
+	// project file).
 	Trusted func(workspace string) bool
 }
 
@@ -50,9 +52,12 @@ type LoadOptions struct {
 // it lives in), else the current directory; "~/" is expanded, the path made
 // absolute against Cwd and its symlinks resolved, once.
 //
+// The workspace's .mcp.json (see [MCPJSONName]) is read after the files,
+// --config or not, and adds MCP servers no config layer names.
+//
 // In an untrusted workspace (opts.Trusted says no) the project file may
-// only lower privileges: see projectRules, [Config.Trusted] and
-// [Config.Ignored].
+// only lower privileges and no project MCP server starts: see
+// projectRules, [Config.Trusted], [Config.Ignored] and [Config.MCPServers].
 //
 // No file is required and none is written. Errors from files, variables and
 // validation are *[Error].
@@ -93,6 +98,12 @@ func Load(opts LoadOptions) (*Config, error) {
 			return nil, err
 		}
 	}
+	if err := c.readMCPJSON(); err != nil {
+		return nil, err
+	}
+	// Project skills are project input too: a repository with skills and
+	// no config file is as untrusted as one with both.
+	c.decideTrust()
 	if err := c.applyEnv(); err != nil {
 		return nil, err
 	}
@@ -122,11 +133,21 @@ func (c *Config) readOptional(dir string, kind fileKind) error {
 		}
 		if kind == projectFile {
 			c.projectFile = path
-			c.Trusted = c.trusted == nil || c.trusted(c.Workspace)
+			c.decideTrust()
 		}
 		return c.addFile(path, data, kind)
 	}
 	return nil
+}
+
+// decideTrust asks LoadOptions.Trusted about the workspace, once, when the
+// first project input (project file or .mcp.json) is found.
+func (c *Config) decideTrust() {
+	if c.trustAsked {
+		return
+	}
+	c.trustAsked = true
+	c.Trusted = c.trusted == nil || c.trusted(c.Workspace)
 }
 
 func (c *Config) addFile(path string, data []byte, kind fileKind) error {

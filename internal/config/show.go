@@ -33,6 +33,9 @@ func (c *Config) Show(w io.Writer) error {
 	}
 	b.WriteString("# files: " + files + "\n")
 	b.WriteString("# home: " + tomltext.Quote(c.Home) + "\n")
+	if c.mcp.jsonFile != "" {
+		b.WriteString("# mcp servers also from: " + tomltext.Quote(c.mcp.jsonFile) + "\n")
+	}
 	if !c.Trusted {
 		b.WriteString("# workspace: untrusted (the project file may only lower privileges; `clawseed trust` trusts it)\n")
 	}
@@ -71,6 +74,10 @@ func (c *Config) showTable(b *strings.Builder, v reflect.Value, path toml.Key) {
 		if fv.Kind() == reflect.Struct {
 			b.WriteString("\n[" + key.String() + "]\n")
 			c.showTable(b, fv, key)
+			continue
+		}
+		if key.String() == "mcp.servers" {
+			c.showMCPServers(b, key)
 			continue
 		}
 		names := make([]string, 0, fv.Len())
@@ -159,10 +166,13 @@ func (c *Config) format(v reflect.Value, key toml.Key) string {
 		if len(m) == 0 {
 			return "{}"
 		}
+		// An MCP server's environment is where its tokens go, under any
+		// name (DATABASE_URL holds a password too): every value is masked.
+		allSecret := len(key) == 4 && key[0] == "mcp" && last == "env"
 		var items []string
 		for _, name := range sortedKeys(m) {
 			val := m[name]
-			if isSecretHeader(name) {
+			if allSecret || isSecretHeader(name) {
 				val = mask(val)
 			}
 			items = append(items, toml.Key{name}.String()+" = "+tomltext.Quote(escapeDollar(val)))
@@ -170,6 +180,32 @@ func (c *Config) format(v reflect.Value, key toml.Key) string {
 		return "{ " + strings.Join(items, ", ") + " }"
 	}
 	return fmt.Sprint(v.Interface())
+}
+
+// showMCPServers writes the servers of [Config.MCPServers]: a config
+// layer's as they are set, a trusted .mcp.json's as tables marked with
+// their source (so the output still loads), and an untrusted project's
+// as a comment only.
+func (c *Config) showMCPServers(b *strings.Builder, key toml.Key) {
+	fromJSON := make(map[string]MCPServer, len(c.mcp.json))
+	for _, j := range c.mcp.json {
+		fromJSON[j.name] = j.server
+	}
+	for _, spec := range c.MCPServers() {
+		k := appendKey(key, spec.Name)
+		s, inConfig := c.MCP.Servers[spec.Name]
+		switch {
+		case inConfig:
+			b.WriteString("\n[" + k.String() + "]" + c.note(k.String(), c.keyNote(k)) + "\n")
+			c.showTable(b, reflect.ValueOf(s), k)
+		case spec.Untrusted:
+			b.WriteString("\n# [" + commentSafe(k.String()) + "]  # " +
+				commentSafe("from "+spec.Source+"; not started: untrusted workspace") + "\n")
+		default:
+			b.WriteString("\n[" + k.String() + "]  # " + commentSafe("from "+spec.Source) + "\n")
+			c.showTable(b, reflect.ValueOf(fromJSON[spec.Name]), k)
+		}
+	}
 }
 
 // inlineTable writes the set fields of a struct of optional values as an

@@ -33,6 +33,16 @@ api_key = "tvly-1234567890"
 
 [agent]
 system_prompt = "Literal $${HOME} and a \"quote\"\nsecond line"
+
+[mcp.servers.github]
+command = "github-mcp-server"
+args = ["stdio"]
+env = { GITHUB_TOKEN = "${GH_TOKEN}", DATABASE_URL = "postgres://u:hunter2pw@db/x" }
+
+[mcp.servers.docs]
+url = "https://example.com/mcp"
+headers = { Authorization = "Bearer docs-secret-token", "X-Title" = "clawseed" }
+allowed_tools = ["search_*"]
 `
 
 const showProject = `[skills]
@@ -45,7 +55,7 @@ func TestShow(t *testing.T) {
 	s := newSandbox(t)
 	writeFile(t, s.userFile(), showUser)
 	writeFile(t, s.projectFile(), showProject)
-	c := mustLoad(t, s.opts(env{"OR_KEY": "sk-or-v1-secretvalue9876", "CLAWSEED_AUTONOMY": "full"}))
+	c := mustLoad(t, s.opts(env{"OR_KEY": "sk-or-v1-secretvalue9876", "CLAWSEED_AUTONOMY": "full", "GH_TOKEN": "ghp_abcdefgh12345678"}))
 	if err := c.Apply(Overrides{Model: "anthropic/claude-opus-4.1", Temperature: ptr(0.3)}); err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +79,7 @@ func TestShow(t *testing.T) {
 		t.Errorf("Show (-want +got)\n%s", diff)
 	}
 
-	for _, secret := range []string{"secretvalue", "abcdefghijkl", "short", "tvly-123456"} {
+	for _, secret := range []string{"secretvalue", "abcdefghijkl", "short", "tvly-123456", "ghp_abcdefgh", "hunter2pw", "docs-secret"} {
 		if strings.Contains(got, secret) {
 			t.Errorf("Show leaks %q", secret)
 		}
@@ -88,6 +98,9 @@ func TestShow(t *testing.T) {
 	e.APIKey = "****9876"
 	c.Providers.Models["main"] = e
 	c.WebSearch.APIKey = "****7890"
+	c.MCP.Servers["github"].Env["GITHUB_TOKEN"] = "****5678"
+	c.MCP.Servers["github"].Env["DATABASE_URL"] = "****db/x"
+	c.MCP.Servers["docs"].Headers["Authorization"] = "****oken"
 	ignore := cmpopts.IgnoreFields(Config{}, "Files", "ModelOverride", "TemperatureOverride")
 	if diff := cmp.Diff(c, back, ignore, cmpopts.IgnoreUnexported(Config{})); diff != "" {
 		t.Errorf("reloaded Show output differs (-shown +reloaded)\n%s", diff)

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -74,10 +75,10 @@ const (
 )
 
 // projectRules classifies every key of the schema for an untrusted project
-// file, by dotted key with "*" for a model entry's name. TestProjectRules
-// fails when a key of Config has no entry here, so a new key forces a
-// decision; when unsure, choose ignored. Output never ranges over this map:
-// keys come from the file, in its order.
+// file, by dotted key with "*" for a model entry's or MCP server's name.
+// TestProjectRules fails when a key of Config has no entry here, so a new
+// key forces a decision; when unsure, choose ignored. Output never ranges
+// over this map: keys come from the file, in its order.
 var projectRules = map[string]keyRule{
 	"workspace_dir": {kind: userOnly},
 
@@ -147,14 +148,30 @@ var projectRules = map[string]keyRule{
 	"backup.dir":                          {kind: ignored, why: whyOutside},
 	"cron.enabled":                        {kind: offOnly},
 	"cron.dir":                            {kind: ignored, why: whyOutside},
+	"mcp.enabled":                         {kind: offOnly},
+	"mcp.startup_timeout_secs":            {kind: applies},
+	"mcp.max_schema_bytes":                {kind: applies},
+	// An untrusted project file's mcp.servers subtree is removed before it
+	// is applied (dropServers), so these rules are never reached; they
+	// record the decision.
+	"mcp.servers.*.command":           {kind: ignored, why: whyMCP},
+	"mcp.servers.*.args":              {kind: ignored, why: whyMCP},
+	"mcp.servers.*.env":               {kind: ignored, why: whyMCP},
+	"mcp.servers.*.cwd":               {kind: ignored, why: whyMCP},
+	"mcp.servers.*.url":               {kind: ignored, why: whyMCP},
+	"mcp.servers.*.transport":         {kind: ignored, why: whyMCP},
+	"mcp.servers.*.headers":           {kind: ignored, why: whyMCP},
+	"mcp.servers.*.enabled":           {kind: ignored, why: whyMCP},
+	"mcp.servers.*.tool_timeout_secs": {kind: ignored, why: whyMCP},
+	"mcp.servers.*.allowed_tools":     {kind: ignored, why: whyMCP},
 }
 
-// rulePattern is the projectRules key of a schema key: a model entry's
-// name becomes "*".
+// rulePattern is the projectRules key of a schema key: the name of a model
+// entry or an MCP server becomes "*".
 func rulePattern(k toml.Key) string {
 	parts := []string(k)
-	if len(parts) >= 3 && parts[0] == "providers" && parts[1] == "models" {
-		parts = append([]string{"providers", "models", "*"}, parts[3:]...)
+	if len(parts) >= 3 && (parts[0] == "providers" && parts[1] == "models" || parts[0] == "mcp" && parts[1] == "servers") {
+		parts = append([]string{parts[0], parts[1], "*"}, parts[3:]...)
 	}
 	return strings.Join(parts, ".")
 }
@@ -168,16 +185,19 @@ func ruleOf(k toml.Key) keyRule {
 	return keyRule{kind: ignored, why: "project files may not set it"}
 }
 
-// Ignored is a value an untrusted project file set and did not get.
+// Ignored is a value an untrusted project file (config file or .mcp.json)
+// set and did not get.
 type Ignored struct {
 	// File and Line locate the key in the project file.
 	File string
 	Line int
-	// Key is dotted ("autonomy.level", `providers.models."gpt-4.1".base_url`).
+	// Key is dotted ("autonomy.level", `providers.models."gpt-4.1".base_url`,
+	// "mcp.servers.NAME", and "mcpServers.NAME" for a .mcp.json server).
 	Key string
 	// Value is what the file wrote (before ${VAR} expansion), shortened,
 	// secrets masked as `config show` masks them; for a list narrowed in
-	// part, only the entries dropped.
+	// part, only the entries dropped; for an MCP server, its command and
+	// arguments or its URL.
 	Value string
 	// Why starts with "untrusted workspace: ".
 	Why string
@@ -196,15 +216,18 @@ func (c *Config) IgnoredSummary() string {
 	if len(c.Ignored) == 0 {
 		return ""
 	}
-	var keys []string
+	var keys, files []string
 	seen := map[string]bool{}
 	for _, ig := range c.Ignored {
 		if !seen[ig.Key] {
 			seen[ig.Key] = true
 			keys = append(keys, ig.Key)
 		}
+		if !slices.Contains(files, ig.File) {
+			files = append(files, ig.File)
+		}
 	}
-	return "untrusted workspace: ignored " + strings.Join(keys, ", ") + " from " + c.Ignored[0].File +
+	return "untrusted workspace: ignored " + strings.Join(keys, ", ") + " from " + strings.Join(files, " and ") +
 		" (clawseed trust to apply them)"
 }
 

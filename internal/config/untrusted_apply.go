@@ -30,6 +30,7 @@ import (
 func (c *Config) snapshot() *Config {
 	b := *c
 	b.Providers.Models = maps.Clone(c.Providers.Models)
+	b.MCP.Servers = maps.Clone(c.MCP.Servers)
 	b.sources = maps.Clone(c.sources)
 	b.unresolved = maps.Clone(c.unresolved)
 	return &b
@@ -76,9 +77,10 @@ func fileLeaves(tree map[string]any, t reflect.Type, at, key toml.Key) []fileLea
 
 // restrict applies projectRules to the keys an untrusted project file set
 // (tree), given the configuration before the file; what the file did not
-// get is appended to c.Ignored in file order.
-func (d *decoder) restrict(tree map[string]any, before *Config) {
-	var out []Ignored
+// get, with dropped (its MCP servers, removed from tree), is appended to
+// c.Ignored in file order.
+func (d *decoder) restrict(tree map[string]any, before *Config, dropped []Ignored) {
+	out := slices.Clone(dropped)
 	for _, l := range fileLeaves(tree, configType, nil, nil) {
 		if ig, ok := d.restrictKey(tree, l, before); ok {
 			out = append(out, ig)
@@ -325,8 +327,8 @@ func (c *Config) restore(before *Config, k toml.Key) {
 	}
 }
 
-// valueAt returns the value of a schema key; a model entry c lacks reads
-// as [DefaultModelEntry], which is what a file's new entry starts from.
+// valueAt returns the value of a schema key; an entry c lacks reads as its
+// type's defaults (newEntry), which is what a file's new entry starts from.
 func valueAt(c *Config, k toml.Key) reflect.Value {
 	v := reflect.ValueOf(c).Elem()
 	for _, piece := range k {
@@ -337,7 +339,7 @@ func valueAt(c *Config, k toml.Key) reflect.Value {
 		case reflect.Map:
 			e := v.MapIndex(reflect.ValueOf(piece))
 			if !e.IsValid() {
-				e = reflect.ValueOf(DefaultModelEntry())
+				e = newEntry(v.Type().Elem())
 			}
 			v = e
 		}
@@ -361,11 +363,9 @@ func setIn(v reflect.Value, k toml.Key, nv reflect.Value) {
 		setIn(v.FieldByIndex(f.Index), k[1:], nv)
 	case reflect.Map:
 		name := reflect.ValueOf(k[0])
-		ev := reflect.New(v.Type().Elem()).Elem()
+		ev := newEntry(v.Type().Elem())
 		if e := v.MapIndex(name); e.IsValid() {
 			ev.Set(e)
-		} else {
-			ev.Set(reflect.ValueOf(DefaultModelEntry()))
 		}
 		setIn(ev, k[1:], nv)
 		v.SetMapIndex(name, ev)

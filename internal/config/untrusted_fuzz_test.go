@@ -35,6 +35,9 @@ enabled = false
 provider = "openai"
 base_url = "https://user.example/v1"
 api_key = "sk-user-key-0000"
+[mcp.servers.main]
+command = "user-mcp"
+env = { K = "v" }
 `
 
 // FuzzUntrustedProject loads arbitrary bytes as the project file of an
@@ -51,6 +54,8 @@ func FuzzUntrustedProject(f *testing.F) {
 		"[web_fetch]\nallowed_domains = [\"*\", \"a.example.com\", \"*.example.com\"]\n[http_request]\nallowed_domains = []\n",
 		"memory = { enabled = true, dir = \"/x\" }\ncron.enabled = true\n",
 		"[agent]\nsystem_prompt = \"${SECRET}\"\ndenied_tools = [\"${SECRET:-x}\"]\n",
+		hostileMCPProject,
+		"mcp.servers.main = { command = \"x\", env = { A = \"${SECRET}\" } }\n[mcp]\nenabled = false\n",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -106,6 +111,12 @@ func checkNoGrant(t *testing.T, u, c *Config) {
 		"main entry":      {entryEndpoint(u.Providers.Models["main"]), entryEndpoint(c.Providers.Models["main"])},
 		"web_search":      {[]string{u.WebSearch.Provider, u.WebSearch.BaseURL, u.WebSearch.APIKey}, []string{c.WebSearch.Provider, c.WebSearch.BaseURL, c.WebSearch.APIKey}},
 		"dirs":            {[]string{u.Sessions.Dir, u.Memory.Dir, u.Cron.Dir, u.Backup.Dir}, []string{c.Sessions.Dir, c.Memory.Dir, c.Cron.Dir, c.Backup.Dir}},
+		"mcp servers":     {u.MCP.Servers, c.MCP.Servers},
+	}
+	for _, spec := range c.MCPServers() {
+		if spec.Project && !spec.Untrusted {
+			t.Errorf("project MCP server %s would start: %+v", spec.Name, spec)
+		}
 	}
 	for _, name := range sortedKeys(same) {
 		if diff := cmp.Diff(same[name][0], same[name][1]); diff != "" {
@@ -145,7 +156,7 @@ func checkNoGrant(t *testing.T, u, c *Config) {
 		{u.HTTPRequest.Enabled, c.HTTPRequest.Enabled}, {u.Cron.Enabled, c.Cron.Enabled},
 		{u.Backup.Enabled, c.Backup.Enabled}, {u.Memory.Enabled, c.Memory.Enabled},
 		{u.Memory.AutoRecall, c.Memory.AutoRecall}, {u.Skills.Enabled, c.Skills.Enabled},
-		{u.Sessions.Enabled, c.Sessions.Enabled},
+		{u.Sessions.Enabled, c.Sessions.Enabled}, {u.MCP.Enabled, c.MCP.Enabled},
 	} {
 		if on[1] && !on[0] {
 			t.Errorf("capability %d turned on", i)

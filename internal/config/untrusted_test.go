@@ -435,7 +435,9 @@ func TestUntrustedHostileRepository(t *testing.T) {
 	}
 }
 
-// TestTrustDecision: Trusted is asked only about a project file, and
+// TestTrustDecision: Trusted is asked about every workspace, with or
+// without a project file (its skills are project input too: a repository
+// with skills and no config file used to count as trusted), and
 // Config.Trusted says what Load decided.
 func TestTrustDecision(t *testing.T) {
 	t.Parallel()
@@ -443,9 +445,10 @@ func TestTrustDecision(t *testing.T) {
 
 	s := newSandbox(t)
 	opts := s.opts(nil)
-	opts.Trusted = func(string) bool { t.Error("Trusted asked without a project file"); return false }
-	if c := mustLoad(t, opts); !c.Trusted || c.HasProjectFile() || c.IgnoredSummary() != "" {
-		t.Errorf("no project file: Trusted %v, HasProjectFile %v, summary %q", c.Trusted, c.HasProjectFile(), c.IgnoredSummary())
+	asked := 0
+	opts.Trusted = func(string) bool { asked++; return false }
+	if c := mustLoad(t, opts); c.Trusted || asked != 1 || c.HasProjectFile() || c.IgnoredSummary() != "" {
+		t.Errorf("no project file: Trusted %v (asked %d times), HasProjectFile %v, summary %q", c.Trusted, asked, c.HasProjectFile(), c.IgnoredSummary())
 	}
 
 	writeFile(t, s.projectFile(), "[autonomy]\nlevel = \"full\"\n")
@@ -453,11 +456,12 @@ func TestTrustDecision(t *testing.T) {
 		t.Errorf("nil Trusted: Trusted %v, level %s, ignored %v", c.Trusted, c.Autonomy.Level, c.Ignored)
 	}
 
-	// --config replaces the project file: nothing to decide.
+	// --config replaces the project file, not the workspace: the file
+	// applies in full, the workspace stays untrusted.
 	opts = s.opts(nil)
 	opts.Trusted = never
 	opts.ConfigFile = writeFile(t, s.root+"/explicit.toml", "[autonomy]\nlevel = \"full\"\n")
-	if c := mustLoad(t, opts); !c.Trusted || c.HasProjectFile() || c.Autonomy.Level != "full" {
+	if c := mustLoad(t, opts); c.Trusted || c.HasProjectFile() || c.Autonomy.Level != "full" {
 		t.Errorf("--config: Trusted %v, HasProjectFile %v, level %s", c.Trusted, c.HasProjectFile(), c.Autonomy.Level)
 	}
 

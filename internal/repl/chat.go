@@ -58,6 +58,9 @@ type Chat struct {
 	// Trust grants workspace trust (/trust) and returns the sentence to
 	// show; nil when unavailable.
 	Trust func() string
+	// MCP shows the MCP servers (/mcp) and expands their prompts
+	// (/mcp__server__prompt args); nil when none are configured.
+	MCP MCP
 
 	cancelTurn context.CancelFunc
 }
@@ -67,6 +70,17 @@ func (c *Chat) CancelTurn() {
 	if c.cancelTurn != nil {
 		c.cancelTurn()
 	}
+}
+
+// MCP is what chat needs of the session's MCP servers.
+type MCP interface {
+	// Show prints the servers: status, tools, prompts, errors.
+	Show(ctx context.Context, w io.Writer)
+	// PromptCommands lists the prompts as commands (mcp__server__prompt).
+	PromptCommands() []string
+	// Prompt expands the prompt named by command with the rest of the
+	// line; an unknown prompt is an error.
+	Prompt(ctx context.Context, command, args string) (string, error)
 }
 
 const prompt = "you> "

@@ -21,6 +21,7 @@ var builtinCommands = []struct{ name, args, help string }{
 	{"/reload", "", "discover skills again now (paths gating re-checked)"},
 	{"/memory", "", "list long-term memories and the folder holding them"},
 	{"/trust", "", "trust this workspace: its project config and skills apply in full from the next start"},
+	{"/mcp", "", "list MCP servers (status, tools, prompts, errors); run a server prompt as /mcp__SERVER__PROMPT ARGS"},
 	{"/context", "", "show how the context window is used"},
 	{"/cost", "", "show this session's tokens, cache hit ratio and cost in US dollars"},
 	{"/compact", "[FOCUS]", "summarise older messages now (optionally focused)"},
@@ -39,6 +40,11 @@ func (c *Chat) Completions() []string {
 	}
 	for _, s := range c.invocable() {
 		out = append(out, "/"+s.Name)
+	}
+	if c.MCP != nil {
+		for _, p := range c.MCP.PromptCommands() {
+			out = append(out, "/"+p)
+		}
 	}
 	return out
 }
@@ -103,6 +109,12 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 		} else {
 			fmt.Fprintln(c.Out, c.Trust())
 		}
+	case "mcp":
+		if c.MCP == nil {
+			fmt.Fprintln(c.Out, "No MCP servers are configured ([mcp.servers.NAME] in config.toml, or .mcp.json in the workspace).")
+		} else {
+			c.MCP.Show(ctx, c.Out)
+		}
 	case "context":
 		c.showContext()
 	case "cost":
@@ -120,6 +132,9 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 	case "model":
 		c.model(args)
 	default:
+		if c.MCP != nil && strings.HasPrefix(name, "mcp__") {
+			return c.mcpPrompt(ctx, name, args), false
+		}
 		return c.invoke(ctx, name, args), false
 	}
 	return "", false
@@ -146,6 +161,18 @@ func (c *Chat) invoke(ctx context.Context, name, args string) string {
 		c.report(out)
 	}
 	return send
+}
+
+// mcpPrompt expands an MCP server's prompt into the text sent to the model.
+func (c *Chat) mcpPrompt(ctx context.Context, name, args string) string {
+	var text string
+	var err error
+	c.cancellable(ctx, func(ctx context.Context) { text, err = c.MCP.Prompt(ctx, name, args) })
+	if err != nil {
+		fmt.Fprintln(c.Err, termtext.EscapeLine(err.Error()))
+		return ""
+	}
+	return text
 }
 
 // reload rediscovers the skills; a change is shown by the renderer's

@@ -103,6 +103,8 @@ func (r *Renderer) Handle(ev agent.Event) {
 		r.line(r.style(styleCyan, "◇ skill "+ev.Name+" deactivated"))
 	case agent.EventSkillsReloaded:
 		r.line(r.style(styleCyan, "↻ skills reloaded: "+termtext.EscapeLine(ev.Text)))
+	case agent.EventToolsChanged:
+		r.line(r.style(styleCyan, "↻ tools changed: "+termtext.EscapeLine(ev.Text)))
 	case agent.EventCompaction:
 		if ev.Compaction != nil {
 			r.line(r.style(styleDim, CompactionLine(*ev.Compaction)))

@@ -96,8 +96,11 @@ type Options struct {
 
 	// Tools are the registered tools; the Skill tool is added by the agent when
 	// skills are enabled. Tools hidden by Policy.Visible are dropped.
-	Tools  []Tool
-	Policy permissions.Policy
+	Tools []Tool
+	// ToolSource, when set, supplies tools that come and go during the
+	// session (MCP servers); it is asked before each model request.
+	ToolSource ToolSource
+	Policy     permissions.Policy
 	// Approver asks the user; nil denies every call that needs approval with a
 	// message telling how to allow it (non-interactive runs).
 	Approver Approver
@@ -184,8 +187,18 @@ type Options struct {
 type Agent struct {
 	opts  Options
 	tools map[string]Tool
-	specs []providers.ToolSpec // sorted by name, Skill included
-	base  string               // sections 1–5, fixed for the session
+	// specs is the tools array: the sorted list (registered tools, Skill,
+	// the source's listed tools), then the source's appended tools.
+	specs []providers.ToolSpec
+	// own and ownSpecs are the tools registered at New, Skill excluded.
+	own      map[string]Tool
+	ownSpecs []providers.ToolSpec
+	// extra is the tool source's set as last installed.
+	extra       ToolSet
+	extraSynced bool
+	// skillSearchable says the Skill tool takes a search query (§4.5).
+	skillSearchable bool
+	base            string // sections 1–5, fixed for the session
 	// fixed is base and the skill index joined: the first system block,
 	// built when either changes rather than per request.
 	fixed string
@@ -272,17 +285,17 @@ func New(opts Options) (*Agent, error) {
 	if opts.KeepRecentTokens <= 0 {
 		opts.KeepRecentTokens = 20000
 	}
-	a := &Agent{opts: opts, tools: map[string]Tool{}, alwaysAllow: map[string]bool{}}
+	a := &Agent{opts: opts, own: map[string]Tool{}, alwaysAllow: map[string]bool{}}
 	for _, t := range opts.Tools {
 		spec := t.Spec()
 		if !opts.Policy.Visible(spec.Name, t.Class()) {
 			continue
 		}
-		if _, dup := a.tools[spec.Name]; dup {
+		if _, dup := a.own[spec.Name]; dup {
 			return nil, fmt.Errorf("agent: tool %q registered twice", spec.Name)
 		}
-		a.tools[spec.Name] = t
-		a.specs = append(a.specs, spec)
+		a.own[spec.Name] = t
+		a.ownSpecs = append(a.ownSpecs, spec)
 	}
 	a.skillTool = a.opts.SkillsEnabled && opts.Policy.Visible(skillToolName, permissions.ClassRead)
 	if opts.Memory != nil {
@@ -336,11 +349,8 @@ func (a *Agent) refreshIndex() {
 // index leaves skills out (§4.5). The tools array changes only when that
 // does, at start or on a reload.
 func (a *Agent) setSkillSpec(searchable bool) {
-	a.specs = slices.DeleteFunc(a.specs, func(s providers.ToolSpec) bool { return s.Name == skillToolName })
-	if a.skillTool {
-		a.specs = append(a.specs, skillToolSpec(searchable))
-	}
-	slices.SortFunc(a.specs, func(x, y providers.ToolSpec) int { return strings.Compare(x.Name, y.Name) })
+	a.skillSearchable = searchable
+	a.rebuildTools()
 }
 
 // SetCatalog replaces the skill catalog (hot reload) and re-renders the index.

@@ -17,10 +17,13 @@ const (
 	// EventSkillsReloaded: the catalog was rebuilt (hot reload); Text is
 	// "+new, -gone, ~changed".
 	EventSkillsReloaded EventType = "skills_reloaded"
-	EventCompaction     EventType = "compaction"
-	EventUsage          EventType = "usage"
-	EventError          EventType = "error"
-	EventTurnEnd        EventType = "turn_end"
+	// EventToolsChanged: the tools array changed mid-session (an MCP
+	// server came, went or changed its tools); Text is "+new, -gone".
+	EventToolsChanged EventType = "tools_changed"
+	EventCompaction   EventType = "compaction"
+	EventUsage        EventType = "usage"
+	EventError        EventType = "error"
+	EventTurnEnd      EventType = "turn_end"
 )
 
 // Turn statuses carried by [EventTurnEnd] and [TurnResult].

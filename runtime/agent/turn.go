@@ -53,6 +53,7 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 	for res.Iterations < a.opts.MaxIterations {
 		res.Iterations++
 		a.maybeReload(ctx)
+		a.syncTools(ctx)
 		st := a.Context()
 		if autoCompact && a.estimate(st) > a.threshold() {
 			info, usage, err := a.compact(ctx, CompactAuto, "")

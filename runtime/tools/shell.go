@@ -174,6 +174,11 @@ func scrubEnv(environ, passthrough []string) []string {
 	return append(env, "GIT_TERMINAL_PROMPT=0")
 }
 
+// ScrubbedEnv is environ without the variables whose names look like they
+// hold credentials (except passthrough names): the environment every
+// program clawseed starts for the model gets, MCP servers included.
+func ScrubbedEnv(environ, passthrough []string) []string { return scrubEnv(environ, passthrough) }
+
 // IsSecretEnvName reports whether an environment variable's name looks like
 // it holds a credential (see secretEnvPatterns). It is the one predicate
 // behind both the shell's environment scrub and the hiding of values from

@@ -1,0 +1,135 @@
+package main
+
+// mcpwire.go turns [mcp] and .mcp.json into a running mcp.Manager, and the
+// manager into the agent's tool source, the permission check of
+// mcp:<server> and the chat's /mcp and /mcp__server__prompt.
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/internal/termtext"
+	"github.com/clawseed/clawseed/permissions"
+	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/mcp"
+	"github.com/clawseed/clawseed/runtime/tools"
+)
+
+// mcpServerConfigs converts the configured servers; nil when MCP is off.
+func mcpServerConfigs(cfg *config.Config) []mcp.ServerConfig {
+	if !cfg.MCP.Enabled {
+		return nil
+	}
+	var out []mcp.ServerConfig
+	for _, s := range cfg.MCPServers() {
+		// The config resolved Transport and an absolute Cwd for enabled
+		// servers; disabled and untrusted ones are only listed.
+		sc := mcp.ServerConfig{
+			Name: s.Name, Transport: s.Transport, Command: s.Command, Args: s.Args, Dir: s.Cwd,
+			URL: s.URL, Headers: s.Headers, ToolTimeout: s.ToolTimeout(), AllowedTools: s.AllowedTools,
+			Disabled: !s.Enabled, Untrusted: s.Untrusted, Source: s.Source,
+		}
+		if sc.Transport == "" {
+			sc.Transport = "stdio"
+		}
+		keys := make([]string, 0, len(s.Env))
+		for k := range s.Env {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			sc.Env = append(sc.Env, k+"="+s.Env[k])
+		}
+		out = append(out, sc)
+	}
+	return out
+}
+
+// startMCP starts the configured servers in the background; nil when there
+// are none. visible filters tools by the session's policy.
+func startMCP(ctx context.Context, cfg *config.Config, visible func(string) bool, log *slog.Logger) *mcp.Manager {
+	servers := mcpServerConfigs(cfg)
+	if len(servers) == 0 {
+		return nil
+	}
+	return mcp.Start(ctx, mcp.Options{
+		Servers:        servers,
+		StartupTimeout: cfg.MCP.StartupTimeout(),
+		MaxSchemaBytes: cfg.MCP.MaxSchemaBytes,
+		// Servers get the shell's scrubbed environment: a token reaches a
+		// server only when its env table passes it.
+		BaseEnv: tools.ScrubbedEnv(os.Environ(), cfg.Autonomy.EnvPassthrough),
+		Root:    cfg.Workspace,
+		Visible: visible,
+		Version: cmp.Or(version, "dev"),
+		Log:     log,
+	})
+}
+
+// mcpSource adapts the manager to the agent's ToolSource. The first time
+// it is asked (the first request), it reports the servers that did not
+// start.
+type mcpSource struct {
+	m       *mcp.Manager
+	notices io.Writer
+	once    sync.Once
+}
+
+func (s *mcpSource) Tools(ctx context.Context) agent.ToolSet {
+	set := s.m.Tools(ctx)
+	s.once.Do(func() { reportMCPFailures(s.notices, s.m) })
+	return agent.ToolSet{Version: set.Version, Listed: agentTools(set.Listed), Appended: agentTools(set.Appended), Hidden: agentTools(set.Hidden)}
+}
+
+func agentTools(in []mcp.AgentTool) []agent.Tool {
+	out := make([]agent.Tool, len(in))
+	for i, t := range in {
+		out[i] = t
+	}
+	return out
+}
+
+// reportMCPFailures prints one line per server that failed or is still
+// starting, with its stderr tail: the session goes on without it.
+func reportMCPFailures(w io.Writer, m *mcp.Manager) {
+	if w == nil {
+		return
+	}
+	for _, st := range m.Status() {
+		switch st.State {
+		case mcp.StateFailed:
+			fmt.Fprintf(w, "mcp: server %s failed: %s\n", termtext.EscapeLine(st.Name), termtext.EscapeLine(st.Error))
+			if st.Stderr != "" {
+				for _, l := range strings.Split(st.Stderr, "\n") {
+					fmt.Fprintf(w, "  stderr: %s\n", termtext.EscapeLine(l))
+				}
+			}
+		case mcp.StateStarting:
+			fmt.Fprintf(w, "mcp: server %s is still starting; its tools will be added when it is ready\n", termtext.EscapeLine(st.Name))
+		}
+	}
+}
+
+// mcpAllowed answers the permission pseudo-name mcp:<server> (see
+// permissions.Tools): that server is connected with a tool this session
+// may call.
+func mcpAllowed(m *mcp.Manager, name string) (ok, handled bool) {
+	server, isMCP := strings.CutPrefix(name, "mcp:")
+	if !isMCP {
+		return false, false
+	}
+	return m != nil && m.ServerReady(server), true
+}
+
+// mcpVisible is the policy filter of MCP tools: they are network-class.
+func mcpVisible(p permissions.Policy) func(string) bool {
+	return func(name string) bool { return p.Visible(name, permissions.ClassNetwork) }
+}

@@ -1,0 +1,18 @@
+// Package mcp is clawseed's Model Context Protocol client (§9.2), built on
+// the official go-sdk: it starts the configured servers concurrently in the
+// background, turns their tools into agent tools named
+// mcp__<server>__<tool> (Claude Code's naming, so skills written for it
+// work), their prompts into user commands and their resources into one
+// mcp_resource_read tool, and follows them through crashes (one restart)
+// and tools/list_changed notifications.
+//
+// The package does not import the agent: [Manager.Tools] returns values
+// with the agent's Tool methods (Spec, Class, Run), and cmd/clawseed adapts
+// the set to the agent's ToolSource.
+//
+// Tool schema economy: when the tools' schemas together exceed
+// Options.MaxSchemaBytes, the tools are deferred — the model is given one
+// mcp_tool_search tool, and each tool it finds joins the tools array for
+// the rest of the session, after the sorted list, in the order found, so
+// the bytes before it do not change.
+package mcp

@@ -1,0 +1,318 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/clawseed/clawseed/permissions"
+	"github.com/clawseed/clawseed/providers"
+)
+
+// ServerConfig is one server as the manager starts it (cmd/clawseed builds
+// it from [mcp.servers.NAME] and .mcp.json).
+type ServerConfig struct {
+	Name string
+	// Transport is "stdio", "http" (streamable HTTP, falling back to SSE)
+	// or "sse".
+	Transport string
+	Command   string
+	Args      []string
+	// Env is added to Options.BaseEnv for a stdio server (KEY=VALUE).
+	Env []string
+	// Dir is a stdio server's working directory.
+	Dir     string
+	URL     string
+	Headers map[string]string
+	// ToolTimeout bounds one tool call.
+	ToolTimeout time.Duration
+	// AllowedTools are globs over the server's own tool names; empty
+	// allows all.
+	AllowedTools []string
+	// Disabled and Untrusted servers are listed, never started.
+	Disabled, Untrusted bool
+	// Source is where the server was defined ("path:line").
+	Source string
+}
+
+// Options configures a [Manager].
+type Options struct {
+	Servers []ServerConfig
+	// StartupTimeout bounds a start attempt, and so how long the first
+	// request waits for the servers (default 10 s).
+	StartupTimeout time.Duration
+	// MaxSchemaBytes is the budget of the tools' schemas in the tools
+	// array; above it the tools are deferred behind mcp_tool_search.
+	MaxSchemaBytes int
+	// BaseEnv is the environment of stdio servers before their own env
+	// (the shell tool's scrubbed environment: no secrets unless given).
+	BaseEnv []string
+	// Root is the workspace, offered to servers as their root.
+	Root string
+	// Visible filters tools by the session's policy (allowed/denied
+	// tools, autonomy level); nil shows all.
+	Visible func(name string) bool
+	// HTTPClient's transport carries HTTP servers' requests; nil uses
+	// http.DefaultTransport.
+	HTTPClient *http.Client
+	Version    string
+	Log        *slog.Logger
+}
+
+// A Manager owns the session's MCP servers.
+type Manager struct {
+	opts    Options
+	ctx     context.Context
+	cancel  context.CancelFunc
+	servers []*server // sorted by name
+	begun   time.Time
+
+	version atomic.Uint64
+
+	mu       sync.Mutex
+	deferred bool
+	found    []string // deferred tools the model found, in order
+	search   *searchTool
+	resource *resourceTool
+}
+
+// Start starts every enabled, trusted server concurrently and returns at
+// once; [Manager.Wait] and [Manager.Tools] wait for them.
+func Start(ctx context.Context, opts Options) *Manager {
+	if opts.StartupTimeout <= 0 {
+		opts.StartupTimeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	m := &Manager{opts: opts, ctx: ctx, cancel: cancel, begun: time.Now()}
+	m.search = &searchTool{m: m}
+	m.resource = &resourceTool{m: m}
+	for _, cfg := range opts.Servers {
+		m.servers = append(m.servers, newServer(m, cfg))
+	}
+	slices.SortFunc(m.servers, func(a, b *server) int { return strings.Compare(a.cfg.Name, b.cfg.Name) })
+	for _, s := range m.servers {
+		if s.state != StateStarting {
+			continue
+		}
+		go s.start()
+	}
+	return m
+}
+
+// Len is the number of configured servers.
+func (m *Manager) Len() int { return len(m.servers) }
+
+// Wait waits until every server's first start attempt ended, or the
+// start-up deadline passed, or ctx is done.
+func (m *Manager) Wait(ctx context.Context) {
+	deadline := time.NewTimer(time.Until(m.begun.Add(m.opts.StartupTimeout)))
+	defer deadline.Stop()
+	for _, s := range m.servers {
+		select {
+		case <-s.ready:
+		case <-deadline.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// settle waits for tool-list refreshes in flight (a list_changed
+// notification, a restart), at most the start-up timeout.
+func (m *Manager) settle(ctx context.Context) {
+	deadline := time.Now().Add(m.opts.StartupTimeout)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if !slices.ContainsFunc(m.servers, func(s *server) bool { return s.refreshing.Load() > 0 }) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// changed notes that some server's offer changed.
+func (m *Manager) changed() { m.version.Add(1) }
+
+func (m *Manager) log(msg string, args ...any) {
+	if m.opts.Log != nil {
+		m.opts.Log.Warn(msg, args...)
+	}
+}
+
+// Close ends every session and kills every stdio server's process group.
+func (m *Manager) Close() {
+	m.cancel() // start attempts in progress give up
+	var wg sync.WaitGroup
+	for _, s := range m.servers {
+		wg.Go(s.close)
+	}
+	wg.Wait()
+}
+
+// An AgentTool is what the agent calls: the methods of its Tool interface.
+type AgentTool interface {
+	Spec() providers.ToolSpec
+	Class() permissions.Class
+	Run(ctx context.Context, args json.RawMessage) providers.ToolResult
+}
+
+// A ToolSet is the MCP tools at one moment.
+type ToolSet struct {
+	// Version changes whenever the set does.
+	Version uint64
+	// Listed join the built-in tools in the tools array, sorted by name.
+	Listed []AgentTool
+	// Appended follow the sorted tools array, in this order: deferred tools
+	// the model found.
+	Appended []AgentTool
+	// Hidden are callable but not in the tools array: deferred tools not
+	// found yet.
+	Hidden []AgentTool
+}
+
+// Tools waits for the servers (see [Manager.Wait]) and for refreshes in
+// flight, then returns the current tools.
+func (m *Manager) Tools(ctx context.Context) ToolSet {
+	m.Wait(ctx)
+	m.settle(ctx)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	all := m.connectedTools()
+	set := ToolSet{Version: m.version.Load()}
+	if m.resourcesOffered() {
+		set.Listed = append(set.Listed, m.resource)
+	}
+	if !m.deferred && schemaBytes(all) > m.opts.MaxSchemaBytes {
+		// Once deferred, deferred for the session: the tools array
+		// changes once, not back and forth as servers come and go.
+		m.deferred = true
+	}
+	if !m.deferred {
+		for _, t := range all {
+			set.Listed = append(set.Listed, t)
+		}
+		return set
+	}
+	if len(all) > 0 {
+		set.Listed = append(set.Listed, m.search)
+	}
+	byName := map[string]*Tool{}
+	for _, t := range all {
+		byName[t.spec.Name] = t
+	}
+	for _, name := range m.found {
+		if t, ok := byName[name]; ok {
+			set.Appended = append(set.Appended, t)
+			delete(byName, name)
+		}
+	}
+	for _, t := range all {
+		if _, ok := byName[t.spec.Name]; ok {
+			set.Hidden = append(set.Hidden, t)
+		}
+	}
+	return set
+}
+
+// connectedTools lists the tools of connected servers, sorted by name.
+func (m *Manager) connectedTools() []*Tool {
+	var all []*Tool
+	for _, s := range m.servers {
+		s.mu.Lock()
+		if s.state == StateConnected {
+			all = append(all, s.tools...)
+		}
+		s.mu.Unlock()
+	}
+	slices.SortFunc(all, func(a, b *Tool) int { return strings.Compare(a.spec.Name, b.spec.Name) })
+	return all
+}
+
+// resourcesOffered reports whether a connected server lists resources.
+func (m *Manager) resourcesOffered() bool {
+	for _, s := range m.servers {
+		s.mu.Lock()
+		ok := s.state == StateConnected && len(s.resources) > 0
+		s.mu.Unlock()
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// schemaBytes is the size of the tools' specs as the tools array carries
+// them.
+func schemaBytes(tools []*Tool) int {
+	n := 0
+	for _, t := range tools {
+		n += specBytes(t.spec)
+	}
+	return n
+}
+
+func specBytes(s providers.ToolSpec) int {
+	b, _ := json.Marshal(s)
+	return len(b)
+}
+
+// markFound adds a deferred tool to the tools array for the rest of the
+// session (a search found it, or the model called it by name).
+func (m *Manager) markFound(names ...string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.deferred {
+		return
+	}
+	added := false
+	for _, n := range names {
+		if !slices.Contains(m.found, n) {
+			m.found = append(m.found, n)
+			added = true
+		}
+	}
+	if added {
+		m.changed()
+	}
+}
+
+// Deferred reports whether the tools are deferred behind mcp_tool_search.
+func (m *Manager) Deferred() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.deferred
+}
+
+// ServerReady reports whether the server is connected and offers at least
+// one tool: what the skill permission mcp:<server> asks for.
+func (m *Manager) ServerReady(name string) bool {
+	m.Wait(context.Background())
+	for _, s := range m.servers {
+		if s.cfg.Name != name {
+			continue
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.state == StateConnected && len(s.tools) > 0
+	}
+	return false
+}
+
+// HasTool reports whether a connected server offers the tool (deferred or
+// not): the §4.7 fallback of a permission named mcp__server__tool. It
+// waits for the servers' start like [Manager.Wait].
+func (m *Manager) HasTool(name string) bool {
+	server, _, ok := SplitName(name)
+	if !ok {
+		return false
+	}
+	m.Wait(context.Background())
+	tools, _ := m.ServerTools(server)
+	return slices.ContainsFunc(tools, func(t *Tool) bool { return t.spec.Name == name })
+}

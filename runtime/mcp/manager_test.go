@@ -1,0 +1,313 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawseed/clawseed/runtime/mcp/mcptest"
+)
+
+// serveEnv makes the test binary run as the test MCP server.
+const serveEnv = "CLAWSEED_MCP_TEST_SERVE"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(serveEnv) == "1" {
+		os.Exit(mcptest.Main())
+	}
+	os.Exit(m.Run())
+}
+
+// stdioServer is the test server over stdio, started with args.
+func stdioServer(name string, args ...string) ServerConfig {
+	return ServerConfig{
+		Name: name, Transport: "stdio", Command: os.Args[0], Args: args,
+		Env: []string{serveEnv + "=1"}, ToolTimeout: 10 * time.Second, Source: "test:1",
+	}
+}
+
+func startManager(t *testing.T, opts Options) *Manager {
+	t.Helper()
+	if opts.StartupTimeout == 0 {
+		opts.StartupTimeout = 20 * time.Second
+	}
+	if opts.MaxSchemaBytes == 0 {
+		opts.MaxSchemaBytes = 1 << 20
+	}
+	opts.BaseEnv = os.Environ()
+	m := Start(context.Background(), opts)
+	t.Cleanup(m.Close)
+	return m
+}
+
+func names(tools []AgentTool) []string {
+	var out []string
+	for _, t := range tools {
+		out = append(out, t.Spec().Name)
+	}
+	return out
+}
+
+func find(t *testing.T, set ToolSet, name string) AgentTool {
+	t.Helper()
+	for _, list := range [][]AgentTool{set.Listed, set.Appended, set.Hidden} {
+		for _, tool := range list {
+			if tool.Spec().Name == name {
+				return tool
+			}
+		}
+	}
+	t.Fatalf("no tool %s in %v", name, names(set.Listed))
+	return nil
+}
+
+func call(t *testing.T, tool AgentTool, args string) (string, bool) {
+	t.Helper()
+	r := tool.Run(context.Background(), json.RawMessage(args))
+	return r.Content, r.IsError
+}
+
+func TestToolsOverStdio(t *testing.T) {
+	t.Parallel()
+	m := startManager(t, Options{Servers: []ServerConfig{stdioServer("test")}})
+	set := m.Tools(context.Background())
+	got := names(set.Listed)
+	for _, want := range []string{"mcp__test__echo", "mcp__test__add", "mcp__test__fail", ResourceToolName} {
+		if !slices.Contains(got, want) {
+			t.Errorf("listed tools %v lack %s", got, want)
+		}
+	}
+	tests := []struct {
+		tool, args, want string
+		isErr            bool
+	}{
+		{"mcp__test__echo", `{"text":"hi"}`, "echo: hi", false},
+		{"mcp__test__add", `{"a":2,"b":3.5}`, "5.5", false},
+		{"mcp__test__fail", `{}`, mcptest.FailText, true},
+		{"mcp__test__image", `{}`, "[image: image/png, ", false},
+		{"mcp__test__resource_link", `{}`, mcptest.EmbeddedText, false},
+		{"mcp__test__echo", `{"text":3}`, "Invalid arguments for mcp__test__echo", true},
+		{"mcp__test__echo", `[1]`, "arguments must be a JSON object", true},
+		{ResourceToolName, `{"server":"test","uri":"test://readme"}`, "readme", false},
+		{ResourceToolName, `{"server":"test"}`, "test://readme", false},
+		{ResourceToolName, `{"server":"nope","uri":"x"}`, `No MCP server "nope"`, true},
+	}
+	for _, tt := range tests {
+		got, isErr := call(t, find(t, set, tt.tool), tt.args)
+		if !strings.Contains(got, tt.want) || isErr != tt.isErr {
+			t.Errorf("%s %s = %q (error %v), want %q (error %v)", tt.tool, tt.args, got, isErr, tt.want, tt.isErr)
+		}
+	}
+	st := m.Status()[0]
+	if st.State != StateConnected || st.Tools == 0 || st.Prompts != 1 || st.Resources != 2 || st.SchemaBytes == 0 {
+		t.Errorf("status = %+v", st)
+	}
+}
+
+func TestEnvAndDirReachServer(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := stdioServer("test")
+	srv.Env = append(srv.Env, "CLAWSEED_MCP_FOO=bar")
+	srv.Dir = dir
+	m := startManager(t, Options{Servers: []ServerConfig{srv}})
+	set := m.Tools(context.Background())
+	if got, _ := call(t, find(t, set, "mcp__test__env"), `{"name":"CLAWSEED_MCP_FOO"}`); got != "bar" {
+		t.Errorf("env = %q, want bar", got)
+	}
+	real, _ := filepath.EvalSymlinks(dir)
+	if got, _ := call(t, find(t, set, "mcp__test__cwd"), `{}`); got != real && got != dir {
+		t.Errorf("cwd = %q, want %q", got, dir)
+	}
+}
+
+func TestAllowedToolsFilter(t *testing.T) {
+	t.Parallel()
+	srv := stdioServer("test")
+	srv.AllowedTools = []string{"e*"}
+	m := startManager(t, Options{Servers: []ServerConfig{srv}, Visible: func(name string) bool { return name != "mcp__test__env" }})
+	set := m.Tools(context.Background())
+	if got := names(set.Listed); !slices.Equal(got, []string{ResourceToolName, "mcp__test__echo"}) {
+		t.Errorf("listed = %v, want only echo (env hidden by policy) and the resource tool", got)
+	}
+}
+
+func TestCrashOnStartIsReported(t *testing.T) {
+	t.Parallel()
+	m := startManager(t, Options{Servers: []ServerConfig{stdioServer("broken", "-crash"), stdioServer("test")}})
+	set := m.Tools(context.Background())
+	if slices.ContainsFunc(names(set.Listed), func(n string) bool { return strings.HasPrefix(n, "mcp__broken__") }) {
+		t.Errorf("a failed server's tools are listed: %v", names(set.Listed))
+	}
+	find(t, set, "mcp__test__echo")
+	st := m.Status()[0]
+	if st.State != StateFailed || !strings.Contains(st.Stderr, mcptest.CrashedText) || !strings.Contains(st.Error, "exit status 3") {
+		t.Errorf("status = %+v, want failed with exit status 3 and the stderr line", st)
+	}
+	if m.ServerReady("broken") || !m.ServerReady("test") {
+		t.Error("ServerReady: want broken false, test true")
+	}
+}
+
+func TestCrashMidSessionRestartsOnce(t *testing.T) {
+	t.Parallel()
+	m := startManager(t, Options{Servers: []ServerConfig{stdioServer("test", "-crash-after", "1")}})
+	set := m.Tools(context.Background())
+	echo := find(t, set, "mcp__test__echo")
+	if got, isErr := call(t, echo, `{"text":"one"}`); isErr {
+		t.Fatalf("first call: %s", got)
+	}
+	waitFor(t, func() bool { st := m.Status()[0]; return st.Restarts == 1 && st.State == StateConnected })
+	set = m.Tools(context.Background())
+	if got, isErr := call(t, find(t, set, "mcp__test__echo"), `{"text":"two"}`); isErr || got != "echo: two" {
+		t.Fatalf("call after restart = %q (error %v)", got, isErr)
+	}
+	// The second crash is final.
+	waitFor(t, func() bool { return m.Status()[0].State == StateFailed })
+	if got := m.Status()[0].Error; !strings.Contains(got, "crashed again") {
+		t.Errorf("error = %q", got)
+	}
+	if set := m.Tools(context.Background()); len(set.Listed) != 0 {
+		t.Errorf("tools of a failed server still listed: %v", names(set.Listed))
+	}
+	if got, isErr := call(t, echo, `{"text":"three"}`); !isErr || !strings.Contains(got, "not connected") {
+		t.Errorf("call to a failed server = %q (error %v)", got, isErr)
+	}
+}
+
+func TestHangingServerBoundedByDeadline(t *testing.T) {
+	t.Parallel()
+	m := startManager(t, Options{Servers: []ServerConfig{stdioServer("slow", "-hang"), stdioServer("test")}, StartupTimeout: 2 * time.Second})
+	set := m.Tools(context.Background())
+	find(t, set, "mcp__test__echo")
+	if slices.ContainsFunc(names(set.Listed), func(n string) bool { return strings.HasPrefix(n, "mcp__slow__") }) {
+		t.Error("a hanging server has tools")
+	}
+	waitFor(t, func() bool { return m.Status()[0].State == StateFailed })
+}
+
+func TestUntrustedAndDisabledNeverStart(t *testing.T) {
+	t.Parallel()
+	u := stdioServer("repo")
+	u.Untrusted = true
+	d := stdioServer("off")
+	d.Disabled = true
+	m := startManager(t, Options{Servers: []ServerConfig{u, d}})
+	if set := m.Tools(context.Background()); len(set.Listed) != 0 {
+		t.Errorf("tools = %v", names(set.Listed))
+	}
+	st := m.Status()
+	if st[0].State != StateDisabled || st[1].State != StateUntrusted || !strings.Contains(st[1].Summary(), "untrusted workspace") {
+		t.Errorf("status = %+v", st)
+	}
+}
+
+func TestListChangedRefreshesTools(t *testing.T) {
+	t.Parallel()
+	m := startManager(t, Options{Servers: []ServerConfig{stdioServer("test")}})
+	set := m.Tools(context.Background())
+	if got, isErr := call(t, find(t, set, "mcp__test__add_tool"), `{"name":"fresh"}`); isErr {
+		t.Fatal(got)
+	}
+	waitFor(t, func() bool {
+		return slices.Contains(names(m.Tools(context.Background()).Listed), "mcp__test__fresh")
+	})
+	if v := m.Tools(context.Background()).Version; v == set.Version {
+		t.Error("version unchanged after list_changed")
+	}
+}
+
+func TestDeferredSchemas(t *testing.T) {
+	t.Parallel()
+	m := startManager(t, Options{Servers: []ServerConfig{stdioServer("test", "-tools", "200")}, MaxSchemaBytes: 16 << 10})
+	set := m.Tools(context.Background())
+	listed := names(set.Listed)
+	if !slices.Equal(listed, []string{ResourceToolName, SearchToolName}) || len(set.Appended) != 0 || len(set.Hidden) < 200 {
+		t.Fatalf("deferred set: listed %v, %d appended, %d hidden", listed, len(set.Appended), len(set.Hidden))
+	}
+	out, isErr := call(t, find(t, set, SearchToolName), `{"query":"echo"}`)
+	if isErr || !strings.Contains(out, "mcp__test__echo — Echo the text back.") {
+		t.Fatalf("search = %q", out)
+	}
+	set2 := m.Tools(context.Background())
+	if got := names(set2.Appended); !slices.Equal(got, []string{"mcp__test__echo"}) || set2.Version == set.Version {
+		t.Fatalf("appended after search = %v (version %d → %d)", got, set.Version, set2.Version)
+	}
+	// Calling a tool by name without a search adds it after the found one.
+	if got, isErr := call(t, find(t, set2, "mcp__test__add"), `{"a":1,"b":1}`); isErr || got != "2" {
+		t.Fatalf("add = %q", got)
+	}
+	if got := names(m.Tools(context.Background()).Appended); !slices.Equal(got, []string{"mcp__test__echo", "mcp__test__add"}) {
+		t.Errorf("appended = %v, want found order", got)
+	}
+	if out, _ := call(t, find(t, set, SearchToolName), `{"query":"zzzz-nothing"}`); !strings.Contains(out, "No MCP tool matches") {
+		t.Errorf("empty search = %q", out)
+	}
+}
+
+func TestPrompt(t *testing.T) {
+	t.Parallel()
+	m := startManager(t, Options{Servers: []ServerConfig{stdioServer("test")}})
+	m.Wait(context.Background())
+	if got := m.Prompts(); len(got) != 1 || got[0].Command != "mcp__test__greet" {
+		t.Fatalf("prompts = %+v", got)
+	}
+	tests := []struct{ line, want, err string }{
+		{"Ada", "Greet Ada in a friendly style.", ""},
+		{"Ada formal", "Greet Ada in a formal style.", ""},
+		{"style=formal Ada Lovelace", "Greet Ada Lovelace in a formal style.", ""},
+		{`"Ada Lovelace" terse`, "Greet Ada Lovelace in a terse style.", ""},
+		{"", "", "argument name is required"},
+	}
+	for _, tt := range tests {
+		got, err := m.GetPrompt(context.Background(), "mcp__test__greet", tt.line)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%q: err = %v, want %q", tt.line, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("%q = %q, %v; want %q", tt.line, got, err, tt.want)
+		}
+	}
+	if _, err := m.GetPrompt(context.Background(), "mcp__test__nope", ""); err == nil {
+		t.Error("unknown prompt: no error")
+	}
+}
+
+func TestCloseKillsServer(t *testing.T) {
+	t.Parallel()
+	m := Start(context.Background(), Options{Servers: []ServerConfig{stdioServer("test")}, BaseEnv: os.Environ(), MaxSchemaBytes: 1 << 20})
+	m.Wait(context.Background())
+	s := m.servers[0]
+	s.mu.Lock()
+	cmd := s.cmd
+	s.mu.Unlock()
+	if cmd == nil || cmd.Process == nil {
+		t.Fatal("no process")
+	}
+	m.Close()
+	if cmd.ProcessState == nil {
+		t.Error("server process not reaped after Close")
+	}
+	if got := m.Status()[0].State; got != StateClosed {
+		t.Errorf("state after Close = %s", got)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met in 20s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

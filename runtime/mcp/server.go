@@ -1,0 +1,337 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/clawseed/clawseed/permissions"
+)
+
+// A State is where a server is in its life.
+type State string
+
+// The states of a server.
+const (
+	StateStarting   State = "starting"
+	StateConnected  State = "connected"
+	StateRestarting State = "restarting"
+	StateFailed     State = "failed"
+	StateDisabled   State = "disabled"
+	StateUntrusted  State = "untrusted"
+	StateClosed     State = "closed"
+)
+
+// server is one configured server and its current connection.
+type server struct {
+	m      *Manager
+	cfg    ServerConfig
+	stderr *tail
+	ready  chan struct{} // closed when the first start attempt ended
+
+	mu        sync.Mutex
+	state     State
+	err       string
+	cs        *sdk.ClientSession
+	cmd       *exec.Cmd
+	pending   *exec.Cmd          // the command of a start attempt in progress
+	cancel    context.CancelFunc // ends the session's context
+	info      string             // server name and version
+	tools     []*Tool
+	prompts   []*sdk.Prompt
+	resources []*sdk.Resource
+	restarts  int
+	closing   bool
+	// refreshing counts tool-list refreshes in flight, which the next
+	// request waits for.
+	refreshing atomic.Int32
+}
+
+func newServer(m *Manager, cfg ServerConfig) *server {
+	s := &server{m: m, cfg: cfg, stderr: &tail{}, ready: make(chan struct{}), state: StateStarting}
+	switch {
+	case cfg.Untrusted:
+		s.state = StateUntrusted
+	case cfg.Disabled:
+		s.state = StateDisabled
+	default:
+		return s
+	}
+	close(s.ready)
+	return s
+}
+
+// current returns the live session, or nil and the state.
+func (s *server) current() (*sdk.ClientSession, State) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != StateConnected {
+		return nil, s.state
+	}
+	return s.cs, s.state
+}
+
+// ended reports whether the session cs has ended (the server crashed or
+// was closed), waiting a moment for the crash to be noticed.
+func (s *server) ended(cs *sdk.ClientSession) bool {
+	for range 50 {
+		s.mu.Lock()
+		gone := s.cs != cs
+		s.mu.Unlock()
+		if gone {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
+}
+
+// start connects for the first time and reports readiness.
+func (s *server) start() {
+	defer close(s.ready)
+	s.attempt()
+}
+
+// attempt connects, lists what the server offers and installs it; on
+// failure the server is failed with the error and its stderr tail. The
+// session's context outlives the attempt (an SSE stream is opened with
+// it); the start-up deadline cancels it only while the attempt runs.
+func (s *server) attempt() {
+	client := sdk.NewClient(&sdk.Implementation{Name: "clawseed", Version: s.m.opts.Version}, &sdk.ClientOptions{
+		ToolListChangedHandler:     func(context.Context, *sdk.ToolListChangedRequest) { s.refreshAsync() },
+		PromptListChangedHandler:   func(context.Context, *sdk.PromptListChangedRequest) { s.refreshAsync() },
+		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) { s.refreshAsync() },
+	})
+	if s.m.opts.Root != "" {
+		client.AddRoots(&sdk.Root{URI: "file://" + s.m.opts.Root, Name: "workspace"})
+	}
+	ctx, cancel := context.WithCancel(s.m.ctx)
+	timeout := s.m.opts.StartupTimeout
+	timer := time.AfterFunc(timeout, cancel)
+	late := func(err error) error {
+		if ctx.Err() != nil && s.m.ctx.Err() == nil {
+			return fmt.Errorf("no answer within %s ([mcp].startup_timeout_secs)", timeout)
+		}
+		return err
+	}
+	cs, cmd, err := s.connect(ctx, client)
+	if err != nil {
+		cancel()
+		s.fail(fmt.Errorf("start: %w", late(err)), cmd)
+		return
+	}
+	tools, prompts, resources, err := s.list(ctx, cs)
+	if err == nil && !timer.Stop() {
+		err = late(context.DeadlineExceeded)
+	}
+	if err != nil {
+		_ = cs.Close()
+		killGroup(cmd)
+		cancel()
+		s.fail(late(err), cmd)
+		return
+	}
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		_ = cs.Close()
+		killGroup(cmd)
+		cancel()
+		return
+	}
+	s.cs, s.cmd, s.cancel, s.state, s.err = cs, cmd, cancel, StateConnected, ""
+	s.tools, s.prompts, s.resources = tools, prompts, resources
+	if r := cs.InitializeResult(); r != nil && r.ServerInfo != nil {
+		s.info = strings.TrimSpace(r.ServerInfo.Name + " " + r.ServerInfo.Version)
+	}
+	s.mu.Unlock()
+	s.m.changed()
+	go s.watch(cs)
+}
+
+// fail records a failed start or a crash.
+func (s *server) fail(err error, cmd *exec.Cmd) {
+	msg := err.Error()
+	if e := exitError(cmd); e != "" && !strings.Contains(msg, e) {
+		msg += " (" + e + ")"
+	}
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return
+	}
+	s.state, s.err, s.cs, s.cmd = StateFailed, msg, nil, nil
+	s.tools, s.prompts, s.resources = nil, nil, nil
+	s.mu.Unlock()
+	s.m.changed()
+	s.m.log("MCP server failed", "server", s.cfg.Name, "error", msg, "stderr", s.stderr.Lines(5))
+}
+
+// watch waits for the session to end; a session that ended without being
+// closed crashed, and is restarted once.
+func (s *server) watch(cs *sdk.ClientSession) {
+	_ = cs.Wait()
+	s.mu.Lock()
+	if s.closing || s.cs != cs {
+		s.mu.Unlock()
+		return
+	}
+	cmd := s.cmd
+	if s.cancel != nil {
+		s.cancel()
+	}
+	again := s.restarts < 1
+	s.restarts++
+	s.mu.Unlock()
+	// The next request waits for the restart rather than see the tools
+	// vanish and come back.
+	s.refreshing.Add(1)
+	defer s.refreshing.Add(-1)
+	if cmd != nil {
+		// Wait has returned once the process is reaped; give it a moment
+		// so the exit status can be reported.
+		for i := 0; i < 20 && cmd.ProcessState == nil; i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	killGroup(cmd)
+	if !again {
+		s.fail(fmt.Errorf("crashed again after a restart"), cmd)
+		return
+	}
+	s.m.log("MCP server crashed; restarting", "server", s.cfg.Name, "stderr", s.stderr.Lines(5))
+	s.mu.Lock()
+	s.state, s.cs, s.tools = StateRestarting, nil, nil
+	s.mu.Unlock()
+	s.m.changed()
+	s.attempt()
+}
+
+// list fetches the server's tools (those allowed_tools lets through),
+// prompts and resources, each sorted by name.
+func (s *server) list(ctx context.Context, cs *sdk.ClientSession) ([]*Tool, []*sdk.Prompt, []*sdk.Resource, error) {
+	var tools []*Tool
+	seen := map[string]bool{}
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("list tools: %w", err)
+		}
+		if !s.allowed(t.Name) {
+			continue
+		}
+		tool := newTool(s, t)
+		if seen[tool.spec.Name] {
+			continue // two names that sanitise alike: the first wins
+		}
+		seen[tool.spec.Name] = true
+		tools = append(tools, tool)
+	}
+	slices.SortFunc(tools, func(a, b *Tool) int { return strings.Compare(a.spec.Name, b.spec.Name) })
+	caps := &sdk.ServerCapabilities{}
+	if r := cs.InitializeResult(); r != nil && r.Capabilities != nil {
+		caps = r.Capabilities
+	}
+	var prompts []*sdk.Prompt
+	if caps.Prompts != nil {
+		for p, err := range cs.Prompts(ctx, nil) {
+			if err != nil {
+				break // prompts are optional: tools still work
+			}
+			prompts = append(prompts, p)
+		}
+		slices.SortFunc(prompts, func(a, b *sdk.Prompt) int { return strings.Compare(a.Name, b.Name) })
+	}
+	var resources []*sdk.Resource
+	if caps.Resources != nil {
+		for r, err := range cs.Resources(ctx, nil) {
+			if err != nil {
+				break
+			}
+			resources = append(resources, r)
+		}
+		slices.SortFunc(resources, func(a, b *sdk.Resource) int { return strings.Compare(a.URI, b.URI) })
+	}
+	return tools, prompts, resources, nil
+}
+
+// allowed reports whether allowed_tools (globs over the server's names)
+// lets the tool through, and the session's tool policy shows it.
+func (s *server) allowed(remote string) bool {
+	if len(s.cfg.AllowedTools) > 0 && !slices.ContainsFunc(s.cfg.AllowedTools, func(g string) bool { return permissions.MatchGlob(g, remote) }) {
+		return false
+	}
+	return s.m.opts.Visible == nil || s.m.opts.Visible(ToolName(s.cfg.Name, remote))
+}
+
+// refreshAsync re-lists the server's offer after a list_changed
+// notification; the next request waits for it (Manager.Tools).
+func (s *server) refreshAsync() {
+	s.refreshing.Add(1)
+	go func() {
+		defer s.refreshing.Add(-1)
+		cs, _ := s.current()
+		if cs == nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(s.m.ctx, s.m.opts.StartupTimeout)
+		defer cancel()
+		tools, prompts, resources, err := s.list(ctx, cs)
+		if err != nil {
+			s.m.log("MCP refresh failed", "server", s.cfg.Name, "error", err)
+			return
+		}
+		s.mu.Lock()
+		if s.cs == cs {
+			s.tools, s.prompts, s.resources = tools, prompts, resources
+		}
+		s.mu.Unlock()
+		s.m.changed()
+	}()
+}
+
+// setPending records the command of a start attempt, which close kills.
+func (s *server) setPending(cmd *exec.Cmd) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pending = cmd
+}
+
+func (s *server) takePending() *exec.Cmd {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cmd := s.pending
+	s.pending = nil
+	return cmd
+}
+
+// close ends the session and kills the process group.
+func (s *server) close() {
+	s.mu.Lock()
+	s.closing = true
+	cs, cmd, cancel := s.cs, s.cmd, s.cancel
+	s.cs = nil
+	if s.state == StateConnected || s.state == StateStarting || s.state == StateRestarting {
+		s.state = StateClosed
+	}
+	s.mu.Unlock()
+	killGroup(s.takePending())
+	if cs != nil {
+		done := make(chan struct{})
+		go func() { _ = cs.Close(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(3 * time.Second):
+		}
+	}
+	if cancel != nil {
+		cancel()
+	}
+	killGroup(cmd)
+}

@@ -1,0 +1,124 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// stderrTailBytes is how much of a stdio server's stderr is kept to show
+// when it fails.
+const stderrTailBytes = 4096
+
+// tail keeps the last bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - stderrTailBytes; over > 0 {
+		t.buf = slices.Clone(t.buf[over:])
+	}
+	return len(p), nil
+}
+
+// Lines returns up to n last non-empty lines.
+func (t *tail) Lines(n int) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(strings.ToValidUTF8(string(t.buf), "?")), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// transportFor builds the transport of one connection attempt. For stdio
+// it also returns the command, whose process group is killed when the
+// server is closed.
+func (s *server) transportFor(kind string) (sdk.Transport, *exec.Cmd) {
+	cfg := s.cfg
+	switch kind {
+	case "http":
+		return &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: s.m.httpClient(cfg.Headers), MaxRetries: -1}, nil
+	case "sse":
+		return &sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: s.m.httpClient(cfg.Headers)}, nil
+	}
+	cmd := exec.Command(cfg.Command, cfg.Args...)
+	cmd.Dir = cfg.Dir
+	cmd.Env = append(slices.Clone(s.m.opts.BaseEnv), cfg.Env...)
+	cmd.Stderr = s.stderr
+	// A grandchild holding stderr open must not keep Wait from returning.
+	cmd.WaitDelay = 2 * time.Second
+	isolate(cmd)
+	return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, cmd
+}
+
+// connect opens a session over the configured transport; an "http" server
+// that does not speak streamable HTTP is tried once more over the older
+// SSE transport.
+func (s *server) connect(ctx context.Context, client *sdk.Client) (*sdk.ClientSession, *exec.Cmd, error) {
+	kind := s.cfg.Transport
+	t, cmd := s.transportFor(kind)
+	s.setPending(cmd)
+	defer s.takePending()
+	cs, err := client.Connect(ctx, t, nil)
+	if err != nil && kind == "http" && ctx.Err() == nil {
+		t2, _ := s.transportFor("sse")
+		if cs2, err2 := client.Connect(ctx, t2, nil); err2 == nil {
+			return cs2, nil, nil
+		}
+	}
+	if err != nil {
+		killGroup(cmd)
+		return nil, cmd, err
+	}
+	return cs, cmd, nil
+}
+
+// headerTransport adds the configured headers to every request.
+type headerTransport struct {
+	base    http.RoundTripper
+	headers map[string]string
+}
+
+func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range h.headers {
+		req.Header.Set(k, v)
+	}
+	return h.base.RoundTrip(req)
+}
+
+// httpClient returns a client sending headers with every request.
+func (m *Manager) httpClient(headers map[string]string) *http.Client {
+	base := http.DefaultTransport
+	if m.opts.HTTPClient != nil && m.opts.HTTPClient.Transport != nil {
+		base = m.opts.HTTPClient.Transport
+	}
+	if len(headers) == 0 {
+		return &http.Client{Transport: base}
+	}
+	return &http.Client{Transport: &headerTransport{base: base, headers: headers}}
+}
+
+// exitError describes how a stdio server ended, "" when unknown.
+func exitError(cmd *exec.Cmd) string {
+	if cmd == nil || cmd.ProcessState == nil {
+		return ""
+	}
+	return cmd.ProcessState.String()
+}
+
+var errNotConnected = errors.New("not connected")
