@@ -101,13 +101,22 @@ func BenchmarkStartupFloor(b *testing.B) {
 	timeFirstRequest(b, srv, func() *exec.Cmd { return exec.Command(bin, srv.URL()) })
 }
 
-func benchStartupRun(b *testing.B, skills int) {
+func benchStartupRun(b *testing.B, skills int) { benchStartup(b, skills, "") }
+
+// BenchmarkStartupRunMCP: one stdio MCP server, which the first request
+// waits for (its tools must be in it).
+func BenchmarkStartupRunMCP(b *testing.B) {
+	server := buildForBench(b, ".", "./testdata/mcpserver")
+	benchStartup(b, 0, fmt.Sprintf("\n[mcp.servers.test]\ncommand = %q\n", server))
+}
+
+func benchStartup(b *testing.B, skills int, extraConfig string) {
 	bin := buildForBench(b, ".", ".")
 	srv := providertest.NewServer(nil)
 	defer srv.Close()
 	ws, home := b.TempDir(), b.TempDir()
 	clawHome := filepath.Join(home, ".clawseed")
-	cfg := fmt.Sprintf("[providers]\ndefault = \"fake\"\n\n[providers.models.fake]\nprovider = \"openai-compatible\"\nbase_url = %q\nmodel = \"fake-model\"\n", srv.URL())
+	cfg := fmt.Sprintf("[providers]\ndefault = \"fake\"\n\n[providers.models.fake]\nprovider = \"openai-compatible\"\nbase_url = %q\nmodel = \"fake-model\"\n", srv.URL()) + extraConfig
 	if err := os.MkdirAll(clawHome, 0o755); err != nil {
 		b.Fatal(err)
 	}

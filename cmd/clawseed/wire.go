@@ -321,6 +321,16 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 	if err := a.openSession(o.Session); err != nil {
 		return nil, err
 	}
+	policy := permissions.Policy{
+		Level:       level,
+		Allowed:     cfg.Agent.AllowedTools,
+		Denied:      cfg.Agent.DeniedTools,
+		AutoApprove: cfg.Autonomy.AutoApprove,
+		AlwaysAsk:   cfg.Autonomy.AlwaysAsk,
+	}
+	// MCP servers start first: their processes start up while skills are
+	// discovered.
+	a.mcp = startMCP(ctx, cfg, mcpVisible(policy), o.Log)
 	sb := newSandbox(cfg, &skills.Catalog{})
 	var ag *agent.Agent
 	reloader := &skillReloader{cfg: cfg, sb: sb, cache: openSkillCache(cfg, skillOptions(cfg), o.Log), current: func() *skills.Catalog { return ag.Skills().Catalog() }}
@@ -335,6 +345,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 	toolTimeout := cfg.Agent.ToolTimeout()
 	mem, err := sessionMemory(ctx, cfg, o.Log)
 	if err != nil {
+		a.shutdown()
 		return nil, err
 	}
 	a.memory = mem
@@ -344,14 +355,6 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		memory:   mem,
 	})
 
-	policy := permissions.Policy{
-		Level:       level,
-		Allowed:     cfg.Agent.AllowedTools,
-		Denied:      cfg.Agent.DeniedTools,
-		AutoApprove: cfg.Autonomy.AutoApprove,
-		AlwaysAsk:   cfg.Autonomy.AlwaysAsk,
-	}
-	a.mcp = startMCP(ctx, cfg, mcpVisible(policy), o.Log)
 	var toolSource agent.ToolSource
 	if a.mcp != nil {
 		toolSource = &mcpSource{m: a.mcp, notices: o.Notices}

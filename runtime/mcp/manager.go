@@ -77,9 +77,13 @@ type Manager struct {
 
 	mu       sync.Mutex
 	deferred bool
-	found    []string // deferred tools the model found, in order
-	search   *searchTool
-	resource *resourceTool
+	// servers names the connected servers with their tool counts when the
+	// tools were deferred: part of mcp_tool_search's description, frozen
+	// so that the tools array does not change as servers come and go.
+	serverNote string
+	found      []string // deferred tools the model found, in order
+	search     *searchTool
+	resource   *resourceTool
 }
 
 // Start starts every enabled, trusted server concurrently and returns at
@@ -192,6 +196,7 @@ func (m *Manager) Tools(ctx context.Context) ToolSet {
 		// Once deferred, deferred for the session: the tools array
 		// changes once, not back and forth as servers come and go.
 		m.deferred = true
+		m.serverNote = m.serverSummary()
 	}
 	if !m.deferred {
 		for _, t := range all {

@@ -22,11 +22,14 @@ const searchSchema = `{"type":"object","properties":{"query":{"type":"string","d
 type searchTool struct{ m *Manager }
 
 func (t *searchTool) Spec() providers.ToolSpec {
+	t.m.mu.Lock()
+	servers := t.m.serverNote
+	t.m.mu.Unlock()
 	return providers.ToolSpec{
 		Name: SearchToolName,
 		Description: "Find tools of the connected MCP servers. Their schemas are not in your tools list, to save tokens: " +
 			"search by words (or a full tool name), and every tool found is added to your tools, callable from your next step on, for the rest of the session. " +
-			"Tools are named mcp__<server>__<tool>.",
+			"Tools are named mcp__<server>__<tool>. Servers: " + servers + ".",
 		Schema: json.RawMessage(searchSchema),
 	}
 }

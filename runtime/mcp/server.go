@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"iter"
 	"os/exec"
 	"slices"
 	"strings"
@@ -215,13 +216,39 @@ func (s *server) watch(cs *sdk.ClientSession) {
 }
 
 // list fetches the server's tools (those allowed_tools lets through),
-// prompts and resources, each sorted by name.
+// prompts and resources, each sorted by name. The three lists are asked
+// for at once: the first request waits for them.
 func (s *server) list(ctx context.Context, cs *sdk.ClientSession) ([]*Tool, []*sdk.Prompt, []*sdk.Resource, error) {
+	caps := &sdk.ServerCapabilities{}
+	if r := cs.InitializeResult(); r != nil && r.Capabilities != nil {
+		caps = r.Capabilities
+	}
+	var wg sync.WaitGroup
+	var prompts []*sdk.Prompt
+	var resources []*sdk.Resource
+	if caps.Prompts != nil {
+		wg.Go(func() { prompts = listAll(ctx, cs.Prompts) })
+	}
+	if caps.Resources != nil {
+		wg.Go(func() { resources = listAll(ctx, cs.Resources) })
+	}
+	tools, err := s.listTools(ctx, cs)
+	wg.Wait()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	slices.SortFunc(prompts, func(a, b *sdk.Prompt) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(resources, func(a, b *sdk.Resource) int { return strings.Compare(a.URI, b.URI) })
+	return tools, prompts, resources, nil
+}
+
+// listTools lists the tools allowed_tools and the policy let through.
+func (s *server) listTools(ctx context.Context, cs *sdk.ClientSession) ([]*Tool, error) {
 	var tools []*Tool
 	seen := map[string]bool{}
 	for t, err := range cs.Tools(ctx, nil) {
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("list tools: %w", err)
+			return nil, fmt.Errorf("list tools: %w", err)
 		}
 		if !s.allowed(t.Name) {
 			continue
@@ -234,31 +261,21 @@ func (s *server) list(ctx context.Context, cs *sdk.ClientSession) ([]*Tool, []*s
 		tools = append(tools, tool)
 	}
 	slices.SortFunc(tools, func(a, b *Tool) int { return strings.Compare(a.spec.Name, b.spec.Name) })
-	caps := &sdk.ServerCapabilities{}
-	if r := cs.InitializeResult(); r != nil && r.Capabilities != nil {
-		caps = r.Capabilities
-	}
-	var prompts []*sdk.Prompt
-	if caps.Prompts != nil {
-		for p, err := range cs.Prompts(ctx, nil) {
-			if err != nil {
-				break // prompts are optional: tools still work
-			}
-			prompts = append(prompts, p)
+	return tools, nil
+}
+
+// listAll collects a paginated list; an error ends it with what it has
+// (prompts and resources are optional: the tools still work).
+func listAll[P any, T any](ctx context.Context, pages func(context.Context, P) iter.Seq2[*T, error]) []*T {
+	var out []*T
+	var zero P
+	for v, err := range pages(ctx, zero) {
+		if err != nil {
+			break
 		}
-		slices.SortFunc(prompts, func(a, b *sdk.Prompt) int { return strings.Compare(a.Name, b.Name) })
+		out = append(out, v)
 	}
-	var resources []*sdk.Resource
-	if caps.Resources != nil {
-		for r, err := range cs.Resources(ctx, nil) {
-			if err != nil {
-				break
-			}
-			resources = append(resources, r)
-		}
-		slices.SortFunc(resources, func(a, b *sdk.Resource) int { return strings.Compare(a.URI, b.URI) })
-	}
-	return tools, prompts, resources, nil
+	return out
 }
 
 // allowed reports whether allowed_tools (globs over the server's names)
