@@ -7,6 +7,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,6 +77,7 @@ func scriptParams(dir, config string) testscript.Params {
 			"webserve":  cmdWebServe,
 			"expandenv": cmdExpandEnv,
 			"genskills": cmdGenSkills,
+			"mcpserve":  cmdMCPServe,
 		},
 	}
 }
@@ -555,4 +558,35 @@ func rawTools(ts *testscript.TestScript, rec providertest.Recorded) []string {
 		out[i] = string(b)
 	}
 	return out
+}
+
+// cmdMCPServe serves the test MCP server over HTTP in the test process and
+// sets MCP_URL to its endpoint: `mcpserve [-sse] [-token T]`. With -token,
+// a request without `Authorization: Bearer T` gets 401.
+func cmdMCPServe(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("usage: mcpserve [-sse] [-token T]")
+	}
+	sse, token := false, ""
+	for i := 0; i < len(args); i++ {
+		switch {
+		case args[i] == "-sse":
+			sse = true
+		case args[i] == "-token" && i+1 < len(args):
+			token = args[i+1]
+			i++
+		default:
+			ts.Fatalf("usage: mcpserve [-sse] [-token T]")
+		}
+	}
+	h := mcptest.Handler(mcptest.NewServer(mcptest.Options{Name: "web"}), sse)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if token != "" && r.Header.Get("Authorization") != "Bearer "+token {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv("MCP_URL", srv.URL+"/mcp")
 }
