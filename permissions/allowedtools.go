@@ -33,8 +33,8 @@ var claudeToolNames = map[string]string{
 // A network tool is pre-approved only by an entry that names it (`web_fetch`,
 // `WebFetch`, `web_fetch(...)`), never by a glob such as `*` or `web_*`:
 // reaching the network must be a decision about that tool. The one glob
-// allowed is over one MCP server's tools, `mcp__github__*` (Claude Code's
-// form), since it names the server whose tools it approves.
+// allowed is over one MCP server's tools, `mcp__github__*` or Claude
+// Code's `mcp__github`, since it names the server whose tools it approves.
 func AllowedToolsCover(entries []string, tool, summary string) bool {
 	return allowedToolsCover(entries, tool, summary, false)
 }
@@ -53,7 +53,7 @@ func allowedToolsCover(entries []string, tool, summary string, exact bool) bool 
 		if exact && name != tool && !serverGlob(name, tool) {
 			continue
 		}
-		if !MatchGlob(name, tool) {
+		if !MatchGlob(name, tool) && !serverGlob(name, tool) {
 			continue
 		}
 		if !hasPattern || pattern == "*" {
@@ -109,16 +109,17 @@ func NamesTool(entries []string, tool string, c Class) bool {
 		if c == ClassNetwork && name != tool && !serverGlob(name, tool) {
 			continue
 		}
-		if MatchGlob(name, tool) {
+		if MatchGlob(name, tool) || serverGlob(name, tool) {
 			return true
 		}
 	}
 	return false
 }
 
-// serverGlob reports whether entry is a glob over the tools of the MCP
-// server of tool: mcp__<server>__ followed by a pattern, with no glob
-// character in the server part.
+// serverGlob reports whether entry covers the tools of the MCP server of
+// tool: `mcp__<server>` (Claude Code's rule for all of a server's tools)
+// or a glob `mcp__<server>__<pattern>`, with no glob character in the
+// server part.
 func serverGlob(entry, tool string) bool {
 	rest, ok := strings.CutPrefix(tool, "mcp__")
 	if !ok {
@@ -127,6 +128,9 @@ func serverGlob(entry, tool string) bool {
 	server, _, ok := strings.Cut(rest, "__")
 	if !ok || server == "" {
 		return false
+	}
+	if entry == "mcp__"+server {
+		return true
 	}
 	return strings.HasPrefix(entry, "mcp__"+server+"__") && MatchGlob(entry, tool)
 }

@@ -46,6 +46,9 @@ func TestMCPAllowedTools(t *testing.T) {
 	}{
 		{"mcp__github__create_issue", "mcp__github__create_issue", true},
 		{"mcp__github__*", "mcp__github__create_issue", true},
+		{"mcp__github", "mcp__github__create_issue", true},
+		{"mcp__git", "mcp__github__create_issue", false},
+		{"mcp__github", "mcp__github2__create_issue", false},
 		{"mcp__github__create_*", "mcp__github__create_issue", true},
 		{"mcp__github__create_*", "mcp__github__delete_repo", false},
 		{"mcp__github__*", "mcp__gitlab__create_issue", false},

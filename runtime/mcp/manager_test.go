@@ -311,3 +311,23 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestNotificationFloodCoalesced: a burst of list_changed notifications
+// costs one refresh in flight and at most one more, not one each.
+func TestNotificationFloodCoalesced(t *testing.T) {
+	t.Parallel()
+	m := startManager(t, Options{Servers: []ServerConfig{stdioServer("test")}})
+	m.Tools(context.Background())
+	before := m.version.Load()
+	s := m.servers[0]
+	for range 1000 {
+		s.refreshAsync()
+	}
+	m.settle(context.Background())
+	if n := m.version.Load() - before; n < 1 || n > 2 {
+		t.Errorf("%d refreshes for 1000 notifications, want 1 or 2", n)
+	}
+	if got := m.Status()[0]; got.State != StateConnected || got.Tools == 0 {
+		t.Errorf("status after the flood = %+v", got)
+	}
+}

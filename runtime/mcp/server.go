@@ -53,6 +53,9 @@ type server struct {
 	// refreshing counts tool-list refreshes in flight, which the next
 	// request waits for.
 	refreshing atomic.Int32
+	// refreshRunning is set while a refresh goroutine runs; refreshAgain
+	// asks it for one more pass (notifications that came meanwhile).
+	refreshRunning, refreshAgain bool
 }
 
 func newServer(m *Manager, cfg ServerConfig) *server {
@@ -288,29 +291,55 @@ func (s *server) allowed(remote string) bool {
 }
 
 // refreshAsync re-lists the server's offer after a list_changed
-// notification; the next request waits for it (Manager.Tools).
+// notification; the next request waits for it (Manager.Tools). A server
+// that floods notifications gets one refresh in flight and at most one
+// more after it, not a goroutine each.
 func (s *server) refreshAsync() {
+	s.mu.Lock()
+	if s.refreshRunning {
+		s.refreshAgain = true
+		s.mu.Unlock()
+		return
+	}
+	s.refreshRunning = true
+	s.mu.Unlock()
 	s.refreshing.Add(1)
 	go func() {
 		defer s.refreshing.Add(-1)
-		cs, _ := s.current()
-		if cs == nil {
-			return
+		for {
+			s.refreshOnce()
+			s.mu.Lock()
+			again := s.refreshAgain
+			s.refreshAgain = false
+			s.refreshRunning = again
+			s.mu.Unlock()
+			if !again {
+				return
+			}
 		}
-		ctx, cancel := context.WithTimeout(s.m.ctx, s.m.opts.StartupTimeout)
-		defer cancel()
-		tools, prompts, resources, err := s.list(ctx, cs)
-		if err != nil {
-			s.m.log("MCP refresh failed", "server", s.cfg.Name, "error", err)
-			return
-		}
-		s.mu.Lock()
-		if s.cs == cs {
-			s.tools, s.prompts, s.resources = tools, prompts, resources
-		}
-		s.mu.Unlock()
-		s.m.changed()
 	}()
+}
+
+// refreshOnce re-lists tools, prompts and resources and installs them if
+// the session is still the same.
+func (s *server) refreshOnce() {
+	cs, _ := s.current()
+	if cs == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.m.ctx, s.m.opts.StartupTimeout)
+	defer cancel()
+	tools, prompts, resources, err := s.list(ctx, cs)
+	if err != nil {
+		s.m.log("MCP refresh failed", "server", s.cfg.Name, "error", err)
+		return
+	}
+	s.mu.Lock()
+	if s.cs == cs {
+		s.tools, s.prompts, s.resources = tools, prompts, resources
+	}
+	s.mu.Unlock()
+	s.m.changed()
 }
 
 // setPending records the command of a start attempt, which close kills.
