@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -451,6 +452,19 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 func (a *app) restore(ctx context.Context, notices io.Writer) {
 	s := a.resumed
 	diags := a.agent.Resume(ctx, s.Messages, s.Skills, s.UsageByModel)
+	if a.mcp != nil {
+		// Deferred MCP tools the session had called are in its tools
+		// array again, in the order first called.
+		var called []string
+		for _, m := range s.Messages {
+			for _, c := range m.ToolCalls() {
+				if strings.HasPrefix(c.Name, mcp.Prefix) {
+					called = append(called, c.Name)
+				}
+			}
+		}
+		a.mcp.Prefound(called)
+	}
 	if notices == nil {
 		return
 	}

@@ -81,9 +81,12 @@ type Manager struct {
 	// tools were deferred: part of mcp_tool_search's description, frozen
 	// so that the tools array does not change as servers come and go.
 	serverNote string
-	found      []string // deferred tools the model found, in order
-	search     *searchTool
-	resource   *resourceTool
+	found      []string
+	// prefound are tools a resumed session had called, found again if the
+	// tools are deferred.
+	prefound []string // deferred tools the model found, in order
+	search   *searchTool
+	resource *resourceTool
 }
 
 // Start starts every enabled, trusted server concurrently and returns at
@@ -197,6 +200,11 @@ func (m *Manager) Tools(ctx context.Context) ToolSet {
 		// changes once, not back and forth as servers come and go.
 		m.deferred = true
 		m.serverNote = m.serverSummary()
+		for _, n := range m.prefound {
+			if !slices.Contains(m.found, n) {
+				m.found = append(m.found, n)
+			}
+		}
 	}
 	if !m.deferred {
 		for _, t := range all {
@@ -285,6 +293,15 @@ func (m *Manager) markFound(names ...string) {
 	if added {
 		m.changed()
 	}
+}
+
+// Prefound names tools a resumed session had called: when the tools are
+// deferred, they are in the tools array from the first request, in this
+// order (unknown names are ignored).
+func (m *Manager) Prefound(names []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.prefound = append(m.prefound, names...)
 }
 
 // Deferred reports whether the tools are deferred behind mcp_tool_search.
