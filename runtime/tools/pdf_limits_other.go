@@ -1,7 +1,8 @@
-//go:build !unix
+//go:build !(linux || darwin || netbsd)
 
 package tools
 
-// limitChildMemory has no portable equivalent outside unix; the child's
+// limitChildMemory is left out where syscall.Rlimit has other field types
+// (FreeBSD, DragonFly) or no RLIMIT_AS (OpenBSD); the child's
 // timeout still bounds it.
 func limitChildMemory(uint64) {}
