@@ -38,3 +38,25 @@ func TestToolName(t *testing.T) {
 		}
 	}
 }
+
+func TestNormalizeSchema(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   any
+		want string
+	}{
+		{map[string]any{"type": "object", "properties": map[string]any{"q": map[string]any{"type": "string"}}}, `{"properties":{"q":{"type":"string"}},"type":"object"}`},
+		{map[string]any{"properties": map[string]any{}}, `{"properties":{},"type":"object"}`},
+		{map[string]any{"type": "object"}, `{"properties":{},"type":"object"}`},
+		{map[string]any{"type": "array", "items": map[string]any{}}, emptySchema},
+		{map[string]any{"type": []any{"object", "null"}}, emptySchema},
+		{nil, emptySchema},
+		{"a string", emptySchema},
+		{[]any{1, 2}, emptySchema},
+	}
+	for _, tt := range tests {
+		if got := string(normalizeSchema(tt.in)); got != tt.want {
+			t.Errorf("normalizeSchema(%v) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}

@@ -45,28 +45,35 @@ func newTool(srv *server, t *sdk.Tool) *Tool {
 	}}
 }
 
+// emptySchema is the schema of a tool whose own schema providers would
+// refuse.
+const emptySchema = `{"type":"object","properties":{}}`
+
 // normalizeSchema returns the tool's input schema as providers accept it:
-// an object schema (a missing type or properties is added; anything that
-// is not a JSON object becomes the empty object schema). Keys are
+// an object schema (a missing type or properties is added). Anything else
+// — not a JSON object, or a top-level type other than "object", which
+// both wires refuse for the whole request — becomes the empty object
+// schema: one server's bad schema must not break every request. Keys are
 // re-encoded in sorted order, so the bytes do not depend on the server's
 // map order.
 func normalizeSchema(in any) json.RawMessage {
 	b, err := json.Marshal(in)
 	var m map[string]any
 	if err != nil || json.Unmarshal(b, &m) != nil || m == nil {
-		return json.RawMessage(`{"type":"object","properties":{}}`)
+		return json.RawMessage(emptySchema)
 	}
 	if _, ok := m["type"]; !ok {
 		m["type"] = "object"
 	}
-	if m["type"] == "object" {
-		if _, ok := m["properties"]; !ok {
-			m["properties"] = map[string]any{}
-		}
+	if m["type"] != "object" {
+		return json.RawMessage(emptySchema)
+	}
+	if _, ok := m["properties"]; !ok {
+		m["properties"] = map[string]any{}
 	}
 	out, err := json.Marshal(m)
 	if err != nil {
-		return json.RawMessage(`{"type":"object","properties":{}}`)
+		return json.RawMessage(emptySchema)
 	}
 	return out
 }
