@@ -106,7 +106,7 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	if a.mcp != nil {
 		chat.MCP = mcpChat{a.mcp}
 	}
-	printBanner(opts.io, a)
+	printBanner(ctx, opts.io, a)
 	if err := chat.Run(ctx); err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 
 // printBanner shows what the session runs on (§2.1). Names from the config and
 // the workspace path are escaped: they may hold control characters.
-func printBanner(io *IOStreams, a *app) {
+func printBanner(ctx context.Context, io *IOStreams, a *app) {
 	listed, hidden := 0, 0
 	for _, s := range a.catalog.Skills {
 		switch s.Status {
@@ -144,7 +144,7 @@ func printBanner(io *IOStreams, a *app) {
 		skillsLine = "skills: disabled"
 	}
 	fmt.Fprintln(io.Out, skillsLine)
-	if line := mcpBanner(a); line != "" {
+	if line := mcpBanner(ctx, a); line != "" {
 		fmt.Fprintln(io.Out, line)
 	}
 	if a.resumed != nil {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -283,30 +284,41 @@ func (c mcpChat) Prompt(ctx context.Context, command, args string) (string, erro
 	return c.m.GetPrompt(ctx, command, args)
 }
 
-// mcpBanner is the banner's MCP line: the servers starting in the
-// background and those that will not start; "" without servers. Failures
-// are reported when the first request has waited for the servers.
-func mcpBanner(a *app) string {
+// bannerGrace is how long chat's banner waits for MCP servers: enough for
+// a local server to connect or crash, short enough that the prompt still
+// appears at once. Servers slower than that are shown as starting.
+const bannerGrace = 250 * time.Millisecond
+
+// mcpBanner is the banner's MCP line: each server's state after a short
+// grace ("github 12 tools", "docs starting", "broken failed", "repo not
+// started: untrusted workspace"); "" without servers. The first request
+// still waits for servers that are starting, up to their deadline.
+func mcpBanner(ctx context.Context, a *app) string {
 	if a.mcp == nil {
 		return ""
 	}
-	var starting, other []string
+	wctx, cancel := context.WithTimeout(ctx, bannerGrace)
+	defer cancel()
+	a.mcp.Wait(wctx)
+	var parts []string
 	for _, st := range a.mcp.Status() {
 		switch st.State {
+		case mcp.StateConnected:
+			parts = append(parts, fmt.Sprintf("%s (%s)", st.Name, plural(st.Tools, "tool")))
 		case mcp.StateUntrusted:
-			other = append(other, st.Name+" not started: untrusted workspace")
-		case mcp.StateDisabled:
-			other = append(other, st.Name+" disabled")
+			parts = append(parts, st.Name+" not started: untrusted workspace")
 		case mcp.StateFailed:
-			other = append(other, st.Name+" failed")
+			parts = append(parts, st.Name+" failed")
 		default:
-			starting = append(starting, st.Name)
+			parts = append(parts, st.Name+" "+string(st.State))
 		}
 	}
-	var parts []string
-	if len(starting) > 0 {
-		parts = append(parts, strings.Join(starting, ", ")+" (starting)")
+	return termtext.EscapeLine("mcp: " + strings.Join(parts, ", ") + " — /mcp for status")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
 	}
-	parts = append(parts, other...)
-	return termtext.EscapeLine("mcp: " + strings.Join(parts, "; ") + " — /mcp for status")
+	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -146,7 +146,8 @@ func TestCrashOnStartIsReported(t *testing.T) {
 	}
 	find(t, set, "mcp__test__echo")
 	st := m.Status()[0]
-	if st.State != StateFailed || !strings.Contains(st.Stderr, mcptest.CrashedText) || !strings.Contains(st.Error, "exit status 3") {
+	if st.State != StateFailed || !strings.Contains(st.Stderr, mcptest.CrashedText) || !strings.Contains(st.Error, "exit status 3") ||
+		strings.Contains(st.Error, "no answer within") {
 		t.Errorf("status = %+v, want failed with exit status 3 and the stderr line", st)
 	}
 	if m.ServerReady("broken") || !m.ServerReady("test") {
@@ -189,6 +190,9 @@ func TestHangingServerBoundedByDeadline(t *testing.T) {
 		t.Error("a hanging server has tools")
 	}
 	waitFor(t, func() bool { return m.Status()[0].State == StateFailed })
+	if got := m.Status()[0].Error; !strings.Contains(got, "no answer within 2s ([mcp].startup_timeout_secs)") {
+		t.Errorf("error = %q, want the deadline named", got)
+	}
 }
 
 func TestUntrustedAndDisabledNeverStart(t *testing.T) {

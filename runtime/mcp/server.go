@@ -118,21 +118,24 @@ func (s *server) attempt() {
 	}
 	ctx, cancel := context.WithCancel(s.m.ctx)
 	timeout := s.m.opts.StartupTimeout
-	timer := time.AfterFunc(timeout, cancel)
+	var timedOut atomic.Bool
+	timer := time.AfterFunc(timeout, func() { timedOut.Store(true); cancel() })
 	late := func(err error) error {
-		if ctx.Err() != nil && s.m.ctx.Err() == nil {
+		if timedOut.Load() {
 			return fmt.Errorf("no answer within %s ([mcp].startup_timeout_secs)", timeout)
 		}
 		return err
 	}
 	cs, cmd, err := s.connect(ctx, client)
 	if err != nil {
+		timer.Stop()
+		err = late(err)
 		cancel()
-		s.fail(fmt.Errorf("start: %w", late(err)), cmd)
+		s.fail(fmt.Errorf("start: %w", err), cmd)
 		return
 	}
 	tools, prompts, resources, err := s.list(ctx, cs)
-	if err == nil && !timer.Stop() {
+	if !timer.Stop() && err == nil {
 		err = late(context.DeadlineExceeded)
 	}
 	if err != nil {
