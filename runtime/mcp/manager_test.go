@@ -183,11 +183,10 @@ func TestCrashMidSessionRestartsOnce(t *testing.T) {
 
 func TestHangingServerBoundedByDeadline(t *testing.T) {
 	t.Parallel()
-	m := startManager(t, Options{Servers: []ServerConfig{stdioServer("slow", "-hang"), stdioServer("test")}, StartupTimeout: 2 * time.Second})
-	set := m.Tools(context.Background())
-	find(t, set, "mcp__test__echo")
-	if slices.ContainsFunc(names(set.Listed), func(n string) bool { return strings.HasPrefix(n, "mcp__slow__") }) {
-		t.Error("a hanging server has tools")
+	m := startManager(t, Options{Servers: []ServerConfig{stdioServer("slow", "-hang")}, StartupTimeout: 2 * time.Second})
+	// Tools returns at the deadline (this test would time out otherwise).
+	if set := m.Tools(context.Background()); len(set.Listed) != 0 {
+		t.Errorf("a hanging server has tools: %v", names(set.Listed))
 	}
 	waitFor(t, func() bool { return m.Status()[0].State == StateFailed })
 	if got := m.Status()[0].Error; !strings.Contains(got, "no answer within 2s ([mcp].startup_timeout_secs)") {
