@@ -19,6 +19,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/clawseed/clawseed/internal/flock"
 )
 
 // DefaultFile is the store's file name in $CLAWSEED_HOME.
@@ -266,7 +268,7 @@ func (s *Store) update(change func([]Entry) ([]Entry, error)) error {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return fmt.Errorf("trust store: %w", err)
 	}
-	unlock, err := lockFile(s.path + ".lock")
+	unlock, err := flock.Lock(s.path + ".lock")
 	if err != nil {
 		return fmt.Errorf("lock %s: %w", s.path, err)
 	}

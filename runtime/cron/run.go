@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/clawseed/clawseed/internal/flock"
 )
 
 // MaxRunTime bounds one run of a job; the runner's context ends then.
@@ -39,7 +41,10 @@ func (s *Store) RunJob(ctx context.Context, ref, workspace, trigger string, run 
 	if err := os.MkdirAll(filepath.Dir(s.lockPath(j.ID)), 0o700); err != nil {
 		return Run{}, fmt.Errorf("cron locks: %w", err)
 	}
-	unlock, err := lockFile(s.lockPath(j.ID), false)
+	unlock, err := flock.TryLock(s.lockPath(j.ID))
+	if errors.Is(err, flock.ErrHeld) {
+		return Run{}, ErrRunning
+	}
 	if err != nil {
 		return Run{}, err
 	}

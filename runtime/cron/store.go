@@ -20,6 +20,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/clawseed/clawseed/internal/flock"
 )
 
 // Kinds of job.
@@ -395,7 +397,7 @@ func (s *Store) modify(change func(*jobsFile) error) error {
 	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return fmt.Errorf("cron directory: %w", err)
 	}
-	unlock, err := lockFile(filepath.Join(s.Dir, "jobs.lock"), true)
+	unlock, err := flock.Lock(filepath.Join(s.Dir, "jobs.lock"))
 	if err != nil {
 		return fmt.Errorf("lock cron jobs: %w", err)
 	}

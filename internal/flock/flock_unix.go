@@ -1,6 +1,6 @@
 //go:build unix
 
-package trust
+package flock
 
 import (
 	"errors"
@@ -8,22 +8,26 @@ import (
 	"syscall"
 )
 
-// lockFile waits for an exclusive flock on path (created if needed). The
-// kernel drops it when the process dies, so a crash never leaves the store
-// locked.
-func lockFile(path string) (unlock func(), err error) {
+func lock(path string, wait bool) (unlock func(), err error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
+	how := syscall.LOCK_EX
+	if !wait {
+		how |= syscall.LOCK_NB
+	}
 	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		err = syscall.Flock(int(f.Fd()), how)
 		if !errors.Is(err, syscall.EINTR) {
 			break
 		}
 	}
 	if err != nil {
 		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, ErrHeld
+		}
 		return nil, err
 	}
 	return func() { f.Close() }, nil
