@@ -133,7 +133,7 @@ func printMCPList(w io.Writer, cfg *config.Config, out mcpListJSON) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tSTATUS\tTRANSPORT\tTOOLS\tSCHEMA\tSOURCE")
 	for _, st := range out.Servers {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", termtext.EscapeLine(st.Name), termtext.EscapeLine(statusWord(st)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", termtext.EscapeLine(st.Name), termtext.EscapeLine(st.StateText()),
 			st.Transport, st.Tools, kb(st.SchemaBytes), termtext.EscapeLine(st.Source))
 	}
 	tw.Flush()
@@ -145,17 +145,6 @@ func printMCPList(w io.Writer, cfg *config.Config, out mcpListJSON) {
 		mode = "over budget: a session defers them behind mcp_tool_search"
 	}
 	fmt.Fprintf(w, "tool schemas: %s of %s ([mcp].max_schema_bytes): %s\n", kb(out.SchemaBytes), kb(out.MaxSchemaBytes), mode)
-}
-
-// statusWord is the STATUS column: the state, "not started: untrusted".
-func statusWord(st mcp.ServerStatus) string {
-	switch st.State {
-	case mcp.StateUntrusted:
-		return "not started: untrusted workspace"
-	case mcp.StateStarting:
-		return "starting (no answer before the start-up deadline)"
-	}
-	return string(st.State)
 }
 
 // printServerProblem prints why a server is not usable, with its stderr.
@@ -211,7 +200,7 @@ func mcpToolsRun(ctx context.Context, opts *mcpOptions, server string) error {
 	}
 	if st.State != mcp.StateConnected {
 		printServerProblem(opts.io.Err, *st)
-		return &exitError{code: exitFailure, err: errors.New("MCP server " + server + " is " + statusWord(*st))}
+		return &exitError{code: exitFailure, err: errors.New("MCP server " + server + " is " + st.StateText())}
 	}
 	tools, _ := m.ServerTools(server)
 	out := make([]mcpToolJSON, 0, len(tools))
@@ -228,18 +217,9 @@ func mcpToolsRun(ctx context.Context, opts *mcpOptions, server string) error {
 	tw := tabwriter.NewWriter(opts.io.Out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TOOL\tSCHEMA\tDESCRIPTION")
 	for _, t := range out {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", termtext.EscapeLine(t.Name), kb(t.SchemaBytes), termtext.EscapeLine(firstLineOf(t.Description, 100)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", termtext.EscapeLine(t.Name), kb(t.SchemaBytes), termtext.EscapeLine(mcp.FirstLine(t.Description, 100)))
 	}
 	return tw.Flush()
-}
-
-// firstLineOf returns the first line of s, at most n bytes.
-func firstLineOf(s string, n int) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if len(s) > n {
-		s = strings.ToValidUTF8(s[:n], "") + "…"
-	}
-	return s
 }
 
 // mcpChat is chat's view of the manager (/mcp, prompts).
@@ -249,7 +229,7 @@ func (c mcpChat) Show(ctx context.Context, w io.Writer) {
 	c.m.Wait(ctx)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	for _, st := range c.m.Status() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", termtext.EscapeLine(st.Name), termtext.EscapeLine(statusWord(st)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", termtext.EscapeLine(st.Name), termtext.EscapeLine(st.StateText()),
 			mcpCounts(st), termtext.EscapeLine(st.Target))
 	}
 	tw.Flush()
@@ -260,7 +240,7 @@ func (c mcpChat) Show(ctx context.Context, w io.Writer) {
 		fmt.Fprintln(w, "tools are deferred: the model finds them with mcp_tool_search ([mcp].max_schema_bytes)")
 	}
 	for _, p := range c.m.Prompts() {
-		fmt.Fprintf(w, "/%s %s\n", termtext.EscapeLine(p.Command), termtext.EscapeLine(firstLineOf(p.Description, 80)))
+		fmt.Fprintf(w, "/%s %s\n", termtext.EscapeLine(p.Command), termtext.EscapeLine(mcp.FirstLine(p.Description, 80)))
 	}
 }
 
@@ -302,23 +282,7 @@ func mcpBanner(ctx context.Context, a *app) string {
 	a.mcp.Wait(wctx)
 	var parts []string
 	for _, st := range a.mcp.Status() {
-		switch st.State {
-		case mcp.StateConnected:
-			parts = append(parts, fmt.Sprintf("%s (%s)", st.Name, plural(st.Tools, "tool")))
-		case mcp.StateUntrusted:
-			parts = append(parts, st.Name+" not started: untrusted workspace")
-		case mcp.StateFailed:
-			parts = append(parts, st.Name+" failed")
-		default:
-			parts = append(parts, st.Name+" "+string(st.State))
-		}
+		parts = append(parts, st.Label())
 	}
 	return termtext.EscapeLine("mcp: " + strings.Join(parts, ", ") + " — /mcp for status")
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -205,7 +205,7 @@ func TestUntrustedAndDisabledNeverStart(t *testing.T) {
 		t.Errorf("tools = %v", names(set.Listed))
 	}
 	st := m.Status()
-	if st[0].State != StateDisabled || st[1].State != StateUntrusted || !strings.Contains(st[1].Summary(), "untrusted workspace") {
+	if st[0].State != StateDisabled || st[1].State != StateUntrusted || !strings.Contains(st[1].Label(), "repo not started: untrusted workspace") {
 		t.Errorf("status = %+v", st)
 	}
 }

@@ -98,7 +98,7 @@ func (t *resourceTool) list(server string) providers.ToolResult {
 			b.WriteString(" (" + r.MIMEType + ")")
 		}
 		if r.Description != "" {
-			b.WriteString(": " + firstLine(r.Description, 160))
+			b.WriteString(": " + FirstLine(r.Description, 160))
 		}
 		b.WriteByte('\n')
 	}

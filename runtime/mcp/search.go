@@ -71,7 +71,7 @@ func (t *searchTool) Run(_ context.Context, raw json.RawMessage) providers.ToolR
 	names := make([]string, len(hits))
 	for i, h := range hits {
 		names[i] = h.spec.Name
-		fmt.Fprintf(&b, "%s — %s\n", h.spec.Name, firstLine(h.spec.Description, 160))
+		fmt.Fprintf(&b, "%s — %s\n", h.spec.Name, FirstLine(h.spec.Description, 160))
 	}
 	if more > 0 {
 		fmt.Fprintf(&b, "(%d more match; narrow the query or raise limit)\n", more)
@@ -127,7 +127,7 @@ func (m *Manager) serverSummary() string {
 	var parts []string
 	for _, st := range m.Status() {
 		if st.State == StateConnected {
-			parts = append(parts, fmt.Sprintf("%s (%s)", st.Name, plural(st.Tools, "tool")))
+			parts = append(parts, st.Label())
 		}
 	}
 	if len(parts) == 0 {
@@ -136,8 +136,9 @@ func (m *Manager) serverSummary() string {
 	return strings.Join(parts, ", ")
 }
 
-// firstLine returns the first line of s, at most n bytes.
-func firstLine(s string, n int) string {
+// FirstLine returns the first line of s, at most n bytes (a description
+// in a listing).
+func FirstLine(s string, n int) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	if len(s) > n {
 		s = strings.ToValidUTF8(s[:n], "") + "…"

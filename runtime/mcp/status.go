@@ -25,21 +25,23 @@ type ServerStatus struct {
 	Stderr string `json:"stderr,omitempty"`
 }
 
-// Summary is the status in a few words: "connected, 6 tools",
-// "failed: start: ...", "not started: untrusted workspace".
-func (s ServerStatus) Summary() string {
-	switch s.State {
-	case StateConnected:
-		return fmt.Sprintf("connected, %s", plural(s.Tools, "tool"))
-	case StateUntrusted:
-		return "not started: untrusted workspace (clawseed trust, or /trust in chat)"
-	case StateDisabled:
-		return "disabled"
-	case StateFailed:
-		return "failed: " + s.Error
-	default:
-		return string(s.State)
+// StateText is the state as `mcp list` and /mcp show it: "connected",
+// "failed", "not started: untrusted workspace".
+func (s ServerStatus) StateText() string {
+	if s.State == StateUntrusted {
+		return "not started: untrusted workspace"
 	}
+	return string(s.State)
+}
+
+// Label names the server with its state in a few words, for the chat
+// banner and mcp_tool_search: "github (12 tools)", "docs starting",
+// "repo not started: untrusted workspace".
+func (s ServerStatus) Label() string {
+	if s.State == StateConnected {
+		return fmt.Sprintf("%s (%s)", s.Name, plural(s.Tools, "tool"))
+	}
+	return s.Name + " " + s.StateText()
 }
 
 func plural(n int, what string) string {
