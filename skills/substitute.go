@@ -165,7 +165,7 @@ func (s *substituter) word(n int) string {
 // hasWord reports whether args has a word n, splitting them on first use.
 func (s *substituter) hasWord(n int) bool {
 	if !s.split {
-		s.words, s.split = splitWords(s.args), true
+		s.words, s.split = SplitWords(s.args), true
 	}
 	return n >= 0 && n < len(s.words)
 }
@@ -241,12 +241,12 @@ func atoiOrMax(digits string) int {
 	return n
 }
 
-// splitWords splits args into words as a POSIX shell would, without
+// SplitWords splits args into words as a POSIX shell would, without
 // expansions: blanks separate words, single quotes keep everything literally,
 // double quotes keep everything but \" \\ \$ \` (backslash escapes), and a
 // backslash outside quotes escapes the next character. An unterminated quote
 // runs to the end.
-func splitWords(args string) []string {
+func SplitWords(args string) []string {
 	var (
 		words  []string
 		cur    strings.Builder

@@ -131,8 +131,8 @@ func TestSplitWords(t *testing.T) {
 		{"技能 参数", []string{"技能", "参数"}},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, splitWords(tt.in)); diff != "" {
-			t.Errorf("splitWords(%q) (-want +got):\n%s", tt.in, diff)
+		if diff := cmp.Diff(tt.want, SplitWords(tt.in)); diff != "" {
+			t.Errorf("SplitWords(%q) (-want +got):\n%s", tt.in, diff)
 		}
 	}
 }

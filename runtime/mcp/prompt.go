@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/clawseed/clawseed/skills"
 )
 
 // A PromptInfo is one prompt of a connected server, invoked in chat as
@@ -32,7 +34,8 @@ func (m *Manager) Prompts() []PromptInfo {
 }
 
 // GetPrompt expands the prompt invoked as command (mcp__server__prompt)
-// with the text after it: name=value words set that argument, the other
+// with the text after it, split into words as a skill's arguments are
+// (skills.SplitWords: shell quoting): name=value words set that argument, the other
 // words fill the remaining arguments in order, and the last argument takes
 // the rest of the line. It returns the prompt's messages as one text for
 // the user's turn.
@@ -87,7 +90,7 @@ func promptArgs(params []*sdk.PromptArgument, line string) (map[string]string, e
 		known[p.Name] = true
 	}
 	var positional []string
-	for _, w := range splitWords(line) {
+	for _, w := range skills.SplitWords(line) {
 		if name, value, ok := strings.Cut(w, "="); ok && known[name] {
 			out[name] = value
 			continue
@@ -132,36 +135,4 @@ func usage(params []*sdk.PromptArgument) string {
 		}
 	}
 	return strings.Join(parts, " ")
-}
-
-// splitWords splits on spaces, keeping "double" or 'single' quoted runs
-// together (quotes removed).
-func splitWords(s string) []string {
-	var out []string
-	var cur strings.Builder
-	var quote rune
-	has := false
-	for _, r := range s {
-		switch {
-		case quote != 0 && r == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteRune(r)
-		case r == '"' || r == '\'':
-			quote, has = r, true
-		case r == ' ' || r == '\t' || r == '\n':
-			if has {
-				out = append(out, cur.String())
-				cur.Reset()
-				has = false
-			}
-		default:
-			cur.WriteRune(r)
-			has = true
-		}
-	}
-	if has {
-		out = append(out, cur.String())
-	}
-	return out
 }
