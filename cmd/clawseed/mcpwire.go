@@ -81,12 +81,18 @@ type mcpSource struct {
 	m       *mcp.Manager
 	notices io.Writer
 	once    sync.Once
+	last    agent.ToolSet // converted once per version
+	have    bool
 }
 
 func (s *mcpSource) Tools(ctx context.Context) agent.ToolSet {
 	set := s.m.Tools(ctx)
 	s.once.Do(func() { reportMCPFailures(s.notices, s.m) })
-	return agent.ToolSet{Version: set.Version, Listed: agentTools(set.Listed), Appended: agentTools(set.Appended), Hidden: agentTools(set.Hidden)}
+	if !s.have || set.Version != s.last.Version {
+		s.have = true
+		s.last = agent.ToolSet{Version: set.Version, Listed: agentTools(set.Listed), Appended: agentTools(set.Appended), Hidden: agentTools(set.Hidden)}
+	}
+	return s.last
 }
 
 func agentTools(in []mcp.AgentTool) []agent.Tool {

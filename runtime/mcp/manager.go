@@ -87,6 +87,11 @@ type Manager struct {
 	prefound []string // deferred tools the model found, in order
 	search   *searchTool
 	resource *resourceTool
+	// set is the last set Tools built, valid while the version holds.
+	set      ToolSet
+	setValid bool
+	// ready is set once every server's first start attempt ended.
+	ready atomic.Bool
 }
 
 // Start starts every enabled, trusted server concurrently and returns at
@@ -118,7 +123,14 @@ func (m *Manager) Len() int { return len(m.servers) }
 // Wait waits until every server's first start attempt ended, or the
 // start-up deadline passed, or ctx is done.
 func (m *Manager) Wait(ctx context.Context) {
-	deadline := time.NewTimer(time.Until(m.begun.Add(m.opts.StartupTimeout)))
+	if m.started() {
+		return
+	}
+	left := time.Until(m.begun.Add(m.opts.StartupTimeout))
+	if left <= 0 {
+		return
+	}
+	deadline := time.NewTimer(left)
 	defer deadline.Stop()
 	for _, s := range m.servers {
 		select {
@@ -129,6 +141,22 @@ func (m *Manager) Wait(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// started reports whether every server's first start attempt ended.
+func (m *Manager) started() bool {
+	if m.ready.Load() {
+		return true
+	}
+	for _, s := range m.servers {
+		select {
+		case <-s.ready:
+		default:
+			return false
+		}
+	}
+	m.ready.Store(true)
+	return true
 }
 
 // settle waits for tool-list refreshes in flight (a list_changed
@@ -190,8 +218,18 @@ func (m *Manager) Tools(ctx context.Context) ToolSet {
 	m.settle(ctx)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	// Asked before every model request: the set is rebuilt only when a
+	// server's offer or the found tools changed.
+	if v := m.version.Load(); !m.setValid || m.set.Version != v {
+		m.set, m.setValid = m.buildSet(v), true
+	}
+	return m.set
+}
+
+// buildSet computes the set of version v; m.mu is held.
+func (m *Manager) buildSet(v uint64) ToolSet {
 	all := m.connectedTools()
-	set := ToolSet{Version: m.version.Load()}
+	set := ToolSet{Version: v}
 	if m.resourcesOffered() {
 		set.Listed = append(set.Listed, m.resource)
 	}
@@ -265,7 +303,7 @@ func (m *Manager) resourcesOffered() bool {
 func schemaBytes(tools []*Tool) int {
 	n := 0
 	for _, t := range tools {
-		n += specBytes(t.spec)
+		n += t.size
 	}
 	return n
 }

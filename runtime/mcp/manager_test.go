@@ -76,6 +76,9 @@ func TestToolsOverStdio(t *testing.T) {
 	t.Parallel()
 	m := startManager(t, Options{Servers: []ServerConfig{stdioServer("test")}})
 	set := m.Tools(context.Background())
+	if again := m.Tools(context.Background()); again.Version != set.Version || len(again.Listed) != len(set.Listed) {
+		t.Errorf("a second Tools without a change: version %d → %d", set.Version, again.Version)
+	}
 	got := names(set.Listed)
 	for _, want := range []string{"mcp__test__echo", "mcp__test__add", "mcp__test__fail", ResourceToolName} {
 		if !slices.Contains(got, want) {

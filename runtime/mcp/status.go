@@ -73,9 +73,7 @@ func (s *server) status() ServerStatus {
 	} else {
 		st.Target = s.cfg.URL
 	}
-	for _, t := range s.tools {
-		st.SchemaBytes += specBytes(t.spec)
-	}
+	st.SchemaBytes = schemaBytes(s.tools)
 	if s.state == StateFailed {
 		st.Stderr = s.stderr.Lines(5)
 	}

@@ -25,6 +25,7 @@ type Tool struct {
 	srv    *server
 	remote string // the server's name for it
 	spec   providers.ToolSpec
+	size   int // bytes of spec in the tools array
 
 	once     sync.Once
 	resolved *jsonschema.Resolved // nil when the schema cannot be resolved: the server validates
@@ -38,11 +39,12 @@ func newTool(srv *server, t *sdk.Tool) *Tool {
 	if len(desc) > maxDescription {
 		desc = strings.ToValidUTF8(desc[:maxDescription], "") + "…"
 	}
-	return &Tool{srv: srv, remote: t.Name, spec: providers.ToolSpec{
+	spec := providers.ToolSpec{
 		Name:        ToolName(srv.cfg.Name, t.Name),
 		Description: desc,
 		Schema:      normalizeSchema(t.InputSchema),
-	}}
+	}
+	return &Tool{srv: srv, remote: t.Name, spec: spec, size: specBytes(spec)}
 }
 
 // emptySchema is the schema of a tool whose own schema providers would
