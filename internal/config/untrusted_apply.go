@@ -305,24 +305,17 @@ func (c *Config) restore(before *Config, k toml.Key) {
 	setValueAt(c, k, valueAt(before, k))
 	ks := k.String()
 	under := func(s string) bool { return s == ks || strings.HasPrefix(s, ks+".") }
-	for s := range c.sources {
-		if under(s) {
-			delete(c.sources, s)
-		}
-	}
-	for s, o := range before.sources {
-		if under(s) {
-			c.sources[s] = o
-		}
-	}
-	for s := range c.unresolved {
-		if under(s) {
-			delete(c.unresolved, s)
-		}
-	}
-	for s, u := range before.unresolved {
-		if under(s) {
-			c.unresolved[s] = u
+	restoreUnder(c.sources, before.sources, under)
+	restoreUnder(c.unresolved, before.unresolved, under)
+}
+
+// restoreUnder gives the keys of m that under selects the entries they
+// had in before.
+func restoreUnder[V any](m, before map[string]V, under func(string) bool) {
+	maps.DeleteFunc(m, func(k string, _ V) bool { return under(k) })
+	for k, v := range before {
+		if under(k) {
+			m[k] = v
 		}
 	}
 }
