@@ -13,6 +13,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/clawseed/clawseed/internal/atomicfile"
 )
 
 // newSkillVersion is the version written by [Create].
@@ -70,10 +72,10 @@ func Create(root string, s NewSkill, overwrite bool) (string, error) {
 		return "", fmt.Errorf("create skill %q: %w", s.Name, err)
 	}
 	// SKILL.md first: if we stop half-way, a SKILL.md alone is still a skill.
-	if err := writeFileAtomic(filepath.Join(dir, skillFileName), skillMD); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, skillFileName), skillMD, 0o644); err != nil {
 		return "", fmt.Errorf("create skill %q: %w", s.Name, err)
 	}
-	if err := writeFileAtomic(filepath.Join(dir, manifestFileName), manifest); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, manifestFileName), manifest, 0o644); err != nil {
 		return "", fmt.Errorf("create skill %q: %w", s.Name, err)
 	}
 	return dir, nil
@@ -156,30 +158,4 @@ func encodeManifest(s NewSkill) ([]byte, error) {
 		return nil, fmt.Errorf("encode manifest.toml: %w", err)
 	}
 	return b.Bytes(), nil
-}
-
-// writeFileAtomic writes data to a temporary file in the same directory and
-// renames it over path, so readers never see a half-written file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	defer os.Remove(name) // no-op after a successful rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(name, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(name, path)
 }

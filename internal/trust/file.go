@@ -237,33 +237,3 @@ func encode(entries []Entry) ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
-
-// writeAtomic replaces path with data (mode 0600): a temporary file in the
-// same folder, synced, then renamed over it, so a reader never sees half a
-// file and a crash leaves the old one.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	// CreateTemp happens to use 0600; the file says which repositories may
-	// run commands, so its mode is not left to that detail.
-	err = tmp.Chmod(0o600)
-	if err == nil {
-		_, err = tmp.Write(data)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}

@@ -20,6 +20,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/clawseed/clawseed/internal/atomicfile"
 	"github.com/clawseed/clawseed/internal/flock"
 )
 
@@ -287,7 +288,7 @@ func (s *Store) update(change func([]Entry) ([]Entry, error)) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", s.path, err)
 	}
-	if err := writeAtomic(s.path, data); err != nil {
+	if err := atomicfile.Write(s.path, data, 0o600); err != nil {
 		return err
 	}
 	s.entries = next

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"time"
 	"unicode/utf8"
+
+	"github.com/clawseed/clawseed/internal/atomicfile"
 )
 
 // Limits of the run history.
@@ -119,7 +121,7 @@ func (s *Store) record(r Run) error {
 		if err := os.MkdirAll(filepath.Dir(s.runsPath(r.Job)), 0o700); err != nil {
 			return err
 		}
-		return writeAtomic(s.runsPath(r.Job), b.Bytes())
+		return atomicfile.Write(s.runsPath(r.Job), b.Bytes(), 0o600)
 	})
 }
 

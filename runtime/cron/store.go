@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clawseed/clawseed/internal/atomicfile"
 	"github.com/clawseed/clawseed/internal/flock"
 )
 
@@ -413,30 +414,5 @@ func (s *Store) modify(change func(*jobsFile) error) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(s.jobsPath(), append(data, '\n'))
-}
-
-// writeAtomic replaces path with data: a temporary file in the same
-// directory, synced, then renamed over it.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.Write(s.jobsPath(), append(data, '\n'), 0o600)
 }
