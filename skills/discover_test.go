@@ -307,7 +307,7 @@ func TestDiscoverBadFilesAreIsolated(t *testing.T) {
 		"z-good project listed @root/z-good",
 	}
 	wantDiags := []string{
-		"error root/bad-toml/manifest.toml: manifest.toml:2: expected '.' or ']' to end table name, but got '\\n' instead",
+		"error root/bad-toml/manifest.toml: manifest.toml:1: expected '.' or ']' to end table name, but got '\\n' instead",
 		"warning root/bad-yaml/SKILL.md: SKILL.md:3: invalid YAML frontmatter ignored: found unexpected end of stream",
 		"error root/big/SKILL.md: SKILL.md too large (300.1 KiB > 256 KiB)",
 		"error root/big-toml/manifest.toml: manifest.toml too large (300.1 KiB > 256 KiB)",

@@ -9,6 +9,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/clawseed/clawseed/internal/nesting"
+	"github.com/clawseed/clawseed/internal/tomltext"
 )
 
 // manifestName is the ClawSeed manifest file name; used in messages as
@@ -38,7 +39,7 @@ func parseManifest(src, path string) manifestResult {
 	var raw map[string]any
 	md, err := safeTOMLDecode(src, &raw)
 	if err != nil {
-		res.errs = append(res.errs, tomlErrorMessage(err))
+		res.errs = append(res.errs, tomlErrorMessage(src, err))
 		return res
 	}
 	order := keyOrder(md.Keys())
@@ -95,10 +96,10 @@ func safeTOMLDecode(src string, v any) (md toml.MetaData, err error) {
 	return toml.Decode(src, v)
 }
 
-func tomlErrorMessage(err error) string {
+func tomlErrorMessage(src string, err error) string {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
-		return manifestMsg(pe.Position.Line, pe.Message)
+		return manifestMsg(tomltext.ErrorLine([]byte(src), pe), pe.Message)
 	}
 	return manifestMsg(0, strings.TrimPrefix(err.Error(), "toml: "))
 }

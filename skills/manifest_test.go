@@ -261,6 +261,9 @@ func TestManifestInvalid(t *testing.T) {
 		{"nested wrong type", "[skill]\nname = \"x\"\n\n[skill.shell]\ncommand = 3\n", []string{`error: manifest.toml:5: expected string for "shell.command", got number`}},
 		{"skill is not a table", "skill = \"x\"\n", []string{`error: manifest.toml:1: expected table for "skill", got string`}},
 		{"syntax error", "[skill]\nname = \"x\ndescription = \"y\"\n", []string{"error: manifest.toml:2: strings cannot contain newlines"}},
+		// The parser's own line counts the newline it stopped at: the error
+		// is on line 2, not 3.
+		{"unterminated table header", "\n[skill\n", []string{`error: manifest.toml:2: expected '.' or ']' to end table name, but got '\n' instead`}},
 		{"duplicate key", "[skill]\nname = \"a\"\nname = \"b\"\n", []string{"error: manifest.toml:3: Key 'skill.name' has already been defined."}},
 		{"binary", "[skill]\x00", []string{"error: manifest.toml is binary (contains NUL bytes)"}},
 		{"not UTF-8", "[skill]\nname = \"\xff\"", []string{"error: manifest.toml is not valid UTF-8"}},

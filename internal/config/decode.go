@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -13,6 +12,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/clawseed/clawseed/internal/nesting"
+	"github.com/clawseed/clawseed/internal/tomltext"
 )
 
 // A file layer is decoded in two passes over a generic tree. First every key
@@ -81,13 +81,7 @@ func nestingError(path string, err error) *Error {
 func syntaxError(path string, data []byte, err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
-		// Position.Line counts a newline the lexer already consumed (an error
-		// "got '\n'" lands on the next line); the byte offset does not.
-		line := pe.Position.Line
-		if start := pe.Position.Start; start > 0 && start <= len(data) {
-			line = 1 + bytes.Count(data[:start], []byte("\n"))
-		}
-		return &Error{File: path, Line: line, Key: pe.LastKey, Msg: pe.Message}
+		return &Error{File: path, Line: tomltext.ErrorLine(data, pe), Key: pe.LastKey, Msg: pe.Message}
 	}
 	return &Error{File: path, Msg: err.Error()}
 }

@@ -1,11 +1,15 @@
 // Package tomltext writes TOML values by hand, for the files and displays
 // clawseed renders itself (`config show`, trust.toml), where a TOML
-// encoder's layout and key order would not be ours to choose.
+// encoder's layout and key order would not be ours to choose; and it says
+// on which line a TOML parse error is, for every reader of TOML files.
 package tomltext
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/BurntSushi/toml"
 )
 
 // Quote returns s as a TOML basic string. Invalid UTF-8 becomes U+FFFD, and
@@ -38,4 +42,15 @@ func Quote(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// ErrorLine is the line of a parse error in data. The parser's
+// Position.Line counts a newline the lexer already consumed (an error
+// "got '\n'" lands on the next line); the byte offset does not, so it
+// decides when it is known.
+func ErrorLine(data []byte, pe toml.ParseError) int {
+	if start := pe.Position.Start; start > 0 && start <= len(data) {
+		return 1 + bytes.Count(data[:start], []byte("\n"))
+	}
+	return pe.Position.Line
 }

@@ -207,13 +207,7 @@ func syntaxError(path string, data []byte, err error) error {
 	if !errors.As(err, &pe) {
 		return &FileError{Path: path, Msg: err.Error()}
 	}
-	// Position.Line counts a newline the lexer already consumed (an error
-	// "got '\n'" lands on the next line); the byte offset does not.
-	line := pe.Position.Line
-	if start := pe.Position.Start; start > 0 && start <= len(data) {
-		line = 1 + bytes.Count(data[:start], []byte("\n"))
-	}
-	return &FileError{Path: path, Line: line, Key: pe.LastKey, Msg: pe.Message}
+	return &FileError{Path: path, Line: tomltext.ErrorLine(data, pe), Key: pe.LastKey, Msg: pe.Message}
 }
 
 // fileHeader opens every trust file clawseed writes.
