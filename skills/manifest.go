@@ -166,9 +166,9 @@ func tomlToGeneric(v any, order map[string]int, path []string) any {
 // A tomlLines finds the line that defines a key path (e.g. ["skill",
 // "name"]) in TOML source: `name = ...` under `[skill]`, the dotted
 // `skill.name = ...`, or a `[skill.name]` header; failing that, the line of
-// the closest enclosing key. It is only used to point at a line in a message,
-// so a line-based heuristic is enough. The source is scanned once, on first
-// use, so that a manifest with thousands of bad keys stays linear.
+// the closest enclosing key (tomltext.KeyLines, the scanner config files
+// use too). The source is scanned once, on first use, so that a manifest
+// with thousands of bad keys stays linear.
 type tomlLines struct {
 	src   string
 	index map[string]int // dotted path → first line
@@ -176,10 +176,10 @@ type tomlLines struct {
 
 func (t *tomlLines) line(path []string) int {
 	if t.index == nil {
-		t.index = indexTOMLLines(t.src)
+		t.index = tomltext.KeyLines(t.src)
 	}
 	for n := len(path); n >= 1; n-- {
-		if l, ok := t.index[strings.Join(path[:n], ".")]; ok {
+		if l, ok := t.index[toml.Key(path[:n]).String()]; ok {
 			return l
 		}
 	}
@@ -189,41 +189,4 @@ func (t *tomlLines) line(path []string) int {
 // tomlKeyLine is tomlLines.line for a single lookup.
 func tomlKeyLine(src string, path []string) int {
 	return (&tomlLines{src: src}).line(path)
-}
-
-func indexTOMLLines(src string) map[string]int {
-	index := map[string]int{}
-	set := func(k string, line int) {
-		if _, ok := index[k]; !ok {
-			index[k] = line
-		}
-	}
-	table := ""
-	for i, line := range strings.Split(src, "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "[") {
-			table = normaliseTOMLKey(strings.Trim(strings.SplitN(t, "#", 2)[0], "[] \t"))
-			set(table, i+1)
-			continue
-		}
-		lhs, _, ok := strings.Cut(t, "=")
-		if !ok || strings.HasPrefix(t, "#") {
-			continue
-		}
-		key := normaliseTOMLKey(lhs)
-		if table != "" {
-			key = table + "." + key
-		}
-		set(key, i+1)
-	}
-	return index
-}
-
-// normaliseTOMLKey removes quotes and blanks around dotted key parts.
-func normaliseTOMLKey(k string) string {
-	parts := strings.Split(k, ".")
-	for i, p := range parts {
-		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
-	}
-	return strings.Join(parts, ".")
 }

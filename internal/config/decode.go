@@ -45,7 +45,7 @@ func (c *Config) applyFile(path string, data []byte, kind fileKind) error {
 	if err != nil {
 		return syntaxError(path, data, err)
 	}
-	d := &decoder{c: c, file: path, lines: keyLines(string(data))}
+	d := &decoder{c: c, file: path, lines: tomltext.KeyLines(string(data))}
 	for _, k := range md.Keys() {
 		if err := d.check(k, tree); err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/clawseed/clawseed/internal/nesting"
+	"github.com/clawseed/clawseed/internal/tomltext"
 )
 
 // FuzzLoad feeds arbitrary bytes as a --config file. Load must never panic,
@@ -56,7 +57,7 @@ func FuzzLoad(f *testing.F) {
 		var tree map[string]any
 		if deep == nil {
 			if md, err := toml.Decode(string(data), &tree); err == nil {
-				lines := keyLines(string(data))
+				lines := tomltext.KeyLines(string(data))
 				for _, k := range md.Keys() {
 					if lines[k.String()] == 0 {
 						t.Errorf("key %s not located", k)

@@ -69,10 +69,10 @@ func parse(path string, data []byte) ([]Entry, error) {
 	if err != nil {
 		return nil, syntaxError(path, data, err)
 	}
-	pos := locate(string(data))
+	lines := tomltext.KeyLines(string(data))
 	for _, k := range md.Keys() {
 		if len(k) == 1 && k[0] != "workspace" {
-			return nil, &FileError{Path: path, Line: pos.top[k[0]], Key: k[0], Msg: "unknown key (the file holds only [[workspace]] entries)"}
+			return nil, &FileError{Path: path, Line: lines[k.String()], Key: k[0], Msg: "unknown key (the file holds only [[workspace]] entries)"}
 		}
 	}
 	raw, ok := tree["workspace"]
@@ -81,12 +81,12 @@ func parse(path string, data []byte) ([]Entry, error) {
 	}
 	tables, ok := asTables(raw)
 	if !ok {
-		return nil, &FileError{Path: path, Line: pos.top["workspace"], Key: "workspace", Msg: "expected [[workspace]] entries, got " + typeName(raw)}
+		return nil, &FileError{Path: path, Line: lines["workspace"], Key: "workspace", Msg: "expected [[workspace]] entries, got " + typeName(raw)}
 	}
 	var entries []Entry       // nil for `workspace = []`, as for no entries
 	first := map[string]int{} // path → line of its entry
 	for i, t := range tables {
-		at := func(key string) int { return pos.line(i, key) }
+		at := func(key string) int { return entryLine(lines, i, key) }
 		e, err := entryOf(t, func(key, msg string) error {
 			name := "workspace"
 			if key != "" {
@@ -106,6 +106,20 @@ func parse(path string, data []byte) ([]Entry, error) {
 	}
 	sortEntries(entries)
 	return entries, nil
+}
+
+// entryLine is the line of key in the i-th [[workspace]] entry, else of
+// the entry's header, else of the first workspace key (an inline array of
+// tables, whose elements have no header); 0 when unknown.
+func entryLine(lines map[string]int, i int, key string) int {
+	elem := "workspace[" + strconv.Itoa(i) + "]"
+	if l, ok := lines[elem+"."+toml.Key{key}.String()]; ok && key != "" {
+		return l
+	}
+	if l, ok := lines[elem]; ok {
+		return l
+	}
+	return lines["workspace"]
 }
 
 // entryOf checks one [[workspace]] table; fail builds the error for a key.

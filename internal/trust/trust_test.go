@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/clawseed/clawseed/internal/tomltext"
 )
 
 var (
@@ -518,12 +520,22 @@ func TestLocate(t *testing.T) {
 		"trusted.x = \"a\\\"b\"\n" +
 		"[other]\n" +
 		"top = 1\n"
-	got := locate(src)
-	want := positions{
-		top:   map[string]int{"other": 13},
-		elems: []map[string]int{{"": 2, "path": 3, "recursive": 6, "trusted": 7}, {"": 9, "path": 10, "trusted": 12}},
+	lines := tomltext.KeyLines(src)
+	for _, tt := range []struct {
+		entry int
+		key   string
+		want  int
+	}{
+		{0, "", 2}, {0, "path", 3}, {0, "recursive", 6}, {0, "trusted", 7},
+		{1, "", 9}, {1, "path", 10}, {1, "trusted", 12},
+		{1, "recursive", 9}, // not in the entry: its header
+		{2, "path", 2},      // no such entry: the first workspace line
+	} {
+		if got := entryLine(lines, tt.entry, tt.key); got != tt.want {
+			t.Errorf("entry %d key %q: line %d, want %d", tt.entry, tt.key, got, tt.want)
+		}
 	}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(positions{})); diff != "" {
-		t.Errorf("locate (-want +got):\n%s", diff)
+	if got := lines["other"]; got != 13 {
+		t.Errorf("[other] on line %d, want 13", got)
 	}
 }

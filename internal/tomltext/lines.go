@@ -1,4 +1,4 @@
-package config
+package tomltext
 
 import (
 	"strconv"
@@ -7,15 +7,18 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// keyLines maps every key of a TOML document (in toml.Key.String() form) to
+// KeyLines maps every key of a TOML document (in toml.Key.String() form) to
 // the 1-based line where it is first defined. BurntSushi/toml keeps key
 // positions private, so this is a small scanner run after a successful
 // parse: it knows table headers, dotted and quoted keys, strings of all four
 // kinds, arrays and inline tables, and nothing else. Keys inside inline
 // tables get their own line; implicit parent tables get the line of their
-// first child. On malformed input it stops early without panicking.
-func keyLines(src string) map[string]int {
-	s := &lineScanner{src: src, line: 1, lines: map[string]int{}}
+// first child. The N-th (from 0) [[name]] header of an array of tables is
+// also "name[N]", and its keys "name[N].key": the decoder keeps no
+// position per element. On malformed input it stops early without
+// panicking. Config files, manifest.toml and trust.toml are read with it.
+func KeyLines(src string) map[string]int {
+	s := &lineScanner{src: src, line: 1, lines: map[string]int{}, arrays: map[string]int{}}
 	s.document()
 	return s.lines
 }
@@ -25,6 +28,10 @@ type lineScanner struct {
 	pos   int
 	line  int
 	lines map[string]int
+	// arrays counts the [[name]] headers seen; elem is the current
+	// element ("name[N]"), "" outside an array of tables.
+	arrays map[string]int
+	elem   string
 }
 
 func (s *lineScanner) eof() bool { return s.pos >= len(s.src) }
@@ -46,8 +53,16 @@ func (s *lineScanner) advance(n int) {
 }
 
 func (s *lineScanner) record(k toml.Key, line int) {
+	s.recordUnder("", k, line)
+}
+
+// recordUnder records k and its parents, each prefixed by prefix+".".
+func (s *lineScanner) recordUnder(prefix string, k toml.Key, line int) {
+	if prefix != "" {
+		prefix += "."
+	}
 	for i := 1; i <= len(k); i++ {
-		ks := k[:i].String()
+		ks := prefix + k[:i].String()
 		if _, ok := s.lines[ks]; !ok {
 			s.lines[ks] = line
 		}
@@ -93,11 +108,21 @@ func (s *lineScanner) document() {
 			s.advance(n)
 			table = s.key()
 			s.record(table, line)
+			s.elem = ""
+			if n == 2 {
+				name := table.String()
+				s.elem = name + "[" + strconv.Itoa(s.arrays[name]) + "]"
+				s.arrays[name]++
+				s.lines[s.elem] = line
+			}
 		} else {
 			line := s.line
 			k := s.key()
 			full := append(append(toml.Key{}, table...), k...)
 			s.record(full, line)
+			if s.elem != "" {
+				s.recordUnder(s.elem, k, line)
+			}
 			s.skipSpace(false)
 			if s.peek(0) == '=' {
 				s.advance(1)
