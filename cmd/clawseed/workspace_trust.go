@@ -53,18 +53,14 @@ func workspaceTrusted(g *globalOptions, stderr io.Writer, home string) func(stri
 	}
 }
 
-// clawseedHomeFor mirrors how internal/config resolves CLAWSEED_HOME.
+// clawseedHomeFor is the CLAWSEED_HOME the configuration will resolve, ""
+// when there is none (then nothing is trusted).
 func clawseedHomeFor(cwd, userHome string) string {
-	if h := os.Getenv("CLAWSEED_HOME"); h != "" {
-		if filepath.IsAbs(h) {
-			return filepath.Clean(h)
-		}
-		return filepath.Join(cwd, h)
-	}
-	if userHome == "" {
+	home, err := config.HomeDir(os.Getenv("CLAWSEED_HOME"), userHome, cwd)
+	if err != nil {
 		return ""
 	}
-	return filepath.Join(userHome, ".clawseed")
+	return home
 }
 
 // trustAsks lists what an untrusted workspace asks for and does not get:

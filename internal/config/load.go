@@ -73,7 +73,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	if c.userHome == "" {
 		c.userHome, _ = os.UserHomeDir()
 	}
-	if c.Home, err = clawseedHome(c.getenv("CLAWSEED_HOME"), c.userHome, cwd); err != nil {
+	if c.Home, err = HomeDir(c.getenv("CLAWSEED_HOME"), c.userHome, cwd); err != nil {
 		return nil, err
 	}
 
@@ -390,7 +390,10 @@ func cwdOf(opts LoadOptions) (string, error) {
 	return wd, nil
 }
 
-func clawseedHome(env, userHome, cwd string) (string, error) {
+// HomeDir resolves CLAWSEED_HOME: the variable env (relative to cwd), else
+// ~/.clawseed. Load uses it, and so does anything that needs the home
+// before the configuration is loaded (the trust store Load asks about).
+func HomeDir(env, userHome, cwd string) (string, error) {
 	if env != "" {
 		return absFrom(cwd, env), nil
 	}
