@@ -10,11 +10,12 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/clawseed/clawseed/internal/atomicfile"
 )
 
 // Exit codes of Main.
@@ -180,7 +181,9 @@ func serveHTTP(f mainFlags, log *lineWriter, crash *crasher) int {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	addrFile := f.httpFile + f.sseFile // exactly one is set
-	if err := writeFileAtomic(addrFile, "http://"+ln.Addr().String()+"/mcp"); err != nil {
+	// Whole or not at all: a script waiting for the file never reads half
+	// a URL.
+	if err := atomicfile.Write(addrFile, []byte("http://"+ln.Addr().String()+"/mcp"), 0o644); err != nil {
 		log.printf("%v", err)
 		_ = srv.Close()
 		return exitServe
@@ -224,24 +227,4 @@ type hangHandler struct{}
 func (hangHandler) ServeHTTP(_ http.ResponseWriter, r *http.Request) {
 	_, _ = io.Copy(io.Discard, r.Body)
 	<-r.Context().Done()
-}
-
-// writeFileAtomic writes through a temporary file and a rename, so that a
-// script waiting for the file never reads half a URL.
-func writeFileAtomic(path, content string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".mcptest-addr-*")
-	if err != nil {
-		return fmt.Errorf("writing the address file: %w", err)
-	}
-	_, werr := tmp.WriteString(content)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("writing the address file %s: %w", tmp.Name(), err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("writing the address file: %w", err)
-	}
-	return nil
 }
