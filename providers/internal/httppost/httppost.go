@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // UserAgent names the client. The SDKs sent "OpenAI/Go <version>" or
@@ -118,7 +119,18 @@ const MaxErrorBody = 64 << 10
 // another scheme, host or port.
 var errOtherOrigin = errors.New("the server redirected to another origin, where the API key is not sent; set base_url to the final address")
 
-// sameOriginClient returns a copy of hc (a plain client when nil) that
+// transport is the connection pool of the model requests: a copy of
+// http.DefaultTransport made on first use, so that nothing else in the
+// process that closes DefaultTransport's idle connections (every
+// httptest.Server.Close does, in tests) can break a model request about to
+// reuse one: "connection broken: CloseIdleConnections called" failed
+// TestRedirects under CI's load.
+var transport = sync.OnceValue(func() http.RoundTripper {
+	return http.DefaultTransport.(*http.Transport).Clone()
+})
+
+// sameOriginClient returns a copy of hc (a plain client on transport when
+// nil or without a transport) that
 // follows redirects only within base's origin. net/http drops
 // Authorization on a redirect to another host but forwards x-api-key and
 // any other credential header, and a proxy's redirect is no reason to hand
@@ -129,6 +141,9 @@ func sameOriginClient(hc *http.Client, base *url.URL) *http.Client {
 	var c http.Client
 	if hc != nil {
 		c = *hc
+	}
+	if c.Transport == nil {
+		c.Transport = transport()
 	}
 	check := c.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
