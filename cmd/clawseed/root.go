@@ -71,15 +71,30 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := procenv.Harden(tools.IsSecretEnvName); err != nil { // before anything runs a child
 		fmt.Fprintln(stderr, "warning: "+err.Error())
 	}
-	io := &IOStreams{In: stdin, Out: stdout, Err: stderr}
+	// Everything the program prints goes through one escaping writer per
+	// stream (internal/termtext): model text, tool results, server errors,
+	// skill files and session files may hold escape sequences, and none of
+	// them reaches the terminal, a pipe or a file raw. Colour is decided
+	// here too, once per stream.
+	out := termtext.NewWriter(stdout, termtext.ColorEnabled(writerIsTerminal(stdout), os.Getenv))
+	errw := termtext.NewWriter(stderr, termtext.ColorEnabled(writerIsTerminal(stderr), os.Getenv))
+	defer out.Flush()
+	defer errw.Flush()
+	io := &IOStreams{In: stdin, Out: out, Err: errw}
 	root := newRootCmd(io)
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(out)
+	root.SetErr(errw)
 	err := root.ExecuteContext(context.Background())
 	background.Wait()
-	return exitCode(err, stderr)
+	return exitCode(err, errw)
+}
+
+// writerIsTerminal reports whether w is a terminal.
+func writerIsTerminal(w io.Writer) bool {
+	f, _ := w.(*os.File)
+	return isTerminal(f)
 }
 
 // exitCode prints err (unless already printed) and maps it to an exit code.
