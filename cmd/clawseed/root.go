@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -154,7 +155,43 @@ func newRootCmd(io *IOStreams) *cobra.Command {
 		newVersionCmd(io),
 		newPDFTextCmd(io),
 	)
+	// --version prints what `clawseed version` prints.
+	root.Version = versionString()
+	root.SetVersionTemplate("{{.Version}}\n")
+	// cobra would add its completion group at Execute, past the walk.
+	root.InitDefaultCompletionCmd()
+	requireKnownSubcommands(root)
 	return root
+}
+
+// requireKnownSubcommands makes every command group (a command with
+// subcommands and nothing to run itself, the root included) refuse an
+// unknown subcommand as a usage error (exit 2) with cobra's suggestions,
+// instead of printing its help and exiting 0; without arguments it still
+// prints its help. Groups added later get the rule by being in the tree.
+func requireKnownSubcommands(cmd *cobra.Command) {
+	for _, sub := range cmd.Commands() {
+		requireKnownSubcommands(sub)
+	}
+	if !cmd.HasSubCommands() || cmd.Runnable() {
+		return
+	}
+	cmd.SuggestionsMinimumDistance = 2
+	cmd.Args = unknownSubcommand
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+}
+
+// unknownSubcommand is the Args check of a command group: any argument is
+// a subcommand it does not have.
+func unknownSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return usageError(fmt.Errorf("%s (see %s --help)", msg, cmd.CommandPath()))
 }
 
 // stdinFile returns the *os.File behind r, if any (to detect a terminal).
