@@ -262,7 +262,7 @@ func TestChatEscapesControlCharacters(t *testing.T) {
 	cat.Skills = append(cat.Skills, &skills.Skill{Name: "zz", Body: "b", Description: "Desc \x1b[2J.", ArgumentHint: "[x\x1b[8m]",
 		Status: skills.StatusUserOnly, Reason: "requires \x1b]0;T\a", UserInvocable: true})
 	cat.Diagnostics = []skills.Diagnostic{{Path: "/ws/bad\x1b[2J\nerror: forged", Severity: skills.SeverityError, Message: "m\x1b[0m"}}
-	out, errs := runChat(t, fa, "/skills", "/activate review a\x1b[31mb", "/active", "/activate zz\x1b[2J", "/nope\x07", "/help")
+	out, errs := runChat(t, fa, "/skills", "/activate review a\x1b[31mb", "/active", "/activate zz\x1b[2J", "/help")
 	for _, w := range []string{out, errs} {
 		if strings.ContainsAny(w, "\x1b\x07") {
 			t.Errorf("raw control characters in:\n%s", w)
@@ -278,7 +278,7 @@ func TestChatEscapesControlCharacters(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(errs, `skill 'zz\x1b[2J'`) || !strings.Contains(errs, `Unknown command /nope\x07.`) {
+	if !strings.Contains(errs, `skill 'zz\x1b[2J'`) {
 		t.Errorf("stderr = %q", errs)
 	}
 }
