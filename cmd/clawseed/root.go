@@ -158,8 +158,10 @@ func newRootCmd(io *IOStreams) *cobra.Command {
 	// --version prints what `clawseed version` prints.
 	root.Version = versionString()
 	root.SetVersionTemplate("{{.Version}}\n")
-	// cobra would add its completion group at Execute, past the walk.
+	// cobra would add its completion group and help command at Execute,
+	// past the walk.
 	root.InitDefaultCompletionCmd()
+	root.InitDefaultHelpCmd()
 	requireKnownSubcommands(root)
 	return root
 }
@@ -172,6 +174,16 @@ func newRootCmd(io *IOStreams) *cobra.Command {
 func requireKnownSubcommands(cmd *cobra.Command) {
 	for _, sub := range cmd.Commands() {
 		requireKnownSubcommands(sub)
+		if sub.Name() == "help" && !sub.HasSubCommands() {
+			// `help GROUP TYPO` is the same mistake as `GROUP TYPO`.
+			sub.Args = func(help *cobra.Command, args []string) error {
+				target, rest, err := help.Root().Find(args)
+				if err == nil && len(rest) > 0 && target.HasSubCommands() {
+					return unknownSubcommand(target, rest)
+				}
+				return nil
+			}
+		}
 	}
 	if !cmd.HasSubCommands() || cmd.Runnable() {
 		return

@@ -27,7 +27,7 @@ func TestUnknownSubcommand(t *testing.T) {
 	}
 	walk(newRootCmd(&IOStreams{}), nil)
 	t.Logf("command groups: %v", groups)
-	if len(groups) < 7 { // the root, skills, sessions, memory, config, cron, mcp, completion
+	if len(groups) < 8 { // the root, completion, config, cron, mcp, memory, sessions, skills
 		t.Fatalf("only %d command groups found: %v", len(groups), groups)
 	}
 	for _, path := range groups {
@@ -39,15 +39,19 @@ func TestUnknownSubcommand(t *testing.T) {
 			{typo(sub), sub},
 			{"zzzqqq", ""},
 		} {
-			code, _, errs := runCLI(append(append([]string(nil), path...), tt.arg)...)
-			if code != exitUsage {
-				t.Errorf("%s %s: exit %d, want %d\n%s", name, tt.arg, code, exitUsage, errs)
-			}
-			if !strings.Contains(errs, `unknown command "`+tt.arg+`" for "`+name+`"`) {
-				t.Errorf("%s %s: stderr %q", name, tt.arg, errs)
-			}
-			if tt.suggest != "" && !strings.Contains(errs, "did you mean "+tt.suggest) {
-				t.Errorf("%s %s: no suggestion of %s: %q", name, tt.arg, tt.suggest, errs)
+			args := append(append([]string(nil), path...), tt.arg)
+			// `clawseed help GROUP TYPO` is the same mistake.
+			for _, args := range [][]string{args, append([]string{"help"}, args...)} {
+				code, _, errs := runCLI(args...)
+				if code != exitUsage {
+					t.Errorf("clawseed %v: exit %d, want %d\n%s", args, code, exitUsage, errs)
+				}
+				if !strings.Contains(errs, `unknown command "`+tt.arg+`" for "`+name+`"`) {
+					t.Errorf("clawseed %v: stderr %q", args, errs)
+				}
+				if tt.suggest != "" && !strings.Contains(errs, "did you mean "+tt.suggest) {
+					t.Errorf("clawseed %v: no suggestion of %s: %q", args, tt.suggest, errs)
+				}
 			}
 		}
 		if code, out, errs := runCLI(path...); code != exitOK || !strings.Contains(out, "Usage:") {
