@@ -86,16 +86,25 @@ func KindOf(err error) ErrorKind {
 	return KindUnknown
 }
 
-// ClassifyStatus maps an HTTP status code to an [ErrorKind].
+// ClassifyStatus maps an HTTP status code to an [ErrorKind]. Transient (sent
+// again after a wait) are the statuses that say "not now": 408 Request
+// Timeout, 409 Conflict (retried by the OpenAI and Anthropic SDKs), 425 Too
+// Early and the 5xx, but for those that say "never" for this request: 501
+// Not Implemented and 505 HTTP Version Not Supported (a bad request: the
+// server does not do what was asked, often a wrong base_url) and 511
+// Network Authentication Required (a captive portal: auth). Every other
+// 4xx is permanent too.
 func ClassifyStatus(status int) ErrorKind {
 	switch {
 	case status == 429:
 		return KindRateLimited
-	case status == 401 || status == 403:
+	case status == 401 || status == 403 || status == 511:
 		return KindAuth
 	case status == 404:
 		return KindNotFound
-	case status == 408 || status == 409 || status >= 500:
+	case status == 501 || status == 505:
+		return KindBadRequest
+	case status == 408 || status == 409 || status == 425 || status >= 500:
 		return KindTransient
 	case status == 413:
 		return KindContextLength

@@ -4,6 +4,11 @@ package skills
 // name gets a "Did you mean" suggestion (§4.5 row 3).
 const maxSuggestDistance = 2
 
+// Suggest returns the candidate closest to name within an edit distance
+// of 2, the first one in candidates' order on a tie, or "" when none is
+// close: the "did you mean" of unknown skills and slash commands.
+func Suggest(name string, candidates []string) string { return suggest(name, candidates) }
+
 // suggest returns the candidate closest to name within maxSuggestDistance,
 // the first one in candidates' order on a tie, or "" when none is close.
 // candidates are expected in name order.

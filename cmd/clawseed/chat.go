@@ -60,8 +60,6 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	defer signal.Stop(interrupts)
 
 	stdin := stdinFile(opts.io.In)
-	stdout, _ := opts.io.Out.(*os.File)
-	color := isTerminal(stdout) && os.Getenv("NO_COLOR") == ""
 	history := repl.NewHistory(filepath.Join(cfg.Home, "history"))
 
 	chat := &repl.Chat{Out: opts.io.Out, Err: opts.io.Err, Interrupts: interrupts, History: history}
@@ -74,7 +72,9 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	} else {
 		reader = repl.NewPlainReader(opts.io.In, opts.io.Out, interrupts)
 	}
-	renderer := repl.NewRenderer(opts.io.Out, opts.io.Err, color)
+	// The transcript is styled; whether colour shows is the output
+	// stream's decision (a terminal, NO_COLOR, TERM: see run in root.go).
+	renderer := repl.NewRenderer(opts.io.Out, opts.io.Err, true)
 	approver := repl.NewApprover(reader, opts.io.Out, renderer)
 	approver.Interrupt = chat.CancelTurn
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -71,15 +72,30 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err := procenv.Harden(tools.IsSecretEnvName); err != nil { // before anything runs a child
 		fmt.Fprintln(stderr, "warning: "+err.Error())
 	}
-	io := &IOStreams{In: stdin, Out: stdout, Err: stderr}
+	// Everything the program prints goes through one escaping writer per
+	// stream (internal/termtext): model text, tool results, server errors,
+	// skill files and session files may hold escape sequences, and none of
+	// them reaches the terminal, a pipe or a file raw. Colour is decided
+	// here too, once per stream.
+	out := termtext.NewWriter(stdout, termtext.ColorEnabled(writerIsTerminal(stdout), os.Getenv))
+	errw := termtext.NewWriter(stderr, termtext.ColorEnabled(writerIsTerminal(stderr), os.Getenv))
+	defer out.Flush()
+	defer errw.Flush()
+	io := &IOStreams{In: stdin, Out: out, Err: errw}
 	root := newRootCmd(io)
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(out)
+	root.SetErr(errw)
 	err := root.ExecuteContext(context.Background())
 	background.Wait()
-	return exitCode(err, stderr)
+	return exitCode(err, errw)
+}
+
+// writerIsTerminal reports whether w is a terminal.
+func writerIsTerminal(w io.Writer) bool {
+	f, _ := w.(*os.File)
+	return isTerminal(f)
 }
 
 // exitCode prints err (unless already printed) and maps it to an exit code.
@@ -139,7 +155,55 @@ func newRootCmd(io *IOStreams) *cobra.Command {
 		newVersionCmd(io),
 		newPDFTextCmd(io),
 	)
+	// --version prints what `clawseed version` prints.
+	root.Version = versionString()
+	root.SetVersionTemplate("{{.Version}}\n")
+	// cobra would add its completion group and help command at Execute,
+	// past the walk.
+	root.InitDefaultCompletionCmd()
+	root.InitDefaultHelpCmd()
+	requireKnownSubcommands(root)
 	return root
+}
+
+// requireKnownSubcommands makes every command group (a command with
+// subcommands and nothing to run itself, the root included) refuse an
+// unknown subcommand as a usage error (exit 2) with cobra's suggestions,
+// instead of printing its help and exiting 0; without arguments it still
+// prints its help. Groups added later get the rule by being in the tree.
+func requireKnownSubcommands(cmd *cobra.Command) {
+	for _, sub := range cmd.Commands() {
+		requireKnownSubcommands(sub)
+		if sub.Name() == "help" && !sub.HasSubCommands() {
+			// `help GROUP TYPO` is the same mistake as `GROUP TYPO`.
+			sub.Args = func(help *cobra.Command, args []string) error {
+				target, rest, err := help.Root().Find(args)
+				if err == nil && len(rest) > 0 && target.HasSubCommands() {
+					return unknownSubcommand(target, rest)
+				}
+				return nil
+			}
+		}
+	}
+	if !cmd.HasSubCommands() || cmd.Runnable() {
+		return
+	}
+	cmd.SuggestionsMinimumDistance = 2
+	cmd.Args = unknownSubcommand
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+}
+
+// unknownSubcommand is the Args check of a command group: any argument is
+// a subcommand it does not have.
+func unknownSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return usageError(fmt.Errorf("%s (see %s --help)", msg, cmd.CommandPath()))
 }
 
 // stdinFile returns the *os.File behind r, if any (to detect a terminal).

@@ -37,7 +37,8 @@ func newRunCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		Use:   "run [PROMPT]",
 		Short: "Run one non-interactive turn (PROMPT or stdin)",
 		Long: "Run one turn without a terminal UI. The prompt is the arguments, or stdin when there are none.\n" +
-			`A prompt of the form "/name args" activates the user-invocable skill name with args first.`,
+			`A prompt of the form "/name args" activates the user-invocable skill name with args first;` + "\n" +
+			`a prompt whose first word is not a command name, such as a path ("/etc/hosts: what is this?"), is text.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Prompt = strings.Join(args, " ")
 			return runRun(cmd.Context(), opts)
@@ -130,14 +131,9 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if line := untrustedLine(cfg, a.catalog); line != "" {
 		fmt.Fprintln(opts.io.Err, termtext.EscapeLine(line))
 	}
-	text, err := invokeMCPPrompt(ctx, a, prompt)
+	text, err := slashPrompt(ctx, a, prompt)
 	if err != nil {
 		return err
-	}
-	if text == "" {
-		if text, err = invokeSkillPrompt(ctx, a.agent, prompt); err != nil {
-			return err
-		}
 	}
 	before := a.agent.UsageByModel()
 	res, turnErr := a.agent.Turn(ctx, text)
@@ -147,36 +143,48 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	return finishRun(opts, a, res, providers.UsageSince(a.agent.UsageByModel(), before), turnErr)
 }
 
-// invokeMCPPrompt expands a "/mcp__server__prompt args" prompt with the
-// server's prompt; "" when the prompt is not one.
-func invokeMCPPrompt(ctx context.Context, a *app, prompt string) (string, error) {
-	if a.mcp == nil || !strings.HasPrefix(prompt, "/"+mcp.Prefix) {
-		return "", nil
+// slashPrompt returns the message a prompt sends. A prompt that is a slash
+// command by [repl.ParseSlash]'s rule runs it: "/mcp__server__prompt args"
+// is expanded with the server's prompt, "/name args" activates the
+// user-invocable skill name with args (§4.9), and an unknown command is a
+// usage error with a suggestion. Any other prompt, such as one starting
+// with a path ("/etc/hosts: what is this?"), is sent as it is.
+func slashPrompt(ctx context.Context, a *app, prompt string) (string, error) {
+	name, args, ok := repl.ParseSlash(prompt)
+	switch {
+	case !ok:
+		return prompt, nil
+	case a.mcp != nil && strings.HasPrefix(name, mcp.Prefix):
+		a.mcp.Wait(ctx)
+		text, err := a.mcp.GetPrompt(ctx, name, args)
+		if err != nil {
+			return "", usageError(err)
+		}
+		return text, nil
 	}
-	name, args, _ := strings.Cut(strings.TrimPrefix(prompt, "/"), " ")
-	a.mcp.Wait(ctx)
-	text, err := a.mcp.GetPrompt(ctx, name, strings.TrimSpace(args))
-	if err != nil {
-		return "", usageError(err)
-	}
-	return text, nil
+	return invokeSkillPrompt(ctx, a.agent, name, args)
 }
 
-// invokeSkillPrompt handles a "/name args" prompt (§4.9): the skill is
-// activated with args, which then become the user message.
-func invokeSkillPrompt(ctx context.Context, ag *agent.Agent, prompt string) (string, error) {
-	if !strings.HasPrefix(prompt, "/") {
-		return prompt, nil
-	}
-	name, args, _ := strings.Cut(strings.TrimPrefix(prompt, "/"), " ")
-	args = strings.TrimSpace(args)
+// invokeSkillPrompt activates the user-invocable skill name with args,
+// which then become the user message.
+func invokeSkillPrompt(ctx context.Context, ag *agent.Agent, name, args string) (string, error) {
 	set := ag.Skills()
 	var s *skills.Skill
+	var invocable []string
 	if set != nil {
 		s = set.Catalog().Lookup(name)
+		for _, c := range set.Catalog().Skills {
+			if c.UserInvocable && c.Status != skills.StatusHidden {
+				invocable = append(invocable, c.Name)
+			}
+		}
 	}
 	if s == nil || !s.UserInvocable || s.Status == skills.StatusHidden {
-		return "", usageError(fmt.Errorf("/%s is not a user-invocable skill (see clawseed skills list)", name))
+		msg := fmt.Sprintf("/%s is not a user-invocable skill", name)
+		if m := skills.Suggest(name, invocable); m != "" {
+			msg += fmt.Sprintf("; did you mean /%s?", m)
+		}
+		return "", usageError(errors.New(msg + " (see clawseed skills list; a prompt starting with a path such as /etc/hosts is sent as text)"))
 	}
 	send, out := ag.InvokeSkill(ctx, name, args)
 	if send == "" {

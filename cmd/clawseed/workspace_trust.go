@@ -121,7 +121,8 @@ func untrustedLine(cfg *config.Config, cat *skills.Catalog) string {
 // askTrust shows what the workspace asks for and asks once whether to trust
 // it; a yes is recorded in the trust store. The question is asked once per
 // workspace: a no is remembered (a marker in $CLAWSEED_HOME/cache), and
-// /trust changes it later.
+// /trust changes it later. No answer (end of input, Ctrl-C) is not a no:
+// the workspace stays untrusted for this run and is asked about again.
 func askTrust(ctx context.Context, cfg *config.Config, cat *skills.Catalog, in repl.LineReader, out io.Writer) (bool, error) {
 	asks := trustAsks(cfg, cat)
 	if cfg.Trusted || len(asks) == 0 || cfg.Home == "" {
@@ -140,7 +141,10 @@ func askTrust(ctx context.Context, cfg *config.Config, cat *skills.Catalog, in r
 		if ctx.Err() != nil {
 			return false, ctx.Err()
 		}
-		line = "" // end of input or Ctrl-C: no
+		// End of input or Ctrl-C is no answer: untrusted for this run
+		// only, nothing remembered, asked again at the next start.
+		fmt.Fprintln(out, "\nNot trusted for this run (no answer); the question comes back at the next start.")
+		return false, nil
 	}
 	if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
 		if err := os.MkdirAll(filepath.Dir(marker), 0o700); err == nil {

@@ -118,7 +118,7 @@ func (c *Chat) Run(ctx context.Context) error {
 		if text == "exit" || text == "quit" {
 			return nil
 		}
-		if strings.HasPrefix(text, "/") {
+		if _, _, ok := ParseSlash(text); ok {
 			send, quit := c.command(ctx, text)
 			if quit {
 				return nil

@@ -64,11 +64,11 @@ func (c *Chat) invocable() []*skills.Skill {
 	return out
 }
 
-// command handles a slash command. It returns the text to send to the model
-// as a user message ("" for none) and whether to leave.
+// command handles a slash command (a line [ParseSlash] takes for one). It
+// returns the text to send to the model as a user message ("" for none) and
+// whether to leave.
 func (c *Chat) command(ctx context.Context, line string) (send string, quit bool) {
-	name, args, _ := strings.Cut(strings.TrimPrefix(line, "/"), " ")
-	args = strings.TrimSpace(args)
+	name, args, _ := ParseSlash(line)
 	switch name {
 	case "exit", "quit":
 		return "", true
@@ -150,7 +150,11 @@ func (c *Chat) invoke(ctx context.Context, name, args string) string {
 		}
 	}
 	if skill == nil {
-		fmt.Fprintf(c.Err, "Unknown command /%s. Type /help for commands and skills.\n", termtext.EscapeLine(name))
+		var known []string
+		for _, w := range c.Completions() {
+			known = append(known, strings.TrimPrefix(w, "/"))
+		}
+		fmt.Fprintf(c.Err, "Unknown command /%s.%s Type /help for commands and skills.\n", termtext.EscapeLine(name), didYouMean(name, known))
 		return ""
 	}
 	// A fork or shell skill runs here, so Ctrl-C must reach it.

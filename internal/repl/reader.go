@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"github.com/peterh/liner"
+
+	"github.com/clawseed/clawseed/internal/termtext"
 )
 
 // ErrInterrupt is returned by [LineReader.ReadLine] when the user pressed
@@ -107,7 +109,9 @@ func NewTerminalReader(history []string, completions func() []string) *TerminalR
 			}
 			var out []string
 			for _, w := range completions() {
-				if strings.HasPrefix(w, line) {
+				// liner prints candidates straight to the terminal: a
+				// name holding a control character is not offered.
+				if strings.HasPrefix(w, line) && termtext.EscapeLine(w) == w {
 					out = append(out, w)
 				}
 			}
@@ -118,9 +122,10 @@ func NewTerminalReader(history []string, completions func() []string) *TerminalR
 }
 
 // ReadLine implements [LineReader]. The context cannot interrupt a terminal
-// read; Ctrl-C does.
+// read; Ctrl-C does. liner writes the prompt to the terminal itself, past
+// the escaping writer of the output streams, so the prompt is escaped here.
 func (r *TerminalReader) ReadLine(ctx context.Context, prompt string) (string, error) {
-	line, err := r.state.Prompt(prompt)
+	line, err := r.state.Prompt(termtext.Escape(prompt))
 	switch {
 	case errors.Is(err, liner.ErrPromptAborted):
 		return "", ErrInterrupt

@@ -15,17 +15,11 @@ import (
 // previewRunes bounds one-line previews of tool arguments and results.
 const previewRunes = 200
 
-// ANSI styles, used only when colour is on.
-const (
-	styleDim   = "\x1b[2m"
-	styleRed   = "\x1b[31m"
-	styleGreen = "\x1b[32m"
-	styleCyan  = "\x1b[36m"
-	styleReset = "\x1b[0m"
-)
-
 // A Renderer prints the agent's events as a chat transcript: streamed text as
 // it arrives, reasoning dimmed, one line per tool call and per result.
+//
+// Everything is written through [termtext]: escaped on any writer, and
+// styled only when the writer is a [termtext.Writer] whose colour is on.
 type Renderer struct {
 	out, err io.Writer
 	color    bool
@@ -35,30 +29,50 @@ type Renderer struct {
 }
 
 // NewRenderer returns a renderer writing the transcript to out and errors to
-// errw. color enables ANSI styling (a terminal without NO_COLOR).
+// errw. color asks for styling; it shows only where the stream allows it
+// ([termtext.ColorEnabled], decided for each stream by cmd/clawseed).
 func NewRenderer(out, errw io.Writer, color bool) *Renderer {
 	return &Renderer{out: out, err: errw, color: color}
 }
 
-func (r *Renderer) style(s, text string) string {
-	if !r.color {
-		return text
-	}
-	return s + text + styleReset
+// A span is a piece of a line in one style.
+type span struct {
+	style termtext.Style
+	text  string
 }
 
-func (r *Renderer) write(s string) {
-	if s == "" {
-		return
+func plain(text string) span { return span{termtext.Plain, text} }
+
+func styled(st termtext.Style, text string) span { return span{st, text} }
+
+// writeSpans writes spans to the transcript, or to the error stream when
+// toErr is set.
+func (r *Renderer) writeSpans(toErr bool, spans ...span) {
+	w := r.out
+	if toErr {
+		w = r.err
 	}
-	io.WriteString(r.out, s)
-	r.midLine = !strings.HasSuffix(s, "\n")
+	for _, s := range spans {
+		if s.text == "" {
+			continue
+		}
+		st := s.style
+		if !r.color {
+			st = termtext.Plain
+		}
+		termtext.WriteStyled(w, st, s.text)
+		if !toErr {
+			r.midLine = !strings.HasSuffix(s.text, "\n")
+		}
+	}
 }
 
-// line starts a fresh line (if needed) and writes s and a newline.
-func (r *Renderer) line(s string) {
+func (r *Renderer) write(s string) { r.writeSpans(false, plain(s)) }
+
+// line starts a fresh line (if needed) and writes spans and a newline.
+func (r *Renderer) line(spans ...span) {
 	r.endLine()
-	r.write(s + "\n")
+	r.writeSpans(false, append(spans, plain("\n"))...)
 }
 
 func (r *Renderer) endLine() {
@@ -88,36 +102,41 @@ func (r *Renderer) Handle(ev agent.Event) {
 			r.endLine()
 			r.reasoning = true
 		}
-		r.write(r.style(styleDim, ev.Text))
+		r.writeSpans(false, styled(termtext.Dim, ev.Text))
 	case agent.EventToolCall:
-		r.line(r.style(styleCyan, "⚙ "+ev.Name) + " " + compactArgs(ev.Args))
+		r.line(styled(termtext.Cyan, "⚙ "+termtext.EscapeLine(ev.Name)), plain(" "+compactArgs(ev.Args)))
 	case agent.EventToolResult:
-		mark := r.style(styleGreen, "✓")
-		if ev.IsError {
-			mark = r.style(styleRed, "✗")
-		}
-		r.line("  " + mark + " " + r.style(styleDim, Preview(ev.Result, previewRunes)))
+		r.line(append([]span{plain("  ")}, r.result(ev)...)...)
 	case agent.EventSkillActivated:
-		r.line(r.style(styleCyan, "◆ skill "+ev.Name+" activated"))
+		r.line(styled(termtext.Cyan, "◆ skill "+termtext.EscapeLine(ev.Name)+" activated"))
 	case agent.EventSkillDeactivated:
-		r.line(r.style(styleCyan, "◇ skill "+ev.Name+" deactivated"))
+		r.line(styled(termtext.Cyan, "◇ skill "+termtext.EscapeLine(ev.Name)+" deactivated"))
 	case agent.EventSkillsReloaded:
-		r.line(r.style(styleCyan, "↻ skills reloaded: "+termtext.EscapeLine(ev.Text)))
+		r.line(styled(termtext.Cyan, "↻ skills reloaded: "+termtext.EscapeLine(ev.Text)))
 	case agent.EventToolsChanged:
-		r.line(r.style(styleCyan, "↻ tools changed: "+termtext.EscapeLine(ev.Text)))
+		r.line(styled(termtext.Cyan, "↻ tools changed: "+termtext.EscapeLine(ev.Text)))
 	case agent.EventCompaction:
 		if ev.Compaction != nil {
-			r.line(r.style(styleDim, CompactionLine(*ev.Compaction)))
+			r.line(styled(termtext.Dim, CompactionLine(*ev.Compaction)))
 		}
 	case agent.EventError:
 		r.endLine()
-		fmt.Fprintln(r.err, r.style(styleRed, "✗ "+ev.Text))
+		r.writeSpans(true, styled(termtext.Red, "✗ "+termtext.Escape(ev.Text)), plain("\n"))
 	case agent.EventTurnEnd:
 		r.endLine()
 		if ev.Status == agent.StatusCancelled {
-			r.line(r.style(styleDim, "⏹ turn cancelled"))
+			r.line(styled(termtext.Dim, "⏹ turn cancelled"))
 		}
 	}
+}
+
+// result is a tool result's mark and one-line preview.
+func (r *Renderer) result(ev agent.Event) []span {
+	mark := styled(termtext.Green, "✓")
+	if ev.IsError {
+		mark = styled(termtext.Red, "✗")
+	}
+	return []span{mark, plain(" "), styled(termtext.Dim, Preview(ev.Result, previewRunes))}
 }
 
 // handleSub renders an event of a fork's sub-agent: its tool calls and
@@ -126,19 +145,15 @@ func (r *Renderer) Handle(ev agent.Event) {
 func (r *Renderer) handleSub(ev agent.Event) {
 	switch ev.Type {
 	case agent.EventToolCall:
-		r.line(subPrefix + r.style(styleCyan, "⚙ "+ev.Name) + " " + compactArgs(ev.Args))
+		r.line(plain(subPrefix), styled(termtext.Cyan, "⚙ "+termtext.EscapeLine(ev.Name)), plain(" "+compactArgs(ev.Args)))
 	case agent.EventToolResult:
-		mark := r.style(styleGreen, "✓")
-		if ev.IsError {
-			mark = r.style(styleRed, "✗")
-		}
-		r.line(subPrefix + "  " + mark + " " + r.style(styleDim, Preview(ev.Result, previewRunes)))
+		r.line(append([]span{plain(subPrefix + "  ")}, r.result(ev)...)...)
 	case agent.EventCompaction:
 		if ev.Compaction != nil {
-			r.line(subPrefix + r.style(styleDim, CompactionLine(*ev.Compaction)))
+			r.line(plain(subPrefix), styled(termtext.Dim, CompactionLine(*ev.Compaction)))
 		}
 	case agent.EventError:
-		r.line(subPrefix + r.style(styleRed, "✗ "+termtext.EscapeLine(ev.Text)))
+		r.line(plain(subPrefix), styled(termtext.Red, "✗ "+termtext.EscapeLine(ev.Text)))
 	}
 }
 

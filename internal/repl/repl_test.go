@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/skills"
@@ -76,11 +77,21 @@ func TestRendererTranscript(t *testing.T) {
 
 func TestRendererColorDimsReasoning(t *testing.T) {
 	t.Parallel()
-	var out bytes.Buffer
-	r := NewRenderer(&out, io.Discard, true)
-	r.Handle(agent.Event{Type: agent.EventReasoningDelta, Text: "hmm"})
-	if out.String() != styleDim+"hmm"+styleReset {
-		t.Errorf("got %q", out.String())
+	for _, tt := range []struct {
+		name       string
+		color, tty bool
+		want       string
+	}{
+		{"styled on a colour terminal", true, true, "\x1b[2mhmm \\x1b[2J\x1b[0m"},
+		{"no colour for this stream", true, false, `hmm \x1b[2J`},
+		{"renderer without styles", false, true, `hmm \x1b[2J`},
+	} {
+		var out bytes.Buffer
+		r := NewRenderer(termtext.NewWriter(&out, tt.tty), io.Discard, tt.color)
+		r.Handle(agent.Event{Type: agent.EventReasoningDelta, Text: "hmm \x1b[2J"})
+		if out.String() != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, out.String(), tt.want)
+		}
 	}
 }
 
@@ -251,7 +262,7 @@ func TestChatEscapesControlCharacters(t *testing.T) {
 	cat.Skills = append(cat.Skills, &skills.Skill{Name: "zz", Body: "b", Description: "Desc \x1b[2J.", ArgumentHint: "[x\x1b[8m]",
 		Status: skills.StatusUserOnly, Reason: "requires \x1b]0;T\a", UserInvocable: true})
 	cat.Diagnostics = []skills.Diagnostic{{Path: "/ws/bad\x1b[2J\nerror: forged", Severity: skills.SeverityError, Message: "m\x1b[0m"}}
-	out, errs := runChat(t, fa, "/skills", "/activate review a\x1b[31mb", "/active", "/activate zz\x1b[2J", "/nope\x07", "/help")
+	out, errs := runChat(t, fa, "/skills", "/activate review a\x1b[31mb", "/active", "/activate zz\x1b[2J", "/help")
 	for _, w := range []string{out, errs} {
 		if strings.ContainsAny(w, "\x1b\x07") {
 			t.Errorf("raw control characters in:\n%s", w)
@@ -267,7 +278,7 @@ func TestChatEscapesControlCharacters(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(errs, `skill 'zz\x1b[2J'`) || !strings.Contains(errs, `Unknown command /nope\x07.`) {
+	if !strings.Contains(errs, `skill 'zz\x1b[2J'`) {
 		t.Errorf("stderr = %q", errs)
 	}
 }

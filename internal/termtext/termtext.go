@@ -1,10 +1,18 @@
 // Package termtext makes text safe to print on a terminal. Text that comes
 // from files (skill metadata and bodies, file and directory names in
-// diagnostics) or from the model may hold control characters; sent as they
-// are, an ESC starts a sequence that can retitle the window, clear the screen
-// or hide what follows, and a bidi override shows text in another order than
-// it is stored. These functions show such characters as escapes instead, so
-// the user sees what is there.
+// diagnostics), from the model or from a server may hold control
+// characters; sent as they are, an ESC or a C1 control starts a sequence
+// that can write the clipboard (OSC 52), hide a link (OSC 8), retitle the
+// window, clear the screen or hide what follows, and a bidi override shows
+// text in another order than it is stored. These functions show such
+// characters as escapes instead, so the user sees what is there.
+//
+// The rule lives here once: [Escape] and [EscapeLine] for text placed in a
+// line, and [Writer], which cmd/clawseed puts between the process and its
+// standard output and error, so that nothing the program prints reaches
+// them unescaped. The only escape sequences clawseed itself sends are the
+// colours of [WriteStyled], and only to a [Writer] whose colour is on
+// ([ColorEnabled]).
 package termtext
 
 import (
@@ -14,11 +22,22 @@ import (
 )
 
 // Escape returns s with every control character but tab and newline shown as
-// an escape: C0 controls and DEL as \xHH (CR as \r), C1 controls and the
-// bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) as
+// an escape: C0 controls as \xHH (CR as \r), DEL, C1 controls and the bidi
+// embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) as
 // \uHHHH, and bytes that are not UTF-8 as \xHH. Backslashes are left as they
 // are: the result is for reading, not for decoding. It returns s itself when
 // there is nothing to escape.
+//
+// The bidi marks U+200E, U+200F and U+061C are kept: right-to-left text
+// uses them, and they change the order of neutral characters next to them
+// only, never of a whole run as an override does. So are the zero-width
+// joiners (emoji sequences and several scripts need them) and other
+// invisible characters, which no terminal takes as a command.
+//
+// Characters that JSON text may hold raw (DEL, C1, bidi controls) are shown
+// as \uHHHH, a JSON escape of the same character; the others never appear
+// raw in JSON. So JSON text stays valid JSON of the same value when
+// escaped, and JSON output may pass through a [Writer].
 func Escape(s string) string { return escape(s, false) }
 
 // EscapeLine is [Escape] for text that must stay on one line, such as a
@@ -85,7 +104,7 @@ func writeEscape(b *strings.Builder, r rune) {
 		b.WriteString(`\n`)
 	case r == '\r':
 		b.WriteString(`\r`)
-	case r < 0x80:
+	case r < 0x20:
 		fmt.Fprintf(b, `\x%02x`, r)
 	default:
 		fmt.Fprintf(b, `\u%04x`, r)

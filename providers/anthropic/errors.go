@@ -9,10 +9,8 @@ import (
 	"time"
 
 	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/providers/internal/httppost"
 )
-
-// maxMessage bounds the message kept from a body that is not JSON.
-const maxMessage = 500
 
 // An apiError is the error object of the Messages API:
 // {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}},
@@ -33,7 +31,7 @@ func parseAPIError(raw json.RawMessage) *apiError {
 	if json.Unmarshal(raw, &s) == nil && s != "" {
 		return &apiError{Message: s}
 	}
-	return &apiError{Message: truncate(strings.TrimSpace(string(raw)))}
+	return &apiError{Message: httppost.BodyMessage(raw)}
 }
 
 // errorKinds classifies the API's error types. 529 overloaded_error is
@@ -93,7 +91,7 @@ func (p *Provider) httpError(status int, header http.Header, body []byte, model 
 		msg = http.StatusText(status)
 	}
 	e.Kind = refine(e.Kind, msg)
-	e.Message = withModel(msg, model)
+	e.Message = withModel(httppost.Message(msg), model)
 	return e
 }
 
@@ -153,14 +151,15 @@ func withModel(msg, model string) string {
 
 // errorBody extracts the API error of a response body: Anthropic's
 // {"type":"error","error":{...}}, an OpenAI-style {"error":{"message"}}
-// from a gateway, {"message":"…"}, or else the trimmed text.
+// from a gateway, {"message":"…"}, or else the first line of the text or
+// HTML page ([httppost.BodyMessage]).
 func errorBody(body []byte) *apiError {
 	var v struct {
 		Error   json.RawMessage `json:"error"`
 		Message string          `json:"message"`
 	}
 	if json.Unmarshal(body, &v) != nil {
-		return &apiError{Message: truncate(strings.TrimSpace(string(body)))}
+		return &apiError{Message: httppost.BodyMessage(body)}
 	}
 	if len(v.Error) > 0 && string(v.Error) != "null" {
 		return parseAPIError(v.Error)
@@ -168,18 +167,7 @@ func errorBody(body []byte) *apiError {
 	if v.Message != "" {
 		return &apiError{Message: v.Message}
 	}
-	return &apiError{Message: truncate(strings.TrimSpace(string(body)))}
-}
-
-func truncate(s string) string {
-	if len(s) <= maxMessage {
-		return s
-	}
-	cut := maxMessage
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
+	return &apiError{Message: httppost.BodyMessage(body)}
 }
 
 // retryAfter reads the server's requested delay: retry-after-ms (sent by

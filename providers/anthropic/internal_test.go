@@ -176,14 +176,6 @@ func TestErrorBody(t *testing.T) {
 	}
 }
 
-func TestTruncateKeepsUTF8(t *testing.T) {
-	t.Parallel()
-	s := strings.Repeat("a", maxMessage-1) + "é"
-	if got := truncate(s + "tail"); got != strings.Repeat("a", maxMessage-1)+"…" {
-		t.Errorf("truncate cut inside a rune: %q", got[len(got)-8:])
-	}
-}
-
 // TestAppendString checks the hand-written escaping against encoding/json:
 // both decode to the same string, invalid UTF-8 included.
 func TestAppendString(t *testing.T) {

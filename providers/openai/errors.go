@@ -9,10 +9,8 @@ import (
 	"time"
 
 	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/providers/internal/httppost"
 )
-
-// maxMessage bounds the message kept from a body that is not JSON.
-const maxMessage = 500
 
 // contextLengthHints are lower-case phrases servers use when the prompt does
 // not fit (OpenAI, vLLM, DeepSeek, Groq, Mistral, llama.cpp, Anthropic-style
@@ -46,7 +44,7 @@ func (p *Provider) httpError(status int, header http.Header, body []byte) *provi
 		Provider:   p.cfg.Name,
 		StatusCode: status,
 		RetryAfter: retryAfter(header, time.Now()),
-		Message:    msg,
+		Message:    httppost.Message(msg),
 	}
 	if e.Kind == providers.KindBadRequest || e.Kind == providers.KindContextLength {
 		if code == "context_length_exceeded" || mentionsContextLength(msg) {
@@ -69,7 +67,7 @@ func mentionsContextLength(msg string) bool {
 // errorDetails extracts the code and message of an error body in the shapes
 // seen in the wild: OpenAI's {"error":{"message","code"}}, {"error":"text"}
 // (Ollama, llama.cpp), {"message":"text"} and {"detail":"text"}; anything
-// else is returned as trimmed text.
+// else (a proxy's HTML page) gives its first line ([httppost.BodyMessage]).
 func errorDetails(body []byte) (code, msg string) {
 	var v struct {
 		Error   json.RawMessage `json:"error"`
@@ -77,7 +75,7 @@ func errorDetails(body []byte) (code, msg string) {
 		Detail  any             `json:"detail"`
 	}
 	if json.Unmarshal(body, &v) != nil {
-		return "", truncate(strings.TrimSpace(string(body)))
+		return "", httppost.BodyMessage(body)
 	}
 	var obj struct {
 		Message string `json:"message"`
@@ -98,9 +96,9 @@ func errorDetails(body []byte) (code, msg string) {
 			return "", s
 		}
 		b, _ := json.Marshal(v.Detail)
-		return "", truncate(string(b))
+		return "", httppost.Message(string(b))
 	}
-	return "", truncate(strings.TrimSpace(string(body)))
+	return "", httppost.BodyMessage(body)
 }
 
 // codeString renders an error code that may be a string or a number.
@@ -113,19 +111,6 @@ func codeString(c any) string {
 	}
 	return ""
 }
-
-func truncate(s string) string {
-	if len(s) <= maxMessage {
-		return s
-	}
-	cut := maxMessage
-	for cut > 0 && !utf8Start(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // retryAfter reads the server's requested delay: OpenAI's retry-after-ms
 // first (finer grained), then Retry-After as seconds or an HTTP date.

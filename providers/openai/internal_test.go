@@ -72,15 +72,6 @@ func TestErrorDetails(t *testing.T) {
 	}
 }
 
-func TestTruncateKeepsUTF8(t *testing.T) {
-	t.Parallel()
-	s := string(make([]byte, maxMessage-1)) + "é"
-	got := truncate(s + "tail")
-	if got != string(make([]byte, maxMessage-1))+"…" {
-		t.Errorf("truncate cut inside a rune: %q", got[len(got)-8:])
-	}
-}
-
 // A Retry-After too large for a Duration is capped, never wrapped into a
 // negative wait that would mean "retry at once".
 func TestRetryAfterBounded(t *testing.T) {

@@ -150,6 +150,9 @@ func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if resp.isError() {
+		if writeErrorBody(w, resp) {
+			return
+		}
 		writeAnthropicError(w, resp.status(), resp.RetryAfter, resp.errorMessage())
 		return
 	}

@@ -113,6 +113,9 @@ func (s *Server) serveOpenAI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if resp.isError() {
+		if writeErrorBody(w, resp) {
+			return
+		}
 		writeOpenAIError(w, resp.status(), resp.RetryAfter, resp.errorMessage())
 		return
 	}

@@ -36,7 +36,7 @@ import (
 //
 // Exactly one of two shapes: a successful answer (Text, Reasoning,
 // RedactedThinking, ToolCalls, Usage, StopReason) or an HTTP error (Status
-// and/or Error, RetryAfter). Hang, HangAfterChunks, StreamError, Cut,
+// and/or Error or ErrorBody, RetryAfter). Hang, HangAfterChunks, StreamError, Cut,
 // FailAfterChunks and DelayMs shape the delivery.
 //
 // A streamed answer is a sequence of content chunks, counted the same way
@@ -70,6 +70,11 @@ type Response struct {
 	// Error is the error message; http.StatusText(Status) when only Status
 	// is set.
 	Error string `json:"error,omitempty"`
+	// ErrorBody is sent as the whole body of an error answer instead of the
+	// wire's JSON error object, as text/html when it starts with "<" (a
+	// proxy's or web server's error page) and as text/plain otherwise. The
+	// Model reports Error or the status text.
+	ErrorBody string `json:"error_body,omitempty"`
 	// RetryAfter is sent as the Retry-After header (seconds) of an error.
 	RetryAfter string `json:"retry_after,omitempty"`
 	// StopReason overrides the stop reason ("end_turn", "tool_use",
@@ -208,7 +213,7 @@ func scriptKeys(object string) []string {
 	case "tool_calls":
 		return []string{"id", "name", "args"}
 	}
-	return []string{"text", "reasoning", "redacted_thinking", "tool_calls", "usage", "status", "error", "retry_after",
+	return []string{"text", "reasoning", "redacted_thinking", "tool_calls", "usage", "status", "error", "error_body", "retry_after",
 		"stop_reason", "hang", "hang_after_chunks", "stream_error", "stream_error_status", "cut",
 		"fail_after_chunks", "delay_ms", "when"}
 }
@@ -262,7 +267,10 @@ func checkKeys(object string, m map[string]json.RawMessage) error {
 // out-of-range values.
 func (r Response) validate() error {
 	var problems []error
-	isErr := r.Status != 0 || r.Error != ""
+	isErr := r.isError()
+	if r.Error != "" && r.ErrorBody != "" {
+		problems = append(problems, errors.New("error and error_body exclude each other"))
+	}
 	if r.Status != 0 && (r.Status < 400 || r.Status > 599) {
 		problems = append(problems, fmt.Errorf("status %d: want 400–599 (success needs no status)", r.Status))
 	}
@@ -318,7 +326,7 @@ func (r Response) validateFailure() []error {
 	return problems
 }
 
-func (r Response) isError() bool { return r.Status != 0 || r.Error != "" }
+func (r Response) isError() bool { return r.Status != 0 || r.Error != "" || r.ErrorBody != "" }
 
 func (r Response) hangs() bool { return r.Hang || r.HangAfterChunks > 0 }
 

@@ -75,6 +75,8 @@ func TestParseScriptErrors(t *testing.T) {
 		{"http error with stream error", `{"status": 529, "stream_error": "x"}`, "line 1: an error response cannot hang, cut or fail mid-stream"},
 		{"http error with redacted", `{"status": 500, "redacted_thinking": "x"}`, "line 1: an error response cannot also carry"},
 		{"case mismatch in new field", `{"Stream_Error": "x"}`, `line 1: unknown field "Stream_Error"`},
+		{"error and error body", `{"status": 501, "error": "x", "error_body": "<p>x</p>"}`, "line 1: error and error_body exclude each other"},
+		{"error body and text", `{"error_body": "x", "text": "y"}`, "line 1: an error response cannot also carry"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -270,6 +270,25 @@ func (s *Server) noteGone(r *http.Request) {
 	s.notify()
 }
 
+// writeErrorBody answers an error response whose script gives the whole
+// body (ErrorBody); false when it gives none, for the wire's JSON error.
+func writeErrorBody(w http.ResponseWriter, resp Response) bool {
+	if resp.ErrorBody == "" {
+		return false
+	}
+	ctype := "text/plain; charset=utf-8"
+	if strings.HasPrefix(strings.TrimSpace(resp.ErrorBody), "<") {
+		ctype = "text/html; charset=utf-8"
+	}
+	w.Header().Set("Content-Type", ctype)
+	if resp.RetryAfter != "" {
+		w.Header().Set("Retry-After", strings.TrimSpace(resp.RetryAfter))
+	}
+	w.WriteHeader(resp.status())
+	_, _ = io.WriteString(w, resp.ErrorBody)
+	return true
+}
+
 // whole answers a non-streamed request: it hangs, drops the connection,
 // turns a stream_error into an HTTP error (status defStatus unless the
 // script gives one) with fail, or writes the answer with ok.

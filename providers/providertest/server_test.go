@@ -168,6 +168,11 @@ func TestServerErrors(t *testing.T) {
 		{providertest.Response{Status: 429, Error: "slow down", RetryAfter: "2"}, providers.KindRateLimited, 429, 2 * time.Second, "slow down"},
 		{providertest.Response{Error: "kaput"}, providers.KindTransient, 500, 0, "kaput"},
 		{providertest.Response{Status: 503}, providers.KindTransient, 503, 0, "Service Unavailable"},
+		// A web server's HTML page and a proxy's plain text, as they are
+		// (error_body): one line of their text.
+		{providertest.Response{Status: 501, ErrorBody: "<html>\n<head><title>501 Not Implemented</title></head>\n<body><h1>501 Not Implemented</h1></body></html>\n"},
+			providers.KindBadRequest, 501, 0, "501 Not Implemented"},
+		{providertest.Response{Status: 502, ErrorBody: "upstream connect error\nreset reason: overflow"}, providers.KindTransient, 502, 0, "upstream connect error"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.msg, func(t *testing.T) {
