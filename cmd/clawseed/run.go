@@ -131,7 +131,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if line := untrustedLine(cfg, a.catalog); line != "" {
 		fmt.Fprintln(opts.io.Err, termtext.EscapeLine(line))
 	}
-	text, err := slashPrompt(ctx, a, prompt)
+	text, err := slashPrompt(ctx, a, prompt, opts.io.Err)
 	if err != nil {
 		return err
 	}
@@ -144,12 +144,16 @@ func runRun(ctx context.Context, opts *runOptions) error {
 }
 
 // slashPrompt returns the message a prompt sends. A prompt that is a slash
-// command by [repl.ParseSlash]'s rule runs it: "/mcp__server__prompt args"
-// is expanded with the server's prompt, "/name args" activates the
-// user-invocable skill name with args (§4.9), and an unknown command is a
-// usage error with a suggestion. Any other prompt, such as one starting
-// with a path ("/etc/hosts: what is this?"), is sent as it is.
-func slashPrompt(ctx context.Context, a *app, prompt string) (string, error) {
+// command by [repl.ParseSlash]'s rule and names a known command runs it:
+// "/mcp__server__prompt args" is expanded with the server's prompt, "/name
+// args" activates the user-invocable skill name with args (§4.9). Any other
+// prompt is sent as it is (issue 20, item 18): one starting with a path
+// ("/etc/hosts: what is this?") and one whose NAME is no skill or command
+// ("/tmp is full, why?"); for the latter a notice on stderr says so, with
+// the closest skill name when there is one, so a mistyped skill shows. A
+// skill that exists but cannot be invoked (hidden by a gate, not
+// user-invocable) is a usage error that says why.
+func slashPrompt(ctx context.Context, a *app, prompt string, notices io.Writer) (string, error) {
 	name, args, ok := repl.ParseSlash(prompt)
 	switch {
 	case !ok:
@@ -162,29 +166,50 @@ func slashPrompt(ctx context.Context, a *app, prompt string) (string, error) {
 		}
 		return text, nil
 	}
+	if !knownSkill(a.agent, name) {
+		msg := fmt.Sprintf("clawseed: /%s is not a skill or command; sent as text", name)
+		if m := skills.Suggest(name, invocableNames(a.agent)); m != "" {
+			msg += fmt.Sprintf(" (did you mean /%s?)", m)
+		}
+		fmt.Fprintln(notices, termtext.EscapeLine(msg))
+		return prompt, nil
+	}
 	return invokeSkillPrompt(ctx, a.agent, name, args)
+}
+
+// knownSkill reports whether the session's catalog has a skill called name,
+// invocable or not.
+func knownSkill(ag *agent.Agent, name string) bool {
+	set := ag.Skills()
+	return set != nil && set.Catalog().Lookup(name) != nil
+}
+
+// invocableNames lists the skills a user may invoke with /NAME.
+func invocableNames(ag *agent.Agent) []string {
+	var names []string
+	if set := ag.Skills(); set != nil {
+		for _, c := range set.Catalog().Skills {
+			if c.UserInvocable && c.Status != skills.StatusHidden {
+				names = append(names, c.Name)
+			}
+		}
+	}
+	return names
 }
 
 // invokeSkillPrompt activates the user-invocable skill name with args,
 // which then become the user message.
 func invokeSkillPrompt(ctx context.Context, ag *agent.Agent, name, args string) (string, error) {
-	set := ag.Skills()
 	var s *skills.Skill
-	var invocable []string
-	if set != nil {
+	if set := ag.Skills(); set != nil {
 		s = set.Catalog().Lookup(name)
-		for _, c := range set.Catalog().Skills {
-			if c.UserInvocable && c.Status != skills.StatusHidden {
-				invocable = append(invocable, c.Name)
-			}
-		}
 	}
 	if s == nil || !s.UserInvocable || s.Status == skills.StatusHidden {
 		msg := fmt.Sprintf("/%s is not a user-invocable skill", name)
-		if m := skills.Suggest(name, invocable); m != "" {
+		if m := skills.Suggest(name, invocableNames(ag)); m != "" && m != name {
 			msg += fmt.Sprintf("; did you mean /%s?", m)
 		}
-		return "", usageError(errors.New(msg + " (see clawseed skills list; a prompt starting with a path such as /etc/hosts is sent as text)"))
+		return "", usageError(errors.New(msg + " (see clawseed skills list)"))
 	}
 	send, out := ag.InvokeSkill(ctx, name, args)
 	if send == "" {

@@ -135,14 +135,20 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 		if c.MCP != nil && strings.HasPrefix(name, "mcp__") {
 			return c.mcpPrompt(ctx, name, args), false
 		}
-		return c.invoke(ctx, name, args), false
+		return c.invoke(ctx, line, name, args), false
 	}
 	return "", false
 }
 
 // invoke runs /NAME [ARGS] for a user-invocable skill (§4.9): activate it with
 // the args, then send the args (or a default instruction) as the user message.
-func (c *Chat) invoke(ctx context.Context, name, args string) string {
+//
+// A NAME that is no command or skill (issue 20, item 18) is text for the
+// model, sent as the line was typed ("/tmp is full, why?"), except when the
+// line is the name alone or the name is close to a known one: "/hlep" or
+// "/deplyo staging" is a mistyped command, answered with a suggestion and
+// not sent.
+func (c *Chat) invoke(ctx context.Context, line, name, args string) string {
 	var skill *skills.Skill
 	for _, s := range c.invocable() {
 		if s.Name == name {
@@ -154,7 +160,11 @@ func (c *Chat) invoke(ctx context.Context, name, args string) string {
 		for _, w := range c.Completions() {
 			known = append(known, strings.TrimPrefix(w, "/"))
 		}
-		fmt.Fprintf(c.Err, "Unknown command /%s.%s Type /help for commands and skills.\n", termtext.EscapeLine(name), didYouMean(name, known))
+		hint := didYouMean(name, known)
+		if args != "" && hint == "" && !c.knownSkill(name) {
+			return line
+		}
+		fmt.Fprintf(c.Err, "Unknown command /%s.%s Type /help for commands and skills.\n", termtext.EscapeLine(name), hint)
 		return ""
 	}
 	// A fork or shell skill runs here, so Ctrl-C must reach it.
@@ -165,6 +175,13 @@ func (c *Chat) invoke(ctx context.Context, name, args string) string {
 		c.report(out)
 	}
 	return send
+}
+
+// knownSkill reports whether the catalog has a skill called name, even one
+// the user cannot invoke: its refusal says why rather than sending text.
+func (c *Chat) knownSkill(name string) bool {
+	set := c.Agent.Skills()
+	return set != nil && set.Catalog().Lookup(name) != nil
 }
 
 // mcpPrompt expands an MCP server's prompt into the text sent to the model.
