@@ -451,7 +451,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 // be restored as it was.
 func (a *app) restore(ctx context.Context, notices io.Writer) {
 	s := a.resumed
-	diags := a.agent.Resume(ctx, s.Messages, s.Skills, s.UsageByModel)
+	diags := a.agent.Resume(ctx, s.Messages, s.Skills, s.UsageByModel, s.Recalled)
 	if a.mcp != nil {
 		// Deferred MCP tools the session had called are in its tools
 		// array again, in the order first called.
