@@ -26,8 +26,8 @@ import (
 //     actions never start git in a submodule, and need no more than the
 //     superproject's overrides;
 //   - the other actions have no such option, and add, commit and stash
-//     push do start `git status` in a modified submodule whatever its
-//     ignore setting says. Before each of them, the configuration of every
+//     push do start `git status` in a modified submodule (add even when
+//     its ignore setting says all). Before each of them, the configuration of every
 //     checked-out submodule (recursively: the git started in a submodule
 //     goes on into its own submodules) is listed like the superproject's,
 //     and its drivers are overridden too: git hands -c settings on to the
