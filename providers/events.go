@@ -42,6 +42,19 @@ type Event struct {
 	ToolCall   *ToolCall  `json:"tool_call,omitempty"`
 	Usage      *Usage     `json:"usage,omitempty"`
 	StopReason StopReason `json:"stop_reason,omitempty"`
+	// Model is the model id that produced the event when it is not the
+	// request's Model: [Reliable] sets it on every event of an entry that
+	// answers with its own model (a fallback). Usage is billed under it.
+	Model string `json:"model,omitempty"`
+}
+
+// AnsweredBy returns the model that produced ev: its Model, else
+// requested (the request's model id).
+func (ev Event) AnsweredBy(requested string) string {
+	if ev.Model != "" {
+		return ev.Model
+	}
+	return requested
 }
 
 // Usage counts the tokens of one or more responses.

@@ -23,6 +23,10 @@ const (
 type Named struct {
 	Name     string
 	Streamer Streamer
+	// Model is the model id the entry answers with whatever the request's
+	// Model says (a fallback with its own model), reported on its events
+	// ([Event.Model]); "" means the request's model.
+	Model string
 }
 
 // An Attempt describes one try of a [Reliable] stream. It is reported before
@@ -155,7 +159,9 @@ func WithOnAttempt(f func(Attempt)) ReliableOption {
 //
 // Every entry receives the same request, so entries with different models
 // should have the model in their own configuration and the request's Model
-// left empty. Reliable is safe for concurrent use.
+// left empty, and name it in [Named.Model]: the events of such an entry
+// carry it, so that usage is billed to the model that answered. Reliable
+// is safe for concurrent use.
 type Reliable struct {
 	entries    []Named
 	maxRetries int
@@ -223,7 +229,7 @@ func (r *Reliable) stream(ctx context.Context, req Request, yield func(Event, er
 				return err
 			}
 			tries++
-			forwarded, stopped, err := forward(ctx, entry.Streamer, req, yield)
+			forwarded, stopped, err := forward(ctx, entry, req, yield)
 			switch {
 			case stopped || err == nil:
 				return nil
@@ -239,12 +245,16 @@ func (r *Reliable) stream(ctx context.Context, req Request, yield func(Event, er
 	return last
 }
 
-// forward relays one stream. It reports whether an event reached the
-// caller, whether the caller stopped, and the stream's error.
-func forward(ctx context.Context, s Streamer, req Request, yield func(Event, error) bool) (forwarded, stopped bool, err error) {
-	for ev, err := range s.Stream(ctx, req) {
+// forward relays one entry's stream, each event marked with the entry's own
+// model when it has one. It reports whether an event reached the caller,
+// whether the caller stopped, and the stream's error.
+func forward(ctx context.Context, entry Named, req Request, yield func(Event, error) bool) (forwarded, stopped bool, err error) {
+	for ev, err := range entry.Streamer.Stream(ctx, req) {
 		if err != nil {
 			return forwarded, false, err
+		}
+		if entry.Model != "" {
+			ev.Model = entry.Model
 		}
 		forwarded = true
 		if !yield(ev, nil) {

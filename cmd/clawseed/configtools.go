@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"log/slog"
 	"text/tabwriter"
 
 	"github.com/clawseed/clawseed/internal/config"
@@ -33,8 +34,15 @@ func sessionToolSpecs(cfg *config.Config, model agent.Model, modelName string) (
 	if err != nil {
 		return nil, nil, err
 	}
+	mem, err := sessionMemory(context.Background(), cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return nil, nil, err
+	}
+	if mem != nil {
+		defer mem.Close()
+	}
 	list := buildTools(toolEnv{cfg: cfg, sb: newSandbox(cfg, &skills.Catalog{}), model: model, modelName: modelName,
-		addUsage: func(string, providers.Usage) {}})
+		addUsage: func(string, providers.Usage) {}, memory: mem})
 	classes := map[string]string{"Skill": permissions.ClassRead.String()}
 	for _, t := range list {
 		c := t.Class().String()

@@ -203,7 +203,7 @@ func cronRunDue(ctx context.Context, g *globalOptions, io *IOStreams, now string
 		start := time.Now()
 		store.Now = func() time.Time { return t.Add(time.Since(start)) }
 	}
-	run, err := newJobRunner()
+	run, err := newJobRunner(cfg.Home)
 	if err != nil {
 		return err
 	}
@@ -244,7 +244,7 @@ func startCronScheduler(ctx context.Context, cfg *config.Config, log *slog.Logge
 	if !cfg.Cron.Enabled {
 		return func() {}
 	}
-	run, err := newJobRunner()
+	run, err := newJobRunner(cfg.Home)
 	if err != nil {
 		log.Warn("Scheduled jobs will not run in this chat", "error", err)
 		return func() {}
@@ -266,23 +266,45 @@ type jobResult struct {
 // exec`, given the job on stdin. The child loads the job workspace's own
 // configuration, as `clawseed run --workspace W` would, so a job behaves
 // the same whichever process starts it, and a crash or a leak in one run
-// cannot harm the chat that started it.
-func newJobRunner() (cron.Runner, error) {
+// cannot harm the chat that started it. home is this process's
+// CLAWSEED_HOME (absolute), whose trust store decides the job's trust.
+func newJobRunner(home string) (cron.Runner, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("cannot find the clawseed executable to run jobs: %w", err)
 	}
-	return func(ctx context.Context, j cron.Job) cron.Result { return runJobProcess(ctx, exe, j) }, nil
+	env := jobEnv(os.Environ(), home)
+	return func(ctx context.Context, j cron.Job) cron.Result { return runJobProcess(ctx, exe, env, j) }, nil
 }
 
-func runJobProcess(ctx context.Context, exe string, j cron.Job) cron.Result {
+// jobEnv is the environment of a job's process: this process's, but trust
+// reaches the job's workspace only through the trust store. --trust is
+// never passed, CLAWSEED_TRUST_WORKSPACE (which trusted the workspace of
+// the process that starts jobs, perhaps for all of a chat, and every
+// workspace's jobs run from there) is removed, and CLAWSEED_HOME is
+// this process's home as an absolute path: the child runs in the job's
+// workspace, where a relative CLAWSEED_HOME would name a home of the
+// workspace's making, trust store included.
+func jobEnv(environ []string, home string) []string {
+	env := make([]string, 0, len(environ)+1)
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.EqualFold(name, trustEnv) || strings.EqualFold(name, "CLAWSEED_HOME") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "CLAWSEED_HOME="+home)
+}
+
+func runJobProcess(ctx context.Context, exe string, env []string, j cron.Job) cron.Result {
 	in, err := json.Marshal(j)
 	if err != nil {
 		return cron.Result{Status: cron.StatusError, Output: err.Error()}
 	}
 	cmd := exec.CommandContext(ctx, exe, "--workspace", j.Workspace, "cron", "exec")
 	cmd.Args[0] = "clawseed"
-	cmd.Dir = j.Workspace
+	cmd.Dir, cmd.Env = j.Workspace, env
 	cmd.Stdin = bytes.NewReader(in)
 	stdout := &capped{limit: maxJobStdout}
 	stderr := &capped{limit: maxJobStdout, tail: true}

@@ -166,7 +166,7 @@ func newModel(cfg *config.Config, r *config.Resolved, notices io.Writer) (agent.
 		if err != nil {
 			return nil, err
 		}
-		entries = append(entries, providers.Named{Name: f.Name, Streamer: ownSettings{s}})
+		entries = append(entries, providers.Named{Name: f.Name, Streamer: ownSettings{s}, Model: f.Model})
 	}
 	return providers.NewReliable(entries, cfg.Providers.MaxRetries, reliableOptions(cfg, notices)...), nil
 }

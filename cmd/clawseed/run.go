@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -72,6 +73,7 @@ type runResult struct {
 	Final        string                  `json:"final"`
 	Usage        usageJSON               `json:"usage"`
 	CostUSD      *float64                `json:"cost_usd"`
+	Models       []modelUsageJSON        `json:"models"`
 	Iterations   int                     `json:"iterations"`
 	ToolCalls    []agent.ToolCallSummary `json:"tool_calls"`
 	ActiveSkills []string                `json:"active_skills"`
@@ -81,13 +83,26 @@ type runResult struct {
 	Error        string                  `json:"error,omitempty"`
 }
 
-// usageJSON is the turn's usage; cached and cache-write tokens are parts of
-// the input tokens. cost_usd prices it.
+// usageJSON is the run's usage (its turn, and the fork skill a /NAME prompt
+// ran first, compaction summaries and llm_task included); cached and
+// cache-write tokens are parts of the input tokens. cost_usd prices it.
 type usageJSON struct {
 	InputTokens      int `json:"input_tokens"`
 	OutputTokens     int `json:"output_tokens"`
 	CachedTokens     int `json:"cached_tokens"`
 	CacheWriteTokens int `json:"cache_write_tokens"`
+}
+
+// modelUsageJSON is the part of the usage one model answered, and its cost
+// (null without a known price).
+type modelUsageJSON struct {
+	Model string `json:"model"`
+	usageJSON
+	CostUSD *float64 `json:"cost_usd"`
+}
+
+func newUsageJSON(u providers.Usage) usageJSON {
+	return usageJSON{u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.CacheWriteTokens}
 }
 
 func runRun(ctx context.Context, opts *runOptions) error {
@@ -131,11 +146,11 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if line := untrustedLine(cfg, a.catalog); line != "" {
 		fmt.Fprintln(opts.io.Err, termtext.EscapeLine(line))
 	}
+	before := a.agent.UsageByModel() // a fork skill run by /NAME is part of the run
 	text, err := slashPrompt(ctx, a, prompt, opts.io.Err)
 	if err != nil {
 		return err
 	}
-	before := a.agent.UsageByModel()
 	res, turnErr := a.agent.Turn(ctx, text)
 	if err := a.Close(); err != nil {
 		fmt.Fprintln(opts.io.Err, "clawseed: session not saved: "+err.Error())
@@ -241,7 +256,7 @@ func runSink(opts *runOptions) agent.Sink {
 }
 
 // finishRun prints the result and maps the turn's outcome to an exit code.
-// usage is the turn's usage per model, which cost_usd prices.
+// usage is the run's usage per model, which cost_usd prices.
 func finishRun(opts *runOptions, a *app, res agent.TurnResult, usage []providers.ModelUsage, turnErr error) error {
 	code := exitOK
 	switch res.Status {
@@ -256,11 +271,12 @@ func finishRun(opts *runOptions, a *app, res agent.TurnResult, usage []providers
 			Status:     res.Status,
 			SessionID:  a.sessionID,
 			Final:      res.Final,
-			Usage:      usageJSON{res.Usage.InputTokens, res.Usage.OutputTokens, res.Usage.CachedInputTokens, res.Usage.CacheWriteTokens},
+			Usage:      newUsageJSON(providers.TotalUsage(usage)),
 			CostUSD:    costUSD(usage, a.priceFunc()),
+			Models:     modelsJSON(usage, a.priceFunc()),
 			Iterations: res.Iterations,
 			ToolCalls:  res.ToolCalls,
-			Model:      a.resolved.Model,
+			Model:      cmp.Or(res.Model, a.resolved.Model),
 			Provider:   a.resolved.Provider,
 			Context:    a.agent.ContextReport(),
 		}

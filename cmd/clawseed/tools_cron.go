@@ -22,7 +22,7 @@ func cronTools(env toolEnv) []tools.Tool {
 	if !env.cfg.Cron.Enabled {
 		return nil
 	}
-	run, _ := newJobRunner()
+	run, _ := newJobRunner(env.cfg.Home)
 	return tools.CronTools(tools.CronOptions{
 		Store:           cronStore(env.cfg),
 		Workspace:       env.cfg.Workspace,

@@ -17,22 +17,14 @@ func openMemory(ctx context.Context, cfg *config.Config) (*memory.Store, error) 
 }
 
 // memoryTools returns the memory_* tools and knowledge when [memory].enabled
-// and the store opens (§8); knowledge offers only its read actions at
-// read_only autonomy. The session's store (env.memory, shared with the
-// prompt's index and automatic recall) is used when set; otherwise one is
-// opened here, which costs nothing until a tool runs.
+// and the store opened (§8); knowledge offers only its read actions at
+// read_only autonomy. They use the store of env.memory, shared with the
+// prompt's index and automatic recall, whose opener closes it.
 func memoryTools(env toolEnv) []tools.Tool {
 	cfg := env.cfg
-	if !cfg.Memory.Enabled {
-		return nil
-	}
 	store := env.memory
-	if store == nil {
-		s, err := openMemory(context.Background(), cfg)
-		if err != nil {
-			return nil
-		}
-		store = s
+	if !cfg.Memory.Enabled || store == nil {
+		return nil
 	}
 	level, _ := permissions.ParseLevel(cfg.Autonomy.Level) // validated by buildApp
 	return append(tools.MemoryTools(store), tools.NewKnowledge(store, tools.KnowledgeOptions{ReadOnly: level == permissions.ReadOnly}))

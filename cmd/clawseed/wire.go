@@ -203,14 +203,20 @@ func (a *app) header() session.Header {
 	return session.Header{ID: a.sessionID, Workspace: a.cfg.Workspace, Provider: a.resolved.Provider, Model: a.resolved.Model, Trust: trustWord(a.cfg.Trusted)}
 }
 
-// shutdown closes the session file and stops the MCP servers: the end of
-// the process's session (Close alone is also /clear's).
+// shutdown closes the session file, stops the MCP servers and closes the
+// memory index: the end of the process's session (Close alone is also
+// /clear's). The app owns the memory store it opened: closing its database
+// is what removes index.db-wal and index.db-shm.
 func (a *app) shutdown() error {
 	if a.mcp != nil {
 		a.mcp.Close()
 		a.mcp = nil
 	}
-	return a.Close()
+	var memErr error
+	if a.memory != nil {
+		memErr = a.memory.Close()
+	}
+	return errors.Join(a.Close(), memErr)
 }
 
 // Close flushes and closes the session file.
@@ -451,7 +457,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 // be restored as it was.
 func (a *app) restore(ctx context.Context, notices io.Writer) {
 	s := a.resumed
-	diags := a.agent.Resume(ctx, s.Messages, s.Skills, s.UsageByModel)
+	diags := a.agent.Resume(ctx, s.Messages, s.Skills, s.UsageByModel, s.Recalled)
 	if a.mcp != nil {
 		// Deferred MCP tools the session had called are in its tools
 		// array again, in the order first called.

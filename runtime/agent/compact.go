@@ -78,7 +78,7 @@ func (a *Agent) threshold() int {
 // when there was nothing to compact. The usage of the summary request is
 // counted in the session.
 func (a *Agent) Compact(ctx context.Context, focus string) (CompactionInfo, error) {
-	info, _, err := a.compact(ctx, CompactManual, focus)
+	info, err := a.compact(ctx, CompactManual, focus)
 	return info, err
 }
 
@@ -91,7 +91,7 @@ func (a *Agent) Compact(ctx context.Context, focus string) (CompactionInfo, erro
 // The summary is a user message and the kept tail may start with one too;
 // the OpenAI wire accepts adjacent user messages and the Anthropic API merges
 // them into one turn.
-func (a *Agent) compact(ctx context.Context, reason, focus string) (CompactionInfo, providers.Usage, error) {
+func (a *Agent) compact(ctx context.Context, reason, focus string) (CompactionInfo, error) {
 	stats := a.Context()
 	info := CompactionInfo{Reason: reason, TokensBefore: a.estimate(stats)}
 	budget := a.threshold() - (stats.Total() - stats.History)
@@ -104,14 +104,13 @@ func (a *Agent) compact(ctx context.Context, reason, focus string) (CompactionIn
 	sp := chooseSplit(a.history, keep, budget*3/4, messageTokens)
 	if sp.empty() {
 		info.TokensAfter = info.TokensBefore
-		return info, providers.Usage{}, nil
+		return info, nil
 	}
 
 	head, kept := sp.parts(a.history)
-	summary, usage, err := a.summarize(ctx, head, focus, budget, reason)
-	a.addModelUsage(a.summaryModelName(), usage)
+	summary, err := a.summarize(ctx, head, focus, budget, reason)
 	if ctx.Err() != nil {
-		return info, usage, ctx.Err()
+		return info, ctx.Err()
 	}
 	var lead providers.Message
 	if err != nil {
@@ -141,7 +140,7 @@ func (a *Agent) compact(ctx context.Context, reason, focus string) (CompactionIn
 	}
 	ev := info
 	a.opts.Sink(Event{Type: EventCompaction, Compaction: &ev})
-	return info, usage, nil
+	return info, nil
 }
 
 // parts returns the messages a split summarises and the ones it keeps (the
@@ -183,18 +182,16 @@ func summaryMessage(summary string) providers.Message {
 // plain-text transcript in one user message, with long tool results cut: no
 // tool schemas are needed, every provider accepts it, and it is far smaller
 // than the raw messages.
-func (a *Agent) summarize(ctx context.Context, head []providers.Message, focus string, budget int, reason string) (string, providers.Usage, error) {
+func (a *Agent) summarize(ctx context.Context, head []providers.Message, focus string, budget int, reason string) (string, error) {
 	words := min(max(budget/4, 300), 2000) * 3 / 4
 	ask := fmt.Sprintf(compactionRequest, words)
 	if focus = strings.TrimSpace(focus); focus != "" {
 		ask += "\n\nFocus the summary on: " + focus
 	}
-	var usage providers.Usage
 	if a.summaryInPlace(reason) {
-		summary, u, err := a.summaryRequest(ctx, a.inPlaceRequest(ask), a.opts.Model, budget)
-		usage.Add(u)
+		summary, err := a.summaryRequest(ctx, a.inPlaceRequest(ask), a.opts.Model, budget)
 		if err == nil || ctx.Err() != nil || !transcriptMayHelp(err) {
-			return summary, usage, err
+			return summary, err
 		}
 	}
 	model := a.opts.Summarizer
@@ -206,9 +203,7 @@ func (a *Agent) summarize(ctx context.Context, head []providers.Message, focus s
 		System:   compactionSystem,
 		Messages: []providers.Message{providers.UserText("<transcript>\n" + renderTranscript(head) + "</transcript>\n\n" + transcriptLead + ask)},
 	}
-	summary, u, err := a.summaryRequest(ctx, req, model, budget)
-	usage.Add(u)
-	return summary, usage, err
+	return a.summaryRequest(ctx, req, model, budget)
 }
 
 // summaryInPlace reports whether the summary is asked for at the end of the
@@ -257,15 +252,18 @@ func (a *Agent) inPlaceRequest(ask string) providers.Request {
 // summaryRequest sends a summary request and returns its text, cut at half
 // the history budget: a model that ignores the length asked for must not
 // fill the room the compaction made. A response that calls tools instead
-// is a failure.
-func (a *Agent) summaryRequest(ctx context.Context, req providers.Request, model Model, budget int) (string, providers.Usage, error) {
+// is a failure. Its usage counts in the session under the model that
+// answered.
+func (a *Agent) summaryRequest(ctx context.Context, req providers.Request, model Model, budget int) (string, error) {
 	var text strings.Builder
-	var usage providers.Usage
+	resp := &response{}
+	defer func() { a.addModelUsage(resp.answeredBy(req.Model), resp.usage) }()
 	calls := false
 	for ev, err := range model.Stream(ctx, req) {
 		if err != nil {
-			return "", usage, err
+			return "", err
 		}
+		resp.model = ev.AnsweredBy(resp.model)
 		switch ev.Type {
 		case providers.EventTextDelta:
 			text.WriteString(ev.Text)
@@ -273,21 +271,21 @@ func (a *Agent) summaryRequest(ctx context.Context, req providers.Request, model
 			calls = true
 		case providers.EventUsage:
 			if ev.Usage != nil {
-				usage.Add(*ev.Usage)
+				resp.usage.Add(*ev.Usage)
 			}
 		}
 	}
 	if ctx.Err() != nil {
-		return "", usage, ctx.Err()
+		return "", ctx.Err()
 	}
 	if calls {
-		return "", usage, errors.New("the summary request was answered with tool calls")
+		return "", errors.New("the summary request was answered with tool calls")
 	}
 	summary := strings.TrimSpace(stripThink(text.String()))
 	if summary == "" {
-		return "", usage, errors.New("the summary request returned no text")
+		return "", errors.New("the summary request returned no text")
 	}
-	return truncateOutput(summary, max(budget/2, 500)*4), usage, nil
+	return truncateOutput(summary, max(budget/2, 500)*4), nil
 }
 
 // renderTranscript renders messages for the summary request, one block per

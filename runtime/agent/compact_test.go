@@ -22,6 +22,7 @@ type memRecorder struct {
 	compactions []session.Compaction
 	usage       []providers.ModelUsage
 	forks       []session.Fork
+	recalled    []string
 	fail        error
 }
 
@@ -39,6 +40,10 @@ func (r *memRecorder) RecordCompaction(c session.Compaction) error {
 }
 func (r *memRecorder) RecordFork(f session.Fork) error {
 	r.forks = append(r.forks, f)
+	return r.fail
+}
+func (r *memRecorder) RecordRecall(memories []string) error {
+	r.recalled = append(r.recalled, memories...)
 	return r.fail
 }
 func (r *memRecorder) RecordUsage(model string, u providers.Usage) error {
@@ -410,7 +415,7 @@ func TestRecorderAndResume(t *testing.T) {
 	// A new process resumes: same system prompt, history and usage.
 	env2 := newEnv(t, nil, nil)
 	states := []session.SkillState{{Name: "auto-coder", Hash: rec.skills[0].Hash}, {Name: "greeter", Args: "Ada", Hash: rec.skills[1].Hash}}
-	if diags := env2.agent.Resume(context.Background(), rec.messages, states, rec.usage); len(diags) != 0 {
+	if diags := env2.agent.Resume(context.Background(), rec.messages, states, rec.usage, nil); len(diags) != 0 {
 		t.Fatalf("Resume diagnostics: %+v", diags)
 	}
 	if env2.agent.SystemPrompt() != env.agent.SystemPrompt() {
@@ -425,7 +430,7 @@ func TestRecorderAndResume(t *testing.T) {
 	// A changed skill comes back with its new text and is recorded so.
 	rec3 := &memRecorder{}
 	env3 := newEnv(t, nil, func(o *Options) { o.Recorder = rec3 })
-	env3.agent.Resume(context.Background(), rec.messages, []session.SkillState{{Name: "greeter", Args: "Ada", Hash: "0000"}}, nil)
+	env3.agent.Resume(context.Background(), rec.messages, []session.SkillState{{Name: "greeter", Args: "Ada", Hash: "0000"}}, nil, nil)
 	if len(rec3.skills) != 1 || rec3.skills[0].Hash == "0000" || !env3.agent.Skills().ChangedOnDisk("greeter") {
 		t.Errorf("changed skill: records %+v, changed %v", rec3.skills, env3.agent.Skills().ChangedOnDisk("greeter"))
 	}
@@ -433,7 +438,7 @@ func TestRecorderAndResume(t *testing.T) {
 	// file agrees with the live session.
 	rec4 := &memRecorder{}
 	env4 := newEnv(t, nil, func(o *Options) { o.Recorder = rec4 })
-	diags := env4.agent.Resume(context.Background(), nil, []session.SkillState{{Name: "vanished", Hash: "1"}, {Name: "greeter", Hash: rec.skills[1].Hash}}, nil)
+	diags := env4.agent.Resume(context.Background(), nil, []session.SkillState{{Name: "vanished", Hash: "1"}, {Name: "greeter", Hash: rec.skills[1].Hash}}, nil, nil)
 	if len(diags) != 1 || !strings.Contains(diags[0].Message, `"vanished" not restored`) {
 		t.Errorf("diagnostics = %+v", diags)
 	}

@@ -295,6 +295,7 @@ func (r *forkRecorder) RecordMessage(providers.Message) error     { return nil }
 func (r *forkRecorder) RecordSkill(session.SkillChange) error     { return nil }
 func (r *forkRecorder) RecordCompaction(session.Compaction) error { return nil }
 func (r *forkRecorder) RecordFork(session.Fork) error             { return nil }
+func (r *forkRecorder) RecordRecall([]string) error               { return nil }
 func (r *forkRecorder) RecordUsage(model string, u providers.Usage) error {
 	r.parent.addModelUsage(model, u)
 	return nil

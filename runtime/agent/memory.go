@@ -84,12 +84,19 @@ func (a *Agent) refreshMemory() {
 	a.buildBase()
 }
 
-// recall prefixes the memories relevant to text, once per session each.
+// recall prefixes the memories relevant to text, once per session each:
+// the recalled set is recorded in the session file, and Resume brings it
+// back.
 func (a *Agent) recall(ctx context.Context, text string) string {
 	if a.opts.Recall == nil {
 		return ""
 	}
 	block, used := a.opts.Recall(ctx, text, a.recalled)
-	a.recalled = append(a.recalled, used...)
+	if len(used) > 0 {
+		a.recalled = append(a.recalled, used...)
+		if a.opts.Recorder != nil {
+			a.recorded(a.opts.Recorder.RecordRecall(used))
+		}
+	}
 	return block
 }

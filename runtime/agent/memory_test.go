@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -73,5 +74,48 @@ func TestAutoRecallOncePerSession(t *testing.T) {
 	}
 	if len(excludes) != 2 || len(excludes[1]) != 1 || excludes[1][0] != "user/tabs.md" {
 		t.Errorf("excludes = %v", excludes)
+	}
+}
+
+// The recalled set belongs to the session (issue 20, item 21): each recall
+// is recorded, and a resumed session passes the saved set as exclude, so a
+// memory recalled before --continue is not given again.
+func TestAutoRecallResumed(t *testing.T) {
+	t.Parallel()
+	recaller := func(excludes *[][]string) Recaller {
+		return func(_ context.Context, text string, exclude []string) (string, []string) {
+			*excludes = append(*excludes, slices.Clone(exclude))
+			if slices.Contains(exclude, "user/tabs.md") {
+				return "", nil
+			}
+			return "<memory_context>\ntabs\n</memory_context>\n\n", []string{"user/tabs.md"}
+		}
+	}
+	rec := &memRecorder{}
+	var first [][]string
+	env := newEnv(t, []providertest.Response{{Text: "one"}}, func(o *Options) {
+		o.Recall, o.Recorder = recaller(&first), rec
+	})
+	if _, err := env.agent.Turn(t.Context(), "indent?"); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rec.recalled, []string{"user/tabs.md"}) {
+		t.Fatalf("recorded recall = %q", rec.recalled)
+	}
+	var second [][]string
+	env2 := newEnv(t, []providertest.Response{{Text: "two"}}, func(o *Options) { o.Recall = recaller(&second) })
+	env2.agent.Resume(t.Context(), rec.messages, nil, nil, rec.recalled)
+	if _, err := env2.agent.Turn(t.Context(), "indent again?"); err != nil {
+		t.Fatal(err)
+	}
+	if len(second) != 1 || !slices.Equal(second[0], []string{"user/tabs.md"}) {
+		t.Errorf("excludes after resume = %q", second)
+	}
+	var all strings.Builder
+	for _, m := range env2.model.Requests()[0].Messages {
+		all.WriteString(m.Text())
+	}
+	if n := strings.Count(all.String(), "<memory_context>"); n != 1 {
+		t.Errorf("%d <memory_context> blocks after resume, want the first one only", n)
 	}
 }

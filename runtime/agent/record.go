@@ -21,6 +21,8 @@ type Recorder interface {
 	RecordUsage(model string, u providers.Usage) error
 	// RecordFork records a fork skill's sub-agent transcript.
 	RecordFork(session.Fork) error
+	// RecordRecall records the memories automatic recall gave the model.
+	RecordRecall(memories []string) error
 }
 
 // SetRecorder replaces the session recorder (/clear starts a new file); nil
@@ -105,9 +107,10 @@ func (a *Agent) syncSkills() {
 // could not be restored; skills whose text changed on disk are restored with
 // the new text and reported by [skills.ActiveSet.ChangedOnDisk]. Changes
 // against the saved state are recorded.
-func (a *Agent) Resume(ctx context.Context, history []providers.Message, active []session.SkillState, usage []providers.ModelUsage) []skills.Diagnostic {
+func (a *Agent) Resume(ctx context.Context, history []providers.Message, active []session.SkillState, usage []providers.ModelUsage, recalled []string) []skills.Diagnostic {
 	a.history = repairHistory(slices.Clone(history))
 	a.restoreUsage(usage)
+	a.recalled = slices.Clone(recalled)
 	a.reported = 0
 	var diags []skills.Diagnostic
 	saved := make([]skills.SnapshotEntry, len(active))

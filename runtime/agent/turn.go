@@ -20,8 +20,18 @@ type TurnResult struct {
 	// Iterations is the number of model requests made.
 	Iterations int
 	ToolCalls  []ToolCallSummary
-	// Usage is this turn's usage.
+	// Usage is this turn's usage: the sum of Models.
 	Usage providers.Usage
+	// Models is this turn's usage per model that answered, sorted by
+	// model: the turn's requests, compaction summaries, fork skills' and
+	// tools' requests (llm_task), each under the model that answered it
+	// (a fallback's own model when one did).
+	Models []providers.ModelUsage
+	// Model is the model that answered the turn's last response; "" when
+	// no request was answered.
+	Model string
+
+	base []providers.ModelUsage // the session's usage when the turn began
 }
 
 // A ToolCallSummary records one executed tool call.
@@ -48,7 +58,7 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 	a.opts.Sink(Event{Type: EventTurnStart, Text: text})
 	a.add(providers.UserText(a.recall(ctx, text) + stamp + text))
 
-	var res TurnResult
+	res := TurnResult{base: a.UsageByModel()}
 	autoCompact := true
 	for res.Iterations < a.opts.MaxIterations {
 		res.Iterations++
@@ -56,8 +66,7 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 		a.syncTools(ctx)
 		st := a.Context()
 		if autoCompact && a.estimate(st) > a.threshold() {
-			info, usage, err := a.compact(ctx, CompactAuto, "")
-			res.Usage.Add(usage)
+			info, err := a.compact(ctx, CompactAuto, "")
 			if err != nil {
 				return a.endTurn(ctx, res, err)
 			}
@@ -69,8 +78,7 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 		}
 		resp, err := a.request(ctx, res.Iterations, st.Total())
 		if err != nil && providers.KindOf(err) == providers.KindContextLength && ctx.Err() == nil {
-			info, usage, cerr := a.compact(ctx, CompactOverflow, "")
-			res.Usage.Add(usage)
+			info, cerr := a.compact(ctx, CompactOverflow, "")
 			if cerr != nil {
 				return a.endTurn(ctx, res, cerr)
 			}
@@ -78,10 +86,10 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 				resp, err = a.request(ctx, res.Iterations, a.Context().Total())
 			}
 		}
-		res.Usage.Add(resp.usage)
 		if err != nil {
 			return a.endTurn(ctx, res, err)
 		}
+		res.Model = resp.answeredBy(a.opts.ModelName)
 		resp.calls = uniqueCallIDs(resp.calls, a.history)
 		msg := resp.message()
 		calls := msg.ToolCalls()
@@ -167,6 +175,8 @@ func (a *Agent) endTurn(ctx context.Context, res TurnResult, err error) (TurnRes
 	if err != nil && res.Status != StatusCancelled {
 		a.opts.Sink(Event{Type: EventError, Text: err.Error()})
 	}
+	res.Models = providers.UsageSince(a.UsageByModel(), res.base)
+	res.Usage = providers.TotalUsage(res.Models)
 	usage := res.Usage
 	a.opts.Sink(Event{Type: EventTurnEnd, Status: res.Status, Text: res.Final, Usage: &usage, Iteration: res.Iterations})
 	return res, err
@@ -179,7 +189,11 @@ type response struct {
 	calls     []providers.ToolCall
 	usage     providers.Usage
 	stop      providers.StopReason
+	model     string // the model that answered, when not the request's (a fallback)
 }
+
+// answeredBy is the model that answered: requested unless a fallback did.
+func (r *response) answeredBy(requested string) string { return cmp.Or(r.model, requested) }
 
 // message returns the assistant message for history: reasoning first (it must
 // be echoed back in order for Anthropic), then text, then tool calls. In text
@@ -225,6 +239,7 @@ func (a *Agent) request(ctx context.Context, iteration, estimate int) (*response
 			}
 			return resp, err
 		}
+		resp.model = ev.AnsweredBy(resp.model)
 		switch ev.Type {
 		case providers.EventTextDelta:
 			resp.text.WriteString(ev.Text)
@@ -262,7 +277,7 @@ func (a *Agent) request(ctx context.Context, iteration, estimate int) (*response
 		a.keepPartial(resp)
 		return resp, ctx.Err()
 	}
-	a.addUsage(resp.usage)
+	a.addUsage(resp)
 	if resp.usage.InputTokens > 0 {
 		a.reported, a.reportedAt = resp.usage.InputTokens, estimate
 	}
@@ -276,7 +291,7 @@ func (a *Agent) request(ctx context.Context, iteration, estimate int) (*response
 // keepPartial appends the text streamed before a cancellation as an assistant
 // message. Tool calls of a cut response are dropped: none of them ran.
 func (a *Agent) keepPartial(resp *response) {
-	a.addUsage(resp.usage)
+	a.addUsage(resp)
 	if resp.text.Len() == 0 {
 		return
 	}

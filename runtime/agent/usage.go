@@ -6,13 +6,11 @@ import (
 	"github.com/clawseed/clawseed/providers"
 )
 
-// UsageByModel returns the tokens used by the session per model id (the
-// model each request was sent under), sorted by model. [Agent.Usage] is
-// their sum.
-//
-// A fallback provider that answers in the primary's place bills under its
-// own model, but its usage is counted under the request's model id: the
-// stream does not say which provider answered.
+// UsageByModel returns the tokens used by the session per model id, sorted
+// by model. [Agent.Usage] is their sum. Each response counts under the
+// model that answered it: the request's, or the fallback's own model when
+// a fallback answered in the primary's place ([providers.Event.Model]).
+// Fork skills' requests count here too.
 func (a *Agent) UsageByModel() []providers.ModelUsage {
 	a.usageMu.Lock()
 	defer a.usageMu.Unlock()
@@ -24,11 +22,12 @@ func (a *Agent) UsageByModel() []providers.ModelUsage {
 // goroutine.
 func (a *Agent) AddUsage(model string, u providers.Usage) { a.addModelUsage(model, u) }
 
-// addUsage counts a response to a request of the session's model.
-func (a *Agent) addUsage(u providers.Usage) { a.addModelUsage(a.opts.ModelName, u) }
+// addUsage counts a response to a request of the session's model, under
+// the model that answered it.
+func (a *Agent) addUsage(r *response) { a.addModelUsage(r.answeredBy(a.opts.ModelName), r.usage) }
 
-// addModelUsage counts a response's usage under the model its request was
-// sent to, in the session and in the session file.
+// addModelUsage counts a response's usage under the model that answered it,
+// in the session and in the session file.
 func (a *Agent) addModelUsage(model string, u providers.Usage) {
 	if u == (providers.Usage{}) {
 		return

@@ -63,7 +63,7 @@ func TestUsageByModel(t *testing.T) {
 
 	// A resumed session gets the totals back per model, in any order.
 	env2 := newEnv(t, nil, nil)
-	env2.agent.Resume(context.Background(), nil, nil, []providers.ModelUsage{want[3], want[0], want[2], want[1]})
+	env2.agent.Resume(context.Background(), nil, nil, []providers.ModelUsage{want[3], want[0], want[2], want[1]}, nil)
 	if diff := cmp.Diff(want, env2.agent.UsageByModel()); diff != "" || env2.agent.Usage() != env.agent.Usage() {
 		t.Errorf("resumed usage (-want +got)\n%s", diff)
 	}

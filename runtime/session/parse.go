@@ -114,6 +114,12 @@ func (p *parser) apply(n int, r *Record) {
 		s.Compactions++
 	case TypeFork:
 		s.Forks++
+	case TypeRecall:
+		for _, m := range r.Recall.Memories {
+			if !slices.Contains(s.Recalled, m) {
+				s.Recalled = append(s.Recalled, m)
+			}
+		}
 	case TypeUsage:
 		s.Usage.Add(*r.Usage)
 		s.UsageByModel = providers.AddModelUsage(s.UsageByModel, cmp.Or(r.Model, s.Header.Model), *r.Usage)
@@ -181,6 +187,10 @@ func check(r *Record) error {
 	case TypeFork:
 		if r.Fork == nil {
 			return errors.New("fork record without fork")
+		}
+	case TypeRecall:
+		if r.Recall == nil {
+			return errors.New("recall record without recall")
 		}
 	default:
 		return fmt.Errorf("unknown record type %q", clip(r.Type))

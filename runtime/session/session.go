@@ -34,6 +34,9 @@ const (
 	// TypeFork is a `context: fork` skill's sub-agent transcript: kept
 	// for the record, never part of the main history.
 	TypeFork = "fork"
+	// TypeRecall names the memories automatic recall put before a user
+	// message, so that a resumed session does not recall them again.
+	TypeRecall = "recall"
 )
 
 // Skill actions: the values of [SkillChange.Action].
@@ -108,6 +111,13 @@ type Fork struct {
 	Messages []providers.Message `json:"messages"`
 }
 
+// A Recall records the memories automatic recall gave the model with one
+// user message (§8).
+type Recall struct {
+	// Memories are the memory files, as the recaller named them.
+	Memories []string `json:"memories"`
+}
+
 // A Record is one line of a session file. Exactly the field of its Type is set.
 type Record struct {
 	Type       string             `json:"type"`
@@ -118,6 +128,7 @@ type Record struct {
 	Compaction *Compaction        `json:"compaction,omitempty"`
 	Usage      *providers.Usage   `json:"usage,omitempty"`
 	Fork       *Fork              `json:"fork,omitempty"`
+	Recall     *Recall            `json:"recall,omitempty"`
 	// Model is the model id of a usage record's requests. Files written
 	// before it existed leave it out: their usage is the header's model's.
 	Model string `json:"model,omitempty"`
@@ -145,6 +156,9 @@ type Session struct {
 	Compactions  int                    `json:"compactions"`
 	// Forks is the number of fork transcripts recorded.
 	Forks int `json:"forks,omitempty"`
+	// Recalled are the memories automatic recall gave the model in this
+	// session (compacted away or not), each once, in recall order.
+	Recalled []string `json:"recalled,omitempty"`
 	// Summary is the last compaction's summary text ("" without compaction);
 	// Messages[0] carries the same text when the compaction kept it first.
 	Summary string `json:"summary,omitempty"`

@@ -73,6 +73,11 @@ func (w *Writer) RecordFork(f Fork) error {
 	return w.record(Record{Type: TypeFork, Fork: &f})
 }
 
+// RecordRecall appends the memories automatic recall gave the model.
+func (w *Writer) RecordRecall(memories []string) error {
+	return w.record(Record{Type: TypeRecall, Recall: &Recall{Memories: memories}})
+}
+
 // Close fsyncs and closes the file, if one was created. Records still held in
 // memory (no message was ever recorded) are dropped. Close is idempotent.
 func (w *Writer) Close() error {

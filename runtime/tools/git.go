@@ -142,7 +142,7 @@ func (t *gitTool) run(ctx context.Context, a gitArgs) providers.ToolResult {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.exec(ctx, argv, gitIsRead(a))
+	return t.exec(ctx, argv, gitIsRead(a), slices.Contains(gitNoSubmoduleActions, a.Action))
 }
 
 // command validates a call and returns git's arguments after the global
@@ -235,6 +235,13 @@ func (t *gitTool) command(a gitArgs) ([]string, error) {
 		argv = appendNonEmpty(argv, a.Rev)
 	default:
 		return nil, fmt.Errorf("unknown action %q", a.Action)
+	}
+	if slices.Contains(gitNoSubmoduleActions, a.Action) {
+		at := 1 // right after the subcommand; "stash list" is two words
+		if argv[0] == "stash" {
+			at = 2
+		}
+		argv = slices.Insert(argv, at, gitIgnoreSubmodules)
 	}
 	if len(paths) > 0 {
 		argv = append(append(argv, "--"), paths...)

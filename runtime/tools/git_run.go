@@ -38,7 +38,12 @@ import (
 //   - drivers defined per name, found by listing the configuration before
 //     each call: filter.NAME.clean/smudge/process are emptied (and
 //     required=false), merge.NAME.driver becomes false (a conflict
-//     instead of a program), hook.NAME.command becomes true.
+//     instead of a program), hook.NAME.command becomes true;
+//   - submodules, whose configuration (.git/modules/NAME/config, or
+//     whatever their .git file points to) is another repository's: see
+//     git_submodules.go. Read actions never start git inside a submodule
+//     (--ignore-submodules=all); for the others the drivers of every
+//     checked-out submodule are overridden as well.
 //
 // What remains: git itself and the programs named here (cat, true, false)
 // are looked up on the user's PATH; aliases never apply because only
@@ -48,7 +53,8 @@ var gitFixedConfig = []string{
 	"core.hooksPath=/dev/null", "core.fsmonitor=false", "core.pager=cat", "core.editor=true", "sequence.editor=true",
 	"protocol.allow=never", "commit.gpgSign=false", "tag.gpgSign=false", "log.showSignature=false",
 	"gpg.program=false", "gpg.ssh.program=false", "gpg.x509.program=false", "gc.auto=0", "maintenance.auto=false",
-	"submodule.recurse=false", "diff.ignoreSubmodules=all", "status.submoduleSummary=false", "color.ui=false",
+	"submodule.recurse=false", "diff.ignoreSubmodules=all", "status.submoduleSummary=false", "diff.submodule=short",
+	"color.ui=false",
 }
 
 // gitKeptEnv are the GIT_* variables calls keep: the identity commits use.
@@ -157,28 +163,65 @@ func (r *gitRepo) globalArgs() []string {
 // command returns an exec.Cmd running git with args after the global
 // options, in the workspace.
 func (r *gitRepo) command(ctx context.Context, env []string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, r.git, slices.Concat(r.globalArgs(), args)...)
-	cmd.Dir = r.realWorkspace
-	cmd.Env = append(slices.Clip(env), "GIT_COMMON_DIR="+r.commonDir)
+	return r.commandIn(ctx, r.realWorkspace, append(slices.Clip(env), "GIT_COMMON_DIR="+r.commonDir),
+		slices.Concat(r.globalArgs(), args)...)
+}
+
+// commandIn returns an exec.Cmd running git with args in dir.
+func (r *gitRepo) commandIn(ctx context.Context, dir string, env []string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, r.git, args...)
+	cmd.Dir, cmd.Env = dir, env
 	cmd.WaitDelay = shellWaitDelay
 	isolate(cmd)
 	return cmd
 }
 
-// driverOverrides lists the repository's configuration (all scopes, with
-// includes) and returns the -c options that disable each filter, merge
-// driver and configured hook it names.
-func (r *gitRepo) driverOverrides(ctx context.Context, env []string) ([]string, error) {
-	cmd := r.command(ctx, env, "config", "--list", "--name-only", "-z")
-	var out bytes.Buffer
-	cmd.Stdout = &limitedBuffer{buf: &out, max: maxGitConfigBytes}
-	var stderr bytes.Buffer
+// output runs cmd and returns its standard output, which may not exceed
+// limit bytes: a listing cut short would leave drivers out.
+func output(cmd *exec.Cmd, limit int) ([]byte, error) {
+	var out, stderr bytes.Buffer
+	stdout := &limitedBuffer{buf: &out, max: limit}
+	cmd.Stdout = stdout
 	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 4096}
 	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("cannot read the repository's configuration: %v: %s", err, strings.TrimSpace(stderr.String()))
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return nil, fmt.Errorf("%v: %s", err, msg)
+		}
+		return nil, err
 	}
+	if stdout.cut {
+		return nil, fmt.Errorf("its output is longer than %d bytes", limit)
+	}
+	return out.Bytes(), nil
+}
+
+// driverOverrides lists the repository's configuration (all scopes, with
+// includes) and, when the call may start git inside a submodule, that of
+// every checked-out submodule, and returns the -c options that disable each
+// filter, merge driver and configured hook they name. git hands -c options
+// on to the git it starts in a submodule (GIT_CONFIG_PARAMETERS), so the
+// overrides reach it.
+func (r *gitRepo) driverOverrides(ctx context.Context, env []string, submodules bool) ([]string, error) {
+	out, err := output(r.command(ctx, env, "config", "--list", "--name-only", "-z"), maxGitConfigBytes)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the repository's configuration: %w", err)
+	}
+	keys := strings.Split(string(out), "\x00")
+	if submodules {
+		subKeys, err := r.submoduleConfigKeys(ctx, env)
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, subKeys...)
+	}
+	return driverSettings(keys)
+}
+
+// driverSettings returns the -c options that disable the drivers the
+// configuration keys name, sorted.
+func driverSettings(keys []string) ([]string, error) {
 	var settings []string
-	for key := range strings.SplitSeq(out.String(), "\x00") {
+	for _, key := range keys {
 		section, rest, ok := strings.Cut(key, ".")
 		i := strings.LastIndexByte(rest, '.')
 		if !ok || i < 0 {
@@ -211,20 +254,22 @@ func (r *gitRepo) driverOverrides(ctx context.Context, env []string) ([]string, 
 type limitedBuffer struct {
 	buf *bytes.Buffer
 	max int
+	cut bool // bytes were dropped
 }
 
 func (l *limitedBuffer) Write(p []byte) (int, error) {
-	if room := l.max - l.buf.Len(); room > 0 {
-		l.buf.Write(p[:min(room, len(p))])
-	}
+	room := max(l.max-l.buf.Len(), 0)
+	l.buf.Write(p[:min(room, len(p))])
+	l.cut = l.cut || len(p) > room
 	return len(p), nil
 }
 
 // exec runs one validated call and formats its result: stdout, then
 // stderr after a [stderr] line (git reports progress there), then the exit
-// code when it is not 0, which makes the result an error.
-func (t *gitTool) exec(ctx context.Context, argv []string, read bool) providers.ToolResult {
-	overrides, err := t.repo.driverOverrides(ctx, t.env)
+// code when it is not 0, which makes the result an error. skipsSubmodules
+// says that argv carries --ignore-submodules=all.
+func (t *gitTool) exec(ctx context.Context, argv []string, read, skipsSubmodules bool) providers.ToolResult {
+	overrides, err := t.repo.driverOverrides(ctx, t.env, !skipsSubmodules)
 	if err != nil {
 		return errorResult("%s", err)
 	}

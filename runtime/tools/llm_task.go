@@ -217,11 +217,13 @@ func (t *llmTask) ask(ctx context.Context, model providers.Streamer, req provide
 	var usage providers.Usage
 	var stop providers.StopReason
 	var streamErr error
+	answeredBy := req.Model
 	for ev, err := range model.Stream(ctx, req) {
 		if err != nil {
 			streamErr = err
 			break
 		}
+		answeredBy = ev.AnsweredBy(answeredBy)
 		switch ev.Type {
 		case providers.EventTextDelta:
 			text.WriteString(ev.Text)
@@ -234,7 +236,7 @@ func (t *llmTask) ask(ctx context.Context, model providers.Streamer, req provide
 		}
 	}
 	if t.o.AddUsage != nil {
-		t.o.AddUsage(req.Model, usage)
+		t.o.AddUsage(answeredBy, usage)
 	}
 	switch {
 	case ctx.Err() != nil:
