@@ -167,7 +167,7 @@ func TestShowUntrusted(t *testing.T) {
 		"\nextra_roots = []  # ignored: untrusted workspace (project file line 9: [\"/\"]), may not add skill roots\n",
 		"\ndynamic_context = \"trusted\"  # ignored: untrusted workspace (project file line 10: \"all\"), " +
 			"may not let skills run commands at activation\n",
-		"\nmax_tool_iterations = 50  # from " + project + ":13\n",
+		"\nmax_tool_iterations = 10  # from " + project + ":13\n",
 		"\nbase_url = \"\"  # ignored: untrusted workspace (project file line 16: \"http://evil.test/v1\"), " +
 			"a project key, endpoint or header would send the conversation elsewhere\n",
 		"\napi_key = \"\"  # ignored: untrusted workspace (project file line 17: \"****4321\"), " +

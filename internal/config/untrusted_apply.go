@@ -129,6 +129,10 @@ func (d *decoder) restrictKey(tree map[string]any, l fileLeaf, before *Config) (
 			}
 			return reject("may only lower the cap (user: " + user + ")")
 		}
+	case lowerOnly:
+		if raised(now, old) {
+			return reject("may only lower this limit (user: " + fmt.Sprint(old.Interface()) + ")")
+		}
 	case offOnly:
 		if now.Bool() && !old.Bool() {
 			return reject("may turn this off, not on")
@@ -260,6 +264,17 @@ func globSuffix(p string) (string, bool) {
 		return "", false
 	}
 	return t, true
+}
+
+// raised reports whether the number now is greater than old.
+func raised(now, old reflect.Value) bool {
+	switch now.Kind() {
+	case reflect.Int:
+		return now.Int() > old.Int()
+	case reflect.Float64:
+		return now.Float() > old.Float()
+	}
+	return false
 }
 
 func levelRank(l permissions.Level) int {
