@@ -54,10 +54,10 @@ const (
 	offOnly
 	// ignored: the project's value is dropped and reported.
 	ignored
-	// userEntryProvider: a model entry's provider; the project may set it
-	// in an entry of its own, not change it in an entry the user defined
-	// (that entry's key and endpoint belong to the user's provider).
-	userEntryProvider
+	// userModels: names of models (providers.default, fallbacks,
+	// summary_model); the project may name only models the user
+	// configured (see untrusted_models.go).
+	userModels
 	// userOnly: a project file can never set it, trusted or not (an error
 	// at decode).
 	userOnly
@@ -80,6 +80,10 @@ const (
 	whyRoots     = "may not add skill roots"
 	whyDynamic   = "may not let skills run commands at activation"
 	whyEnvSecret = "may not pass secret variables to commands"
+	// An untrusted project's own model entries are dropped, so provider
+	// can only be set in an entry the user defined, whose key and
+	// endpoint belong to the user's provider.
+	whyProvider = "may not change the provider of a model entry the user defined"
 
 	// Why raising these numbers is harmless: the model itself bounds them.
 	harmlessMaxTokens = "an output cap below the model's own, which bounds it"
@@ -94,11 +98,11 @@ const (
 var projectRules = map[string]keyRule{
 	"workspace_dir": {kind: userOnly},
 
-	"providers.default":                   {kind: applies},
-	"providers.fallbacks":                 {kind: applies},
+	"providers.default":                   {kind: userModels},
+	"providers.fallbacks":                 {kind: userModels},
 	"providers.max_retries":               {kind: lowerOnly},
 	"providers.max_retry_wait_secs":       {kind: lowerOnly},
-	"providers.models.*.provider":         {kind: userEntryProvider},
+	"providers.models.*.provider":         {kind: ignored, why: whyProvider},
 	"providers.models.*.model":            {kind: applies},
 	"providers.models.*.api_key":          {kind: ignored, why: whyEndpoint},
 	"providers.models.*.base_url":         {kind: ignored, why: whyEndpoint},
@@ -135,7 +139,7 @@ var projectRules = map[string]keyRule{
 	"autonomy.env_passthrough":            {kind: ignored, why: whyEnvSecret},
 	"context.compact_at_percent":          {kind: applies, why: "at most 100; a request over the model's window compacts"},
 	"context.keep_recent_tokens":          {kind: applies, why: harmlessWindow},
-	"context.summary_model":               {kind: applies},
+	"context.summary_model":               {kind: userModels},
 	"sessions.enabled":                    {kind: offOnly},
 	"sessions.dir":                        {kind: ignored, why: whyOutside},
 	"memory.enabled":                      {kind: offOnly},

@@ -148,10 +148,12 @@ func (d *decoder) restrictKey(tree map[string]any, l fileLeaf, before *Config) (
 		}
 	case narrowCommands, narrowDomains:
 		return d.narrow(l.key, rule.kind, strList(old), strList(now), ig, reject)
-	case userEntryProvider:
-		if _, userEntry := before.Providers.Models[l.key[2]]; userEntry {
-			return reject("may not change the provider of a model entry the user defined")
+	case userModels:
+		names := strList(now)
+		if now.Kind() == reflect.String {
+			names = []string{now.String()}
 		}
+		return d.restrictModels(l.key, before, names, ig, reject)
 	default: // ignored, userOnly
 		return reject(cmp.Or(rule.why, "project files may not set it"))
 	}
