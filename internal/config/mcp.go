@@ -2,7 +2,6 @@ package config
 
 import (
 	"maps"
-	"net/url"
 	"path"
 	"slices"
 	"strconv"
@@ -364,19 +363,6 @@ func checkServer(s MCPServer, place serverPlace) error {
 		return place("allowed_tools", msg)
 	}
 	return nil
-}
-
-func urlProblem(raw string) string {
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil:
-		return "not a valid URL"
-	case u.Scheme != "http" && u.Scheme != "https":
-		return "must be an http:// or https:// URL"
-	case u.Host == "":
-		return "must name a host (http://HOST/...)"
-	}
-	return ""
 }
 
 // textProblem finds values a child process or an HTTP request cannot
