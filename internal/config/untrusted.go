@@ -80,10 +80,10 @@ const (
 	whyRoots     = "may not add skill roots"
 	whyDynamic   = "may not let skills run commands at activation"
 	whyEnvSecret = "may not pass secret variables to commands"
-	// An untrusted project's own model entries are dropped, so provider
-	// can only be set in an entry the user defined, whose key and
-	// endpoint belong to the user's provider.
-	whyProvider = "may not change the provider of a model entry the user defined"
+	// The entries an untrusted project keeps are the user's or tune a
+	// preset the user selected (untrusted_models.go): their key and
+	// endpoint belong to that provider.
+	whyProvider = "may not change a model entry's provider: the user's configuration picks the endpoint"
 
 	// Why raising these numbers is harmless: the model itself bounds them.
 	harmlessMaxTokens = "an output cap below the model's own, which bounds it"

@@ -18,11 +18,13 @@ import (
 // else CLAWSEED_API_KEY), so in an untrusted workspace
 //
 //   - the model entries the project file defines are dropped before it is
-//     applied (dropModelEntries): every [providers.models] entry of the
-//     loaded configuration is the user's, which is what every consumer
-//     relies on (/model, llm_task, fork skills, cron jobs, summary_model);
-//     keys of an entry the user defined apply by their rule (model,
-//     max_tokens, ...; never base_url, api_key, extra_headers, provider);
+//     applied (dropModelEntries), except those named after a preset the
+//     user configured: every [providers.models] entry of the loaded
+//     configuration points where the user's configuration does, which is
+//     what every consumer relies on (/model, llm_task, fork skills,
+//     summary_model, the default selection of cron jobs); keys of those
+//     entries apply by their rule (model, max_tokens, ...; never base_url,
+//     api_key, extra_headers, provider);
 //   - providers.default, providers.fallbacks and context.summary_model may
 //     name only models the user configured (userModel), and
 //   - [Config.ResolveNamed], which resolves names chosen at run time (a
@@ -85,6 +87,12 @@ func (d *decoder) dropModelEntries(tree map[string]any) []Ignored {
 	for _, name := range sortedKeys(models) {
 		d.projectModels = append(d.projectModels, name)
 		if _, user := d.c.Providers.Models[name]; user {
+			continue
+		}
+		if _, preset := LookupPreset(name); preset && d.c.userModel(name) {
+			// A preset the user selected: the entry tunes it as it would
+			// tune an entry of the user's (its provider, endpoint, key and
+			// headers are ignored by their rules).
 			continue
 		}
 		k := modelKey(name)

@@ -84,6 +84,16 @@ func TestUntrustedModelChoice(t *testing.T) {
 			ignored: []ignoredWant{{"providers.default", `"anthropic"`, "may only name models the user configured", 2}},
 		},
 		{
+			name: "an entry tuning a preset the user selected", user: "[providers]\ndefault = \"groq\"\n",
+			project: "[providers.models.groq]\nmodel = \"llama-x\"\nprovider = \"vllm\"\n[providers.models.vllm]\nmodel = \"m\"\n",
+			want:    choice{Default: "groq", Fallbacks: []string{}, Entries: "groq"},
+			trusted: choice{Default: "groq", Fallbacks: []string{}, Entries: "groq,vllm"},
+			ignored: []ignoredWant{
+				{"providers.models.groq.provider", `"vllm"`, "may not change a model entry's provider", 3},
+				{"providers.models.vllm", `"vllm" at http://localhost:8000/v1`, "may not define model entries", 4},
+			},
+		},
+		{
 			name: "CLAWSEED_PROVIDER is the user's", project: "[providers]\nfallbacks = [\"groq\"]\n",
 			env:     env{"CLAWSEED_PROVIDER": "groq", "GROQ_API_KEY": "gsk"},
 			want:    choice{Default: "groq", Fallbacks: []string{"groq"}},

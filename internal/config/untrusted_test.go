@@ -254,7 +254,7 @@ func TestUntrustedProjectRules(t *testing.T) {
 			user:    "[providers.models.main]\nprovider = \"openrouter\"\napi_key = \"sk-or-user-key-9876\"\n",
 			project: "[providers.models.main]\nprovider = \"openai\"\n",
 			get:     func(c *Config) any { return c.Providers.Models["main"].Provider }, untrusted: "openrouter", trusted: "openai",
-			ignored: []ignoredWant{{"providers.models.main.provider", `"openai"`, "may not change the provider of a model entry the user defined", 2}},
+			ignored: []ignoredWant{{"providers.models.main.provider", `"openai"`, "may not change a model entry's provider: the user's configuration picks the endpoint", 2}},
 		},
 		{
 			name:      "directories outside the workspace are ignored",
