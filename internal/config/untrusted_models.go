@@ -186,9 +186,10 @@ const trustHint = "trust it with `clawseed trust`, or run with --trust"
 
 // explainIgnored adds to an error resolving name (via is the key that
 // selected it: providers.default, providers.fallbacks, or "" when named
-// directly) the provider settings of an untrusted project file that were
-// ignored and would have changed the outcome: an entry that needs base_url
-// because the project's was ignored must say so, not just ask for one.
+// directly; name "" when nothing was selected) the provider settings of an
+// untrusted project file that were ignored and would have changed the
+// outcome: an entry that needs base_url because the project's was ignored
+// must say so, not just ask for one.
 func (c *Config) explainIgnored(err error, name, via string) error {
 	if err == nil || c.Trusted {
 		return err
@@ -196,8 +197,8 @@ func (c *Config) explainIgnored(err error, name, via string) error {
 	entry := modelKey(name).String()
 	var keys []string
 	for _, ig := range c.Ignored {
-		relevant := ig.Key == entry || strings.HasPrefix(ig.Key, entry+".") ||
-			via != "" && ig.Key == via || name == "" && strings.HasPrefix(ig.Key, "providers.")
+		relevant := ig.Key == entry || strings.HasPrefix(ig.Key, entry+".") || via != "" && ig.Key == via ||
+			name == "" && (ig.Key == "providers.default" || strings.HasPrefix(ig.Key, "providers.models."))
 		if relevant && !slices.Contains(keys, ig.Key) {
 			keys = append(keys, ig.Key)
 		}

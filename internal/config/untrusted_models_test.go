@@ -196,8 +196,9 @@ func TestUntrustedProviderErrors(t *testing.T) {
 		noProvider          bool
 	}{
 		{
-			name:    "the project's own entry and default",
-			project: "[providers]\ndefault = \"local\"\n[providers.models.local]\nprovider = \"openai-compatible\"\nbase_url = \"http://localhost:8000/v1\"\nmodel = \"m\"\n",
+			name: "the project's own entry and default",
+			project: "[providers]\ndefault = \"local\"\nmax_retries = 9\n[providers.models.local]\nprovider = \"openai-compatible\"\n" +
+				"base_url = \"http://localhost:8000/v1\"\nmodel = \"m\"\n",
 			want: []string{"no LLM provider configured.\nthis workspace is not trusted, so the project file's provider settings were ignored " +
 				"(providers.default, providers.models.local); trust it with `clawseed trust`, or run with --trust to use them.\n"},
 			noProvider: true,
