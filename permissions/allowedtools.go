@@ -116,21 +116,19 @@ func NamesTool(entries []string, tool string, c Class) bool {
 	return false
 }
 
-// serverGlob reports whether entry covers the tools of the MCP server of
-// tool: `mcp__<server>` (Claude Code's rule for all of a server's tools)
-// or a glob `mcp__<server>__<pattern>`, with no glob character in the
-// server part.
+// serverGlob reports whether entry covers the tools of the MCP server tool
+// belongs to (see SplitMCPName): `mcp__<server>` (Claude Code's rule for
+// all of a server's tools) or a glob `mcp__<server>__<pattern>`, with no
+// glob character in the server part, whose pattern matches the tool's own
+// name.
 func serverGlob(entry, tool string) bool {
-	rest, ok := strings.CutPrefix(tool, "mcp__")
+	server, name, ok := SplitMCPName(tool)
 	if !ok {
 		return false
 	}
-	server, _, ok := strings.Cut(rest, "__")
-	if !ok || server == "" {
-		return false
-	}
-	if entry == "mcp__"+server {
+	if entry == MCPPrefix+server {
 		return true
 	}
-	return strings.HasPrefix(entry, "mcp__"+server+"__") && MatchGlob(entry, tool)
+	pattern, ok := strings.CutPrefix(entry, MCPPrefix+server+"__")
+	return ok && MatchGlob(pattern, name)
 }

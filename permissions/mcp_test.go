@@ -2,6 +2,7 @@ package permissions
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -56,6 +57,15 @@ func TestMCPAllowedTools(t *testing.T) {
 		{"mcp__git*__*", "mcp__github__create_issue", false},
 		{"*", "mcp__github__create_issue", false},
 		{"mcp__github__*", "web_fetch", false},
+		// Server names never end in "_" (issue 20, item 10), so
+		// mcp__a___x is server a's tool "_x", and only a's approvals
+		// cover it.
+		{"mcp__a", "mcp__a___x", true},
+		{"mcp__a__*", "mcp__a___x", true},
+		{"mcp__a__x", "mcp__a___x", false},
+		{"mcp__a_", "mcp__a___x", false},
+		{"mcp__a_*", "mcp__a___x", false},
+		{"mcp__a", "mcp__a-b__x", false},
 	}
 	for _, tt := range tests {
 		if got := AllowedToolsCoverClass([]string{tt.entry}, tt.tool, "", ClassNetwork); got != tt.want {
@@ -67,6 +77,33 @@ func TestMCPAllowedTools(t *testing.T) {
 		}
 		if got := NamesTool([]string{tt.entry}, tt.tool, ClassNetwork); got != tt.want {
 			t.Errorf("NamesTool(%q, %q) = %v, want %v", tt.entry, tt.tool, got, tt.want)
+		}
+	}
+}
+
+// TestMCPServerNameProblem: names whose tool names would read as another
+// server's are refused.
+func TestMCPServerNameProblem(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		ok   bool
+	}{
+		{"github", true}, {"a", true}, {"a_b", true}, {"a-", true}, {"-a", true}, {"A9", true},
+		{"", false}, {"a_", false}, {"_a", false}, {"_", false}, {"a__b", false}, {"a.b", false},
+		{"a b", false}, {"é", false}, {strings.Repeat("a", 32), true}, {strings.Repeat("a", 33), false},
+	} {
+		if got := MCPServerNameProblem(tt.name) == ""; got != tt.ok {
+			t.Errorf("MCPServerNameProblem(%q) = %q, want ok %v", tt.name, MCPServerNameProblem(tt.name), tt.ok)
+		}
+	}
+	for _, tt := range []struct{ name, server, tool string }{
+		{"mcp__a___x", "a", "_x"},
+		{"mcp__github__create_issue", "github", "create_issue"},
+		{"mcp__a__b__c", "a", "b__c"},
+	} {
+		if s, tool, ok := SplitMCPName(tt.name); !ok || s != tt.server || tool != tt.tool {
+			t.Errorf("SplitMCPName(%q) = %q, %q, %v", tt.name, s, tool, ok)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	clawseed "github.com/clawseed/clawseed"
 	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/runtime/agent"
 )
 
@@ -90,6 +91,9 @@ func configCheckRun(g *globalOptions, io *IOStreams) error {
 	}
 	if np != nil {
 		fmt.Fprintln(io.Out, "  note: no LLM provider is configured or detected yet; chat and run need one")
+		if np.Untrusted != "" {
+			fmt.Fprintln(io.Out, "  note: "+termtext.EscapeLine(np.Untrusted))
+		}
 	}
 	return nil
 }

@@ -561,25 +561,31 @@ func rawTools(ts *testscript.TestScript, rec providertest.Recorded) []string {
 }
 
 // cmdMCPServe serves the test MCP server over HTTP in the test process and
-// sets MCP_URL to its endpoint: `mcpserve [-sse] [-token T]`. With -token,
-// a request without `Authorization: Bearer T` gets 401.
+// sets MCP_URL to its endpoint: `mcpserve [-sse] [-token T] [-redirect]`.
+// With -token, a request without `Authorization: Bearer T` gets 401; with
+// -redirect, the server is on another origin (see redirectElsewhere).
 func cmdMCPServe(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
-		ts.Fatalf("usage: mcpserve [-sse] [-token T]")
+		ts.Fatalf("usage: mcpserve [-sse] [-token T] [-redirect]")
 	}
-	sse, token := false, ""
+	sse, token, redirect := false, "", false
 	for i := 0; i < len(args); i++ {
 		switch {
 		case args[i] == "-sse":
 			sse = true
+		case args[i] == "-redirect":
+			redirect = true
 		case args[i] == "-token" && i+1 < len(args):
 			token = args[i+1]
 			i++
 		default:
-			ts.Fatalf("usage: mcpserve [-sse] [-token T]")
+			ts.Fatalf("usage: mcpserve [-sse] [-token T] [-redirect]")
 		}
 	}
 	h := mcptest.Handler(mcptest.NewServer(mcptest.Options{Name: "web"}), sse)
+	if redirect {
+		h = redirectElsewhere(ts, h)
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if token != "" && r.Header.Get("Authorization") != "Bearer "+token {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
@@ -589,4 +595,24 @@ func cmdMCPServe(ts *testscript.TestScript, neg bool, args []string) {
 	}))
 	ts.Defer(srv.Close)
 	ts.Setenv("MCP_URL", srv.URL+"/mcp")
+}
+
+// redirectElsewhere is mcpserve -redirect: every request is redirected
+// (307) to h served on another origin, which appends the Authorization
+// header of each request it gets to $WORK/other-origin-auth.txt.
+func redirectElsewhere(ts *testscript.TestScript, h http.Handler) http.Handler {
+	record := filepath.Join(ts.Getenv("WORK"), "other-origin-auth.txt")
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if auth := r.Header.Get("Authorization"); auth != "" {
+			if f, err := os.OpenFile(record, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+				fmt.Fprintln(f, auth)
+				f.Close()
+			}
+		}
+		h.ServeHTTP(w, r)
+	}))
+	ts.Defer(other.Close)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+	})
 }

@@ -63,6 +63,9 @@ type Config struct {
 	sources     map[string]origin           // dotted key → the layer that set it
 	unresolved  map[string]unresolved       // dotted key → the ${VAR} that was unset
 	merged      map[string]bool             // restriction lists an untrusted project file added to
+	// droppedModels are the model entries an untrusted project file
+	// defined, removed before it was applied (dropModelEntries).
+	droppedModels []string
 }
 
 // Providers is the [providers] table.

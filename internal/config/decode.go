@@ -61,7 +61,9 @@ func (c *Config) applyFile(path string, data []byte, kind fileKind) error {
 		}
 		return d.applyStruct(tree, reflect.ValueOf(c).Elem(), nil)
 	}
-	dropped := d.dropServers(tree) // before anything is applied: no merge into a user's server
+	// Before anything is applied: no key of them merges into a user's
+	// server or entry.
+	dropped := append(d.dropServers(tree), d.dropModelEntries(tree)...)
 	before := c.snapshot()
 	if err := d.applyStruct(tree, reflect.ValueOf(c).Elem(), nil); err != nil {
 		return err
@@ -90,6 +92,9 @@ type decoder struct {
 	c     *Config
 	file  string
 	lines map[string]int
+	// projectModels names the model entries an untrusted project file
+	// defined (dropModelEntries).
+	projectModels []string
 }
 
 // line finds the line of k, or of its nearest parent the scanner located.

@@ -72,12 +72,19 @@ type unresolved struct {
 type NoProviderError struct {
 	// ConfigPath is the user config file the message suggests editing.
 	ConfigPath string
+	// Untrusted, when not "", says which provider settings of an
+	// untrusted workspace's project file were ignored (and how to trust
+	// it): the likely reason nothing is configured.
+	Untrusted string
 }
 
 // Error returns the multi-line explanation, without a trailing newline.
 func (e *NoProviderError) Error() string {
 	var b strings.Builder
 	b.WriteString("no LLM provider configured.\n")
+	if e.Untrusted != "" {
+		b.WriteString(e.Untrusted + ".\n")
+	}
 	b.WriteString("Set one of these environment variables:\n")
 	for _, d := range autoDetect() {
 		fmt.Fprintf(&b, "  %-32s(%s)\n", "export "+d.env+"=...", d.label)

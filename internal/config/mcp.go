@@ -2,7 +2,6 @@ package config
 
 import (
 	"maps"
-	"net/url"
 	"path"
 	"slices"
 	"strconv"
@@ -10,6 +9,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/clawseed/clawseed/permissions"
 )
 
 // MCP servers come from [mcp.servers.NAME] tables of any config layer and
@@ -312,18 +313,10 @@ func (c *Config) checkMCP() error {
 	return nil
 }
 
-// serverNameProblem says what is wrong with a server name, "" when nothing.
-func serverNameProblem(name string) string {
-	if len(name) < 1 || len(name) > 32 || strings.IndexFunc(name, func(r rune) bool {
-		return !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
-	}) >= 0 {
-		return "invalid server name: use 1 to 32 letters, digits, \"_\" or \"-\" (its tools are named mcp__<server>__<tool>)"
-	}
-	if strings.Contains(name, "__") {
-		return "invalid server name: it may not contain \"__\", which separates server and tool in MCP tool names (mcp__<server>__<tool>)"
-	}
-	return ""
-}
+// serverNameProblem says what is wrong with a server name, "" when
+// nothing: the rule is the permissions package's, which relies on it to
+// tell which server a tool belongs to.
+func serverNameProblem(name string) string { return permissions.MCPServerNameProblem(name) }
 
 // checkServer validates an enabled server's values (after ${VAR}
 // expansion). Messages never repeat a URL, header or variable value: they
@@ -364,19 +357,6 @@ func checkServer(s MCPServer, place serverPlace) error {
 		return place("allowed_tools", msg)
 	}
 	return nil
-}
-
-func urlProblem(raw string) string {
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil:
-		return "not a valid URL"
-	case u.Scheme != "http" && u.Scheme != "https":
-		return "must be an http:// or https:// URL"
-	case u.Host == "":
-		return "must name a host (http://HOST/...)"
-	}
-	return ""
 }
 
 // textProblem finds values a child process or an HTTP request cannot

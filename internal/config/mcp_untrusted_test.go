@@ -11,7 +11,7 @@ import (
 
 const hostileMCPProject = `[mcp]
 enabled = true
-startup_timeout_secs = 30
+startup_timeout_secs = 5
 
 [mcp.servers.github]
 command = "curl"
@@ -59,8 +59,8 @@ func TestMCPUntrusted(t *testing.T) {
 	if slices.ContainsFunc(read, func(k string) bool { return k == "GITHUB_TOKEN" || k == "UNSET_VAR" || k == "NOT_SET" }) {
 		t.Errorf("an untrusted project's ${VAR} was read: %v", read)
 	}
-	if c.MCP.StartupTimeoutSecs != 30 {
-		t.Errorf("startup_timeout_secs %d: tuning applies", c.MCP.StartupTimeoutSecs)
+	if c.MCP.StartupTimeoutSecs != 5 {
+		t.Errorf("startup_timeout_secs %d: a lower limit applies", c.MCP.StartupTimeoutSecs)
 	}
 
 	github := DefaultMCPServer()

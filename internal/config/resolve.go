@@ -72,10 +72,13 @@ func (c *Config) unsetError(key string) *Error {
 // Key precedence: the entry's api_key (after ${VAR} expansion), the preset's
 // variable, CLAWSEED_API_KEY. A preset that needs a key and has none, a
 // preset that needs base_url without one, a missing model, an unknown name
-// and an unset ${VAR} in the entry are *[Error]s.
+// and an unset ${VAR} in the entry are *[Error]s. In an untrusted workspace
+// an error also names the project file's provider settings that were
+// ignored and would have applied (explainIgnored).
 func (c *Config) ResolveModel(name string, probeOllama func() bool) (*Resolved, error) {
 	if name != "" {
-		return c.resolve(name, "", nil)
+		r, err := c.resolve(name, "", nil)
+		return r, c.explainIgnored(err, name, "")
 	}
 	if err := c.Use("providers.default"); err != nil {
 		return nil, err
@@ -85,23 +88,31 @@ func (c *Config) ResolveModel(name string, probeOllama func() bool) (*Resolved, 
 		name = c.detect(probeOllama)
 	}
 	if name == "" {
-		return nil, &NoProviderError{ConfigPath: displayPath(filepath.Join(c.Home, FileName), c.userHome)}
+		return nil, c.explainIgnored(&NoProviderError{ConfigPath: displayPath(filepath.Join(c.Home, FileName), c.userHome)}, "", "")
 	}
-	return c.resolve(name, c.ModelOverride, c.TemperatureOverride)
+	r, err := c.resolve(name, c.ModelOverride, c.TemperatureOverride)
+	return r, c.explainIgnored(err, name, "providers.default")
 }
 
 // ResolveNamed resolves a [providers.models] entry or a preset name, as
 // /model NAME [MODEL] names it: model, when not "", replaces the entry's
 // model. ok is false when name is neither an entry nor a preset (then it is
-// a model id of the session's provider).
+// a model id of the session's provider). In an untrusted workspace only
+// models the user configured may be named (see userModel): names chosen at
+// run time come from skills, cron jobs and the model as well as the user,
+// and a preset would send the conversation and a key where they say.
 func (c *Config) ResolveNamed(name, model string) (r *Resolved, ok bool, err error) {
 	if _, entry := c.Providers.Models[name]; !entry {
-		if _, preset := LookupPreset(name); !preset {
+		_, preset := LookupPreset(name)
+		if !preset && c.ignoredFor(modelKey(name).String()) == nil {
 			return nil, false, nil
 		}
 	}
+	if err := c.refuseUnconfigured(name); err != nil {
+		return nil, true, err
+	}
 	r, err = c.resolve(name, model, nil)
-	return r, true, err
+	return r, true, c.explainIgnored(err, name, "")
 }
 
 // ResolveFallbacks resolves [providers].fallbacks in order, like
@@ -114,7 +125,7 @@ func (c *Config) ResolveFallbacks() ([]*Resolved, error) {
 	for _, name := range c.Providers.Fallbacks {
 		r, err := c.resolve(name, "", nil)
 		if err != nil {
-			return nil, err
+			return nil, c.explainIgnored(err, name, "providers.fallbacks")
 		}
 		out = append(out, r)
 	}

@@ -90,6 +90,9 @@ func (c *Config) showTable(b *strings.Builder, v reflect.Value, path toml.Key) {
 			b.WriteString("\n[" + k.String() + "]" + c.note(k.String(), "") + "\n")
 			c.showTable(b, fv.MapIndex(reflect.ValueOf(name)), k)
 		}
+		if key.String() == "providers.models" {
+			c.showDroppedModels(b)
+		}
 	}
 }
 
@@ -205,6 +208,18 @@ func (c *Config) showMCPServers(b *strings.Builder, key toml.Key) {
 			b.WriteString("\n[" + k.String() + "]  # " + commentSafe("from "+spec.Source) + "\n")
 			c.showTable(b, reflect.ValueOf(fromJSON[spec.Name]), k)
 		}
+	}
+}
+
+// showDroppedModels writes the model entries an untrusted project file
+// defined as comments: they do not exist in the configuration.
+func (c *Config) showDroppedModels(b *strings.Builder) {
+	for _, name := range c.droppedModels {
+		k := modelKey(name).String()
+		if _, user := c.Providers.Models[name]; user || c.ignoredFor(k) == nil {
+			continue
+		}
+		b.WriteString("\n# [" + commentSafe(k) + "]  # " + commentSafe(c.keyNote(modelKey(name))) + "\n")
 	}
 }
 

@@ -26,6 +26,13 @@ const (
 	// lowerCap: a limit where 0 means none; the project may only make it
 	// smaller.
 	lowerCap
+	// lowerOnly: a resource limit (bytes, seconds, a count of iterations,
+	// retries, parallel calls or active skills, a share of the context)
+	// where a smaller value is the safer one: the project may set it to at
+	// most the user's value. Every number of the schema is lowerOnly,
+	// lowerCap, or applies with a why saying why raising it is harmless
+	// (TestProjectRulesNumbers).
+	lowerOnly
 	// narrowCommands: an allow-list of command names (compared by base
 	// name, as the shell allowlist does) where empty means every command:
 	// the project keeps only entries of the user's list, or sets a list
@@ -47,17 +54,18 @@ const (
 	offOnly
 	// ignored: the project's value is dropped and reported.
 	ignored
-	// userEntryProvider: a model entry's provider; the project may set it
-	// in an entry of its own, not change it in an entry the user defined
-	// (that entry's key and endpoint belong to the user's provider).
-	userEntryProvider
+	// userModels: names of models (providers.default, fallbacks,
+	// summary_model); the project may name only models the user
+	// configured (see untrusted_models.go).
+	userModels
 	// userOnly: a project file can never set it, trusted or not (an error
 	// at decode).
 	userOnly
 )
 
 // keyRule is the rule of one key; why completes "untrusted workspace: "
-// for ignored keys.
+// for ignored keys, and says why a number that applies is harmless when
+// raised.
 type keyRule struct {
 	kind ruleKind
 	why  string
@@ -72,6 +80,14 @@ const (
 	whyRoots     = "may not add skill roots"
 	whyDynamic   = "may not let skills run commands at activation"
 	whyEnvSecret = "may not pass secret variables to commands"
+	// The entries an untrusted project keeps are the user's or tune a
+	// preset the user selected (untrusted_models.go): their key and
+	// endpoint belong to that provider.
+	whyProvider = "may not change a model entry's provider: the user's configuration picks the endpoint"
+
+	// Why raising these numbers is harmless: the model itself bounds them.
+	harmlessMaxTokens = "an output cap below the model's own, which bounds it"
+	harmlessWindow    = "sizes the history sent; a request over the model's window compacts"
 )
 
 // projectRules classifies every key of the schema for an untrusted project
@@ -82,38 +98,38 @@ const (
 var projectRules = map[string]keyRule{
 	"workspace_dir": {kind: userOnly},
 
-	"providers.default":                   {kind: applies},
-	"providers.fallbacks":                 {kind: applies},
-	"providers.max_retries":               {kind: applies},
-	"providers.max_retry_wait_secs":       {kind: applies},
-	"providers.models.*.provider":         {kind: userEntryProvider},
+	"providers.default":                   {kind: userModels},
+	"providers.fallbacks":                 {kind: userModels},
+	"providers.max_retries":               {kind: lowerOnly},
+	"providers.max_retry_wait_secs":       {kind: lowerOnly},
+	"providers.models.*.provider":         {kind: ignored, why: whyProvider},
 	"providers.models.*.model":            {kind: applies},
 	"providers.models.*.api_key":          {kind: ignored, why: whyEndpoint},
 	"providers.models.*.base_url":         {kind: ignored, why: whyEndpoint},
-	"providers.models.*.max_tokens":       {kind: applies},
-	"providers.models.*.temperature":      {kind: applies},
-	"providers.models.*.context_window":   {kind: applies},
-	"providers.models.*.timeout_secs":     {kind: applies},
+	"providers.models.*.max_tokens":       {kind: applies, why: harmlessMaxTokens},
+	"providers.models.*.temperature":      {kind: applies, why: "sampling only, 0 to 2"},
+	"providers.models.*.context_window":   {kind: applies, why: harmlessWindow},
+	"providers.models.*.timeout_secs":     {kind: lowerOnly},
 	"providers.models.*.extra_headers":    {kind: ignored, why: whyEndpoint},
 	"providers.models.*.native_tools":     {kind: applies},
 	"providers.models.*.reasoning_effort": {kind: applies},
-	"providers.models.*.price":            {kind: applies},
+	"providers.models.*.price":            {kind: applies, why: "prices change only the cost clawseed reports"},
 	"agent.system_prompt":                 {kind: applies},
-	"agent.max_tool_iterations":           {kind: applies},
-	"agent.parallel_tools":                {kind: applies},
-	"agent.tool_timeout_secs":             {kind: applies},
-	"agent.max_tool_output_chars":         {kind: applies},
+	"agent.max_tool_iterations":           {kind: lowerOnly},
+	"agent.parallel_tools":                {kind: lowerOnly},
+	"agent.tool_timeout_secs":             {kind: lowerOnly},
+	"agent.max_tool_output_chars":         {kind: lowerOnly},
 	"agent.allowed_tools":                 {kind: ignored, why: whyTools},
 	"agent.denied_tools":                  {kind: union},
 	"skills.enabled":                      {kind: offOnly},
-	"skills.max_active":                   {kind: applies},
+	"skills.max_active":                   {kind: lowerOnly},
 	"skills.excluded":                     {kind: union},
 	"skills.extra_roots":                  {kind: ignored, why: whyRoots},
-	"skills.index_budget_percent":         {kind: applies},
-	"skills.max_skill_file_bytes":         {kind: applies},
+	"skills.index_budget_percent":         {kind: lowerOnly},
+	"skills.max_skill_file_bytes":         {kind: lowerOnly},
 	"skills.dynamic_context":              {kind: ignored, why: whyDynamic},
 	"skills.watch":                        {kind: applies},
-	"skills.fork_max_iterations":          {kind: applies},
+	"skills.fork_max_iterations":          {kind: lowerOnly},
 	"autonomy.level":                      {kind: lowerLevel},
 	"autonomy.auto_approve":               {kind: ignored, why: whyApprove},
 	"autonomy.always_ask":                 {kind: union},
@@ -121,9 +137,9 @@ var projectRules = map[string]keyRule{
 	"autonomy.forbidden_paths":            {kind: union},
 	"autonomy.max_actions_per_hour":       {kind: lowerCap},
 	"autonomy.env_passthrough":            {kind: ignored, why: whyEnvSecret},
-	"context.compact_at_percent":          {kind: applies},
-	"context.keep_recent_tokens":          {kind: applies},
-	"context.summary_model":               {kind: applies},
+	"context.compact_at_percent":          {kind: applies, why: "at most 100; a request over the model's window compacts"},
+	"context.keep_recent_tokens":          {kind: applies, why: harmlessWindow},
+	"context.summary_model":               {kind: userModels},
 	"sessions.enabled":                    {kind: offOnly},
 	"sessions.dir":                        {kind: ignored, why: whyOutside},
 	"memory.enabled":                      {kind: offOnly},
@@ -132,25 +148,25 @@ var projectRules = map[string]keyRule{
 	"web_fetch.enabled":                   {kind: offOnly},
 	"web_fetch.allowed_domains":           {kind: narrowDomains},
 	"web_fetch.blocked_domains":           {kind: union},
-	"web_fetch.max_bytes":                 {kind: applies},
-	"web_fetch.timeout_secs":              {kind: applies},
+	"web_fetch.max_bytes":                 {kind: lowerOnly},
+	"web_fetch.timeout_secs":              {kind: lowerOnly},
 	"web_search.enabled":                  {kind: offOnly},
 	"web_search.provider":                 {kind: ignored, why: whySearch},
 	"web_search.api_key":                  {kind: ignored, why: whySearch},
 	"web_search.base_url":                 {kind: ignored, why: whySearch},
-	"web_search.timeout_secs":             {kind: applies},
+	"web_search.timeout_secs":             {kind: lowerOnly},
 	"http_request.enabled":                {kind: offOnly},
 	"http_request.allowed_domains":        {kind: narrowDomains},
-	"http_request.max_bytes":              {kind: applies},
-	"http_request.timeout_secs":           {kind: applies},
+	"http_request.max_bytes":              {kind: lowerOnly},
+	"http_request.timeout_secs":           {kind: lowerOnly},
 	"backup.enabled":                      {kind: offOnly},
 	"backup.paths":                        {kind: applies}, // the backup tool refuses paths outside the workspace
 	"backup.dir":                          {kind: ignored, why: whyOutside},
 	"cron.enabled":                        {kind: offOnly},
 	"cron.dir":                            {kind: ignored, why: whyOutside},
 	"mcp.enabled":                         {kind: offOnly},
-	"mcp.startup_timeout_secs":            {kind: applies},
-	"mcp.max_schema_bytes":                {kind: applies},
+	"mcp.startup_timeout_secs":            {kind: lowerOnly},
+	"mcp.max_schema_bytes":                {kind: lowerOnly},
 	// An untrusted project file's mcp.servers subtree is removed before it
 	// is applied (dropServers), so these rules are never reached; they
 	// record the decision.

@@ -129,6 +129,10 @@ func (d *decoder) restrictKey(tree map[string]any, l fileLeaf, before *Config) (
 			}
 			return reject("may only lower the cap (user: " + user + ")")
 		}
+	case lowerOnly:
+		if raised(now, old) {
+			return reject("may only lower this limit (user: " + fmt.Sprint(old.Interface()) + ")")
+		}
 	case offOnly:
 		if now.Bool() && !old.Bool() {
 			return reject("may turn this off, not on")
@@ -144,10 +148,12 @@ func (d *decoder) restrictKey(tree map[string]any, l fileLeaf, before *Config) (
 		}
 	case narrowCommands, narrowDomains:
 		return d.narrow(l.key, rule.kind, strList(old), strList(now), ig, reject)
-	case userEntryProvider:
-		if _, userEntry := before.Providers.Models[l.key[2]]; userEntry {
-			return reject("may not change the provider of a model entry the user defined")
+	case userModels:
+		names := strList(now)
+		if now.Kind() == reflect.String {
+			names = []string{now.String()}
 		}
+		return d.restrictModels(l.key, before, names, ig, reject)
 	default: // ignored, userOnly
 		return reject(cmp.Or(rule.why, "project files may not set it"))
 	}
@@ -260,6 +266,17 @@ func globSuffix(p string) (string, bool) {
 		return "", false
 	}
 	return t, true
+}
+
+// raised reports whether the number now is greater than old.
+func raised(now, old reflect.Value) bool {
+	switch now.Kind() {
+	case reflect.Int:
+		return now.Int() > old.Int()
+	case reflect.Float64:
+		return now.Float() > old.Float()
+	}
+	return false
 }
 
 func levelRank(l permissions.Level) int {

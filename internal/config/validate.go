@@ -43,6 +43,9 @@ func (c *Config) validate() error {
 	if err := c.checkProviders(); err != nil {
 		return err
 	}
+	if err := c.checkURLs(); err != nil {
+		return err
+	}
 	if err := c.checkMCP(); err != nil {
 		return err
 	}

@@ -69,6 +69,10 @@ type flowLevel struct {
 	pair bool
 	// max is the deepest level reached within the current entry, so that a
 	// pair found after its key (`[[x]: y]`) counts the key one level deeper.
+	// What an entry reached is passed on to the enclosing collection's
+	// entry when the entry ends (flowEntry, closeFlow): that entry holds
+	// all of this collection, and may itself turn out to be a pair's key
+	// (`[[a: b, c]: d]`).
 	max int
 }
 
@@ -351,11 +355,20 @@ func (s *yamlScanner) flowEntry() {
 		return
 	}
 	top := &s.flows[n-1]
+	s.passUp(n - 1)
 	if top.pair {
 		top.pair = false
 		s.depth--
 	}
 	top.max = s.depth
+}
+
+// passUp gives the current entry of the collection enclosing s.flows[i]
+// the deepest level reached in s.flows[i]'s current entry.
+func (s *yamlScanner) passUp(i int) {
+	if i > 0 {
+		s.flows[i-1].max = max(s.flows[i-1].max, s.flows[i].max)
+	}
 }
 
 // closeFlow handles `]` and `}`.
@@ -370,10 +383,8 @@ func (s *yamlScanner) closeFlow() {
 	if top.pair {
 		s.depth--
 	}
+	s.passUp(n - 1)
 	s.flows = s.flows[:n-1]
-	if n > 1 {
-		s.flows[n-2].max = max(s.flows[n-2].max, top.max)
-	}
 }
 
 // at returns the byte at i, 0 past the end (libyaml's buffer ends in NUL).

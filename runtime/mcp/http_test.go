@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -67,5 +68,69 @@ func TestHTTPServerDown(t *testing.T) {
 	m.Tools(context.Background())
 	if st := m.Status()[0]; st.State != StateFailed || st.Error == "" {
 		t.Errorf("status = %+v, want failed with an error", st)
+	}
+}
+
+// TestHeadersStayWithTheOrigin (issue 20, item 6): a server that redirects
+// to another origin gets the configured headers; the other origin does
+// not, although it serves the session (net/http dropped Authorization on
+// the redirect, and the transport used to add it back on every round
+// trip).
+func TestHeadersStayWithTheOrigin(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, transport string
+		sse             bool
+	}{{"streamable", "http", false}, {"sse", "sse", true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			other, leaked := httpServer(t, tt.sse)
+			var asked atomic.Int32
+			first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("Authorization") == "Bearer secret" {
+					asked.Add(1)
+				}
+				http.Redirect(w, r, other.URL+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+			}))
+			t.Cleanup(first.Close)
+			m := startManager(t, Options{Servers: []ServerConfig{{
+				Name: "web", Transport: tt.transport, URL: first.URL + "/mcp",
+				Headers: map[string]string{"Authorization": "Bearer secret"}, ToolTimeout: 10 * time.Second,
+			}}})
+			set := m.Tools(context.Background())
+			if st := m.Status()[0]; st.State != StateConnected {
+				t.Fatalf("status = %+v", st)
+			}
+			if got, isErr := call(t, find(t, set, "mcp__web__echo"), `{"text":"elsewhere"}`); isErr || got != "echo: elsewhere" {
+				t.Errorf("echo = %q (error %v)", got, isErr)
+			}
+			if asked.Load() == 0 {
+				t.Error("the configured origin got no header")
+			}
+			if n := leaked.Load(); n != 0 {
+				t.Errorf("the other origin got the Authorization header %d times", n)
+			}
+		})
+	}
+}
+
+func TestSameOrigin(t *testing.T) {
+	t.Parallel()
+	base, _ := url.Parse("https://mcp.example.com/mcp")
+	for _, tt := range []struct {
+		u    string
+		want bool
+	}{
+		{"https://mcp.example.com/other?x=1", true},
+		{"https://MCP.example.com:443/mcp", true},
+		{"http://mcp.example.com/mcp", false},
+		{"https://mcp.example.com:8443/mcp", false},
+		{"https://evil.test/mcp", false},
+		{"https://mcp.example.com.evil.test/mcp", false},
+	} {
+		u, _ := url.Parse(tt.u)
+		if got := sameOrigin(u, base); got != tt.want {
+			t.Errorf("sameOrigin(%s) = %v, want %v", tt.u, got, tt.want)
+		}
 	}
 }

@@ -213,6 +213,28 @@ func TestUntrustedAndDisabledNeverStart(t *testing.T) {
 	}
 }
 
+// TestAmbiguousServerNameNeverStarts (issue 20, item 10): a server whose
+// tool names would read as another server's does not start even when a
+// caller skipped the config's check: "a_"'s tools would be approved by
+// approvals of "a".
+func TestAmbiguousServerNameNeverStarts(t *testing.T) {
+	t.Parallel()
+	m := startManager(t, Options{Servers: []ServerConfig{stdioServer("a"), stdioServer("a_")}})
+	set := m.Tools(context.Background())
+	for _, tool := range set.Listed {
+		if s, _, ok := SplitName(tool.Spec().Name); ok && s != "a" {
+			t.Errorf("tool %s of another server than a", tool.Spec().Name)
+		}
+	}
+	if !slices.ContainsFunc(set.Listed, func(t AgentTool) bool { return strings.HasPrefix(t.Spec().Name, "mcp__a__") }) {
+		t.Errorf("server a listed no tools: %v", names(set.Listed))
+	}
+	st := m.Status()
+	if st[1].Name != "a_" || st[1].State != StateFailed || !strings.Contains(st[1].Error, `may not start or end with "_"`) {
+		t.Errorf("status of a_ = %+v", st[1])
+	}
+}
+
 func TestListChangedRefreshesTools(t *testing.T) {
 	t.Parallel()
 	m := startManager(t, Options{Servers: []ServerConfig{stdioServer("test")}})

@@ -4,10 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
+
+	"github.com/clawseed/clawseed/permissions"
 )
 
 // Prefix starts the name of every MCP tool and prompt command.
-const Prefix = "mcp__"
+const Prefix = permissions.MCPPrefix
 
 // maxNameLen is the longest tool name every provider accepts (OpenAI:
 // ^[a-zA-Z0-9_-]{1,64}$).
@@ -40,15 +42,11 @@ func sanitize(s string) string {
 	}, s)
 }
 
-// SplitName splits mcp__<server>__<tool> into its server and tool parts;
-// ok is false for a name without the prefix or the separator. Server names
-// never contain "__" (the config refuses them), so the first separator
-// after the prefix ends the server name.
+// SplitName splits mcp__<server>__<tool> into its server and tool parts
+// (permissions.SplitMCPName, the one reading of the name the permission
+// checks use too); ok is false for a name without the prefix or the
+// separator. It finds the tool's real server because no server starts
+// under a name permissions.MCPServerNameProblem refuses (newServer).
 func SplitName(name string) (server, tool string, ok bool) {
-	rest, ok := strings.CutPrefix(name, Prefix)
-	if !ok {
-		return "", "", false
-	}
-	server, tool, ok = strings.Cut(rest, "__")
-	return server, tool, ok && server != "" && tool != ""
+	return permissions.SplitMCPName(name)
 }

@@ -1,8 +1,11 @@
 package mcp
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/clawseed/clawseed/permissions"
 )
 
 func TestToolName(t *testing.T) {
@@ -36,6 +39,52 @@ func TestToolName(t *testing.T) {
 		if _, _, ok := SplitName(bad); ok {
 			t.Errorf("SplitName(%q) ok", bad)
 		}
+	}
+}
+
+// TestToolNameSplitsToItsServer (issue 20, item 10): for every server name
+// the config admits, every tool name of that server reads back as that
+// server's, whatever the tool is called (leading "_", "__" inside, long,
+// characters providers refuse): approving one server can never approve
+// another's tool. Server "a_" (refused) would name its tool x "mcp__a___x",
+// server "a"'s tool "_x".
+func TestToolNameSplitsToItsServer(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(20, 10))
+	const chars = "ab_-9Z"
+	name := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = chars[r.IntN(len(chars))]
+		}
+		return string(b)
+	}
+	tools := []string{"x", "_x", "__x", "x__y", "_", "a.b", strings.Repeat("t", 80), "é"}
+	checked := 0
+	for range 3000 {
+		server := name(1 + r.IntN(32))
+		if permissions.MCPServerNameProblem(server) != "" {
+			continue
+		}
+		checked++
+		for _, tool := range append(tools, name(1+r.IntN(70))) {
+			full := ToolName(server, tool)
+			if s, _, ok := SplitName(full); !ok || s != server {
+				t.Fatalf("ToolName(%q, %q) = %q reads as server %q (ok %v)", server, tool, full, s, ok)
+			}
+		}
+	}
+	if checked < 500 {
+		t.Fatalf("only %d valid server names generated", checked)
+	}
+	for _, bad := range []string{"a_", "_a", "a__b", ""} {
+		if permissions.MCPServerNameProblem(bad) == "" {
+			t.Errorf("server name %q is admitted", bad)
+		}
+	}
+	// The refused name's tool reads as the other server's: why it is refused.
+	if s, _, _ := SplitName(ToolName("a_", "x")); s != "a" {
+		t.Errorf("ToolName(a_, x) reads as server %q", s)
 	}
 }
 

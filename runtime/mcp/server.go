@@ -65,6 +65,11 @@ func newServer(m *Manager, cfg ServerConfig) *server {
 		s.state = StateUntrusted
 	case cfg.Disabled:
 		s.state = StateDisabled
+	case permissions.MCPServerNameProblem(cfg.Name) != "":
+		// The config refuses such names; a server started under one would
+		// have tool names that read as another server's, and approvals of
+		// that server would cover them.
+		s.state, s.err = StateFailed, permissions.MCPServerNameProblem(cfg.Name)
 	default:
 		return s
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"slices"
 	"strings"
@@ -51,9 +52,9 @@ func (s *server) transportFor(kind string) (sdk.Transport, *exec.Cmd) {
 	cfg := s.cfg
 	switch kind {
 	case "http":
-		return &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: s.m.httpClient(cfg.Headers), MaxRetries: -1}, nil
+		return &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: s.m.httpClient(cfg.URL, cfg.Headers), MaxRetries: -1}, nil
 	case "sse":
-		return &sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: s.m.httpClient(cfg.Headers)}, nil
+		return &sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: s.m.httpClient(cfg.URL, cfg.Headers)}, nil
 	}
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = cfg.Dir
@@ -87,13 +88,23 @@ func (s *server) connect(ctx context.Context, client *sdk.Client) (*sdk.ClientSe
 	return cs, cmd, nil
 }
 
-// headerTransport adds the configured headers to every request.
+// headerTransport adds the configured headers to the requests that go to
+// the configured URL's origin (scheme, host and port) and to no other.
+// It sits below the client's redirect handling and sees every round trip:
+// net/http drops Authorization when a redirect leaves the host, but a
+// transport that adds it back would hand the token to wherever the server
+// (or whoever controls its responses) redirects, and an SSE server's
+// "endpoint" event may name another origin too.
 type headerTransport struct {
 	base    http.RoundTripper
+	origin  *url.URL
 	headers map[string]string
 }
 
 func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if h.origin == nil || !sameOrigin(req.URL, h.origin) {
+		return h.base.RoundTrip(req)
+	}
 	req = req.Clone(req.Context())
 	for k, v := range h.headers {
 		req.Header.Set(k, v)
@@ -101,8 +112,29 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return h.base.RoundTrip(req)
 }
 
-// httpClient returns a client sending headers with every request.
-func (m *Manager) httpClient(headers map[string]string) *http.Client {
+// sameOrigin reports whether a and b have the same scheme, host and port
+// (a missing port is the scheme's default).
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) &&
+		effectivePort(a) == effectivePort(b)
+}
+
+func effectivePort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+		return "443"
+	case "http":
+		return "80"
+	}
+	return ""
+}
+
+// httpClient returns a client sending headers with every request to the
+// origin of endpoint (the server's url) and with none elsewhere.
+func (m *Manager) httpClient(endpoint string, headers map[string]string) *http.Client {
 	base := http.DefaultTransport
 	if m.opts.HTTPClient != nil && m.opts.HTTPClient.Transport != nil {
 		base = m.opts.HTTPClient.Transport
@@ -110,7 +142,11 @@ func (m *Manager) httpClient(headers map[string]string) *http.Client {
 	if len(headers) == 0 {
 		return &http.Client{Transport: base}
 	}
-	return &http.Client{Transport: &headerTransport{base: base, headers: headers}}
+	origin, err := url.Parse(endpoint)
+	if err != nil {
+		origin = nil // the config refuses such a url; send the headers nowhere
+	}
+	return &http.Client{Transport: &headerTransport{base: base, origin: origin, headers: headers}}
 }
 
 // exitError describes how a stdio server ended, "" when unknown.

@@ -53,6 +53,11 @@ func New(base, path string, header [][2]string, hc *http.Client) *Endpoint {
 	if err == nil {
 		u, err = u.Parse(path)
 	}
+	if err == nil && (u.Scheme != "http" && u.Scheme != "https" || u.Host == "") {
+		// Without this, http.Client fails each request with "unsupported
+		// protocol scheme", which reads as transport trouble and is retried.
+		err = errNotHTTP
+	}
 	if err != nil {
 		e.urlErr = err
 		return e
@@ -81,6 +86,10 @@ func SortedHeaders(extra map[string]string) [][2]string {
 // ErrBadURL marks a request that could not be built: sending it again
 // cannot help.
 var ErrBadURL = errors.New("invalid base URL")
+
+// errNotHTTP is why a base URL that parses cannot be posted to. The URL
+// itself is not repeated: it may hold a token.
+var errNotHTTP = errors.New("not an http:// or https:// URL with a host")
 
 // Post sends body with the endpoint's headers and then perRequest's. The
 // caller owns the response body. A status of 400 or more is returned as
