@@ -50,15 +50,20 @@ type pendingCall struct {
 // per call, in call order. Every result defaults to "Cancelled by user.", so a
 // cancellation at any point still answers every call.
 //
-// Skill and skill_create calls and approval prompts run first, one at a time
-// in call order (they change session state or talk to the user); the other
-// calls then run concurrently, at most ParallelTools at once.
+// When every call only reads, the calls run concurrently (at most
+// ParallelTools at once; an ordered tool's calls still one after another),
+// after the Skill calls and approval prompts, which run first, one at a time
+// in call order. Otherwise each call is approved and run in call order,
+// one at a time: a call may depend on an earlier one (cron_add then
+// cron_list, file_write then file_read of that file), and a read racing a
+// write would see either state.
 func (a *Agent) runCalls(ctx context.Context, calls []providers.ToolCall) []providers.ToolResult {
 	results := make([]providers.ToolResult, len(calls))
 	for i, c := range calls {
 		results[i] = providers.ToolResult{CallID: c.ID, Name: c.Name, Content: cancelledText, IsError: true}
 		a.opts.Sink(Event{Type: EventToolCall, ID: c.ID, Name: c.Name, Args: c.Args})
 	}
+	concurrent := a.onlyReads(calls)
 	var pending []pendingCall
 	for i, c := range calls {
 		if ctx.Err() != nil {
@@ -77,16 +82,84 @@ func (a *Agent) runCalls(ctx context.Context, calls []providers.ToolCall) []prov
 			results[i] = a.withID(c, res)
 			continue
 		}
-		pending = append(pending, p)
-	}
-	a.execute(ctx, calls, pending, results)
-	for i, c := range calls {
-		if c.Name == skillCreateToolName && !results[i].IsError && ctx.Err() == nil {
-			results[i] = a.withID(c, a.afterSkillCreate(ctx, c, results[i]))
+		if concurrent {
+			pending = append(pending, p)
+			continue
 		}
+		a.execute(ctx, calls, []pendingCall{p}, results)
+		a.afterCall(ctx, c, results, i)
+	}
+	if concurrent {
+		a.execute(ctx, calls, pending, results)
+		for i, c := range calls {
+			a.afterCall(ctx, c, results, i)
+		}
+	}
+	for i, c := range calls {
 		a.opts.Sink(Event{Type: EventToolResult, ID: c.ID, Name: c.Name, Result: results[i].Content, IsError: results[i].IsError})
 	}
 	return results
+}
+
+// afterCall completes a call that ran: a skill_create call refreshes the
+// catalog and activates the skill it wrote, so a later call of the same
+// response finds it.
+func (a *Agent) afterCall(ctx context.Context, c providers.ToolCall, results []providers.ToolResult, i int) {
+	if c.Name == skillCreateToolName && !results[i].IsError && ctx.Err() == nil {
+		results[i] = a.withID(c, a.afterSkillCreate(ctx, c, results[i]))
+	}
+}
+
+// onlyReads reports whether every call of a response only reads, so that
+// they may run concurrently: read-class tool calls (by their per-call
+// class), and Skill calls that activate, deactivate or search (a fork or
+// shell skill runs things, so it counts as a write). Calls that will fail
+// validation count as reads: they run nothing.
+func (a *Agent) onlyReads(calls []providers.ToolCall) bool {
+	for _, c := range calls {
+		if c.Name == skillToolName && a.skillTool {
+			if a.opts.Skills != nil && a.opts.Skills.Runs(skillCallName(c.Args)) {
+				return false
+			}
+			continue
+		}
+		tool, ok := a.tools[c.Name]
+		if !ok {
+			continue
+		}
+		if callClass(tool, callArgs(c.Args)) != permissions.ClassRead {
+			return false
+		}
+	}
+	return true
+}
+
+// skillCallName returns the skill a Skill call names ("" when none).
+func skillCallName(args string) string {
+	var v struct {
+		Skill string `json:"skill"`
+	}
+	_ = json.Unmarshal([]byte(args), &v)
+	return v.Skill
+}
+
+// callArgs returns a call's arguments as the tool gets them: trimmed, "{}"
+// when empty.
+func callArgs(raw string) json.RawMessage {
+	args := json.RawMessage(strings.TrimSpace(raw))
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	return args
+}
+
+// callClass is the class of one call: the tool's, or the call's own for
+// tools whose calls differ (git's read and write actions).
+func callClass(tool Tool, args json.RawMessage) permissions.Class {
+	if cc, ok := tool.(callClasser); ok {
+		return cc.CallClass(args) // git: status reads, commit writes
+	}
+	return tool.Class()
 }
 
 func (a *Agent) withID(c providers.ToolCall, r providers.ToolResult) providers.ToolResult {
@@ -108,10 +181,7 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 	if !ok {
 		return pendingCall{}, errorResult("Unknown tool: %s", toolNameText(c.Name)), false
 	}
-	args := json.RawMessage(strings.TrimSpace(c.Args))
-	if len(args) == 0 {
-		args = json.RawMessage("{}")
-	}
+	args := callArgs(c.Args)
 	if !json.Valid(args) {
 		return pendingCall{}, errorResult("Invalid arguments for %s: not valid JSON: %s", c.Name, preview(c.Args, 200)), false
 	}
@@ -122,10 +192,7 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 	if s, ok := tool.(summarizer); ok {
 		summary = s.Summary(args)
 	}
-	class := tool.Class()
-	if cc, ok := tool.(callClasser); ok {
-		class = cc.CallClass(args) // git: status reads, commit writes
-	}
+	class := callClass(tool, args)
 	switch v, err := a.authorize(ctx, ApprovalRequest{Tool: c.Name, Summary: summary, Args: string(args), Class: class}, summary); v {
 	case notAllowed:
 		return pendingCall{}, errorResult("Tool %s is not allowed at autonomy level %s.", c.Name, a.opts.Policy.Level), false
