@@ -101,6 +101,8 @@ func (r *Renderer) Handle(ev agent.Event) {
 		r.line(r.style(styleCyan, "◆ skill "+ev.Name+" activated"))
 	case agent.EventSkillDeactivated:
 		r.line(r.style(styleCyan, "◇ skill "+ev.Name+" deactivated"))
+	case agent.EventSkillAllowedTools:
+		r.line(r.style(styleCyan, "◆ skill "+termtext.EscapeLine(ev.Name)+" "+termtext.EscapeLine(ev.Text)))
 	case agent.EventSkillsReloaded:
 		r.line(r.style(styleCyan, "↻ skills reloaded: "+termtext.EscapeLine(ev.Text)))
 	case agent.EventToolsChanged:

@@ -231,6 +231,9 @@ type Agent struct {
 	// wrote is set when a write or exec call succeeded since the last
 	// reload check (paths gating may now match).
 	wrote bool
+	// grants decides, with the trust of the workspace, whether a skill's
+	// allowed-tools count (preapproval.go).
+	grants *grantLedger
 }
 
 // ErrMaxIterations matches (errors.Is) the error of a turn that hit the
@@ -298,6 +301,13 @@ func New(opts Options) (*Agent, error) {
 		a.ownSpecs = append(a.ownSpecs, spec)
 	}
 	a.skillTool = a.opts.SkillsEnabled && opts.Policy.Visible(skillToolName, permissions.ClassRead)
+	// The skills' files as the session starts: a skill that differs later
+	// pre-approves nothing until the user approves its content.
+	var cat *skills.Catalog
+	if a.opts.SkillsEnabled {
+		cat = opts.Skills.Catalog()
+	}
+	a.grants = newGrantLedger(cat)
 	if opts.Memory != nil {
 		a.opts.Prompt.Memory = memorySection(opts.Memory)
 	}
@@ -442,13 +452,14 @@ func (a *Agent) ActivateSkill(ctx context.Context, name, args string) skills.Out
 		// /activate NAME on a skill changed on disk reloads it (§4.13).
 		out := a.opts.Skills.Refresh(ctx, name)
 		if out.Changed {
+			a.reportAllowedTools(name)
 			a.syncSkills()
 		}
 		return out
 	}
 	out := a.opts.Skills.Activate(ctx, name, args, true)
 	if out.Changed {
-		a.opts.Sink(Event{Type: EventSkillActivated, Name: name, Args: args})
+		a.skillActivated(name, args)
 		a.syncSkills()
 	}
 	return out

@@ -111,7 +111,7 @@ func (a *Agent) handleSkillCall(ctx context.Context, c providers.ToolCall) provi
 		}
 		out := a.opts.Skills.Activate(ctx, args.Skill, skillArgs, false)
 		if out.Changed {
-			a.opts.Sink(Event{Type: EventSkillActivated, Name: args.Skill, Args: skillArgs})
+			a.skillActivated(args.Skill, skillArgs)
 		}
 		return providers.ToolResult{Content: out.Text, IsError: out.IsError}
 	case "deactivate":
@@ -159,11 +159,14 @@ func (a *Agent) afterSkillCreate(ctx context.Context, c providers.ToolCall, res 
 	if set.IsActive(args.Name) {
 		out := set.Refresh(ctx, args.Name)
 		text, isErr = out.Text, out.IsError
+		if out.Changed {
+			a.reportAllowedTools(args.Name)
+		}
 	} else {
 		out := set.Activate(ctx, args.Name, "", false)
 		text, isErr = out.Text, out.IsError
 		if out.Changed {
-			a.opts.Sink(Event{Type: EventSkillActivated, Name: args.Name})
+			a.skillActivated(args.Name, "")
 		}
 	}
 	if isErr {

@@ -272,23 +272,6 @@ func (a *Agent) rateLimited() providers.ToolResult {
 	return errorResult("Action rate limit exceeded ([autonomy].max_actions_per_hour = %d).", a.opts.Actions.Max())
 }
 
-// skillAllows reports whether an active skill's allowed-tools pre-approves the
-// call.
-func (a *Agent) skillAllows(tool, summary string, class permissions.Class) bool {
-	if permissions.AllowedToolsCoverClass(a.opts.PreApproved, tool, summary, class) {
-		return true
-	}
-	if !a.opts.SkillsEnabled {
-		return false
-	}
-	for _, act := range a.opts.Skills.List() {
-		if permissions.AllowedToolsCoverClass(act.Skill.AllowedTools, tool, summary, class) {
-			return true
-		}
-	}
-	return false
-}
-
 // takeAction counts a call against max_actions_per_hour.
 func (a *Agent) takeAction() bool { return a.opts.Actions.Take() }
 
