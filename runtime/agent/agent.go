@@ -68,6 +68,12 @@ type ApprovalRequest struct {
 	// never pre-approved, and an approver that approves without asking
 	// (run --yes) must refuse it.
 	Untrusted bool
+	// Writes are the control paths the call writes (§9): files that decide
+	// what clawseed runs or allows. Such a call is asked whatever the
+	// autonomy level, auto_approve or an earlier "always" say; the prompt
+	// shows each file's content, and "always" is not offered (it counts
+	// as once).
+	Writes []ControlWrite
 }
 
 // An Approval is the user's answer.
@@ -147,6 +153,11 @@ type Options struct {
 	// PreApproved are `allowed-tools` entries that pre-approve calls for
 	// the whole session: a fork's skill, for its sub-agent.
 	PreApproved []string
+	// ControlPath reports whether writing a file (absolute, or relative to
+	// the workspace) writes a control path, and which one
+	// (tools.ControlPaths.Match): such writes of the tools that say what
+	// they write are always asked about. nil: no path is one.
+	ControlPath func(path string) (string, bool)
 
 	MaxIterations      int           // default 25
 	ParallelTools      int           // default 4

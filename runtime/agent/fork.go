@@ -187,6 +187,7 @@ func (a *Agent) runFork(ctx context.Context, parent string, act skills.Active, a
 		Prompt:             a.opts.Prompt,
 		SystemExtra:        []string{act.Block()},
 		PreApproved:        pre,
+		ControlPath:        a.opts.ControlPath,
 		MaxIterations:      iterations,
 		ParallelTools:      a.opts.ParallelTools,
 		ToolTimeout:        a.opts.ToolTimeout,

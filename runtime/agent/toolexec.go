@@ -193,10 +193,14 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 		summary = s.Summary(args)
 	}
 	class := callClass(tool, args)
-	switch v, err := a.authorize(ctx, ApprovalRequest{Tool: c.Name, Summary: summary, Args: string(args), Class: class}, summary); v {
+	req := ApprovalRequest{Tool: c.Name, Summary: summary, Args: string(args), Class: class, Writes: a.controlWrites(tool, args)}
+	switch v, err := a.authorize(ctx, req, summary); v {
 	case notAllowed:
 		return pendingCall{}, errorResult("Tool %s is not allowed at autonomy level %s.", c.Name, a.opts.Policy.Level), false
 	case cannotAsk:
+		if len(req.Writes) > 0 {
+			return pendingCall{}, errorResult("%s", controlCannotAsk(c.Name, req.Writes)), false
+		}
 		return pendingCall{}, errorResult("Tool call denied: %s needs the user's approval and this session cannot ask (run with --yes or add %q to [autonomy].auto_approve).", c.Name, c.Name), false
 	case askCancelled:
 		return pendingCall{}, errorResult("%s", cancelledText), false
@@ -223,9 +227,16 @@ const (
 // authorize applies the autonomy policy to a call, asking the user with req
 // when it says so; an "always" answer pre-approves the tool for the
 // session. command is what allowed-tools patterns are matched against (the
-// shell command, the path). The error is set with askFailed.
+// shell command, the path). A call that writes a control path is asked
+// whatever the policy, pre-approvals and "always" answers say (§9), unless
+// the level forbids it outright. The error is set with askFailed.
 func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, command string) (verdict, error) {
-	if req.Untrusted {
+	control := len(req.Writes) > 0
+	if control {
+		if a.opts.Policy.Decide(req.Tool, req.Class, false) == permissions.Deny {
+			return notAllowed, nil
+		}
+	} else if req.Untrusted {
 		// Asked whatever the level, unless the level forbids it outright.
 		if req.Class == permissions.ClassExec && a.opts.Policy.Decide(req.Tool, req.Class, false) == permissions.Deny {
 			return notAllowed, nil
@@ -249,11 +260,14 @@ func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, command stri
 		return askCancelled, nil
 	case err != nil:
 		return askFailed, err
-	case ans == ApproveAlways && !req.Untrusted: // an untrusted skill's "always" is this once
+	case ans == ApproveAlways && !req.Untrusted && !control: // an untrusted skill's or a control write's "always" is this once
 		a.alwaysAllow[req.Tool] = true
 	case ans == ApproveAlways:
 	case ans != ApproveOnce:
 		return userDenied, nil
+	}
+	if control {
+		a.approvedContent(req.Writes)
 	}
 	return allowed, nil
 }
