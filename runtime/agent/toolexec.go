@@ -32,8 +32,10 @@ type callClasser interface {
 }
 
 // An orderedTool's calls in one response run one after another in call
-// order (git add before git commit, backup create before verify); other
-// tools' calls still run beside them.
+// order even when the response only reads and its calls run concurrently
+// (backup list before verify); other tools' calls still run beside them. A
+// response with any call that does not only read runs every call in order
+// anyway (runCalls).
 type orderedTool interface {
 	Ordered() bool
 }
