@@ -132,3 +132,22 @@ func serverGlob(entry, tool string) bool {
 	pattern, ok := strings.CutPrefix(entry, MCPPrefix+server+"__")
 	return ok && MatchGlob(pattern, name)
 }
+
+// DescribeAllowedTools returns allowed-tools entries as this runtime names
+// their tools, for showing what a skill pre-approves: `Bash(git:*)` is
+// `shell(git:*)`, `Write` is `file_write`; other entries are unchanged.
+func DescribeAllowedTools(entries []string) []string {
+	out := make([]string, 0, len(entries))
+	for _, e := range entries {
+		e = strings.TrimSpace(e)
+		name, pattern, hasPattern := splitEntry(e)
+		if mapped, ok := claudeToolNames[name]; ok {
+			e = mapped
+			if hasPattern {
+				e += "(" + pattern + ")"
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}

@@ -542,3 +542,15 @@ func ContentHash(body string) string {
 	sum := sha256.Sum256([]byte(body))
 	return hex.EncodeToString(sum[:8])
 }
+
+// FileHash identifies a skill file's content: the SHA-256 of data in hex,
+// "" for nil (no file). It is the whole hash, not [ContentHash]'s prefix:
+// an approval of one content must not be reusable for another with a
+// colliding prefix.
+func FileHash(data []byte) string {
+	if data == nil {
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}

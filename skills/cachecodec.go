@@ -137,7 +137,7 @@ func (r *cacheReader) strs() []string {
 
 // skillFieldCount is the number of fields of Skill the codec writes; a test
 // fails when Skill gains a field this file does not know.
-const skillFieldCount = 37
+const skillFieldCount = 39
 
 func (w *cacheWriter) skill(s *Skill) error {
 	for _, v := range []string{s.Name, s.Dir, s.RealDir, string(s.Source), s.Root, s.ManifestPath, s.SkillPath, s.Plugin,
@@ -172,6 +172,8 @@ func (w *cacheWriter) skill(s *Skill) error {
 	w.bool(s.Always)
 	w.bool(s.IgnoreRequires)
 	w.str(s.Body)
+	w.str(s.ManifestHash)
+	w.str(s.SkillHash)
 	w.str(string(s.Status))
 	w.str(s.Reason)
 	return nil
@@ -208,6 +210,8 @@ func (r *cacheReader) skill() *Skill {
 	s.Always = r.bool()
 	s.IgnoreRequires = r.bool()
 	s.Body = r.str()
+	s.ManifestHash = r.str()
+	s.SkillHash = r.str()
 	s.Status = Status(r.str())
 	s.Reason = r.str()
 	return s

@@ -32,7 +32,7 @@ import (
 
 const (
 	cacheMagic  = "clawseed skills cache\n"
-	cacheFormat = 1
+	cacheFormat = 2
 	// staleTempAge: temporary files older than this are left by a process
 	// killed while saving, and removed by the next save.
 	staleTempAge = time.Hour

@@ -135,6 +135,7 @@ func finishSkill(f *fieldSet, src skillSource, body string, add func(string, Sev
 	s.Dir = src.dir
 	s.SkillPath = src.skillPath
 	s.ManifestPath = src.manifestPath
+	s.SkillHash, s.ManifestHash = FileHash(src.skillData), FileHash(src.manifestData)
 	s.Body = body
 	if !f.has("user-invocable") {
 		s.UserInvocable = true

@@ -129,6 +129,12 @@ type Skill struct {
 	// ManifestPath and SkillPath are the files read ("" when absent).
 	ManifestPath string
 	SkillPath    string
+	// ManifestHash and SkillHash are [FileHash] of the bytes of those files
+	// as read ("" when absent): what the skill's fields were parsed from.
+	// The agent compares them with the files at session start and with
+	// writes the user approved before a skill's allowed-tools count (§9).
+	ManifestHash string
+	SkillHash    string
 	// Plugin is the Claude Code plugin the skill or command came from
 	// (<root>/<plugin>/.claude-plugin/plugin.json); Name then starts with
 	// Plugin + ":". "" otherwise.

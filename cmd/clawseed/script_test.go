@@ -165,6 +165,7 @@ func server(ts *testscript.TestScript) *providertest.Server {
 //	                              (user:, assistant:, thinking:, call ID NAME ARGS, tool ID:)
 //	fakellm tools N FILE          write request N's tool names, one per line
 //	fakellm body N FILE           write request N's JSON body, indented
+//	fakellm toolsjson N FILE      write each tool of request N as compact JSON, one per line
 //	fakellm headers N FILE        write request N's HTTP headers, "Name: value" sorted
 //	fakellm prefix N M            request N's system prompt is a strict byte prefix of M's
 //	fakellm valid                 every request pairs each tool call with exactly one result
@@ -222,7 +223,7 @@ func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 		if got := request(ts, reqNum(ts, args[1])).Wire; string(got) != args[2] {
 			ts.Fatalf("fakellm wire: request %s came on the %s wire, want %s", args[1], got, args[2])
 		}
-	case "system", "messages", "tools", "body", "headers":
+	case "system", "messages", "tools", "toolsjson", "body", "headers":
 		if len(args) != 3 {
 			ts.Fatalf("usage: fakellm %s N FILE", args[0])
 		}
@@ -304,6 +305,8 @@ func render(ts *testscript.TestScript, what string, rec providertest.Recorded) s
 		return view(ts, rec).Transcript()
 	case "tools":
 		return toolNames(ts, rec)
+	case "toolsjson":
+		return strings.Join(rawTools(ts, rec), "\n") + "\n"
 	case "headers":
 		var lines []string
 		for name, values := range rec.Header {

@@ -417,6 +417,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		SkillShell:         newSkillShell(cfg),
 		ForkMaxIterations:  cfg.Skills.ForkMaxIterations,
 		UntrustedWorkspace: !cfg.Trusted,
+		ControlPath:        controlPaths(cfg).Match,
 		Rediscover: func(ctx context.Context) (*skills.Catalog, error) {
 			return reloader.discover(ctx), nil
 		},

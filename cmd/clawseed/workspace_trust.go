@@ -15,6 +15,7 @@ import (
 	"github.com/clawseed/clawseed/internal/repl"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/internal/trust"
+	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/skills"
 )
 
@@ -22,8 +23,9 @@ import (
 // configuration is loaded: --trust, CLAWSEED_TRUST_WORKSPACE=1, or an entry
 // of $CLAWSEED_HOME/trust.toml. An untrusted workspace's project config may
 // only lower privileges (internal/config), its skills run no commands at
-// activation (skills.DynamicAllowed), and its `shell:` and fork skills are
-// asked about whatever the autonomy level (agent.Options.UntrustedWorkspace).
+// activation (skills.DynamicAllowed), its `shell:` and fork skills are
+// asked about whatever the autonomy level, and their allowed-tools
+// pre-approve nothing (agent.Options.UntrustedWorkspace).
 
 // trustEnv is the variable that trusts the workspace for one process, like
 // --trust.
@@ -64,14 +66,29 @@ func clawseedHomeFor(cwd, userHome string) string {
 }
 
 // trustAsks lists what an untrusted workspace asks for and does not get:
-// the project config keys that were ignored or limited, and the project
-// skills that would run commands (their `shell:` command, their dynamic
-// context, or a sub-agent). Empty when there is nothing to trust.
+// the project config keys that were ignored or limited, the project skills
+// that would run commands (their `shell:` command, their dynamic context, or
+// a sub-agent), and those whose allowed-tools would pre-approve calls.
+// Empty when there is nothing to trust.
 func trustAsks(cfg *config.Config, cat *skills.Catalog) []string {
 	var out []string
 	for _, ig := range cfg.Ignored {
 		out = append(out, fmt.Sprintf("config %s = %s (%s:%d): %s", ig.Key, ig.Value, ig.File, ig.Line, ig.Why))
 	}
+	commands, allowed := projectSkillAsks(cat)
+	out = append(out, commands...)
+	for _, s := range allowed {
+		out = append(out, fmt.Sprintf("skill %s pre-approves: %s", s.Name, strings.Join(permissions.DescribeAllowedTools(s.AllowedTools), ", ")))
+	}
+	return out
+}
+
+// projectSkillAsks returns what the catalog's project skills (skills,
+// commands and plugin skills of the workspace's roots) ask for: one line
+// per command they would run, and the skills whose allowed-tools would
+// pre-approve calls (agent.Options.UntrustedWorkspace: they pre-approve
+// nothing).
+func projectSkillAsks(cat *skills.Catalog) (commands []string, allowed []*skills.Skill) {
 	for _, s := range cat.Skills {
 		if !s.Source.Project() {
 			continue
@@ -81,18 +98,21 @@ func trustAsks(cfg *config.Config, cat *skills.Catalog) []string {
 			if len(s.Shell.Args) > 0 {
 				cmd += " " + strings.Join(s.Shell.Args, " ")
 			}
-			out = append(out, fmt.Sprintf("skill %s runs a shell command: %s", s.Name, cmd))
+			commands = append(commands, fmt.Sprintf("skill %s runs a shell command: %s", s.Name, cmd))
 		}
 		if s.Context == "fork" {
-			out = append(out, fmt.Sprintf("skill %s runs as a sub-agent", s.Name))
+			commands = append(commands, fmt.Sprintf("skill %s runs as a sub-agent", s.Name))
 		}
 		for _, seg := range skills.ParseDynamic(s.Body) {
 			if seg.Kind != skills.SegmentText {
-				out = append(out, fmt.Sprintf("skill %s runs at activation: %s", s.Name, strings.TrimSpace(seg.Command)))
+				commands = append(commands, fmt.Sprintf("skill %s runs at activation: %s", s.Name, strings.TrimSpace(seg.Command)))
 			}
 		}
+		if len(s.AllowedTools) > 0 {
+			allowed = append(allowed, s)
+		}
 	}
-	return out
+	return commands, allowed
 }
 
 // untrustedLine is the one stderr line of `run` in an untrusted workspace
@@ -101,19 +121,30 @@ func untrustedLine(cfg *config.Config, cat *skills.Catalog) string {
 	if cfg.Trusted {
 		return ""
 	}
-	asks := trustAsks(cfg, cat)
-	if len(asks) == 0 {
-		return ""
-	}
 	var what []string
 	for _, ig := range cfg.Ignored {
 		what = append(what, ig.Key)
 	}
-	switch n := len(asks) - len(cfg.Ignored); {
+	commands, allowed := projectSkillAsks(cat)
+	switch n := len(commands); {
 	case n == 1:
 		what = append(what, "1 command of a project skill (not run unasked)")
 	case n > 1:
 		what = append(what, fmt.Sprintf("%d commands of project skills (not run unasked)", n))
+	}
+	if len(allowed) > 0 {
+		names := make([]string, len(allowed))
+		for i, s := range allowed {
+			names[i] = s.Name
+		}
+		noun := "skill"
+		if len(names) > 1 {
+			noun = "skills"
+		}
+		what = append(what, fmt.Sprintf("the allowed-tools of project %s %s (nothing pre-approved)", noun, strings.Join(names, ", ")))
+	}
+	if len(what) == 0 {
+		return ""
 	}
 	return "clawseed: untrusted workspace: ignored " + strings.Join(what, ", ") + " (trust it with `clawseed trust`, or run with --trust)"
 }
@@ -150,7 +181,7 @@ func askTrust(ctx context.Context, cfg *config.Config, cat *skills.Catalog, in r
 		if err := os.MkdirAll(filepath.Dir(marker), 0o700); err == nil {
 			os.WriteFile(marker, []byte(cfg.Workspace+"\n"), 0o600)
 		}
-		fmt.Fprintln(out, "Not trusted: the project's config may only lower privileges, and its skills run no commands unasked. /trust changes this.")
+		fmt.Fprintln(out, "Not trusted: the project's config may only lower privileges, its skills run no commands unasked, and their allowed-tools pre-approve nothing. /trust changes this.")
 		return false, nil
 	}
 	if err := grantTrust(cfg); err != nil {

@@ -111,6 +111,8 @@ func (r *Renderer) Handle(ev agent.Event) {
 		r.line(styled(termtext.Cyan, "◆ skill "+termtext.EscapeLine(ev.Name)+" activated"))
 	case agent.EventSkillDeactivated:
 		r.line(styled(termtext.Cyan, "◇ skill "+termtext.EscapeLine(ev.Name)+" deactivated"))
+	case agent.EventSkillAllowedTools:
+		r.line(styled(termtext.Cyan, "◆ skill "+termtext.EscapeLine(ev.Name)+" "+termtext.EscapeLine(ev.Text)))
 	case agent.EventSkillsReloaded:
 		r.line(styled(termtext.Cyan, "↻ skills reloaded: "+termtext.EscapeLine(ev.Text)))
 	case agent.EventToolsChanged:

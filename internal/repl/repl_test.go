@@ -148,6 +148,41 @@ func TestApprover(t *testing.T) {
 	}
 }
 
+// A control-path write is shown before the question: each file, what it
+// falls under and its content with control characters escaped; "always" is
+// not offered, and "a" is asked again (issue 20, item 5).
+func TestApproverShowsControlWrites(t *testing.T) {
+	t.Parallel()
+	req := agent.ApprovalRequest{Tool: "file_write", Summary: ".clawseed/config.toml", Writes: []agent.ControlWrite{
+		{Path: ".clawseed/config.toml", Control: ".clawseed/", Show: "[autonomy]\nlevel = \"full\"\n# \x1b]52;c;cHduZWQ=\x07\n"},
+		{Path: "AGENTS.md", Control: "AGENTS.md", Show: ""},
+	}}
+	rd := &scriptReader{lines: []string{"a", "always", "y"}}
+	var out bytes.Buffer
+	got, err := NewApprover(rd, &out, nil).Approve(t.Context(), req)
+	if err != nil || got != agent.ApproveOnce {
+		t.Fatalf("got %v, %v", got, err)
+	}
+	want := "file_write writes files that decide what clawseed runs or allows (config, skills, MCP servers, git, identity files); it is asked every time:\n" +
+		"  .clawseed/config.toml (under .clawseed/):\n" +
+		"    │ [autonomy]\n" +
+		"    │ level = \"full\"\n" +
+		"    │ # \\x1b]52;c;cHduZWQ=\\x07\n" +
+		"  AGENTS.md (under AGENTS.md):\n" +
+		"    │ (empty)\n" +
+		"Please answer y or n (this write is asked about every time).\n" +
+		"Please answer y or n (this write is asked about every time).\n"
+	if out.String() != want {
+		t.Errorf("shown:\n%s\nwant:\n%s", out.String(), want)
+	}
+	if len(rd.prompts) != 3 || rd.prompts[0] != "Allow file_write: .clawseed/config.toml? [y]es / [n]o " {
+		t.Errorf("prompts = %q", rd.prompts)
+	}
+	if !NewApprover(rd, io.Discard, nil).ShowsContent() {
+		t.Error("the chat's approver shows contents")
+	}
+}
+
 // fakeAgent records what the chat loop asks of it.
 type fakeAgent struct {
 	set     *skills.ActiveSet

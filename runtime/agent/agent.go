@@ -68,6 +68,12 @@ type ApprovalRequest struct {
 	// never pre-approved, and an approver that approves without asking
 	// (run --yes) must refuse it.
 	Untrusted bool
+	// Writes are the control paths the call writes (§9): files that decide
+	// what clawseed runs or allows. Such a call is asked whatever the
+	// autonomy level, auto_approve or an earlier "always" say; the prompt
+	// shows each file's content, and "always" is not offered (it counts
+	// as once).
+	Writes []ControlWrite
 }
 
 // An Approval is the user's answer.
@@ -147,6 +153,11 @@ type Options struct {
 	// PreApproved are `allowed-tools` entries that pre-approve calls for
 	// the whole session: a fork's skill, for its sub-agent.
 	PreApproved []string
+	// ControlPath reports whether writing a file (absolute, or relative to
+	// the workspace) writes a control path, and which one
+	// (tools.ControlPaths.Match): such writes of the tools that say what
+	// they write are always asked about. nil: no path is one.
+	ControlPath func(path string) (string, bool)
 
 	MaxIterations      int           // default 25
 	ParallelTools      int           // default 4
@@ -231,6 +242,9 @@ type Agent struct {
 	// wrote is set when a write or exec call succeeded since the last
 	// reload check (paths gating may now match).
 	wrote bool
+	// grants decides, with the trust of the workspace, whether a skill's
+	// allowed-tools count (preapproval.go).
+	grants *grantLedger
 }
 
 // ErrMaxIterations matches (errors.Is) the error of a turn that hit the
@@ -298,6 +312,13 @@ func New(opts Options) (*Agent, error) {
 		a.ownSpecs = append(a.ownSpecs, spec)
 	}
 	a.skillTool = a.opts.SkillsEnabled && opts.Policy.Visible(skillToolName, permissions.ClassRead)
+	// The skills' files as the session starts: a skill that differs later
+	// pre-approves nothing until the user approves its content.
+	var cat *skills.Catalog
+	if a.opts.SkillsEnabled {
+		cat = opts.Skills.Catalog()
+	}
+	a.grants = newGrantLedger(cat)
 	if opts.Memory != nil {
 		a.opts.Prompt.Memory = memorySection(opts.Memory)
 	}
@@ -442,13 +463,14 @@ func (a *Agent) ActivateSkill(ctx context.Context, name, args string) skills.Out
 		// /activate NAME on a skill changed on disk reloads it (§4.13).
 		out := a.opts.Skills.Refresh(ctx, name)
 		if out.Changed {
+			a.reportAllowedTools(name)
 			a.syncSkills()
 		}
 		return out
 	}
 	out := a.opts.Skills.Activate(ctx, name, args, true)
 	if out.Changed {
-		a.opts.Sink(Event{Type: EventSkillActivated, Name: name, Args: args})
+		a.skillActivated(name, args)
 		a.syncSkills()
 	}
 	return out

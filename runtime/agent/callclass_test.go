@@ -97,3 +97,76 @@ func TestOrderedToolRunsInCallOrder(t *testing.T) {
 		t.Errorf("order = %q", log)
 	}
 }
+
+// A write and a read of one response run in call order, one after the
+// other: the read sees what the write did (issue 20, item 16: cron_add then
+// cron_list showed no job, file_write then file_read of that file failed).
+// Only reads run concurrently.
+func TestWriteThenReadRunInOrder(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		calls      []providertest.Call
+		want       []string
+		concurrent bool
+	}{
+		{"write then read", []providertest.Call{{Name: "store", Args: `{"v":"new"}`}, {Name: "load"}}, []string{"stored", "new"}, false},
+		{"read then write", []providertest.Call{{Name: "load"}, {Name: "store", Args: `{"v":"new"}`}}, []string{"old", "stored"}, false},
+		{"per-call write then read", []providertest.Call{{Name: "git", Args: `{"action":"write"}`}, {Name: "load"}}, []string{"stored", "new"}, false},
+		{"reads only", []providertest.Call{{Name: "load"}, {Name: "load"}}, []string{"old", "old"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			value := "old"
+			var running, peak int
+			enter := func() {
+				mu.Lock()
+				running++
+				peak = max(peak, running)
+				mu.Unlock()
+				time.Sleep(30 * time.Millisecond) // gives a concurrent call every chance to overlap
+			}
+			leave := func() {
+				mu.Lock()
+				running--
+				mu.Unlock()
+			}
+			store := func(context.Context, json.RawMessage) providers.ToolResult {
+				enter()
+				defer leave()
+				mu.Lock()
+				value = "new"
+				mu.Unlock()
+				return providers.ToolResult{Content: "stored"}
+			}
+			load := &fakeTool{name: "load", class: permissions.ClassRead, run: func(context.Context, json.RawMessage) providers.ToolResult {
+				mu.Lock()
+				v := value
+				mu.Unlock()
+				enter()
+				defer leave()
+				return providers.ToolResult{Content: v}
+			}}
+			env := newEnv(t, []providertest.Response{{ToolCalls: tt.calls}, {Text: "ok"}}, func(o *Options) {
+				o.Tools = []Tool{load, &fakeTool{name: "store", class: permissions.ClassWrite, run: store},
+					perCallTool{&fakeTool{name: "git", class: permissions.ClassWrite, run: store}}}
+				o.ParallelTools = 4
+			})
+			if _, err := env.agent.Turn(t.Context(), "go"); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range lastResults(env.model.Requests()[1]) {
+				got = append(got, r.Content)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("results = %q, want %q", got, tt.want)
+			}
+			if (peak > 1) != tt.concurrent {
+				t.Errorf("at most %d calls ran at once; concurrent = %v", peak, tt.concurrent)
+			}
+		})
+	}
+}

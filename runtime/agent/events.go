@@ -14,6 +14,10 @@ const (
 	EventToolResult       EventType = "tool_result"
 	EventSkillActivated   EventType = "skill_activated"
 	EventSkillDeactivated EventType = "skill_deactivated"
+	// EventSkillAllowedTools follows the activation of a skill with
+	// allowed-tools: Text says what they pre-approve ("pre-approves:
+	// shell(git:*), file_write"), or why they pre-approve nothing.
+	EventSkillAllowedTools EventType = "skill_allowed_tools"
 	// EventSkillsReloaded: the catalog was rebuilt (hot reload); Text is
 	// "+new, -gone, ~changed".
 	EventSkillsReloaded EventType = "skills_reloaded"
@@ -45,7 +49,7 @@ type Event struct {
 	// ID is the tool call id of tool_call/tool_result.
 	ID string `json:"id,omitempty"`
 	// Name is the tool name of tool_call/tool_result, or the skill name of
-	// skill_activated/skill_deactivated.
+	// skill_activated/skill_deactivated/skill_allowed_tools.
 	Name string `json:"name,omitempty"`
 	// Args is the raw argument text of tool_call, or the skill arguments of
 	// skill_activated.

@@ -124,15 +124,6 @@ func (a *Agent) approveUntrustedFork(ctx context.Context, s *skills.Skill) (skil
 	return skillRun{}, true
 }
 
-// preApproved is what a fork's allowed-tools pre-approve: nothing for a
-// project skill of an untrusted workspace.
-func preApproved(s *skills.Skill, untrusted bool) []string {
-	if untrusted {
-		return nil
-	}
-	return s.AllowedTools
-}
-
 // shellSummary is the command line shown in an approval prompt.
 func shellSummary(sh *skills.ShellSpec) string {
 	if len(sh.Args) == 0 {
@@ -173,6 +164,11 @@ func (a *Agent) runFork(ctx context.Context, parent string, act skills.Active, a
 	if s.Effort != "" {
 		choice.ReasoningEffort = s.Effort
 	}
+	// What its allowed-tools pre-approve is decided as for an active
+	// skill: nothing for a repository's skill in an untrusted workspace,
+	// nor for a skill changed since the session started.
+	pre, _ := a.skillAllowedTools(s)
+	a.reportSkillAllowedTools(s)
 	iterations := a.opts.ForkMaxIterations
 	if iterations <= 0 {
 		iterations = defaultForkIterations
@@ -190,7 +186,8 @@ func (a *Agent) runFork(ctx context.Context, parent string, act skills.Active, a
 		Approver:           a.opts.Approver,
 		Prompt:             a.opts.Prompt,
 		SystemExtra:        []string{act.Block()},
-		PreApproved:        preApproved(s, untrusted),
+		PreApproved:        pre,
+		ControlPath:        a.opts.ControlPath,
 		MaxIterations:      iterations,
 		ParallelTools:      a.opts.ParallelTools,
 		ToolTimeout:        a.opts.ToolTimeout,
@@ -215,6 +212,7 @@ func (a *Agent) runFork(ctx context.Context, parent string, act skills.Active, a
 	if err != nil {
 		return refused(name, err.Error())
 	}
+	child.grants = a.grants // what the user approves in the fork counts for the session
 	msg := args
 	if strings.TrimSpace(msg) == "" {
 		msg = forkSentence(name)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -13,6 +14,10 @@ import (
 // identityFiles are the workspace files that make up the identity section when
 // no [agent].system_prompt is set, in the order they are rendered (§5.1).
 var identityFiles = []string{"SOUL.md", "IDENTITY.md", "USER.md", "AGENTS.md", "TOOLS.md", "MEMORY.md"}
+
+// IdentityFiles returns the names of the identity files (§5.1), which are
+// control paths: a write to one changes the next session's system prompt.
+func IdentityFiles() []string { return slices.Clone(identityFiles) }
 
 // maxIdentityFileChars caps each identity file, as ClawSeed does.
 const maxIdentityFileChars = 20000

@@ -22,10 +22,13 @@ const skillToolDescription = `Load a skill's full instructions by name. Use when
 const skillToolSchema = `{"type":"object","properties":{"skill":{"type":"string","description":"Exact skill name from <available_skills>"},"action":{"type":"string","enum":["activate","deactivate"],"description":"Whether to activate or deactivate the skill. Defaults to 'activate'."},"args":{"type":"string","description":"Optional arguments for the skill"}},"required":["skill"]}`
 
 // skillToolSearchSentence and skillToolSearchSchema are the §4.5 variant
-// offered when the index does not list every skill.
+// offered when the index does not list every skill. Its schema requires
+// nothing: a search call names no skill (a schema requiring "skill" made
+// strict providers and careful models invent one), so the handler checks
+// that a call has what its action needs.
 const skillToolSearchSentence = ` Use action "search" with a query to find skills not listed.`
 
-const skillToolSearchSchema = `{"type":"object","properties":{"skill":{"type":"string","description":"Exact skill name from <available_skills>"},"action":{"type":"string","enum":["activate","deactivate","search"],"description":"Whether to activate or deactivate the skill, or search for skills. Defaults to 'activate'."},"args":{"type":"string","description":"Optional arguments for the skill"},"query":{"type":"string","description":"Words to search skill names, descriptions and triggers for (action search)"}},"required":["skill"]}`
+const skillToolSearchSchema = `{"type":"object","properties":{"skill":{"type":"string","description":"Exact skill name from <available_skills>"},"action":{"type":"string","enum":["activate","deactivate","search"],"description":"Whether to activate or deactivate the skill, or search for skills. Defaults to 'activate'."},"args":{"type":"string","description":"Optional arguments for the skill"},"query":{"type":"string","description":"Words to search skill names, descriptions and triggers for (action search)"}}}`
 
 // skillToolSpec returns the Skill tool; searchable when the index leaves
 // skills out.
@@ -87,6 +90,9 @@ func (a *Agent) handleSkillCall(ctx context.Context, c providers.ToolCall) provi
 		return a.searchSkills(args.Query)
 	}
 	if args.Skill == "" {
+		if a.skillSearchable {
+			return errorResult("Invalid arguments for Skill: give \"skill\" (the exact name from <available_skills>) to activate or deactivate a skill, or action \"search\" with a \"query\" to find one.")
+		}
 		return errorResult("Invalid arguments for Skill: \"skill\" is required (the exact name from <available_skills>).")
 	}
 	skillArgs := ""
@@ -105,7 +111,7 @@ func (a *Agent) handleSkillCall(ctx context.Context, c providers.ToolCall) provi
 		}
 		out := a.opts.Skills.Activate(ctx, args.Skill, skillArgs, false)
 		if out.Changed {
-			a.opts.Sink(Event{Type: EventSkillActivated, Name: args.Skill, Args: skillArgs})
+			a.skillActivated(args.Skill, skillArgs)
 		}
 		return providers.ToolResult{Content: out.Text, IsError: out.IsError}
 	case "deactivate":
@@ -153,11 +159,14 @@ func (a *Agent) afterSkillCreate(ctx context.Context, c providers.ToolCall, res 
 	if set.IsActive(args.Name) {
 		out := set.Refresh(ctx, args.Name)
 		text, isErr = out.Text, out.IsError
+		if out.Changed {
+			a.reportAllowedTools(args.Name)
+		}
 	} else {
 		out := set.Activate(ctx, args.Name, "", false)
 		text, isErr = out.Text, out.IsError
 		if out.Changed {
-			a.opts.Sink(Event{Type: EventSkillActivated, Name: args.Name})
+			a.skillActivated(args.Name, "")
 		}
 	}
 	if isErr {

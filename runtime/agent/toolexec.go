@@ -32,8 +32,10 @@ type callClasser interface {
 }
 
 // An orderedTool's calls in one response run one after another in call
-// order (git add before git commit, backup create before verify); other
-// tools' calls still run beside them.
+// order even when the response only reads and its calls run concurrently
+// (backup list before verify); other tools' calls still run beside them. A
+// response with any call that does not only read runs every call in order
+// anyway (runCalls).
 type orderedTool interface {
 	Ordered() bool
 }
@@ -50,15 +52,20 @@ type pendingCall struct {
 // per call, in call order. Every result defaults to "Cancelled by user.", so a
 // cancellation at any point still answers every call.
 //
-// Skill and skill_create calls and approval prompts run first, one at a time
-// in call order (they change session state or talk to the user); the other
-// calls then run concurrently, at most ParallelTools at once.
+// When every call only reads, the calls run concurrently (at most
+// ParallelTools at once; an ordered tool's calls still one after another),
+// after the Skill calls and approval prompts, which run first, one at a time
+// in call order. Otherwise each call is approved and run in call order,
+// one at a time: a call may depend on an earlier one (cron_add then
+// cron_list, file_write then file_read of that file), and a read racing a
+// write would see either state.
 func (a *Agent) runCalls(ctx context.Context, calls []providers.ToolCall) []providers.ToolResult {
 	results := make([]providers.ToolResult, len(calls))
 	for i, c := range calls {
 		results[i] = providers.ToolResult{CallID: c.ID, Name: c.Name, Content: cancelledText, IsError: true}
 		a.opts.Sink(Event{Type: EventToolCall, ID: c.ID, Name: c.Name, Args: c.Args})
 	}
+	concurrent := a.onlyReads(calls)
 	var pending []pendingCall
 	for i, c := range calls {
 		if ctx.Err() != nil {
@@ -77,16 +84,84 @@ func (a *Agent) runCalls(ctx context.Context, calls []providers.ToolCall) []prov
 			results[i] = a.withID(c, res)
 			continue
 		}
-		pending = append(pending, p)
-	}
-	a.execute(ctx, calls, pending, results)
-	for i, c := range calls {
-		if c.Name == skillCreateToolName && !results[i].IsError && ctx.Err() == nil {
-			results[i] = a.withID(c, a.afterSkillCreate(ctx, c, results[i]))
+		if concurrent {
+			pending = append(pending, p)
+			continue
 		}
+		a.execute(ctx, calls, []pendingCall{p}, results)
+		a.afterCall(ctx, c, results, i)
+	}
+	if concurrent {
+		a.execute(ctx, calls, pending, results)
+		for i, c := range calls {
+			a.afterCall(ctx, c, results, i)
+		}
+	}
+	for i, c := range calls {
 		a.opts.Sink(Event{Type: EventToolResult, ID: c.ID, Name: c.Name, Result: results[i].Content, IsError: results[i].IsError})
 	}
 	return results
+}
+
+// afterCall completes a call that ran: a skill_create call refreshes the
+// catalog and activates the skill it wrote, so a later call of the same
+// response finds it.
+func (a *Agent) afterCall(ctx context.Context, c providers.ToolCall, results []providers.ToolResult, i int) {
+	if c.Name == skillCreateToolName && !results[i].IsError && ctx.Err() == nil {
+		results[i] = a.withID(c, a.afterSkillCreate(ctx, c, results[i]))
+	}
+}
+
+// onlyReads reports whether every call of a response only reads, so that
+// they may run concurrently: read-class tool calls (by their per-call
+// class), and Skill calls that activate, deactivate or search (a fork or
+// shell skill runs things, so it counts as a write). Calls that will fail
+// validation count as reads: they run nothing.
+func (a *Agent) onlyReads(calls []providers.ToolCall) bool {
+	for _, c := range calls {
+		if c.Name == skillToolName && a.skillTool {
+			if a.opts.Skills != nil && a.opts.Skills.Runs(skillCallName(c.Args)) {
+				return false
+			}
+			continue
+		}
+		tool, ok := a.tools[c.Name]
+		if !ok {
+			continue
+		}
+		if callClass(tool, callArgs(c.Args)) != permissions.ClassRead {
+			return false
+		}
+	}
+	return true
+}
+
+// skillCallName returns the skill a Skill call names ("" when none).
+func skillCallName(args string) string {
+	var v struct {
+		Skill string `json:"skill"`
+	}
+	_ = json.Unmarshal([]byte(args), &v)
+	return v.Skill
+}
+
+// callArgs returns a call's arguments as the tool gets them: trimmed, "{}"
+// when empty.
+func callArgs(raw string) json.RawMessage {
+	args := json.RawMessage(strings.TrimSpace(raw))
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	return args
+}
+
+// callClass is the class of one call: the tool's, or the call's own for
+// tools whose calls differ (git's read and write actions).
+func callClass(tool Tool, args json.RawMessage) permissions.Class {
+	if cc, ok := tool.(callClasser); ok {
+		return cc.CallClass(args) // git: status reads, commit writes
+	}
+	return tool.Class()
 }
 
 func (a *Agent) withID(c providers.ToolCall, r providers.ToolResult) providers.ToolResult {
@@ -108,10 +183,7 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 	if !ok {
 		return pendingCall{}, errorResult("Unknown tool: %s", toolNameText(c.Name)), false
 	}
-	args := json.RawMessage(strings.TrimSpace(c.Args))
-	if len(args) == 0 {
-		args = json.RawMessage("{}")
-	}
+	args := callArgs(c.Args)
 	if !json.Valid(args) {
 		return pendingCall{}, errorResult("Invalid arguments for %s: not valid JSON: %s", c.Name, preview(c.Args, 200)), false
 	}
@@ -122,14 +194,15 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 	if s, ok := tool.(summarizer); ok {
 		summary = s.Summary(args)
 	}
-	class := tool.Class()
-	if cc, ok := tool.(callClasser); ok {
-		class = cc.CallClass(args) // git: status reads, commit writes
-	}
-	switch v, err := a.authorize(ctx, ApprovalRequest{Tool: c.Name, Summary: summary, Args: string(args), Class: class}, summary); v {
+	class := callClass(tool, args)
+	req := ApprovalRequest{Tool: c.Name, Summary: summary, Args: string(args), Class: class, Writes: a.controlWrites(tool, args)}
+	switch v, err := a.authorize(ctx, req, summary); v {
 	case notAllowed:
 		return pendingCall{}, errorResult("Tool %s is not allowed at autonomy level %s.", c.Name, a.opts.Policy.Level), false
 	case cannotAsk:
+		if len(req.Writes) > 0 {
+			return pendingCall{}, errorResult("%s", controlCannotAsk(c.Name, req.Writes)), false
+		}
 		return pendingCall{}, errorResult("Tool call denied: %s needs the user's approval and this session cannot ask (run with --yes or add %q to [autonomy].auto_approve).", c.Name, c.Name), false
 	case askCancelled:
 		return pendingCall{}, errorResult("%s", cancelledText), false
@@ -156,9 +229,16 @@ const (
 // authorize applies the autonomy policy to a call, asking the user with req
 // when it says so; an "always" answer pre-approves the tool for the
 // session. command is what allowed-tools patterns are matched against (the
-// shell command, the path). The error is set with askFailed.
+// shell command, the path). A call that writes a control path is asked
+// whatever the policy, pre-approvals and "always" answers say (§9), unless
+// the level forbids it outright. The error is set with askFailed.
 func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, command string) (verdict, error) {
-	if req.Untrusted {
+	control := len(req.Writes) > 0
+	if control {
+		if a.opts.Policy.Decide(req.Tool, req.Class, false) == permissions.Deny {
+			return notAllowed, nil
+		}
+	} else if req.Untrusted {
 		// Asked whatever the level, unless the level forbids it outright.
 		if req.Class == permissions.ClassExec && a.opts.Policy.Decide(req.Tool, req.Class, false) == permissions.Deny {
 			return notAllowed, nil
@@ -182,11 +262,14 @@ func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, command stri
 		return askCancelled, nil
 	case err != nil:
 		return askFailed, err
-	case ans == ApproveAlways && !req.Untrusted: // an untrusted skill's "always" is this once
+	case ans == ApproveAlways && !req.Untrusted && !control: // an untrusted skill's or a control write's "always" is this once
 		a.alwaysAllow[req.Tool] = true
 	case ans == ApproveAlways:
 	case ans != ApproveOnce:
 		return userDenied, nil
+	}
+	if control {
+		a.approvedContent(req.Writes)
 	}
 	return allowed, nil
 }
@@ -203,23 +286,6 @@ func toolNameText(name string) string {
 
 func (a *Agent) rateLimited() providers.ToolResult {
 	return errorResult("Action rate limit exceeded ([autonomy].max_actions_per_hour = %d).", a.opts.Actions.Max())
-}
-
-// skillAllows reports whether an active skill's allowed-tools pre-approves the
-// call.
-func (a *Agent) skillAllows(tool, summary string, class permissions.Class) bool {
-	if permissions.AllowedToolsCoverClass(a.opts.PreApproved, tool, summary, class) {
-		return true
-	}
-	if !a.opts.SkillsEnabled {
-		return false
-	}
-	for _, act := range a.opts.Skills.List() {
-		if permissions.AllowedToolsCoverClass(act.Skill.AllowedTools, tool, summary, class) {
-			return true
-		}
-	}
-	return false
 }
 
 // takeAction counts a call against max_actions_per_hour.

@@ -22,11 +22,8 @@ type fileEditArgs struct {
 
 func newFileEdit(sb *Sandbox) Tool {
 	run := func(_ context.Context, args fileEditArgs) providers.ToolResult {
-		if args.OldString == "" {
-			return errorResult("old_string must not be empty; use file_write to create or overwrite a file.")
-		}
-		if args.OldString == args.NewString {
-			return errorResult("old_string and new_string are identical; nothing to change.")
+		if msg := checkEdit(args); msg != "" {
+			return errorResult("%s", msg)
 		}
 		real, err := sb.ResolveWrite(args.Path)
 		if err != nil {
@@ -36,26 +33,9 @@ func newFileEdit(sb *Sandbox) Tool {
 		if msg != "" {
 			return errorResult("%s", msg)
 		}
-		content := string(data)
-		oldS, newS := args.OldString, args.NewString
-		n := strings.Count(content, oldS)
-		if n == 0 && strings.Contains(content, "\r\n") && !strings.Contains(oldS, "\r\n") {
-			// The model sees CRLF files without the \r (file_read strips it);
-			// match the way the file actually ends its lines.
-			oldS = strings.ReplaceAll(oldS, "\n", "\r\n")
-			newS = strings.ReplaceAll(newS, "\n", "\r\n")
-			n = strings.Count(content, oldS)
-		}
-		switch {
-		case n == 0:
-			return errorResult("old_string not found in %s", args.Path)
-		case n > 1 && !args.ReplaceAll:
-			return errorResult("old_string occurs %d times in %s; add context to make it unique or set replace_all", n, args.Path)
-		}
-		if args.ReplaceAll {
-			content = strings.ReplaceAll(content, oldS, newS)
-		} else {
-			content = strings.Replace(content, oldS, newS, 1)
+		content, n, msg := applyEdit(string(data), args)
+		if msg != "" {
+			return errorResult("%s", msg)
 		}
 		if err := sb.writeFileAtomic(real, []byte(content)); err != nil {
 			return errorResult("Cannot write %s: %v.", args.Path, err)
@@ -67,5 +47,64 @@ func newFileEdit(sb *Sandbox) Tool {
 		return textResult(fmt.Sprintf("Edited %s: replaced %d %s", args.Path, n, noun))
 	}
 	t := newTypedTool("file_edit", permissions.ClassWrite, fileEditDescription, run)
-	return withSummary(t, func(a fileEditArgs) string { return a.Path })
+	return withWrites(t, func(a fileEditArgs) string { return a.Path }, func(a fileEditArgs) []permissions.FileWrite {
+		return []permissions.FileWrite{editWrite(sb, a)}
+	})
+}
+
+// checkEdit refuses edits that change nothing.
+func checkEdit(args fileEditArgs) string {
+	if args.OldString == "" {
+		return "old_string must not be empty; use file_write to create or overwrite a file."
+	}
+	if args.OldString == args.NewString {
+		return "old_string and new_string are identical; nothing to change."
+	}
+	return ""
+}
+
+// applyEdit replaces args.OldString in content and returns the new content
+// and the number of replacements, or a message for the model.
+func applyEdit(content string, args fileEditArgs) (string, int, string) {
+	oldS, newS := args.OldString, args.NewString
+	n := strings.Count(content, oldS)
+	if n == 0 && strings.Contains(content, "\r\n") && !strings.Contains(oldS, "\r\n") {
+		// The model sees CRLF files without the \r (file_read strips it);
+		// match the way the file actually ends its lines.
+		oldS = strings.ReplaceAll(oldS, "\n", "\r\n")
+		newS = strings.ReplaceAll(newS, "\n", "\r\n")
+		n = strings.Count(content, oldS)
+	}
+	switch {
+	case n == 0:
+		return "", 0, fmt.Sprintf("old_string not found in %s", args.Path)
+	case n > 1 && !args.ReplaceAll:
+		return "", 0, fmt.Sprintf("old_string occurs %d times in %s; add context to make it unique or set replace_all", n, args.Path)
+	}
+	if args.ReplaceAll {
+		return strings.ReplaceAll(content, oldS, newS), n, ""
+	}
+	return strings.Replace(content, oldS, newS, 1), n, ""
+}
+
+// editWrite is the file an edit writes: with the whole new content when
+// the edit applies to the file as it is now, else with the change.
+func editWrite(sb *Sandbox, args fileEditArgs) permissions.FileWrite {
+	w := permissions.FileWrite{Path: sb.absolute(args.Path),
+		Detail: "replace:\n" + args.OldString + "\nwith:\n" + args.NewString}
+	if checkEdit(args) != "" {
+		return w
+	}
+	real, err := sb.ResolveWrite(args.Path)
+	if err != nil {
+		return w
+	}
+	data, msg := readTextFile(real, args.Path)
+	if msg != "" {
+		return w
+	}
+	if content, _, msg := applyEdit(string(data), args); msg == "" {
+		w.Content, w.Detail = []byte(content), ""
+	}
+	return w
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
@@ -42,5 +44,23 @@ func NewSkillCreate(root string) Tool {
 		return textResult(fmt.Sprintf("Created skill '%s' at %s.", args.Name, dir))
 	}
 	t := newTypedTool("skill_create", permissions.ClassWrite, skillCreateDescription, run)
-	return withSummary(t, func(a skillCreateArgs) string { return a.Name })
+	return withWrites(t, func(a skillCreateArgs) string { return a.Name }, func(a skillCreateArgs) []permissions.FileWrite {
+		return []permissions.FileWrite{{Path: filepath.Join(root, a.Name, "SKILL.md"), Detail: skillCreateDetail(a)}}
+	})
+}
+
+// skillCreateDetail shows what skill_create writes: SKILL.md (name,
+// description, the body) and manifest.toml (also permissions and
+// triggers).
+func skillCreateDetail(a skillCreateArgs) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "SKILL.md and manifest.toml of skill %s\nname: %s\ndescription: %s\n", a.Name, a.Name, a.Description)
+	if len(a.Permissions) > 0 {
+		fmt.Fprintf(&b, "permissions: %s\n", strings.Join(a.Permissions, ", "))
+	}
+	if len(a.Triggers) > 0 {
+		fmt.Fprintf(&b, "triggers: %s\n", strings.Join(a.Triggers, ", "))
+	}
+	b.WriteString("---\n" + a.Content)
+	return b.String()
 }

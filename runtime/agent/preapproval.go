@@ -1,0 +1,141 @@
+package agent
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/clawseed/clawseed/permissions"
+	"github.com/clawseed/clawseed/skills"
+)
+
+// Why a skill's allowed-tools pre-approve nothing (§9.1, §9).
+const (
+	ignoredUntrusted = "the workspace is not trusted"
+	ignoredChanged   = "its files changed since the session started and you did not approve the new content"
+)
+
+// A grantLedger is what the agent knows to decide whether a skill's
+// allowed-tools count: the hashes of every skill's files when the session
+// started, and the contents the user approved, seeing them, for writes to
+// control paths. A fork's sub-agent shares its parent's.
+type grantLedger struct {
+	mu sync.Mutex
+	// start maps a skill name to its files' hashes in the catalog the
+	// agent was built with.
+	start map[string]fileHashes
+	// approved holds the [skills.FileHash] of each content the user
+	// approved writing, interactively, to a control path.
+	approved map[string]bool
+}
+
+// fileHashes are a skill's [skills.Skill.SkillHash] and ManifestHash.
+type fileHashes struct{ skill, manifest string }
+
+func hashesOf(s *skills.Skill) fileHashes { return fileHashes{s.SkillHash, s.ManifestHash} }
+
+// newGrantLedger records the files of cat's skills (nil: none).
+func newGrantLedger(cat *skills.Catalog) *grantLedger {
+	g := &grantLedger{start: map[string]fileHashes{}, approved: map[string]bool{}}
+	if cat != nil {
+		for _, s := range cat.Skills {
+			g.start[s.Name] = hashesOf(s)
+		}
+	}
+	return g
+}
+
+// approve records a content the user approved writing.
+func (g *grantLedger) approve(hash string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.approved[hash] = true
+}
+
+// current reports whether each of s's files is as it was at session start
+// or holds a content the user approved. A file that appeared or vanished
+// since counts as changed; a skill that is new has no files at start.
+func (g *grantLedger) current(s *skills.Skill) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	was, now := g.start[s.Name], hashesOf(s)
+	ok := func(before, after string) bool {
+		return after == before || after != "" && g.approved[after]
+	}
+	return ok(was.skill, now.skill) && ok(was.manifest, now.manifest)
+}
+
+// skillAllowedTools is the one place that decides whether a skill's
+// `allowed-tools` pre-approve calls (§9): for an active skill in the main
+// loop, for a fork's sub-agent, and in what activation reports. It returns
+// the entries that count, or nil and why they do not:
+//   - a project skill, project command or project plugin skill of an
+//     untrusted workspace pre-approves nothing: the repository chose it;
+//   - a skill whose SKILL.md or manifest.toml differs from what the session
+//     started with (or that is new) pre-approves nothing, unless each
+//     changed file holds a content the user approved writing while seeing
+//     it: otherwise a model could write itself a skill that pre-approves
+//     shell and activate it.
+func (a *Agent) skillAllowedTools(s *skills.Skill) (entries []string, ignored string) {
+	if len(s.AllowedTools) == 0 {
+		return nil, ""
+	}
+	if a.untrustedSkill(s) {
+		return nil, ignoredUntrusted
+	}
+	if s.Source != skills.SourceBuiltin && !a.grants.current(s) {
+		return nil, ignoredChanged
+	}
+	return s.AllowedTools, ""
+}
+
+// skillAllows reports whether PreApproved or an active skill's
+// allowed-tools (as [Agent.skillAllowedTools] lets them count) pre-approve
+// the call.
+func (a *Agent) skillAllows(tool, summary string, class permissions.Class) bool {
+	if permissions.AllowedToolsCoverClass(a.opts.PreApproved, tool, summary, class) {
+		return true
+	}
+	if !a.opts.SkillsEnabled {
+		return false
+	}
+	for _, act := range a.opts.Skills.List() {
+		entries, _ := a.skillAllowedTools(act.Skill)
+		if permissions.AllowedToolsCoverClass(entries, tool, summary, class) {
+			return true
+		}
+	}
+	return false
+}
+
+// skillActivated reports an activation, and then what the skill's
+// allowed-tools pre-approve or why they pre-approve nothing, so the user
+// sees what activating it allowed.
+func (a *Agent) skillActivated(name, args string) {
+	a.opts.Sink(Event{Type: EventSkillActivated, Name: name, Args: args})
+	a.reportAllowedTools(name)
+}
+
+// reportAllowedTools sends the allowed-tools event of the active skill
+// called name, if it has allowed-tools.
+func (a *Agent) reportAllowedTools(name string) {
+	for _, act := range a.opts.Skills.List() {
+		if act.Skill.Name == name {
+			a.reportSkillAllowedTools(act.Skill)
+			return
+		}
+	}
+}
+
+// reportSkillAllowedTools sends s's allowed-tools event, if it has
+// allowed-tools.
+func (a *Agent) reportSkillAllowedTools(s *skills.Skill) {
+	if len(s.AllowedTools) == 0 {
+		return
+	}
+	entries, ignored := a.skillAllowedTools(s)
+	text := "pre-approves: " + strings.Join(permissions.DescribeAllowedTools(entries), ", ")
+	if ignored != "" {
+		text = "pre-approves nothing (" + ignored + "); its allowed-tools: " + strings.Join(permissions.DescribeAllowedTools(s.AllowedTools), ", ")
+	}
+	a.opts.Sink(Event{Type: EventSkillAllowedTools, Name: s.Name, Text: text})
+}

@@ -1,0 +1,185 @@
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+)
+
+// ControlPaths are the places whose files decide what clawseed runs or
+// allows (§9): the project's config, skills, commands and plugins
+// (.clawseed/, .claude/, .agents/), its MCP servers (.mcp.json), git's
+// hooks, config and modules (.git/, .gitmodules), the identity files the
+// system prompt is made of, the user's CLAWSEED_HOME and ~/.claude/ and
+// ~/.agents/, and every skill root. A write there is never auto-approved:
+// the agent asks whatever auto_approve, the autonomy level or an earlier
+// "always" say, and shows what will be written (agent.ApprovalRequest).
+//
+// [ControlPaths.Match] is the one predicate; the tools that write files
+// name the paths they will write ([permissions.FileWrite]) and the agent
+// asks it about each.
+type ControlPaths struct {
+	// workspace is where relative paths resolve.
+	workspace string
+	dirs      []controlEntry
+	files     []controlEntry
+}
+
+// A controlEntry is one control path: its display name, and its absolute
+// path as configured and with its links resolved.
+type controlEntry struct {
+	name            string
+	lexical, real   string
+	lexFold, rlFold string
+}
+
+// ControlConfig lists what [NewControlPaths] protects besides the fixed
+// workspace entries.
+type ControlConfig struct {
+	// Workspace is the workspace directory (absolute).
+	Workspace string
+	// WorkspaceFiles are further file names at the workspace root, such as
+	// the identity files (SOUL.md, AGENTS.md, …).
+	WorkspaceFiles []string
+	// Files are further files (absolute): the config files read.
+	Files []string
+	// Dirs are further directories (absolute): CLAWSEED_HOME, ~/.claude,
+	// ~/.agents, the skill roots.
+	Dirs []string
+}
+
+// workspaceControlDirs and workspaceControlFiles are the fixed control
+// paths of every workspace. CLAUDE.md and CLAUDE.local.md are read by
+// other agents the user runs in the same project; .gitmodules decides
+// which submodules git enters.
+var (
+	workspaceControlDirs  = []string{".clawseed", ".claude", ".agents", ".git"}
+	workspaceControlFiles = []string{".mcp.json", ".gitmodules", "CLAUDE.md", "CLAUDE.local.md"}
+)
+
+// NewControlPaths returns the control paths of a configuration.
+func NewControlPaths(cfg ControlConfig) *ControlPaths {
+	ws := filepath.Clean(cfg.Workspace)
+	c := &ControlPaths{workspace: ws}
+	for _, d := range workspaceControlDirs {
+		c.dirs = append(c.dirs, newControlEntry(d+"/", filepath.Join(ws, d)))
+	}
+	for _, f := range append(append([]string(nil), workspaceControlFiles...), cfg.WorkspaceFiles...) {
+		c.files = append(c.files, newControlEntry(f, filepath.Join(ws, f)))
+	}
+	for _, f := range cfg.Files {
+		if f != "" && filepath.IsAbs(f) {
+			c.files = append(c.files, newControlEntry(c.name(f, ""), filepath.Clean(f)))
+		}
+	}
+	for _, d := range cfg.Dirs {
+		if d == "" || !filepath.IsAbs(d) {
+			continue
+		}
+		d = filepath.Clean(d)
+		c.dirs = append(c.dirs, newControlEntry(c.name(d, "/"), d))
+	}
+	return c
+}
+
+// name is how a control path is shown: relative to the workspace when
+// inside it, with suffix ("/" for folders).
+func (c *ControlPaths) name(p, suffix string) string {
+	if rel, err := filepath.Rel(c.workspace, p); err == nil && within(p, c.workspace) && rel != "." {
+		return filepath.ToSlash(rel) + suffix
+	}
+	return p + suffix
+}
+
+func newControlEntry(name, abs string) controlEntry {
+	e := controlEntry{name: name, lexical: abs, real: realOrSelf(abs)}
+	e.lexFold, e.rlFold = foldPath(e.lexical), foldPath(e.real)
+	return e
+}
+
+// Match reports whether writing the file p (absolute, or relative to the
+// workspace) writes a control path, and which one. p is checked as written
+// and with its links resolved (a dangling link is followed to where the
+// file would be created), with `..` cleaned, without regard to case or to
+// invisible formatting characters (case-insensitive file systems, and
+// HFS+, which ignores some of them), and by identity for the folders that
+// exist (a folder reached under another name or mount). A path that cannot
+// be resolved counts as a control path: asking is the safe side.
+func (c *ControlPaths) Match(p string) (string, bool) {
+	if c == nil {
+		return "", false
+	}
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(c.workspace, abs)
+	}
+	abs = filepath.Clean(abs)
+	real, err := realPath(abs)
+	if err != nil {
+		return abs, true
+	}
+	for _, cand := range []string{abs, real} {
+		fold := foldPath(cand)
+		for _, e := range c.dirs {
+			if within(fold, e.lexFold) || within(fold, e.rlFold) {
+				return e.name, true
+			}
+		}
+		for _, e := range c.files {
+			if fold == e.lexFold || fold == e.rlFold {
+				return e.name, true
+			}
+		}
+	}
+	return c.matchSame(real)
+}
+
+// matchSame compares the folders that exist on the way to real, and real
+// itself, with the control paths that exist, by identity.
+func (c *ControlPaths) matchSame(real string) (string, bool) {
+	type stat struct {
+		name  string
+		info  os.FileInfo
+		isDir bool
+	}
+	var existing []stat
+	for _, e := range c.dirs {
+		if fi, err := os.Stat(e.real); err == nil {
+			existing = append(existing, stat{e.name, fi, true})
+		}
+	}
+	for _, e := range c.files {
+		if fi, err := os.Stat(e.real); err == nil {
+			existing = append(existing, stat{e.name, fi, false})
+		}
+	}
+	if len(existing) == 0 {
+		return "", false
+	}
+	for dir, first := real, true; ; first = false {
+		if fi, err := os.Stat(dir); err == nil {
+			for _, s := range existing {
+				if (s.isDir || first) && os.SameFile(fi, s.info) {
+					return s.name, true
+				}
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+}
+
+// foldPath is p for comparisons: case folded, without Unicode format
+// characters (zero-width joiners and the like).
+func foldPath(p string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, p)
+}

@@ -1,0 +1,99 @@
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestControlPathsMatch: the one predicate of control paths (issue 20,
+// item 5) sees a path as written, cleaned, through links (dangling ones
+// too), whatever its case or invisible formatting characters, relative or
+// absolute.
+func TestControlPathsMatch(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	home := filepath.Join(root, "home")
+	csHome := filepath.Join(home, ".clawseed")
+	extra := filepath.Join(ws, "team-skills")
+	for _, d := range []string{filepath.Join(ws, ".clawseed"), filepath.Join(ws, ".git", "hooks"), filepath.Join(ws, "src"), csHome, extra} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(target, name string) {
+		if err := os.Symlink(target, filepath.Join(ws, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link(".clawseed", "docs")                         // a folder link into a control folder
+	link(filepath.Join(ws, "AGENTS.md"), "notes.md")  // a dangling link to an identity file
+	link(filepath.Join(csHome, "config.toml"), "cfg") // a dangling link out to CLAWSEED_HOME
+	link("src", "code")
+	cp := NewControlPaths(ControlConfig{
+		Workspace:      ws,
+		WorkspaceFiles: []string{"SOUL.md", "AGENTS.md", "MEMORY.md"},
+		Files:          []string{filepath.Join(home, "extra.toml")},
+		Dirs:           []string{csHome, filepath.Join(home, ".claude"), extra},
+	})
+	tests := []struct {
+		path    string
+		control string // "" = not a control path
+	}{
+		{".clawseed/config.toml", ".clawseed/"},
+		{filepath.Join(ws, ".clawseed", "skills", "x", "SKILL.md"), ".clawseed/"},
+		{".CLAWSEED/config.toml", ".clawseed/"},
+		{".Claude/settings.json", ".claude/"},
+		{".agents/skills/a/SKILL.md", ".agents/"},
+		{".claw\u200bseed/config.toml", ".clawseed/"},
+		{"src/../.clawseed/config.toml", ".clawseed/"},
+		{"docs/config.toml", ".clawseed/"},
+		{".git/hooks/pre-commit", ".git/"},
+		{".git/config", ".git/"},
+		{".git", ".git/"},
+		{".mcp.json", ".mcp.json"},
+		{".gitmodules", ".gitmodules"},
+		{"AGENTS.md", "AGENTS.md"},
+		{"agents.md", "AGENTS.md"},
+		{"CLAUDE.md", "CLAUDE.md"},
+		{"CLAUDE.local.md", "CLAUDE.local.md"},
+		{"notes.md", "AGENTS.md"},
+		{"cfg", csHome + "/"},
+		{filepath.Join(csHome, "skills", "s", "SKILL.md"), csHome + "/"},
+		{filepath.Join(home, ".claude", "commands", "x.md"), filepath.Join(home, ".claude") + "/"},
+		{filepath.Join(home, "extra.toml"), filepath.Join(home, "extra.toml")},
+		{"team-skills/x/SKILL.md", "team-skills/"},
+		{"src/main.go", ""},
+		{"code/main.go", ""},
+		{"docs.md", ""},
+		{"src/AGENTS.md", ""},
+		{".clawseedrc", ""},
+		{"README.md", ""},
+	}
+	for _, tt := range tests {
+		got, ok := cp.Match(tt.path)
+		if ok != (tt.control != "") || got != tt.control {
+			t.Errorf("Match(%q) = %q, %v; want %q", tt.path, got, ok, tt.control)
+		}
+	}
+}
+
+// Links are resolved per call: a link made after the predicate was built
+// still leads to the control folder.
+func TestControlPathsSameFolder(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, ".clawseed"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cp := NewControlPaths(ControlConfig{Workspace: ws})
+	// The predicate was built before the link existed: the link is
+	// resolved per call.
+	if err := os.Symlink(filepath.Join(ws, ".clawseed"), filepath.Join(ws, "later")); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := cp.Match("later/config.toml"); !ok || got != ".clawseed/" {
+		t.Errorf("Match(later/config.toml) = %q, %v", got, ok)
+	}
+}

@@ -1,0 +1,31 @@
+package tools
+
+import (
+	"encoding/json"
+
+	"github.com/clawseed/clawseed/permissions"
+)
+
+// A writerTool is a summaryTool whose calls write files it can name before
+// they run: the agent asks about writes to control paths
+// ([ControlPaths]) whatever the autonomy policy says, showing the content.
+type writerTool[T any] struct {
+	*summaryTool[T]
+	writes func(T) []permissions.FileWrite
+}
+
+// withWrites gives a tool a summary and the files its calls write.
+func withWrites[T any](t *typedTool[T], summary func(T) string, writes func(T) []permissions.FileWrite) Tool {
+	return &writerTool[T]{summaryTool: &summaryTool[T]{typedTool: t, summary: summary}, writes: writes}
+}
+
+// Writes returns the files a call will write (nil for arguments the call
+// would refuse: it then writes nothing). The arguments are decoded as Run
+// decodes them.
+func (t *writerTool[T]) Writes(args json.RawMessage) []permissions.FileWrite {
+	v, err := t.decode(args)
+	if err != nil {
+		return nil
+	}
+	return t.writes(v)
+}
