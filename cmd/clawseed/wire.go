@@ -403,6 +403,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 			SystemPrompt: cfg.Agent.SystemPrompt,
 			Workspace:    cfg.Workspace,
 			Autonomy:     level,
+			Identity:     identityFiles(cfg, sb, o.Notices),
 		},
 		Skills:             active,
 		SkillsEnabled:      cfg.Skills.Enabled,
