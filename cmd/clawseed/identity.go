@@ -36,7 +36,7 @@ func identityFiles(cfg *config.Config, sb *tools.Sandbox, warn io.Writer) []agen
 		}
 		if err != nil {
 			if warn != nil {
-				fmt.Fprintf(warn, "clawseed: warning: identity file %s not read: %s\n", name, termtext.EscapeLine(err.Error()))
+				fmt.Fprintf(warn, "clawseed: warning: identity file %s not read: %s\n", name, termtext.EscapeLine(confine.Why(err)))
 			}
 			continue
 		}

@@ -52,6 +52,9 @@ func loadConfig(g *globalOptions) (*config.Config, error) {
 	if err != nil {
 		return nil, usageError(err)
 	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintln(os.Stderr, "clawseed: warning: "+termtext.EscapeLine(w))
+	}
 	o := config.Overrides{Provider: g.Provider, Model: g.Model, SystemPrompt: g.SystemPrompt, Autonomy: g.Autonomy}
 	if g.temperatureSet {
 		t := g.Temperature

@@ -95,27 +95,43 @@ type Refusal struct {
 	Size, Max int64
 }
 
-func (r *Refusal) Error() string {
+func (r *Refusal) Error() string { return r.Path + ": " + r.Why() }
+
+// Why says what is wrong with the file, without naming it: "not a regular
+// file", "resolves to /etc/passwd, outside /ws" and the like.
+func (r *Refusal) Why() string {
 	switch r.Reason {
 	case NotRegular:
-		return r.Path + " is not a regular file"
+		return "not a regular file"
 	case TooLarge:
 		if r.Size < 0 {
-			return fmt.Sprintf("%s grew past %s while it was read", r.Path, sizeText(r.Max))
+			return "grew past " + sizeText(r.Max) + " while it was read"
 		}
-		return fmt.Sprintf("%s is larger than %s (%d bytes)", r.Path, sizeText(r.Max), r.Size)
+		return fmt.Sprintf("larger than %s (%d bytes)", sizeText(r.Max), r.Size)
 	case Outside:
 		if r.Root == "" {
-			return r.Path + " is outside every folder it may be read from"
+			return "outside every folder it may be read from"
 		}
-		return fmt.Sprintf("%s resolves to %s, outside %s", r.Path, r.Real, r.Root)
+		return fmt.Sprintf("resolves to %s, outside %s", r.Real, r.Root)
 	case IsForbidden:
 		if r.Real != "" && r.Real != r.Path {
-			return fmt.Sprintf("%s resolves to %s, which is in [autonomy].forbidden_paths", r.Path, r.Real)
+			return fmt.Sprintf("resolves to %s, which is in [autonomy].forbidden_paths", r.Real)
 		}
-		return r.Path + " is in [autonomy].forbidden_paths"
+		return "in [autonomy].forbidden_paths"
 	}
-	return r.Path + " is refused"
+	return "refused"
+}
+
+// Why returns [Refusal.Why] of a refusal, else err's text without the path
+// an *fs.PathError carries.
+func Why(err error) string {
+	if r, ok := errors.AsType[*Refusal](err); ok {
+		return r.Why()
+	}
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // sizeText prints a cap as KiB or MiB.

@@ -151,7 +151,7 @@ func TestReadRefusalText(t *testing.T) {
 	ws, _ := filepath.EvalSymlinks(t.TempDir())
 	symlink(t, "/etc/hostname", filepath.Join(ws, "SOUL.md"))
 	_, err := Read(filepath.Join(ws, "SOUL.md"), Options{Roots: []string{ws}, Max: 10})
-	want := filepath.Join(ws, "SOUL.md") + " resolves to /etc/hostname, outside " + ws
+	want := filepath.Join(ws, "SOUL.md") + ": resolves to /etc/hostname, outside " + ws
 	if _, statErr := os.Stat("/etc/hostname"); statErr != nil {
 		t.Skip("no /etc/hostname")
 	}
