@@ -383,6 +383,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		Workspace:          cfg.Workspace,
 		DynamicContext:     cfg.Skills.DynamicContext,
 		UntrustedWorkspace: !cfg.Trusted,
+		Forbidden:          sb.ForbiddenRule(),
 		RunCommand:         dynamicRunner(cfg),
 	}, a.catalog)
 

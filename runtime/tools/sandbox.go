@@ -84,6 +84,10 @@ func (sb *Sandbox) rules(read bool) *pathRules {
 	return r
 }
 
+// ForbiddenRule returns the resolved [autonomy].forbidden_paths, for the
+// readers outside the file tools that apply them ([confine.Read]).
+func (sb *Sandbox) ForbiddenRule() confine.Forbidden { return sb.forbidden() }
+
 // forbidden returns the resolved [autonomy].forbidden_paths.
 func (sb *Sandbox) forbidden() confine.Forbidden {
 	return confine.NewForbidden(sb.Forbidden, sb.workspace(), sb.Home)
