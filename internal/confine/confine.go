@@ -152,7 +152,7 @@ func IsRefusal(err error) bool {
 	return ok
 }
 
-// Read returns the contents of the file at path, an absolute path, if opt
+// Read returns the contents of the file at path if opt
 // accepts it (see the package comment). A missing file is an error for which
 // errors.Is(err, fs.ErrNotExist) holds; a file opt does not accept is a
 // *[Refusal]; other errors are I/O errors naming path.
@@ -167,10 +167,10 @@ func ReadInfo(path string, opt Options) ([]byte, fs.FileInfo, error) {
 	if opt.Max <= 0 {
 		return nil, nil, fmt.Errorf("read %s: no size limit given", path)
 	}
-	if !filepath.IsAbs(path) {
-		return nil, nil, fmt.Errorf("read %s: not an absolute path", path)
+	path, err := filepath.Abs(path) // relative to the current directory, like os.Open
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	path = filepath.Clean(path)
 	if !opt.UserOwned {
 		if len(opt.Roots) == 0 {
 			return nil, nil, &Refusal{Path: path, Reason: Outside}
@@ -190,7 +190,7 @@ func ReadInfo(path string, opt Options) ([]byte, fs.FileInfo, error) {
 			return nil, nil, fmt.Errorf("resolve %s: %w", path, err)
 		}
 		if !inAnyRoot(real, opt.Roots) {
-			return nil, nil, &Refusal{Path: path, Reason: Outside, Real: real, Root: filepath.Clean(opt.Roots[0])}
+			return nil, nil, &Refusal{Path: path, Reason: Outside, Real: real, Root: absPath(opt.Roots[0])}
 		}
 		if opt.Forbidden.coversIn(real, opt.Roots) {
 			return nil, nil, &Refusal{Path: path, Reason: IsForbidden, Real: real}
@@ -210,8 +210,11 @@ func ReadInfo(path string, opt Options) ([]byte, fs.FileInfo, error) {
 }
 
 // readAtMost reads r to its end, but never more than limit+1 bytes: one
-// byte past the limit says the file is too large. size is the expected
-// size, to allocate once.
+// byte past the limit says the file is too large. size is the size the file
+// reported: when it is positive, a short read once that much has been read
+// is its end (a regular file returns less than asked only there), which
+// saves a read per file; a file that grew fills the buffer instead and is
+// read on.
 func readAtMost(r io.Reader, size, limit int64) ([]byte, error) {
 	buf := make([]byte, 0, min(max(size, 0), limit)+1)
 	lr := io.LimitReader(r, limit+1)
@@ -219,13 +222,16 @@ func readAtMost(r io.Reader, size, limit int64) ([]byte, error) {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
+		want := cap(buf) - len(buf)
 		n, err := lr.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
-		if err == io.EOF {
+		switch {
+		case err == io.EOF:
 			return buf, nil
-		}
-		if err != nil {
+		case err != nil:
 			return nil, err
+		case size > 0 && n > 0 && n < want && int64(len(buf)) >= size:
+			return buf, nil
 		}
 	}
 }
@@ -237,10 +243,19 @@ func inAnyRoot(p string, roots []string) bool {
 		if r == "" {
 			continue
 		}
-		r = filepath.Clean(r)
+		r = absPath(r)
 		if Within(p, r) || Within(p, RealOrSelf(r)) {
 			return true
 		}
 	}
 	return false
+}
+
+// absPath makes a root absolute (relative to the current directory) and
+// clean.
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return filepath.Clean(p)
 }

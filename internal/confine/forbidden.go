@@ -75,7 +75,7 @@ func (f Forbidden) coversIn(p string, roots []string) bool {
 		if r == "" {
 			continue
 		}
-		r = filepath.Clean(r)
+		r = absPath(r)
 		if rr := RealOrSelf(r); Within(p, r) || Within(p, rr) {
 			return f.Covers(p, r, rr)
 		}
