@@ -120,7 +120,7 @@ func Load(opts LoadOptions) (*Config, error) {
 // device or a file over the cap would stall or exhaust every command, so
 // they are refused with an error naming the file.
 func userOwned() confine.Options {
-	return confine.Options{UserOwned: true, Max: confine.MaxConfigFile}
+	return confine.Options{Unconfined: true, Max: confine.MaxConfigFile}
 }
 
 // readOptional reads config.toml, or else clawseed.toml, from dir if one

@@ -53,13 +53,14 @@ type Options struct {
 	// Roots are the directories the file's real path must lie in: the
 	// workspace, or the skill root a skill file belongs to. Both a root as
 	// given and its real path count. None means no file is accepted, unless
-	// UserOwned is set.
+	// Unconfined is set.
 	Roots []string
-	// UserOwned marks a file that is the user's own (their config in
-	// $CLAWSEED_HOME, --config, their memory folder): it may be anywhere,
-	// since dotfile managers link such files from elsewhere, and Roots and
-	// Forbidden are not applied. It must still be a regular file within Max.
-	UserOwned bool
+	// Unconfined skips Roots and Forbidden, for a file that is the user's
+	// own (their config in $CLAWSEED_HOME, --config), which may be a link
+	// to anywhere since dotfile managers link such files from elsewhere, and
+	// for a path the file tools' sandbox has already resolved and checked.
+	// The file must still be a regular file within Max.
+	Unconfined bool
 	// Forbidden are the [autonomy].forbidden_paths.
 	Forbidden Forbidden
 	// Max is the largest size accepted, in bytes. It must be positive.
@@ -171,7 +172,7 @@ func ReadInfo(path string, opt Options) ([]byte, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	if !opt.UserOwned {
+	if !opt.Unconfined {
 		if len(opt.Roots) == 0 {
 			return nil, nil, &Refusal{Path: path, Reason: Outside}
 		}
@@ -184,7 +185,7 @@ func ReadInfo(path string, opt Options) ([]byte, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	defer h.Close()
-	if !opt.UserOwned {
+	if !opt.Unconfined {
 		real, err := h.realPath()
 		if err != nil {
 			return nil, nil, fmt.Errorf("resolve %s: %w", path, err)

@@ -109,9 +109,9 @@ func TestRead(t *testing.T) {
 		{path: filepath.Join(base, "wslink", "AGENTS.md"), want: "be careful"},
 		{path: "AGENTS.md", opt: &Options{Roots: []string{filepath.Join(base, "wslink")}, Max: 100}, want: "be careful"},
 		{path: "AGENTS.md", opt: &Options{Max: 100}, reason: Outside},
-		{path: "out-abs.md", opt: &Options{UserOwned: true, Max: 100}, want: "PRIVATE KEY"},
-		{path: "zero.md", opt: &Options{UserOwned: true, Max: 100}, reason: NotRegular},
-		{path: "big.md", opt: &Options{UserOwned: true, Max: 100}, reason: TooLarge},
+		{path: "out-abs.md", opt: &Options{Unconfined: true, Max: 100}, want: "PRIVATE KEY"},
+		{path: "zero.md", opt: &Options{Unconfined: true, Max: 100}, reason: NotRegular},
+		{path: "big.md", opt: &Options{Unconfined: true, Max: 100}, reason: TooLarge},
 	}
 	for _, c := range cases {
 		t.Run(c.path, func(t *testing.T) {
@@ -167,11 +167,11 @@ func TestReadProcFile(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("needs /proc")
 	}
-	_, err := readSoon(t, "/proc/self/maps", Options{UserOwned: true, Max: 16})
+	_, err := readSoon(t, "/proc/self/maps", Options{Unconfined: true, Max: 16})
 	if r, ok := errors.AsType[*Refusal](err); !ok || r.Reason != TooLarge || r.Size != -1 {
 		t.Fatalf("Read(/proc/self/maps) = %v, want a refusal for growing past the cap", err)
 	}
-	data, err := readSoon(t, "/proc/self/maps", Options{UserOwned: true, Max: 1 << 20})
+	data, err := readSoon(t, "/proc/self/maps", Options{Unconfined: true, Max: 1 << 20})
 	if err != nil || len(data) == 0 {
 		t.Fatalf("Read(/proc/self/maps) = %d bytes, %v", len(data), err)
 	}
@@ -212,7 +212,7 @@ func TestReadAtMostGrowing(t *testing.T) {
 
 func TestReadArguments(t *testing.T) {
 	t.Parallel()
-	if _, err := Read("/etc/hostname", Options{UserOwned: true}); err == nil {
+	if _, err := Read("/etc/hostname", Options{Unconfined: true}); err == nil {
 		t.Error("a file was read without a cap")
 	}
 }

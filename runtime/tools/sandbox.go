@@ -312,6 +312,14 @@ func (sb *Sandbox) writeFileAtomic(real string, data []byte) error {
 	return nil
 }
 
+// readChecked reads a path the sandbox resolved and checked, through
+// [confine.Read]: still a regular file (a FIFO swapped in since the check
+// cannot block the tool) and never more than max bytes, however the file
+// grows.
+func readChecked(real string, max int64) ([]byte, error) {
+	return confine.Read(real, confine.Options{Unconfined: true, Max: max})
+}
+
 // ConfineOptions returns the [confine.Options] for reading a file that the
 // workspace supplies to clawseed itself (an identity file, an @file
 // reference): inside the workspace, outside forbidden_paths, at most max
