@@ -84,7 +84,7 @@ const (
 // A Refusal is the error of a file [Read] does not accept. Callers show it
 // as a warning and go on without the file.
 type Refusal struct {
-	Path   string // as given
+	Path   string // absolute
 	Reason Reason
 	// Real is the real path when it differs from Path (Outside and
 	// IsForbidden).
@@ -153,10 +153,10 @@ func IsRefusal(err error) bool {
 	return ok
 }
 
-// Read returns the contents of the file at path if opt
-// accepts it (see the package comment). A missing file is an error for which
-// errors.Is(err, fs.ErrNotExist) holds; a file opt does not accept is a
-// *[Refusal]; other errors are I/O errors naming path.
+// Read returns the contents of the file at path if opt accepts it (see the
+// package comment). A missing file is an error for which errors.Is(err,
+// fs.ErrNotExist) holds; a file opt does not accept is a *[Refusal]; other
+// errors are I/O errors naming path.
 func Read(path string, opt Options) ([]byte, error) {
 	data, _, err := ReadInfo(path, opt)
 	return data, err
@@ -168,10 +168,11 @@ func ReadInfo(path string, opt Options) ([]byte, fs.FileInfo, error) {
 	if opt.Max <= 0 {
 		return nil, nil, fmt.Errorf("read %s: no size limit given", path)
 	}
-	path, err := filepath.Abs(path) // relative to the current directory, like os.Open
+	abs, err := filepath.Abs(path) // relative to the current directory, like os.Open
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
+	path = abs
 	if !opt.Unconfined {
 		if len(opt.Roots) == 0 {
 			return nil, nil, &Refusal{Path: path, Reason: Outside}
