@@ -129,6 +129,11 @@ func userOwned() confine.Options {
 func (c *Config) readOptional(dir string, kind fileKind) error {
 	for _, name := range []string{FileName, LegacyFileName} {
 		path := filepath.Join(dir, name)
+		for _, f := range c.Files {
+			if sameFile(f, path) {
+				return nil // the user's own file, read already
+			}
+		}
 		var data []byte
 		var err error
 		if kind == projectFile {
@@ -144,11 +149,6 @@ func (c *Config) readOptional(dir string, kind fileKind) error {
 		}
 		if err != nil {
 			return &Error{File: path, Msg: "cannot read config file: " + errText(err)}
-		}
-		for _, f := range c.Files {
-			if sameFile(f, path) {
-				return nil // the user's own file
-			}
 		}
 		if kind == projectFile {
 			c.projectFile = path

@@ -26,9 +26,9 @@ func TestProjectFileSkipped(t *testing.T) {
 		{"link out", func(t *testing.T, s sandbox) {
 			mustSymlink(t, writeFile(t, filepath.Join(s.root, "outside", "c.toml"), project), s.projectFile())
 		}, "resolves to " + "ROOT/outside/c.toml, outside ROOT/ws"},
-		{"link to the user file", func(t *testing.T, s sandbox) {
-			mustSymlink(t, writeFile(t, s.userFile(), ""), s.projectFile())
-		}, "resolves to ROOT/home/.clawseed/config.toml, outside ROOT/ws"},
+		{"link to the user file, read once as that", func(t *testing.T, s sandbox) {
+			mustSymlink(t, writeFile(t, s.userFile(), project), s.projectFile())
+		}, ""},
 		{"device", func(t *testing.T, s sandbox) { mustSymlink(t, "/dev/zero", s.projectFile()) }, "not a regular file"},
 		{"fifo", func(t *testing.T, s sandbox) {
 			if err := syscall.Mkfifo(s.projectFile(), 0o644); err != nil {
@@ -57,7 +57,7 @@ func TestProjectFileSkipped(t *testing.T) {
 			c.setup(t, s)
 			cfg := mustLoad(t, s.opts(nil))
 			if c.want == "" {
-				if cfg.Agent.MaxToolIterations != 7 || len(cfg.Warnings) != 0 {
+				if cfg.Agent.MaxToolIterations != 7 || len(cfg.Warnings) != 0 || len(cfg.Files) != 1 {
 					t.Errorf("max_tool_iterations %d, warnings %q; want the file read", cfg.Agent.MaxToolIterations, cfg.Warnings)
 				}
 				return
@@ -111,5 +111,21 @@ func mustSymlink(t *testing.T, target, link string) {
 	}
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHomeIsWorkspaceLinkedUserFile: when the workspace is the home folder,
+// the project file is the user's own file — linked from a dotfiles folder
+// outside, it is read once as the user file, not refused as a project file.
+func TestHomeIsWorkspaceLinkedUserFile(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	target := writeFile(t, filepath.Join(s.root, "dotfiles", "config.toml"), "[agent]\nmax_tool_iterations = 9\n")
+	mustSymlink(t, target, s.userFile())
+	opts := s.opts(nil)
+	opts.Cwd = s.home
+	c := mustLoad(t, opts)
+	if len(c.Files) != 1 || len(c.Warnings) != 0 || c.Agent.MaxToolIterations != 9 {
+		t.Errorf("Files %q, Warnings %q, max_tool_iterations %d", c.Files, c.Warnings, c.Agent.MaxToolIterations)
 	}
 }
