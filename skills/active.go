@@ -11,6 +11,8 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/clawseed/clawseed/internal/confine"
 )
 
 // DefaultMaxActive is the number of skills that may be active at once when
@@ -45,6 +47,9 @@ type ActiveConfig struct {
 	// UntrustedWorkspace is set when the workspace is not trusted (§9.1):
 	// project skills then run no dynamic-context commands.
 	UntrustedWorkspace bool
+	// Forbidden are the [autonomy].forbidden_paths, which @file references
+	// of commands may not name (see atFiles).
+	Forbidden confine.Forbidden
 	// RunCommand runs one dynamic-context script with `sh -c` in dir, with
 	// env added to its (scrubbed) environment; err is non-nil when it did
 	// not exit with status 0 (a timeout included). ctx carries the

@@ -2,19 +2,22 @@ package skills
 
 import (
 	"bytes"
-	"io"
-	"os"
+	"errors"
+	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/clawseed/clawseed/internal/confine"
 )
 
 // Limits of @file inlining in Claude Code commands.
 const (
 	// MaxAtFileBytes is the largest file an @path reference inlines.
-	MaxAtFileBytes = 64 << 10
+	MaxAtFileBytes = confine.MaxAtFile
 	// MaxAtFilesBytes bounds all the files one activation inlines.
-	MaxAtFilesBytes = 256 << 10
+	MaxAtFilesBytes = confine.MaxAtFiles
 )
 
 // atFiles inlines the files a Claude Code command's body references as
@@ -25,27 +28,32 @@ const (
 //   - "@" starts a word (the start of the text or after white space), and
 //     the path runs to the next white space, less trailing punctuation
 //     (.,;:!?)]}'"`); it must be relative, without a leading "~" or "/".
-//   - The path, all symbolic links resolved, names a regular file inside the
-//     workspace (also resolved): `@../x`, `@link-to-etc-passwd` and the like
-//     are refused.
-//   - The file is at most [MaxAtFileBytes], UTF-8 without NUL bytes, and fits
-//     what is left of [MaxAtFilesBytes]; each file is inlined once.
+//   - The file is read through [confine.Read] with the file tools' read
+//     check: a regular file of at most [MaxAtFileBytes] whose real path is
+//     inside the workspace (also resolved) and outside
+//     [autonomy].forbidden_paths — `@../x`, `@link-to-etc-passwd`,
+//     `@secret.env` when forbidden and the like are refused.
+//   - It is UTF-8 without NUL bytes and fits what is left of
+//     [MaxAtFilesBytes]; each file is inlined once.
 //
-// Anything else — user@example.com, @types/node, a missing file — stays as
-// written. An accepted reference stays as written too, and the line it is on
-// is followed by a blank line, "File PATH:" and the contents in a fence
-// longer than any backtick run in them. Command output (dynamic context) is
-// never scanned.
+// A word that names no file — user@example.com, @types/node, a missing
+// file — stays as written. An accepted reference stays as written too, and
+// the line it is on is followed by a blank line, "File PATH:" and the
+// contents in a fence longer than any backtick run in them; a refused one is
+// followed by a sentence saying why it was not inlined. Command output
+// (dynamic context) is never scanned.
 type atFiles struct {
 	workspace string // real path; "" disables inlining
-	seen      map[string]bool
+	forbidden confine.Forbidden
+	seen      map[string]bool // real paths inlined or refused
 	total     int
-	// contents are the files inlined, in order (they count in Active.Hash).
+	// contents are the files inlined and the notes on refused ones, in
+	// order (they count in Active.Hash).
 	contents []string
 }
 
-func newAtFiles(workspace string) *atFiles {
-	f := &atFiles{seen: map[string]bool{}}
+func newAtFiles(workspace string, forbidden confine.Forbidden) *atFiles {
+	f := &atFiles{seen: map[string]bool{}, forbidden: forbidden}
 	if workspace == "" {
 		return f
 	}
@@ -65,8 +73,8 @@ func (f *atFiles) inline(text string) string {
 		body := strings.TrimRight(line, "\r\n")
 		var blocks []string
 		for _, ref := range atRefs(body) {
-			if content, ok := f.read(ref); ok {
-				blocks = append(blocks, renderAtFile(ref, content))
+			if block, ok := f.read(ref); ok {
+				blocks = append(blocks, block)
 			}
 		}
 		if len(blocks) == 0 {
@@ -98,34 +106,41 @@ func atRefs(line string) []string {
 	return refs
 }
 
-// read returns the contents of the workspace file rel, if every rule of
-// [atFiles] allows it.
+// read returns the block that follows the line of the reference rel: the
+// file rendered, or why it was refused. ok is false when rel names no file
+// or one already handled.
 func (f *atFiles) read(rel string) (string, bool) {
 	if filepath.IsAbs(rel) || strings.ContainsRune(rel, 0) {
 		return "", false
 	}
-	real, err := filepath.EvalSymlinks(filepath.Join(f.workspace, filepath.FromSlash(rel)))
-	if err != nil || f.seen[real] || !within(f.workspace, real) {
-		return "", false
-	}
-	fh, err := os.Open(real)
-	if err != nil {
-		return "", false
-	}
-	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() > MaxAtFileBytes || f.total+int(st.Size()) > MaxAtFilesBytes {
-		return "", false
-	}
-	data, err := io.ReadAll(io.LimitReader(fh, MaxAtFileBytes+1))
-	if err != nil || len(data) > MaxAtFileBytes || f.total+len(data) > MaxAtFilesBytes ||
-		bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
+	path := filepath.Join(f.workspace, filepath.FromSlash(rel))
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil || f.seen[real] {
 		return "", false
 	}
 	f.seen[real] = true
+	data, err := confine.Read(path, confine.Options{Roots: []string{f.workspace}, Forbidden: f.forbidden, Max: MaxAtFileBytes})
+	var why string
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", false
+	case err != nil:
+		why = confine.Why(err)
+	case f.total+len(data) > MaxAtFilesBytes:
+		why = fmt.Sprintf("the files inlined for this skill would exceed %d KiB", MaxAtFilesBytes>>10)
+	case bytes.IndexByte(data, 0) >= 0:
+		why = "binary (contains NUL bytes)"
+	case !utf8.Valid(data):
+		why = "not valid UTF-8"
+	}
+	if why != "" {
+		note := "File " + rel + " was not inlined: " + why + "."
+		f.contents = append(f.contents, note)
+		return note, true
+	}
 	f.total += len(data)
 	f.contents = append(f.contents, string(data))
-	return string(data), true
+	return renderAtFile(rel, string(data)), true
 }
 
 // renderAtFile renders one inlined file.

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/clawseed/clawseed/internal/confine"
 )
 
 // atWorkspace makes a workspace with a few files and an outside directory,
@@ -24,6 +26,7 @@ func atWorkspace(t *testing.T) (ws, outside string) {
 		"ws/big.txt":         strings.Repeat("x", MaxAtFileBytes+1),
 		"ws/bin.dat":         "a\x00b",
 		"ws/latin1.txt":      "caf\xe9",
+		"ws/secret.env":      "TOKEN=top secret\n",
 		"outside/secret.txt": "top secret\n",
 	}
 	for p, c := range files {
@@ -40,10 +43,15 @@ func atWorkspace(t *testing.T) (ws, outside string) {
 		"ws/outdir":     outside,
 		"ws/alias.go":   filepath.Join(ws, "src", "app.go"),
 		"ws/rel-escape": "../outside/secret.txt",
+		"ws/to-secret":  "secret.env",
+		"ws/zero":       "/dev/zero",
 	} {
 		if err := os.Symlink(target, filepath.Join(base, filepath.FromSlash(link))); err != nil {
 			t.Skip("symbolic links unavailable:", err)
 		}
+	}
+	if err := mkfifo(filepath.Join(ws, "fifo")); err != nil {
+		t.Skip("FIFOs unavailable:", err)
 	}
 	return ws, outside
 }
@@ -66,27 +74,31 @@ func TestAtFiles(t *testing.T) {
 		{"email", "mail user@example.com", "mail user@example.com"},
 		{"package name", "npm i @types/node", "npm i @types/node"},
 		{"missing", "@nope.txt", "@nope.txt"},
-		{"directory", "@src", "@src"},
-		{"dot dot", "@../outside/secret.txt", "@../outside/secret.txt"},
+		{"directory", "@src", "@src\n\nFile src was not inlined: not a regular file."},
+		{"dot dot", "@../outside/secret.txt", "@../outside/secret.txt\n\nFile ../outside/secret.txt was not inlined: resolves to " + outside + "/secret.txt, outside " + ws + "."},
 		{"dot dot inside", "@src/../src/app.go", "@src/../src/app.go\n\nFile src/../src/app.go:\n```\npackage app\n```"},
 		{"absolute", "@" + outside + "/secret.txt", "@" + outside + "/secret.txt"},
 		{"home", "@~/secret.txt", "@~/secret.txt"},
-		{"symlink escape", "@escape.txt", "@escape.txt"},
-		{"relative symlink escape", "@rel-escape", "@rel-escape"},
-		{"directory symlink escape", "@outdir/secret.txt", "@outdir/secret.txt"},
-		{"too large", "@big.txt", "@big.txt"},
-		{"binary", "@bin.dat", "@bin.dat"},
-		{"not UTF-8", "@latin1.txt", "@latin1.txt"},
+		{"symlink escape", "@escape.txt", "@escape.txt\n\nFile escape.txt was not inlined: resolves to " + outside + "/secret.txt, outside " + ws + "."},
+		{"relative symlink escape", "@rel-escape", "@rel-escape\n\nFile rel-escape was not inlined: resolves to " + outside + "/secret.txt, outside " + ws + "."},
+		{"directory symlink escape", "@outdir/secret.txt", "@outdir/secret.txt\n\nFile outdir/secret.txt was not inlined: resolves to " + outside + "/secret.txt, outside " + ws + "."},
+		{"too large", "@big.txt", "@big.txt\n\nFile big.txt was not inlined: larger than 64 KiB (65537 bytes)."},
+		{"binary", "@bin.dat", "@bin.dat\n\nFile bin.dat was not inlined: binary (contains NUL bytes)."},
+		{"not UTF-8", "@latin1.txt", "@latin1.txt\n\nFile latin1.txt was not inlined: not valid UTF-8."},
+		{"forbidden", "@secret.env", "@secret.env\n\nFile secret.env was not inlined: in [autonomy].forbidden_paths."},
+		{"link to forbidden", "@to-secret", "@to-secret\n\nFile to-secret was not inlined: resolves to " + ws + "/secret.env, which is in [autonomy].forbidden_paths."},
+		{"device", "@zero", "@zero\n\nFile zero was not inlined: not a regular file."},
+		{"fifo", "@fifo", "@fifo\n\nFile fifo was not inlined: not a regular file."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := newAtFiles(ws).inline(tt.in)
+			got := newAtFiles(ws, confine.NewForbidden([]string{"secret.env"}, ws, "")).inline(tt.in)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("inline(%q) (-want +got):\n%s", tt.in, diff)
 			}
 			if strings.Contains(got, "top secret") {
-				t.Error("a file outside the workspace was inlined")
+				t.Error("a file outside the workspace or a forbidden one was inlined")
 			}
 		})
 	}
@@ -104,13 +116,13 @@ func TestAtFilesTotalCap(t *testing.T) {
 		}
 		refs = append(refs, "@"+name)
 	}
-	f := newAtFiles(ws)
+	f := newAtFiles(ws, confine.Forbidden{})
 	got := f.inline(strings.Join(refs, "\n"))
-	if n := len(f.contents); n != 4 {
-		t.Errorf("inlined %d files, want 4 (the total cap)", n)
+	if n := strings.Count(got, "\nFile "); n != 5 || len(f.contents) != 5 {
+		t.Errorf("%d blocks, %d contents; want 4 files and a note", n, len(f.contents))
 	}
-	if strings.Contains(got, "File e.txt:") {
-		t.Error("the fifth file was inlined past the total cap")
+	if strings.Contains(got, "File e.txt:") || !strings.Contains(got, "File e.txt was not inlined: the files inlined for this skill would exceed 256 KiB.") {
+		t.Error("the fifth file was inlined past the total cap, or no note says why not")
 	}
 }
 
@@ -129,7 +141,10 @@ func TestActivateInlinesFilesForCommands(t *testing.T) {
 		{"command", "review", "@README.md", "Review @src/app.go and @README.md\n\n" + "File src/app.go:\n```\npackage app\n```\n\n" +
 			"File README.md:\n````\n# Readme\n```sh\nmake\n```\n````"},
 		{"args cannot escape", "review", "@../outside/secret.txt @escape.txt @" + outside + "/secret.txt",
-			"Review @src/app.go and @../outside/secret.txt @escape.txt @" + outside + "/secret.txt\n\nFile src/app.go:\n```\npackage app\n```"},
+			"Review @src/app.go and @../outside/secret.txt @escape.txt @" + outside + "/secret.txt\n\nFile src/app.go:\n```\npackage app\n```\n\n" +
+				"File ../outside/secret.txt was not inlined: resolves to " + outside + "/secret.txt, outside " + ws + "."},
+		{"forbidden", "review", "@secret.env @to-secret", "Review @src/app.go and @secret.env @to-secret\n\nFile src/app.go:\n```\npackage app\n```\n\n" +
+			"File secret.env was not inlined: in [autonomy].forbidden_paths."},
 		{"not a command", "plain", "", "Review @src/app.go"},
 	}
 	for _, tt := range tests {
@@ -137,6 +152,7 @@ func TestActivateInlinesFilesForCommands(t *testing.T) {
 			t.Parallel()
 			cfg := testConfig(newFakeDisk())
 			cfg.Workspace = ws
+			cfg.Forbidden = confine.NewForbidden([]string{"secret.env"}, ws, "")
 			set := NewActiveSet(cfg, testCatalog(cmdSkill, plain))
 			if out := set.Activate(t.Context(), tt.skill, tt.args, true); out.IsError {
 				t.Fatal(out.Text)

@@ -140,7 +140,7 @@ func loadCommand(path, dir, name string, e fs.DirEntry, rootReal string, limit i
 	if msg := checkFileEntry(path, e, rootReal); msg != "" {
 		return fail(msg)
 	}
-	data, msg := readSkillFile(path, limit)
+	data, msg := readSkillFile(path, rootReal, limit)
 	if msg != "" {
 		return fail(msg)
 	}

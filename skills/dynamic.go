@@ -354,9 +354,9 @@ func (a *ActiveSet) render(ctx context.Context, s *Skill, args string) (string, 
 		VarSessionID: a.cfg.SessionID,
 		VarWorkspace: a.cfg.Workspace,
 	})
-	files := newAtFiles("")
+	files := newAtFiles("", a.cfg.Forbidden)
 	if s.Command {
-		files = newAtFiles(a.cfg.Workspace)
+		files = newAtFiles(a.cfg.Workspace, a.cfg.Forbidden)
 	}
 	var b strings.Builder
 	for i, seg := range segs {

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/clawseed/clawseed/internal/confine"
 )
 
 // The file names that make a directory a skill.
@@ -224,33 +225,33 @@ func checkText(name string, data []byte) string {
 	return ""
 }
 
-// readSkillFile reads a skill file, refusing it before reading when it is
-// larger than limit. The returned message is a diagnostic ("" on success).
-func readSkillFile(path string, limit int64) ([]byte, string) {
+// readSkillFile reads a skill file through [confine.Read]: a regular file
+// (a FIFO or device is refused before it is opened, and the open cannot
+// block), at most limit bytes (checked on the opened file, and never more
+// read), whose real path lies inside rootReal, the real path of its skill
+// root. Callers check symbolic links at discovery for better messages; this
+// holds whatever changed since. The returned message is a diagnostic (""
+// on success).
+func readSkillFile(path, rootReal string, limit int64) ([]byte, string) {
 	name := filepath.Base(path)
-	f, err := openForRead(path)
-	if err != nil {
-		return nil, fmt.Sprintf("cannot read %s: %s", name, describeErr(err))
+	data, err := confine.Read(path, confine.Options{Roots: []string{rootReal}, Max: limit})
+	if err == nil {
+		return data, ""
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Sprintf("cannot read %s: %s", name, describeErr(err))
+	if r, ok := errors.AsType[*confine.Refusal](err); ok {
+		switch r.Reason {
+		case confine.NotRegular:
+			return nil, name + " is not a regular file"
+		case confine.TooLarge:
+			if r.Size < 0 {
+				return nil, fmt.Sprintf("%s grew past %s while it was read", name, formatKiB(limit))
+			}
+			return nil, fmt.Sprintf("%s too large (%s > %s)", name, formatKiB(r.Size), formatKiB(limit))
+		case confine.Outside:
+			return nil, fmt.Sprintf("%s resolves to %s, outside the skill root; refused", name, r.Real)
+		}
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, name + " is not a regular file"
-	}
-	if fi.Size() > limit {
-		return nil, fmt.Sprintf("%s too large (%s > %s)", name, formatKiB(fi.Size()), formatKiB(limit))
-	}
-	// Read the size Stat gave, in one call for a small file; bytes appended
-	// since then are ignored, so the limit holds.
-	data := make([]byte, fi.Size())
-	n, err := io.ReadFull(f, data)
-	if err != nil && err != io.ErrUnexpectedEOF {
-		return nil, fmt.Sprintf("cannot read %s: %s", name, describeErr(err))
-	}
-	return data[:n], ""
+	return nil, fmt.Sprintf("cannot read %s: %s", name, confine.Why(err))
 }
 
 // formatKiB prints a size in KiB, rounded up to 0.1 KiB so that a file just

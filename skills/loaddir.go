@@ -141,7 +141,7 @@ func loadSkillDir(dir string, entries []fs.DirEntry, rootReal string, limit int6
 			diags = append(diags, Diagnostic{Path: path, Severity: SeverityError, Message: msg})
 			continue
 		}
-		b, msg := readSkillFile(path, limit)
+		b, msg := readSkillFile(path, rootReal, limit)
 		if msg != "" {
 			diags = append(diags, Diagnostic{Path: path, Severity: SeverityError, Message: msg})
 			continue

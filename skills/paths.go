@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/clawseed/clawseed/internal/confine"
 )
 
 // MaxWorkspaceFiles caps the workspace walk of `paths` gating (SPEC §4.12).
@@ -18,7 +20,8 @@ const MaxWorkspaceFiles = 20000
 // noPathsMatchReason is the Reason of a skill whose `paths` match no file.
 const noPathsMatchReason = "no file matches paths"
 
-// maxGitignoreBytes bounds one .gitignore file read by the walk.
+// maxGitignoreBytes bounds one .gitignore file read by the walk: a larger
+// one is not read.
 const maxGitignoreBytes = 1 << 20
 
 // WorkspaceFiles is the list of files in a workspace that `paths` globs are
@@ -82,7 +85,7 @@ func (s *wsScan) dir(rel string, stack []*ignoreFile) bool {
 	}
 	for _, e := range entries {
 		if e.Name() == ".gitignore" && e.Type().IsRegular() {
-			if f := readGitignore(abs+string(os.PathSeparator)+".gitignore", rel); f != nil {
+			if f := readGitignore(abs+string(os.PathSeparator)+".gitignore", rel, s.root); f != nil {
 				stack = append(stack[:len(stack):len(stack)], f)
 			}
 			break
@@ -121,31 +124,19 @@ func (s *wsScan) dir(rel string, stack []*ignoreFile) bool {
 	return true
 }
 
-func readGitignore(path, base string) *ignoreFile {
-	f, err := os.Open(path)
+// readGitignore reads a .gitignore of the workspace walk (the caller saw a
+// regular file, not a link) through [confine.Read], which also holds if it
+// was swapped for a FIFO or a link since.
+func readGitignore(path, base, root string) *ignoreFile {
+	data, err := confine.Read(path, confine.Options{Roots: []string{root}, Max: maxGitignoreBytes})
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
-	buf := make([]byte, maxGitignoreBytes)
-	n, _ := readFull(f, buf)
-	rules := parseGitignore(string(buf[:n]))
+	rules := parseGitignore(string(data))
 	if len(rules) == 0 {
 		return nil
 	}
 	return &ignoreFile{base: base, rules: rules}
-}
-
-func readFull(f *os.File, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := f.Read(buf[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 func fromSlash(rel string) string {

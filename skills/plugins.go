@@ -110,7 +110,7 @@ func readPluginManifest(path, rootReal string, limit int64) (string, string) {
 	if !fi.Mode().IsRegular() {
 		return "", pluginManifestName + " is not a regular file"
 	}
-	data, msg := readSkillFile(real, limit)
+	data, msg := readSkillFile(real, rootReal, limit)
 	if msg != "" {
 		return "", msg
 	}

@@ -15,7 +15,7 @@ import (
 func controlPaths(cfg *config.Config) *tools.ControlPaths {
 	cc := tools.ControlConfig{
 		Workspace:      cfg.Workspace,
-		WorkspaceFiles: agent.IdentityFiles(),
+		WorkspaceFiles: agent.IdentityFileNames(),
 		Files:          cfg.Files,
 		Dirs:           []string{cfg.Home},
 	}

@@ -52,6 +52,9 @@ func loadConfig(g *globalOptions) (*config.Config, error) {
 	if err != nil {
 		return nil, usageError(err)
 	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintln(os.Stderr, "clawseed: warning: "+termtext.EscapeLine(w))
+	}
 	o := config.Overrides{Provider: g.Provider, Model: g.Model, SystemPrompt: g.SystemPrompt, Autonomy: g.Autonomy}
 	if g.temperatureSet {
 		t := g.Temperature
@@ -386,6 +389,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		Workspace:          cfg.Workspace,
 		DynamicContext:     cfg.Skills.DynamicContext,
 		UntrustedWorkspace: !cfg.Trusted,
+		Forbidden:          sb.ForbiddenRule(),
 		RunCommand:         dynamicRunner(cfg),
 	}, a.catalog)
 
@@ -409,6 +413,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 			SystemPrompt: cfg.Agent.SystemPrompt,
 			Workspace:    cfg.Workspace,
 			Autonomy:     level,
+			Identity:     identityFiles(cfg, sb, o.Notices),
 		},
 		Skills:             active,
 		SkillsEnabled:      cfg.Skills.Enabled,

@@ -53,6 +53,9 @@ type Config struct {
 	// Ignored lists what an untrusted project file set and did not get, in
 	// file order, each key once.
 	Ignored []Ignored `toml:"-"`
+	// Warnings are project files that were skipped unread (see
+	// readProjectFile), one sentence each, for stderr.
+	Warnings []string `toml:"-"`
 
 	userHome    string
 	lookupEnv   func(string) (string, bool)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/clawseed/clawseed/internal/confine"
 )
 
 // File names looked up in $CLAWSEED_HOME and <workspace>/.clawseed; the
@@ -79,7 +81,7 @@ func Load(opts LoadOptions) (*Config, error) {
 
 	if opts.ConfigFile != "" {
 		path := absFrom(cwd, opts.ConfigFile)
-		data, err := os.ReadFile(path)
+		data, err := confine.Read(path, userOwned())
 		if err != nil {
 			return nil, &Error{File: path, Msg: "cannot read --config file: " + errText(err)}
 		}
@@ -113,23 +115,40 @@ func Load(opts LoadOptions) (*Config, error) {
 	return c, nil
 }
 
+// userOwned is how the user's own config files ($CLAWSEED_HOME, --config)
+// are read: they may be links to anywhere (dotfile managers), but a FIFO, a
+// device or a file over the cap would stall or exhaust every command, so
+// they are refused with an error naming the file.
+func userOwned() confine.Options {
+	return confine.Options{Unconfined: true, Max: confine.MaxConfigFile}
+}
+
 // readOptional reads config.toml, or else clawseed.toml, from dir if one
 // exists. A project file that is the user file (workspace = home) is read
 // once.
 func (c *Config) readOptional(dir string, kind fileKind) error {
 	for _, name := range []string{FileName, LegacyFileName} {
 		path := filepath.Join(dir, name)
-		data, err := os.ReadFile(path)
+		for _, f := range c.Files {
+			if sameFile(f, path) {
+				return nil // the user's own file, read already
+			}
+		}
+		var data []byte
+		var err error
+		if kind == projectFile {
+			data, err = c.readProjectFile(path, confine.MaxConfigFile)
+		} else {
+			data, err = confine.Read(path, userOwned())
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
+		if errors.Is(err, errSkipped) {
+			return nil // a refused config.toml does not bring clawseed.toml back
+		}
 		if err != nil {
 			return &Error{File: path, Msg: "cannot read config file: " + errText(err)}
-		}
-		for _, f := range c.Files {
-			if sameFile(f, path) {
-				return nil // the user's own file
-			}
 		}
 		if kind == projectFile {
 			c.projectFile = path
@@ -138,6 +157,29 @@ func (c *Config) readOptional(dir string, kind fileKind) error {
 		return c.addFile(path, data, kind)
 	}
 	return nil
+}
+
+// errSkipped is the error of a project file that was skipped with a warning.
+var errSkipped = errors.New("skipped")
+
+// readProjectFile reads a file of the workspace that configures clawseed
+// (.clawseed/config.toml, .mcp.json). A repository supplies it, so it goes
+// through [confine.Read] with the workspace as its only root and the
+// forbidden_paths of the layers read so far: a link out of the workspace, a
+// FIFO, a device, a file over limit or one that cannot be read is skipped
+// with a warning in Warnings (errSkipped), so that every command — `trust
+// --list` included — still runs; a missing file is fs.ErrNotExist.
+func (c *Config) readProjectFile(path string, limit int64) ([]byte, error) {
+	data, err := confine.Read(path, confine.Options{
+		Roots:     []string{c.Workspace},
+		Forbidden: confine.NewForbidden(c.Autonomy.ForbiddenPaths, c.Workspace, c.userHome),
+		Max:       limit,
+	})
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return data, err
+	}
+	c.Warnings = append(c.Warnings, path+" not read: "+confine.Why(err))
+	return nil, errSkipped
 }
 
 // decideTrust asks LoadOptions.Trusted about the workspace, once, when the
@@ -411,10 +453,4 @@ func absFrom(base, p string) string {
 }
 
 // errText strips the path an *fs.PathError repeats.
-func errText(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
+func errText(err error) string { return confine.Why(err) }

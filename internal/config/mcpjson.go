@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/clawseed/clawseed/internal/nesting"
 )
 
@@ -26,9 +26,6 @@ import (
 // session). Keys other than mcpServers at the top level are ignored; inside
 // an entry they are errors.
 const MCPJSONName = ".mcp.json"
-
-// maxMCPJSONBytes caps .mcp.json: a larger file is refused unread.
-const maxMCPJSONBytes = 1 << 20
 
 // jsonServer is one entry of .mcp.json.
 type jsonServer struct {
@@ -56,8 +53,8 @@ func (c *Config) readMCPJSON() error {
 		return nil
 	}
 	path := filepath.Join(c.Workspace, MCPJSONName)
-	data, err := readCapped(path, maxMCPJSONBytes)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, err := c.readProjectFile(path, confine.MaxMCPJSON)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errSkipped) {
 		return nil
 	}
 	if err != nil {
@@ -95,36 +92,6 @@ func (c *Config) readMCPJSON() error {
 		c.mcp.json = append(c.mcp.json, j)
 	}
 	return nil
-}
-
-// readCapped reads a regular file of at most limit bytes. Anything else
-// (a FIFO or device a symlink points to would block or never end) is an
-// error.
-func readCapped(path string, limit int64) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	tooBig := fmt.Errorf("larger than %d MiB: refused", limit>>20)
-	if fi.Size() > limit {
-		return nil, tooBig
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, tooBig
-	}
-	return data, nil
 }
 
 // place locates an error about one config key of the server (see

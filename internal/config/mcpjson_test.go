@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/clawseed/clawseed/internal/confine"
 )
 
 const goodMCPJSON = `{
@@ -150,25 +152,37 @@ func TestMCPJSONErrors(t *testing.T) {
 	}
 }
 
-// TestMCPJSONLimits: a file over 1 MiB, and anything but a regular file,
-// are refused unread; a UTF-8 byte order mark is accepted.
+// TestMCPJSONLimits: a file over 1 MiB, anything but a regular file and a
+// link out of the workspace are skipped unread with a warning; a UTF-8 byte
+// order mark is accepted.
 func TestMCPJSONLimits(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
-	big := `{"mcpServers": {}, "pad": "` + strings.Repeat("x", maxMCPJSONBytes) + `"}`
+	big := `{"mcpServers": {"a": {"command": "x"}}, "pad": "` + strings.Repeat("x", confine.MaxMCPJSON) + `"}`
 	path := writeFile(t, s.mcpJSON(), big)
-	if _, err := Load(s.opts(nil)); err == nil || !strings.Contains(err.Error(), path+": cannot read .mcp.json: larger than 1 MiB: refused") {
-		t.Errorf("big file: %v", err)
+	skipped := func(what, want string) {
+		t.Helper()
+		c := mustLoad(t, s.opts(nil))
+		if len(c.MCPServers()) != 0 || len(c.Warnings) != 1 || !strings.HasPrefix(c.Warnings[0], path+" not read: "+want) {
+			t.Errorf("%s: servers %v, warnings %q; want %q", what, c.MCPServers(), c.Warnings, want)
+		}
 	}
+	skipped("big file", "larger than 1 MiB")
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Mkdir(path, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(s.opts(nil)); err == nil || !strings.Contains(err.Error(), "not a regular file") {
-		t.Errorf("directory: %v", err)
+	skipped("directory", "not a regular file")
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
 	}
+	outside := writeFile(t, filepath.Join(t.TempDir(), "servers.json"), `{"mcpServers": {"a": {"command": "x"}}}`)
+	if err := os.Symlink(outside, path); err != nil {
+		t.Fatal(err)
+	}
+	skipped("link out", "resolves to ")
 
 	s = newSandbox(t)
 	writeFile(t, s.mcpJSON(), "\xef\xbb\xbf{\"mcpServers\": {\"a\": {\"command\": \"x\"}}}")

@@ -1,23 +1,26 @@
 package agent
 
 import (
-	"os"
-	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/clawseed/clawseed/permissions"
 )
 
-// identityFiles are the workspace files that make up the identity section when
-// no [agent].system_prompt is set, in the order they are rendered (§5.1).
-var identityFiles = []string{"SOUL.md", "IDENTITY.md", "USER.md", "AGENTS.md", "TOOLS.md", "MEMORY.md"}
+// IdentityFileNames returns the workspace files that make up the identity
+// section when no [agent].system_prompt is set, in the order they are
+// rendered (§5.1). The agent does not read them: the caller does, with the
+// checks files a repository planted need, and passes them in
+// [PromptConfig.Identity].
+func IdentityFileNames() []string {
+	return []string{"SOUL.md", "IDENTITY.md", "USER.md", "AGENTS.md", "TOOLS.md", "MEMORY.md"}
+}
 
-// IdentityFiles returns the names of the identity files (§5.1), which are
-// control paths: a write to one changes the next session's system prompt.
-func IdentityFiles() []string { return slices.Clone(identityFiles) }
+// An IdentityFile is one identity file's name and contents.
+type IdentityFile struct {
+	Name, Text string
+}
 
 // maxIdentityFileChars caps each identity file, as ClawSeed does.
 const maxIdentityFileChars = 20000
@@ -40,6 +43,9 @@ type PromptConfig struct {
 	Autonomy     permissions.Level
 	// Memory is the rendered `## Memory` section; "" omits it.
 	Memory string
+	// Identity are the identity files found, in [IdentityFileNames] order,
+	// read once for the session so the section stays byte-identical.
+	Identity []IdentityFile
 }
 
 // buildBase renders sections 1–5 of §5.1 except the text-protocol tools
@@ -78,16 +84,12 @@ func identitySection(cfg PromptConfig) string {
 		return cfg.SystemPrompt
 	}
 	var files strings.Builder
-	for _, name := range identityFiles {
-		data, err := os.ReadFile(filepath.Join(cfg.Workspace, name))
-		if err != nil {
-			continue
-		}
-		text := strings.TrimSpace(string(data))
+	for _, f := range cfg.Identity {
+		text := strings.TrimSpace(f.Text)
 		if text == "" {
 			continue
 		}
-		files.WriteString("### " + name + "\n\n")
+		files.WriteString("### " + f.Name + "\n\n")
 		if utf8.RuneCountInString(text) > maxIdentityFileChars {
 			files.WriteString(string([]rune(text)[:maxIdentityFileChars]))
 			files.WriteString("\n\n[... truncated at 20000 chars — use `file_read` for full file]\n\n")

@@ -38,10 +38,11 @@ func golden(t *testing.T, name, got string) {
 
 func TestBuildBaseGolden(t *testing.T) {
 	t.Parallel()
-	ws := t.TempDir()
-	writeFile(t, filepath.Join(ws, "SOUL.md"), "  You are a careful reviewer.\n\n")
-	writeFile(t, filepath.Join(ws, "AGENTS.md"), "Run `make test` before you finish.")
-	writeFile(t, filepath.Join(ws, "USER.md"), "   \n") // whitespace-only: missing
+	identity := []IdentityFile{
+		{"SOUL.md", "  You are a careful reviewer.\n\n"},
+		{"USER.md", "   \n"}, // whitespace-only: missing
+		{"AGENTS.md", "Run `make test` before you finish."},
+	}
 	cases := []struct {
 		name string
 		cfg  PromptConfig
@@ -62,16 +63,13 @@ func TestBuildBaseGolden(t *testing.T) {
 		}
 		golden(t, c.name, buildBase(c.cfg, tools))
 	}
-	got := buildBase(PromptConfig{Workspace: ws, GOOS: "linux", GOARCH: "amd64", Autonomy: permissions.Supervised}, "")
-	got = strings.ReplaceAll(got, ws, "/ws")
+	got := buildBase(PromptConfig{Workspace: "/ws", GOOS: "linux", GOARCH: "amd64", Autonomy: permissions.Supervised, Identity: identity}, "")
 	golden(t, "prompt_identity_files", got)
 }
 
 func TestIdentityFileTruncated(t *testing.T) {
 	t.Parallel()
-	ws := t.TempDir()
-	writeFile(t, filepath.Join(ws, "SOUL.md"), strings.Repeat("é", 20500))
-	got := identitySection(PromptConfig{Workspace: ws})
+	got := identitySection(PromptConfig{Identity: []IdentityFile{{"SOUL.md", strings.Repeat("é", 20500)}}})
 	if n := strings.Count(got, "é"); n != maxIdentityFileChars {
 		t.Errorf("kept %d characters, want %d", n, maxIdentityFileChars)
 	}

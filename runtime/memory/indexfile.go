@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/clawseed/clawseed/internal/confine"
 )
 
 // renderIndex is the MEMORY.md text of a folder's memories (already sorted
@@ -56,7 +58,7 @@ func writeIndex(folder, text string) error {
 		}
 		return nil
 	}
-	old, err := os.ReadFile(path)
+	old, _, err := confine.ReadInfo(path, confine.Options{Roots: []string{folder}, Max: maxFileBytes})
 	if err == nil && string(old) == text {
 		return nil
 	}
@@ -87,9 +89,12 @@ func (s *Store) indexCurrent(scope string) (bool, error) {
 		return false, err
 	}
 	want := renderIndex(scope, ms)
-	got, err := os.ReadFile(filepath.Join(s.folder(scope), indexFile))
+	got, _, err := s.readFile(filepath.Join(s.folder(scope), indexFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return want == "", nil
+	}
+	if err != nil && confine.IsRefusal(err) {
+		return false, nil // replaced by the regeneration
 	}
 	if err != nil {
 		return false, fmt.Errorf("memory: read %s: %w", filepath.Join(s.folder(scope), indexFile), err)

@@ -260,28 +260,21 @@ func (s *Store) readChanged(ctx context.Context, rels []string) []parsed {
 func (s *Store) readOne(rel string) parsed {
 	p := parsed{rel: rel}
 	path := filepath.Join(s.dir, filepath.FromSlash(rel))
-	f, err := os.Open(path)
-	if err != nil {
+	data, fi, err := s.readFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
 		p.gone = true
 		return p
 	}
-	defer f.Close()
-	fi, err := f.Stat()
 	if err != nil {
-		p.gone = true
+		// Stamped as found, so that it is not read again until it changes.
+		if li, lerr := os.Lstat(path); lerr == nil {
+			p.stamp = fileStamp{li.ModTime().UnixNano(), li.Size()}
+			p.hash = fmt.Sprintf("refused:%d", li.Size())
+		}
+		p.diag = err.Error()
 		return p
 	}
 	p.stamp = fileStamp{fi.ModTime().UnixNano(), fi.Size()}
-	if fi.Size() > maxFileBytes {
-		p.hash = fmt.Sprintf("size:%d", fi.Size())
-		p.diag = fmt.Sprintf("%s: file is larger than %d bytes", path, maxFileBytes)
-		return p
-	}
-	data := make([]byte, fi.Size())
-	if _, err := readFull(f, data); err != nil {
-		p.diag = fmt.Sprintf("%s: %v", path, err)
-		return p
-	}
 	sum := sha256.Sum256(data)
 	p.hash = hex.EncodeToString(sum[:])
 	m, err := ParseFile(path, data)
@@ -356,16 +349,4 @@ func formatTime(t time.Time) string {
 		return ""
 	}
 	return t.UTC().Format(time.RFC3339)
-}
-
-func readFull(f *os.File, b []byte) (int, error) {
-	n := 0
-	for n < len(b) {
-		m, err := f.Read(b[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }

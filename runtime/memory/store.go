@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/clawseed/clawseed/internal/atomicfile"
+	"github.com/clawseed/clawseed/internal/confine"
 )
 
 const indexFile = "MEMORY.md"
@@ -199,7 +199,7 @@ func (s *Store) Indexes() (user, project string) {
 			return ""
 		}
 		_ = s.syncIndexFile(context.Background(), scope)
-		data, err := os.ReadFile(filepath.Join(folder, indexFile))
+		data, _, err := s.readFile(filepath.Join(folder, indexFile))
 		if err != nil {
 			return ""
 		}
@@ -270,7 +270,7 @@ func (s *Store) findLocked(scope, name string) (Memory, error) {
 	if folder == "" {
 		return Memory{}, fmt.Errorf("memory %q: %w", name, ErrNotFound)
 	}
-	if m, err := readMemory(filepath.Join(folder, Slug(name)+".md"), scope); err == nil && m.Name == name {
+	if m, err := s.readMemory(filepath.Join(folder, Slug(name)+".md"), scope); err == nil && m.Name == name {
 		return m, nil
 	}
 	ms, _, err := s.readFolder(scope)
@@ -299,7 +299,7 @@ func (s *Store) readFolder(scope string) ([]Memory, []Diagnostic, error) {
 	var diags []Diagnostic
 	for _, name := range names {
 		path := filepath.Join(folder, name)
-		m, err := readMemory(path, scope)
+		m, err := s.readMemory(path, scope)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // deleted since the directory was read
 		}
@@ -343,25 +343,10 @@ func isMemoryFile(name string) bool {
 
 // readMemory reads and parses one file, filling times from the file's mtime
 // when the frontmatter has none (a hand-made file).
-func readMemory(path, scope string) (Memory, error) {
-	f, err := os.Open(path)
+func (s *Store) readMemory(path, scope string) (Memory, error) {
+	data, fi, err := s.readFile(path)
 	if err != nil {
 		return Memory{}, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return Memory{}, fmt.Errorf("%s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return Memory{}, fmt.Errorf("%s: not a regular file", path)
-	}
-	if fi.Size() > maxFileBytes {
-		return Memory{}, fmt.Errorf("%s: file is larger than %d bytes", path, maxFileBytes)
-	}
-	data := make([]byte, fi.Size())
-	if _, err := io.ReadFull(f, data); err != nil {
-		return Memory{}, fmt.Errorf("%s: %w", path, err)
 	}
 	m, err := ParseFile(path, data)
 	if err != nil {
@@ -370,6 +355,35 @@ func readMemory(path, scope string) (Memory, error) {
 	fillDefaults(&m, scope, fi.ModTime())
 	return m, nil
 }
+
+// readFile reads a file of the memory folder through [confine.Read]: a
+// regular file (a FIFO there would block every session's start) of at most
+// maxFileBytes whose real path is inside the memory folder — the folder may
+// be a [memory].dir in a workspace, and a memory file that links elsewhere
+// would be recalled into the prompt. A missing file is fs.ErrNotExist;
+// other errors name path.
+func (s *Store) readFile(path string) ([]byte, fs.FileInfo, error) {
+	data, fi, err := confine.ReadInfo(path, confine.Options{Roots: []string{s.dir}, Max: maxFileBytes})
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return data, fi, err
+	}
+	return nil, nil, &fileError{path: path, err: err}
+}
+
+// A fileError is a memory file [Store.readFile] could not or would not read.
+type fileError struct {
+	path string
+	err  error
+}
+
+func (e *fileError) Error() string {
+	if r, ok := errors.AsType[*confine.Refusal](e.err); ok && r.Reason == confine.TooLarge && r.Size >= 0 {
+		return fmt.Sprintf("%s: file is larger than %d bytes", e.path, maxFileBytes)
+	}
+	return e.path + ": " + confine.Why(e.err)
+}
+
+func (e *fileError) Unwrap() error { return e.err }
 
 func fillDefaults(m *Memory, scope string, mtime time.Time) {
 	m.Scope = scope

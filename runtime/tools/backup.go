@@ -120,65 +120,67 @@ func (t *backupTool) Ordered() bool { return true }
 func (t *backupTool) run(ctx context.Context, a backupArgs) providers.ToolResult {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	f, exists, err := t.openFolder(a.Action == "create")
+	if err != nil {
+		return errorResult("%s.", capitalize(err.Error()))
+	}
+	if exists {
+		defer f.close()
+	}
 	switch a.Action {
 	case "create":
-		return t.create(ctx)
+		return t.create(ctx, f)
 	case "list":
-		return t.list()
+		return t.list(f)
 	}
-	name, err := t.archiveName(a.Name)
+	name, err := t.archiveName(f, a.Name)
 	if err != nil {
 		return errorResult("%s", err)
 	}
 	if a.Action == "verify" {
-		return t.verify(ctx, name)
+		return t.verify(ctx, f, name)
 	}
-	return t.restore(ctx, name, a.Confirm)
+	return t.restore(ctx, f, name, a.Confirm)
 }
 
-// dir returns the backup folder, resolved.
-func (t *backupTool) dir() string {
-	d := t.opts.Dir
-	if d == "" {
-		d = filepath.Join(t.sb.workspace(), ".clawseed", "backups")
+// folderShown is how the model sees the backup folder; f is nil when it
+// does not exist.
+func (t *backupTool) folderShown(f *backupFolder) string {
+	switch {
+	case f != nil:
+		return t.shown(f.real)
+	case t.opts.Dir == "":
+		return t.shown(filepath.Join(t.sb.workspace(), ".clawseed", "backups"))
 	}
-	return realOrSelf(d)
+	return t.shown(t.opts.Dir)
+}
+
+// capitalize makes an error text a sentence.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // shown is how the model sees a path: relative to the workspace when
 // inside it.
 func (t *backupTool) shown(p string) string { return t.sb.display(p) }
 
-// archives returns the names of the archives in the backup folder, oldest
-// first (names are UTC timestamps).
-func (t *backupTool) archives() ([]string, error) {
-	entries, err := os.ReadDir(t.dir())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, e := range entries {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), backupSuffix) {
-			names = append(names, e.Name())
-		}
-	}
-	slices.Sort(names)
-	return names, nil
-}
-
 // archiveName checks a name the model gave (a file in the backup folder,
-// no path) or picks the newest archive.
-func (t *backupTool) archiveName(name string) (string, error) {
+// no path) or picks the newest archive. f is nil when the folder does not
+// exist.
+func (t *backupTool) archiveName(f *backupFolder, name string) (string, error) {
 	if name == "" {
-		names, err := t.archives()
-		if err != nil {
-			return "", fmt.Errorf("cannot read %s: %v", t.shown(t.dir()), err)
+		var names []string
+		if f != nil {
+			var err error
+			if names, err = f.archives(); err != nil {
+				return "", fmt.Errorf("cannot read %s: %v", t.folderShown(f), err)
+			}
 		}
 		if len(names) == 0 {
-			return "", fmt.Errorf("there are no backups in %s yet", t.shown(t.dir()))
+			return "", fmt.Errorf("there are no backups in %s yet", t.folderShown(f))
 		}
 		return names[len(names)-1], nil
 	}
@@ -186,25 +188,31 @@ func (t *backupTool) archiveName(name string) (string, error) {
 	if !strings.HasSuffix(name, backupSuffix) {
 		name += backupSuffix
 	}
-	if _, err := os.Lstat(filepath.Join(t.dir(), name)); err != nil {
-		return "", fmt.Errorf("there is no backup %s in %s (action list shows them)", name, t.shown(t.dir()))
+	if f == nil {
+		return "", fmt.Errorf("there is no backup %s in %s (action list shows them)", name, t.folderShown(f))
+	}
+	if _, err := f.root.Lstat(name); err != nil {
+		return "", fmt.Errorf("there is no backup %s in %s (action list shows them)", name, t.folderShown(f))
 	}
 	return name, nil
 }
 
-func (t *backupTool) list() providers.ToolResult {
-	names, err := t.archives()
+func (t *backupTool) list(f *backupFolder) providers.ToolResult {
+	if f == nil {
+		return textResult(fmt.Sprintf("No backups in %s.", t.folderShown(f)))
+	}
+	names, err := f.archives()
 	if err != nil {
-		return errorResult("Cannot read %s: %v.", t.shown(t.dir()), err)
+		return errorResult("Cannot read %s: %v.", t.shown(f.real), err)
 	}
 	if len(names) == 0 {
-		return textResult(fmt.Sprintf("No backups in %s.", t.shown(t.dir())))
+		return textResult(fmt.Sprintf("No backups in %s.", t.shown(f.real)))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s in %s (newest last):\n", plural(len(names), "backup"), t.shown(t.dir()))
+	fmt.Fprintf(&b, "%s in %s (newest last):\n", plural(len(names), "backup"), t.shown(f.real))
 	for _, n := range names {
 		size := int64(0)
-		if fi, err := os.Stat(filepath.Join(t.dir(), n)); err == nil {
+		if fi, err := f.root.Stat(n); err == nil {
 			size = fi.Size()
 		}
 		fmt.Fprintf(&b, "%s  %s\n", n, formatBytes(size))
@@ -247,24 +255,21 @@ type backupStats struct {
 // lead out of the workspace are left out, as restore refuses them); .git,
 // node_modules, the backup folder, paths .gitignore ignores and forbidden
 // paths are skipped.
-func (t *backupTool) create(ctx context.Context) providers.ToolResult {
+func (t *backupTool) create(ctx context.Context, folder *backupFolder) providers.ToolResult {
 	ws := realOrSelf(t.sb.workspace())
 	roots, err := t.roots(ws)
 	if err != nil {
 		return errorResult("%s", err)
 	}
 	ignored := t.ignoredPaths(ctx)
-	dir := t.dir()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return errorResult("Cannot create the backup folder %s: %v.", t.shown(dir), err)
-	}
-	name := t.newName(dir)
-	tmp := filepath.Join(dir, "."+name+".tmp-"+randomSuffix())
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	dir := folder.real
+	name := t.newName(folder)
+	tmp := "." + name + ".tmp-" + randomSuffix()
+	f, err := folder.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return errorResult("Cannot create %s: %v.", t.shown(tmp), err)
+		return errorResult("Cannot create %s: %v.", t.shown(filepath.Join(dir, tmp)), err)
 	}
-	defer os.Remove(tmp) // after the rename, a no-op
+	defer folder.root.Remove(tmp) // after the rename, a no-op
 	w := &backupWriter{t: t, ws: ws, dir: dir, ignored: ignored, sum: sha256.New()}
 	w.gz = gzip.NewWriter(io.MultiWriter(f, w.sum))
 	w.tw = tar.NewWriter(w.gz)
@@ -276,17 +281,20 @@ func (t *backupTool) create(ctx context.Context) providers.ToolResult {
 		return errorResult("Backup not created: %s", err)
 	}
 	final := filepath.Join(dir, name)
-	if err := os.Rename(tmp, final); err != nil {
+	if err := folder.root.Rename(tmp, name); err != nil {
 		return errorResult("Backup not created: %v.", err)
 	}
 	sidecar := hex.EncodeToString(w.sum.Sum(nil)) + "  " + name + "\n"
-	if err := os.WriteFile(final+".sha256", []byte(sidecar), 0o600); err != nil {
+	if err := folder.root.WriteFile(name+".sha256", []byte(sidecar), 0o600); err != nil {
 		return errorResult("Created %s, but not its checksum file: %v.", t.shown(final), err)
 	}
-	fi, _ := os.Stat(final)
+	var size int64
+	if fi, err := folder.root.Stat(name); err == nil {
+		size = fi.Size()
+	}
 	s := w.stats
 	msg := fmt.Sprintf("Created %s: %s, %s, %s; %s of files, %s compressed.", t.shown(final),
-		plural(s.files, "file"), plural(s.links, "link"), dirCount(s.dirs), formatBytes(s.bytes), formatBytes(fi.Size()))
+		plural(s.files, "file"), plural(s.links, "link"), dirCount(s.dirs), formatBytes(s.bytes), formatBytes(size))
 	return textResult(msg + s.skipped())
 }
 
@@ -334,11 +342,11 @@ func (t *backupTool) roots(ws string) ([]string, error) {
 }
 
 // newName is a UTC timestamp, with a counter when one second holds two.
-func (t *backupTool) newName(dir string) string {
+func (t *backupTool) newName(f *backupFolder) string {
 	base := t.opts.Now().UTC().Format("20060102T150405Z")
 	name := base + backupSuffix
 	for i := 2; ; i++ {
-		if _, err := os.Lstat(filepath.Join(dir, name)); errors.Is(err, fs.ErrNotExist) {
+		if _, err := f.root.Lstat(name); errors.Is(err, fs.ErrNotExist) {
 			return name
 		}
 		name = fmt.Sprintf("%s-%d%s", base, i, backupSuffix)

@@ -39,9 +39,9 @@ func (c *archiveCheck) problem(format string, args ...any) {
 // walkArchive reads an archive's entries in order, checking each one's name
 // and type and the total size, and calls visit for the entries to restore
 // (not the manifest, whose content it returns).
-func (t *backupTool) walkArchive(ctx context.Context, file string, c *archiveCheck,
+func (t *backupTool) walkArchive(ctx context.Context, folder *backupFolder, file string, c *archiveCheck,
 	visit func(h *tar.Header, name string, body io.Reader) error) (manifest string, err error) {
-	f, err := os.Open(file)
+	f, err := folder.open(file)
 	if err != nil {
 		return "", err
 	}
@@ -123,15 +123,14 @@ func (t *backupTool) entryProblem(h *tar.Header, name string) string {
 
 // check verifies an archive: its checksum file, every entry, and every
 // file against the manifest.
-func (t *backupTool) check(ctx context.Context, name string) (*archiveCheck, error) {
-	file := filepath.Join(t.dir(), name)
+func (t *backupTool) check(ctx context.Context, folder *backupFolder, name string) (*archiveCheck, error) {
 	c := &archiveCheck{sidecar: "missing"}
-	if err := checkSidecar(file, c); err != nil {
+	if err := checkSidecar(folder, name, c); err != nil {
 		return nil, err
 	}
 	sums := map[string]string{}
 	ws := realOrSelf(t.sb.workspace())
-	manifest, err := t.walkArchive(ctx, file, c, func(h *tar.Header, n string, body io.Reader) error {
+	manifest, err := t.walkArchive(ctx, folder, name, c, func(h *tar.Header, n string, body io.Reader) error {
 		switch h.Typeflag {
 		case tar.TypeDir:
 			c.dirs++
@@ -161,8 +160,8 @@ func (t *backupTool) check(ctx context.Context, name string) (*archiveCheck, err
 }
 
 // checkSidecar compares the archive's SHA-256 with its .sha256 file.
-func checkSidecar(file string, c *archiveCheck) error {
-	data, err := os.ReadFile(file + ".sha256")
+func checkSidecar(folder *backupFolder, file string, c *archiveCheck) error {
+	data, err := folder.readSidecar(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -170,7 +169,7 @@ func checkSidecar(file string, c *archiveCheck) error {
 		return err
 	}
 	want, _, _ := strings.Cut(strings.TrimSpace(string(data)), " ")
-	f, err := os.Open(file)
+	f, err := folder.open(file)
 	if err != nil {
 		return err
 	}
@@ -180,7 +179,7 @@ func checkSidecar(file string, c *archiveCheck) error {
 		return err
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != want {
-		c.problem("the archive's SHA-256 is %s, but %s.sha256 says %s", got, filepath.Base(file), want)
+		c.problem("the archive's SHA-256 is %s, but %s.sha256 says %s", got, file, want)
 	}
 	c.sidecar = "ok"
 	return nil
@@ -223,8 +222,8 @@ func compareManifest(c *archiveCheck, manifest string, sums map[string]string) {
 	}
 }
 
-func (t *backupTool) verify(ctx context.Context, name string) providers.ToolResult {
-	c, err := t.check(ctx, name)
+func (t *backupTool) verify(ctx context.Context, folder *backupFolder, name string) providers.ToolResult {
+	c, err := t.check(ctx, folder, name)
 	if err != nil {
 		return errorResult("Cannot verify %s: %v.", name, err)
 	}
@@ -263,8 +262,8 @@ func listInline(items []string) string {
 // restore verifies the archive, then (with confirm) writes its entries into
 // the workspace through an os.Root, each file and link replaced atomically.
 // Without confirm it says what would happen.
-func (t *backupTool) restore(ctx context.Context, name string, confirm bool) providers.ToolResult {
-	c, err := t.check(ctx, name)
+func (t *backupTool) restore(ctx context.Context, folder *backupFolder, name string, confirm bool) providers.ToolResult {
+	c, err := t.check(ctx, folder, name)
 	if err != nil {
 		return errorResult("Cannot restore %s: %v.", name, err)
 	}
@@ -290,7 +289,7 @@ func (t *backupTool) restore(ctx context.Context, name string, confirm bool) pro
 	}
 	defer root.Close()
 	r := &restorer{t: t, root: root, ws: ws}
-	_, err = t.walkArchive(ctx, filepath.Join(t.dir(), name), &archiveCheck{}, r.entry)
+	_, err = t.walkArchive(ctx, folder, name, &archiveCheck{}, r.entry)
 	r.checkLinks()
 	if err != nil {
 		return errorResult("Restoring %s stopped: %v. %s", name, err, r.summary())

@@ -30,14 +30,19 @@ func (t *backupTool) Writes(args json.RawMessage) []permissions.FileWrite {
 	if err != nil || a.Action != "restore" || !a.Confirm {
 		return nil
 	}
-	name, err := t.archiveName(a.Name)
+	folder, exists, err := t.openFolder(false)
+	if err != nil || !exists {
+		return nil
+	}
+	defer folder.close()
+	name, err := t.archiveName(folder, a.Name)
 	if err != nil {
 		return nil
 	}
 	ws := realOrSelf(t.sb.workspace())
 	var out []permissions.FileWrite
 	var shown int64
-	_, _ = t.walkArchive(context.Background(), filepath.Join(t.dir(), name), &archiveCheck{}, func(h *tar.Header, n string, body io.Reader) error {
+	_, _ = t.walkArchive(context.Background(), folder, name, &archiveCheck{}, func(h *tar.Header, n string, body io.Reader) error {
 		w := permissions.FileWrite{Path: filepath.Join(ws, filepath.FromSlash(n))}
 		switch h.Typeflag {
 		case tar.TypeDir:

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
 )
@@ -93,9 +94,9 @@ func readTextFile(real, shown string) ([]byte, string) {
 	case fi.Size() > maxFileBytes:
 		return nil, fmt.Sprintf("File %s is too large (%d bytes; the limit is %d).", shown, fi.Size(), maxFileBytes)
 	}
-	data, err := os.ReadFile(real)
+	data, err := readChecked(real, maxFileBytes)
 	if err != nil {
-		return nil, fmt.Sprintf("Cannot read %s: %v.", shown, err)
+		return nil, fmt.Sprintf("Cannot read %s: %s.", shown, confine.Why(err))
 	}
 	if isBinary(data) {
 		return nil, fmt.Sprintf("File %s looks binary (it contains NUL bytes); only text files can be read.", shown)

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
 )
@@ -106,9 +107,9 @@ func readPDFFile(real, shown string) ([]byte, string) {
 	case fi.Size() > maxPDFBytes:
 		return nil, fmt.Sprintf("File %s is too large (%d bytes; the limit is %d).", shown, fi.Size(), maxPDFBytes)
 	}
-	data, err := os.ReadFile(real)
+	data, err := readChecked(real, maxPDFBytes)
 	if err != nil {
-		return nil, fmt.Sprintf("Cannot read %s: %v.", shown, err)
+		return nil, fmt.Sprintf("Cannot read %s: %s.", shown, confine.Why(err))
 	}
 	return data, ""
 }

@@ -3,16 +3,14 @@ package tools
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-)
 
-// maxLinkHops bounds symlink resolution, like the kernel's ELOOP limit.
-const maxLinkHops = 40
+	"github.com/clawseed/clawseed/internal/confine"
+)
 
 // A Sandbox confines the file tools to the workspace.
 //
@@ -22,10 +20,9 @@ const maxLinkHops = 40
 // written and after resolving symlinks — of the file if it exists, else of
 // its deepest existing ancestor, following dangling links too — so neither
 // `..` nor a link can leave it. Forbidden paths are refused even inside the
-// workspace, with one exception: an entry that contains a whole allowed root
-// (for example "/root" when the workspace is /root/project) does not apply
-// inside that root, because it would disable every file tool; it still
-// applies everywhere else.
+// workspace, by the rule of [confine.Forbidden] (which the files clawseed
+// reads on its own go through as well): an entry that contains a whole
+// allowed root does not apply inside that root.
 //
 // The error messages are sentences meant for the model.
 type Sandbox struct {
@@ -74,27 +71,26 @@ type sandboxRoot struct {
 type pathRules struct {
 	roots     []sandboxRoot
 	dirs      *dirIndex // skill directories, for reads
-	forbidden []string  // each entry as configured and resolved
+	forbidden confine.Forbidden
 }
 
 // rules returns the snapshot for reads (workspace and read roots) or writes
 // (workspace only).
 func (sb *Sandbox) rules(read bool) *pathRules {
-	r := &pathRules{roots: sb.roots(read)}
+	r := &pathRules{roots: sb.roots(read), forbidden: sb.forbidden()}
 	if read {
 		r.dirs = sb.SkillDirs.index()
 	}
-	for _, f := range sb.Forbidden {
-		if strings.TrimSpace(f) == "" {
-			continue
-		}
-		abs := sb.absolute(f)
-		r.forbidden = append(r.forbidden, abs)
-		if real := realOrSelf(abs); real != abs {
-			r.forbidden = append(r.forbidden, real)
-		}
-	}
 	return r
+}
+
+// ForbiddenRule returns the resolved [autonomy].forbidden_paths, for the
+// readers outside the file tools that apply them ([confine.Read]).
+func (sb *Sandbox) ForbiddenRule() confine.Forbidden { return sb.forbidden() }
+
+// forbidden returns the resolved [autonomy].forbidden_paths.
+func (sb *Sandbox) forbidden() confine.Forbidden {
+	return confine.NewForbidden(sb.Forbidden, sb.workspace(), sb.Home)
 }
 
 func (sb *Sandbox) resolve(p string, read bool) (string, error) {
@@ -159,20 +155,13 @@ func (r *pathRules) root(p string, real bool) (sandboxRoot, bool) {
 	return r.dirs.lookup(p, real)
 }
 
-// isForbidden reports whether p lies under a forbidden entry. Entries that
-// contain the whole root p belongs to (when inRoot) are not applied, see
-// [Sandbox].
+// isForbidden reports whether p lies under a forbidden entry, applying the
+// rule of [confine.Forbidden] with the root p belongs to (when inRoot).
 func (r *pathRules) isForbidden(p string, root sandboxRoot, inRoot bool) bool {
-	for _, entry := range r.forbidden {
-		if !within(p, entry) {
-			continue
-		}
-		if inRoot && (within(root.lexical, entry) || within(root.real, entry)) {
-			continue
-		}
-		return true
+	if !inRoot {
+		return r.forbidden.Covers(p)
 	}
-	return false
+	return r.forbidden.Covers(p, root.lexical, root.real)
 }
 
 // readable reports whether the real path p may be read: inside a root and
@@ -246,68 +235,14 @@ func (sb *Sandbox) roots(read bool) []sandboxRoot {
 	return roots
 }
 
-// within reports whether p is dir or lies beneath it, comparing whole path
-// components (so /etc2 is not within /etc).
-func within(p, dir string) bool {
-	if p == dir {
-		return true
-	}
-	if !strings.HasSuffix(dir, string(filepath.Separator)) {
-		dir += string(filepath.Separator)
-	}
-	return strings.HasPrefix(p, dir)
-}
+// within reports whether p is dir or lies beneath it ([confine.Within]).
+func within(p, dir string) bool { return confine.Within(p, dir) }
 
-func realOrSelf(p string) string {
-	if r, err := realPath(p); err == nil {
-		return r
-	}
-	return p
-}
+func realOrSelf(p string) string { return confine.RealOrSelf(p) }
 
-// realPath resolves every symlink in the absolute, clean path p. Components
-// that do not exist are kept as they are, but a dangling link is followed to
-// where it points, since creating the file would create its target.
-func realPath(p string) (string, error) {
-	for range maxLinkHops {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return r, nil
-		}
-		// Find the deepest prefix that exists (as a link or not).
-		dir, rest := p, ""
-		for {
-			if _, err := os.Lstat(dir); err == nil {
-				break
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				return p, nil
-			}
-			rest = filepath.Join(filepath.Base(dir), rest)
-			dir = parent
-		}
-		fi, err := os.Lstat(dir)
-		if err != nil {
-			return "", err
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			r, err := filepath.EvalSymlinks(dir)
-			if err != nil {
-				return "", err
-			}
-			return filepath.Join(r, rest), nil
-		}
-		target, err := os.Readlink(dir)
-		if err != nil {
-			return "", err
-		}
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(filepath.Dir(dir), target)
-		}
-		p = filepath.Join(target, rest)
-	}
-	return "", errors.New("too many levels of symbolic links")
-}
+// realPath resolves every symlink in the absolute, clean path p
+// ([confine.RealPath]).
+func realPath(p string) (string, error) { return confine.RealPath(p) }
 
 // display returns how a resolved path is shown to the model: relative to the
 // workspace (with forward slashes) when inside it, else absolute.
@@ -375,4 +310,21 @@ func (sb *Sandbox) writeFileAtomic(real string, data []byte) error {
 		return werr
 	}
 	return nil
+}
+
+// readChecked reads a path the sandbox resolved and checked, through
+// [confine.Read]: still a regular file (a FIFO swapped in since the check
+// cannot block the tool) and never more than max bytes, however the file
+// grows.
+func readChecked(real string, max int64) ([]byte, error) {
+	return confine.Read(real, confine.Options{Unconfined: true, Max: max})
+}
+
+// ConfineOptions returns the [confine.Options] for reading a file that the
+// workspace supplies to clawseed itself (an identity file, an @file
+// reference): inside the workspace, outside forbidden_paths, at most max
+// bytes — the read check of the file tools, plus the file-type and size
+// checks of [confine.Read].
+func (sb *Sandbox) ConfineOptions(max int64) confine.Options {
+	return confine.Options{Roots: []string{sb.workspace()}, Forbidden: sb.forbidden(), Max: max}
 }

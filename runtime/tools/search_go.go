@@ -37,7 +37,7 @@ func searchFile(path string, q *searchQuery) (fileMatches, bool) {
 	if err != nil || fi.Size() > maxFileBytes {
 		return fileMatches{}, false
 	}
-	data, err := os.ReadFile(path)
+	data, err := readChecked(path, maxFileBytes)
 	if err != nil || bytes.IndexByte(data, 0) >= 0 {
 		return fileMatches{}, false
 	}
