@@ -137,9 +137,10 @@ type rootWalk struct {
 	visited  map[string]bool // real paths of directories read
 	capped   bool
 	plugin   string // the plugin being walked, if any
-	// passed are the folders the walk did not search, for
-	// reportPassedOver.
-	passed []passedOver
+	// passed are the folders the walk did not search, and scanned the
+	// real paths of those reportPassedOver has counted.
+	passed  []passedOver
+	scanned map[string]bool
 }
 
 func (w *walker) diag(path string, sev Severity, msg string) {

@@ -94,7 +94,7 @@ func (w *walker) walkPlugin(ctx context.Context, rw *rootWalk, dir, dirReal stri
 		if e.Name() == pluginCommandsDir {
 			w.walkCommands(ctx, rw, child, child, childReal, childEntries, 0)
 		} else {
-			w.walkDir(ctx, rw, child, childReal, childEntries, 0)
+			w.visit(ctx, rw, child, childReal, childEntries, 0, true)
 		}
 		rw.plugin = ""
 	}

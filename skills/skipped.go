@@ -23,6 +23,9 @@ import (
 // walk's cap so that a large node_modules never stops discovery.
 const defaultMaxScanDirs = 10000
 
+// gitDirName is git's own folder, which holds no checked-out files.
+const gitDirName = ".git"
+
 // A skipRule is why the walk did not search a folder.
 type skipRule struct {
 	severity Severity
@@ -70,7 +73,7 @@ func skipRuleFor(name string) (skipRule, bool) {
 // dir (real path dirReal), by rule. Links are not followed: what they lead to
 // inside the root is reached by its own path.
 func (w *walker) passOver(rw *rootWalk, dir, dirReal string, e fs.DirEntry, rule skipRule) {
-	if !e.IsDir() {
+	if !e.IsDir() || e.Name() == gitDirName {
 		return
 	}
 	child := joinPath(dir, e.Name())
@@ -83,7 +86,7 @@ func (w *walker) passOver(rw *rootWalk, dir, dirReal string, e fs.DirEntry, rule
 func (w *walker) passOverChildren(rw *rootWalk, dir, dirReal string, entries []fs.DirEntry, rule skipRule, keep func(name string) bool) {
 	var dirs []scanDir
 	for _, e := range entries {
-		if !e.IsDir() || (keep != nil && keep(e.Name())) {
+		if !e.IsDir() || e.Name() == gitDirName || (keep != nil && keep(e.Name())) {
 			continue
 		}
 		dirs = append(dirs, scanDir{joinPath(dir, e.Name()), joinPath(dirReal, e.Name())})
@@ -103,7 +106,7 @@ func (w *walker) reportPassedOver(ctx context.Context, rw *rootWalk) {
 	for _, p := range rw.passed {
 		c := skillFileCount{}
 		for _, d := range p.dirs {
-			w.countSkillFiles(ctx, d.path, d.real, &c, &left)
+			w.countSkillFiles(ctx, rw, d.path, d.real, &c, &left)
 		}
 		if c.n > 0 {
 			w.diag(p.path, p.rule.severity, c.message(p.path, p.rule))
@@ -133,9 +136,16 @@ func (c skillFileCount) message(base string, rule skipRule) string {
 
 // countSkillFiles adds the SKILL.md files in dir and below to c, in name
 // order, reading at most *left more folders (*left goes below zero when it
-// stops early). A folder the walk loaded as a skill (reached through a link)
-// does not count.
-func (w *walker) countSkillFiles(ctx context.Context, dir, real string, c *skillFileCount, left *int) {
+// stops early). A folder is counted once, and not at all when the walk went
+// through it after all (reached through a link): the walk dealt with its
+// files, and noted what it passed over there itself.
+func (w *walker) countSkillFiles(ctx context.Context, rw *rootWalk, dir, real string, c *skillFileCount, left *int) {
+	if rw.visited[real] || rw.scanned[real] {
+		return
+	}
+	if _, ok := w.seenSkill[real]; ok {
+		return // a skill of an earlier root
+	}
 	if *left <= 0 {
 		*left = -1
 		return
@@ -144,23 +154,26 @@ func (w *walker) countSkillFiles(ctx context.Context, dir, real string, c *skill
 		return
 	}
 	*left--
+	if rw.scanned == nil {
+		rw.scanned = map[string]bool{}
+	}
+	rw.scanned[real] = true
 	entries, err := w.cache.readDir(dir)
 	if err != nil {
 		return // not searched either way; nothing to name
 	}
-	_, loaded := w.seenSkill[real]
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() {
-			if name != ".git" {
-				w.countSkillFiles(ctx, joinPath(dir, name), joinPath(real, name), c, left)
+			if name != gitDirName {
+				w.countSkillFiles(ctx, rw, joinPath(dir, name), joinPath(real, name), c, left)
 				if *left < 0 {
 					return
 				}
 			}
 			continue
 		}
-		if name == skillFileName && !loaded {
+		if name == skillFileName {
 			if c.n == 0 {
 				c.first = joinPath(dir, name)
 			}
