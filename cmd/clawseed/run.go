@@ -175,7 +175,8 @@ func invokeSkillPrompt(ctx context.Context, ag *agent.Agent, prompt string) (str
 	if set != nil {
 		s = set.Catalog().Lookup(name)
 	}
-	if s == nil || !s.UserInvocable || s.Status == skills.StatusHidden {
+	// A hidden (gated) skill goes on to the activation, which says why.
+	if s == nil || !s.UserInvocable {
 		return "", usageError(fmt.Errorf("/%s is not a user-invocable skill (see clawseed skills list)", name))
 	}
 	send, out := ag.InvokeSkill(ctx, name, args)

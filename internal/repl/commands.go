@@ -143,13 +143,13 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 // invoke runs /NAME [ARGS] for a user-invocable skill (§4.9): activate it with
 // the args, then send the args (or a default instruction) as the user message.
 func (c *Chat) invoke(ctx context.Context, name, args string) string {
+	// A hidden (gated) skill is not offered, but /NAME reaches the
+	// activation, which says why it is hidden.
 	var skill *skills.Skill
-	for _, s := range c.invocable() {
-		if s.Name == name {
-			skill = s
-		}
+	if set := c.Agent.Skills(); set != nil {
+		skill = set.Catalog().Lookup(name)
 	}
-	if skill == nil {
+	if skill == nil || !skill.UserInvocable {
 		fmt.Fprintf(c.Err, "Unknown command /%s. Type /help for commands and skills.\n", termtext.EscapeLine(name))
 		return ""
 	}
