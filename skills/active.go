@@ -200,7 +200,10 @@ func (a *ActiveSet) lookup(name string, byUser bool) (*Skill, string) {
 		return nil, "Skill '" + name + "' is disabled and cannot be activated."
 	}
 	s := a.cat.Lookup(name)
-	if s == nil || s.Status == StatusHidden {
+	if s != nil && s.Status == StatusHidden {
+		return nil, hiddenText(s)
+	}
+	if s == nil {
 		text := "Skill '" + name + "' not found in available skills."
 		if m := suggest(name, a.activatable(byUser)); m != "" {
 			text += " Did you mean '" + m + "'?"
@@ -211,6 +214,20 @@ func (a *ActiveSet) lookup(name string, byUser bool) (*Skill, string) {
 		return nil, "Skill '" + name + "' can only be invoked by the user."
 	}
 	return s, ""
+}
+
+// hiddenText is the refusal for a skill the gate hid (§4.12), with the
+// gate's reason: the skill exists, and "not found" would send the user
+// looking for a typo instead of the missing binary, variable or OS.
+func hiddenText(s *Skill) string {
+	if s.Reason == excludedReason {
+		return "Skill '" + s.Name + "' is disabled and cannot be activated."
+	}
+	reason := s.Reason
+	if reason == "" {
+		reason = "it is hidden"
+	}
+	return "Skill '" + s.Name + "' is hidden and cannot be activated: " + strings.TrimSuffix(reason, ".") + "."
 }
 
 // Runs reports whether the skill called name runs instead of activating

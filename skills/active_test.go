@@ -147,9 +147,9 @@ func TestActivateRows(t *testing.T) {
 			want: Outcome{Text: "Failed to activate skill 'g': Skill 'g' not found in available skills. Did you mean 'a'?", IsError: true},
 		},
 		{
-			name: "3 hidden is not found",
+			name: "3 hidden says why",
 			act:  activation{name: "gated", byUser: true},
-			want: Outcome{Text: "Failed to activate skill 'gated': Skill 'gated' not found in available skills.", IsError: true},
+			want: Outcome{Text: "Failed to activate skill 'gated': Skill 'gated' is hidden and cannot be activated: requires binary \"gh\" not on PATH.", IsError: true},
 		},
 		{
 			name: "3 user-only not suggested to the model",

@@ -45,7 +45,8 @@ func (w *walker) walkCommands(ctx context.Context, rw *rootWalk, base, dir, dirR
 			return
 		}
 		name := e.Name()
-		if strings.HasPrefix(name, ".") || name == "node_modules" {
+		if rule, skip := skipRuleFor(name); skip {
+			w.passOver(rw, dir, dirReal, e, rule)
 			continue
 		}
 		if strings.HasSuffix(name, commandSuffix) && !isDirEntry(joinPath(dir, name), e) {
@@ -53,7 +54,9 @@ func (w *walker) walkCommands(ctx context.Context, rw *rootWalk, base, dir, dirR
 			continue
 		}
 		if depth+1 >= maxCommandDepth {
-			continue // its files would have too long a name
+			// Its files would have too long a name.
+			w.passOver(rw, dir, dirReal, e, skipCommandDepth)
+			continue
 		}
 		child, childReal, childEntries, ok := w.enter(rw, dir, dirReal, e)
 		if !ok {

@@ -31,13 +31,25 @@ type NewSkill struct {
 	Permissions []string
 }
 
+// An ExistsError is returned by [Create] when the skill's directory exists
+// and overwrite is not set. Its text says only that: the remedy depends on
+// the caller (the skill_create tool's `overwrite: true`, the CLI's
+// `--force`), which adds it.
+type ExistsError struct {
+	Name, Dir string
+}
+
+func (e *ExistsError) Error() string {
+	return fmt.Sprintf("skill %q already exists at %s", e.Name, e.Dir)
+}
+
 // Create writes the skill s to <root>/<name>/: SKILL.md (YAML frontmatter with
 // name and description, a blank line, then the content) and manifest.toml
 // ([skill] name, version "0.1.0", description, permissions, triggers). Both
 // files are produced by the YAML and TOML encoders and written atomically.
 // It refuses an invalid name, an empty description or content, and an
-// existing skill directory unless overwrite is set. It returns the skill
-// directory.
+// existing skill directory unless overwrite is set (an [*ExistsError]). It
+// returns the skill directory.
 //
 // The content is normalised as the loader would read it back: CRLF becomes
 // LF, leading blank lines and trailing whitespace are dropped. Empty
@@ -55,7 +67,7 @@ func Create(root string, s NewSkill, overwrite bool) (string, error) {
 	case err == nil && !fi.IsDir():
 		return "", fmt.Errorf("create skill %q: %s exists and is not a directory", s.Name, dir)
 	case err == nil && !overwrite:
-		return "", fmt.Errorf("skill %q already exists at %s; pass overwrite: true to replace it", s.Name, dir)
+		return "", &ExistsError{Name: s.Name, Dir: dir}
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return "", fmt.Errorf("create skill %q: %w", s.Name, err)
 	}

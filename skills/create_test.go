@@ -1,6 +1,8 @@
 package skills
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,7 +137,11 @@ func TestCreateOverwrite(t *testing.T) {
 	}
 	second := NewSkill{Name: "my-skill", Description: "d2", Content: "# V2"}
 	_, err := Create(root, second, false)
-	if err == nil || !strings.Contains(err.Error(), "already exists") || !strings.Contains(err.Error(), "overwrite: true") {
+	// The text names the skill and where it is, and no remedy: that is the
+	// caller's (the tool's overwrite: true, the CLI's --force).
+	var exists *ExistsError
+	if !errors.As(err, &exists) || exists.Dir != filepath.Join(root, "my-skill") ||
+		err.Error() != fmt.Sprintf("skill %q already exists at %s", "my-skill", filepath.Join(root, "my-skill")) {
 		t.Fatalf("second Create without overwrite: %v", err)
 	}
 	if s, _ := LoadDir(filepath.Join(root, "my-skill"), discOpts()); s.Body != "# V1" {

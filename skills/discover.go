@@ -21,7 +21,8 @@ const (
 
 // walkLimits lets tests lower the directory cap without a package variable.
 type walkLimits struct {
-	maxDirs int
+	maxDirs  int
+	scanDirs int // see reportPassedOver
 }
 
 // Discover searches opts.Roots in order, then the built-in skills, and
@@ -31,20 +32,25 @@ type walkLimits struct {
 // (that is, by path compared component by component), so the result does not
 // depend on the filesystem. A directory holding SKILL.md or manifest.toml is
 // a skill and is not descended into; a root that itself holds SKILL.md is a
-// single skill. Hidden directories and node_modules are skipped. Symbolic
-// links to directories are followed when their target stays inside the root
-// (otherwise they are refused with an error diagnostic); a skill directory
-// reached a second time through a link, in this or any later root, is loaded
-// once, with an info diagnostic. A root whose real path leaves [Root.Within]
-// is refused with an error diagnostic. At most 50,000 directories are read
-// per root.
+// single skill. A Claude Code plugin (see plugins.go) is walked as one, also
+// when it is a skill too. Hidden directories and node_modules are skipped.
+// Symbolic links to directories are followed when their target stays inside
+// the root (otherwise they are refused with an error diagnostic); a skill
+// directory reached a second time through a link, in this or any later root,
+// is loaded once, with an info diagnostic. A root whose real path leaves
+// [Root.Within] is refused with an error diagnostic. At most 50,000
+// directories are read per root.
+//
+// No SKILL.md goes unloaded without a diagnostic: those in folders the walk
+// does not search (hidden, node_modules, too deep, inside a skill) are
+// counted, one diagnostic per folder (see skipped.go).
 //
 // Skill directories are parsed concurrently (GOMAXPROCS workers); the result
 // is identical to a sequential run. Problems never abort discovery: they are
 // diagnostics. When ctx is cancelled, Discover stops early and returns what
 // it has, with a diagnostic.
 func Discover(ctx context.Context, opts Options) *Catalog {
-	return discover(ctx, opts, walkLimits{maxDirs: defaultMaxDirs})
+	return discover(ctx, opts, walkLimits{maxDirs: defaultMaxDirs, scanDirs: defaultMaxScanDirs})
 }
 
 func discover(ctx context.Context, opts Options, lim walkLimits) *Catalog {
@@ -131,6 +137,10 @@ type rootWalk struct {
 	visited  map[string]bool // real paths of directories read
 	capped   bool
 	plugin   string // the plugin being walked, if any
+	// passed are the folders the walk did not search, and scanned the
+	// real paths of those reportPassedOver has counted.
+	passed  []passedOver
+	scanned map[string]bool
 }
 
 func (w *walker) diag(path string, sev Severity, msg string) {
@@ -163,22 +173,49 @@ func (w *walker) walkRoot(ctx context.Context, root Root) {
 	rw := &rootWalk{root: root, realPath: rootReal, dirs: 1, visited: map[string]bool{rootReal: true}}
 	if root.Commands {
 		w.walkCommands(ctx, rw, path, path, rootReal, entries, 0)
-		return
+	} else {
+		w.visit(ctx, rw, path, rootReal, entries, 0, true)
 	}
-	if hasPluginDir(entries) {
-		w.walkPlugin(ctx, rw, path, rootReal, entries)
-		return
-	}
-	if hasSkillFile(entries, false) {
-		if first, ok := w.seenSkill[rootReal]; ok {
-			w.diag(path, SeverityInfo, "same skill directory as "+first+"; skipped")
+	w.reportPassedOver(ctx, rw)
+}
+
+// visit decides what the directory dir (at depth; isRoot for the root
+// itself) is and walks it. A directory holding SKILL.md (or, below the root,
+// manifest.toml) is a skill; a Claude Code plugin ([isPlugin]) is walked as
+// one, and when it is also a skill both load; anything else is a category
+// folder whose sub-folders are searched.
+func (w *walker) visit(ctx context.Context, rw *rootWalk, dir, dirReal string, entries []fs.DirEntry, depth int, isRoot bool) {
+	skill := hasSkillFile(entries, !isRoot)
+	if skill {
+		if first, ok := w.seenSkill[dirReal]; ok && isRoot {
+			w.diag(dir, SeverityInfo, "same skill directory as "+first+"; skipped")
 			return
 		}
-		w.seenSkill[rootReal] = path
-		w.addCandidate(rw, path, rootReal, entries)
+		w.seenSkill[dirReal] = dir
+		w.addCandidate(rw, dir, dirReal, entries)
+	}
+	if rw.plugin == "" && isPlugin(dir, entries) {
+		w.walkPlugin(ctx, rw, dir, dirReal, entries, depth, skill)
 		return
 	}
-	w.walkDir(ctx, rw, path, rootReal, entries, 0)
+	if skill {
+		w.passOverChildren(rw, dir, dirReal, entries, skipInSkill, nil)
+		return
+	}
+	w.noteMisnamedSkillFile(dir, entries)
+	w.walkDir(ctx, rw, dir, dirReal, entries, depth)
+}
+
+// noteMisnamedSkillFile warns about a skill.md (or Skill.md, ...) in a
+// folder without SKILL.md: the name is case-sensitive, also where the file
+// system is not.
+func (w *walker) noteMisnamedSkillFile(dir string, entries []fs.DirEntry) {
+	for _, e := range entries {
+		if name := e.Name(); len(name) == len(skillFileName) && name != skillFileName && strings.EqualFold(name, skillFileName) {
+			w.diag(joinPath(dir, name), SeverityWarning, fmt.Sprintf("%s is not loaded: a skill's file must be named %s, in capitals", name, skillFileName))
+			return
+		}
+	}
 }
 
 // rootStaysInside reports whether the real path of root lies inside the
@@ -209,6 +246,7 @@ func (w *walker) rootStaysInside(root Root, rootReal string) bool {
 // which os.ReadDir sorts by name.
 func (w *walker) walkDir(ctx context.Context, rw *rootWalk, dir, dirReal string, entries []fs.DirEntry, depth int) {
 	if depth >= maxWalkDepth {
+		w.passOverChildren(rw, dir, dirReal, entries, skipDepth, nil)
 		return
 	}
 	for _, e := range entries {
@@ -220,24 +258,15 @@ func (w *walker) walkDir(ctx context.Context, rw *rootWalk, dir, dirReal string,
 			w.diag(rw.root.Path, SeverityWarning, "discovery interrupted: "+err.Error())
 			return
 		}
-		name := e.Name()
-		if strings.HasPrefix(name, ".") || name == "node_modules" {
+		if rule, skip := skipRuleFor(e.Name()); skip {
+			w.passOver(rw, dir, dirReal, e, rule)
 			continue
 		}
 		child, childReal, childEntries, ok := w.enter(rw, dir, dirReal, e)
 		if !ok {
 			continue
 		}
-		if hasSkillFile(childEntries, true) {
-			w.seenSkill[childReal] = child
-			w.addCandidate(rw, child, childReal, childEntries)
-			continue
-		}
-		if rw.plugin == "" && hasPluginDir(childEntries) {
-			w.walkPlugin(ctx, rw, child, childReal, childEntries)
-			continue
-		}
-		w.walkDir(ctx, rw, child, childReal, childEntries, depth+1)
+		w.visit(ctx, rw, child, childReal, childEntries, depth+1, false)
 	}
 }
 

@@ -201,7 +201,16 @@ func TestDiscoverWalkRules(t *testing.T) {
 	if d := cmp.Diff(want, skills); d != "" {
 		t.Errorf("skills (-want +got):\n%s", d)
 	}
-	wantDiags := []string{"error root/manifest-only: no SKILL.md and no shell command: the skill has no instructions"}
+	// Every SKILL.md the walk passes over is named, one line per folder.
+	wantDiags := []string{
+		"error root/manifest-only: no SKILL.md and no shell command: the skill has no instructions",
+		"info root/.hidden: 1 SKILL.md file in this hidden folder not loaded (h/SKILL.md): folders whose names start with '.' are not searched",
+		"warning root/a/b/c/d: 1 SKILL.md file below this folder not loaded (depth5/SKILL.md): skills are searched at most 4 folders below a root",
+		"info root/cat/.hidden-skill: 1 SKILL.md file in this hidden folder not loaded (SKILL.md): folders whose names start with '.' are not searched",
+		"warning root/cat/sub2: 1 SKILL.md file inside this skill's folder not loaded (scripts/other/SKILL.md): a skill's folder is not searched for more skills",
+		"info root/node_modules: 1 SKILL.md file in this node_modules folder not loaded (pkg/SKILL.md): node_modules folders are not searched",
+		"warning root/top: 1 SKILL.md file inside this skill's folder not loaded (nested/SKILL.md): a skill's folder is not searched for more skills",
+	}
 	if d := cmp.Diff(wantDiags, diags); d != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", d)
 	}
@@ -223,8 +232,9 @@ func TestDiscoverRootIsSkill(t *testing.T) {
 	if d := cmp.Diff(want, skills); d != "" {
 		t.Errorf("skills (-want +got):\n%s", d)
 	}
-	if len(diags) != 0 {
-		t.Errorf("diagnostics: %v", diags)
+	wantDiags := []string{"warning single: 1 SKILL.md file inside this skill's folder not loaded (child/SKILL.md): a skill's folder is not searched for more skills"}
+	if d := cmp.Diff(wantDiags, diags); d != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", d)
 	}
 	if s := c.Lookup("single"); !cmp.Equal(s.Triggers, []string{"go"}) {
 		t.Errorf("single triggers = %v", s.Triggers)
@@ -352,7 +362,7 @@ func TestDiscoverDirectoryCap(t *testing.T) {
 		"r2/second/SKILL.md": md("second", "the cap is per root"),
 	})
 	// Root, a, b, b/x: four directories; c is the fifth.
-	c := discover(t.Context(), discOpts(Root{Path: filepath.Join(base, "r1"), Source: SourceProject}, Root{Path: filepath.Join(base, "r2"), Source: SourceUser}), walkLimits{maxDirs: 4})
+	c := discover(t.Context(), discOpts(Root{Path: filepath.Join(base, "r1"), Source: SourceProject}, Root{Path: filepath.Join(base, "r2"), Source: SourceUser}), walkLimits{maxDirs: 4, scanDirs: defaultMaxScanDirs})
 	skills, diags := discSummary(base, c)
 	wantSkills := []string{"a project listed @r1/a", "b project listed @r1/b/x", "second user listed @r2/second"}
 	wantDiags := []string{"warning r1: stopped after 4 directories; skills further down were not loaded"}

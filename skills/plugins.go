@@ -13,60 +13,100 @@ import (
 )
 
 // Claude Code plugins (SPEC §4.2): a directory of a root (or the root itself)
-// holding `.claude-plugin/` is a plugin. Its `skills/` is walked like a root
-// and its `commands/` like a commands directory; what they hold is named
-// `plugin:name`. The plugin's name is plugin.json's "name" when that is a
-// valid skill name, else the directory's. plugin.json is optional, as in
-// Claude Code; a broken one is a warning and the directory name is used.
-// Plugins do not nest, and links inside a plugin must stay inside its root.
+// is a plugin when it holds `.claude-plugin/plugin.json` and plugin content:
+// `skills/`, `commands/` or `agents/` ([isPlugin]). Its `skills/` is walked
+// like a root and its `commands/` like a commands directory; what they hold
+// is named `plugin:name`. The plugin's name is plugin.json's "name" when that
+// is a valid skill name, else the directory's; a broken plugin.json is a
+// warning and the directory name is used. Plugins do not nest, and links
+// inside a plugin must stay inside its root.
+//
+// Anything else is a category folder, whatever else `.claude-plugin/` holds:
+// collections put a marketplace.json (a list of plugins, not a plugin) at
+// their top, or a plugin.json beside skill folders that are not in skills/,
+// and their skills are found by the ordinary walk, under their own names.
 
 const (
 	pluginDirName      = ".claude-plugin"
 	pluginManifestName = "plugin.json"
 	pluginSkillsDir    = "skills"
 	pluginCommandsDir  = "commands"
+	pluginAgentsDir    = "agents"
 )
 
-// hasPluginDir reports whether entries hold .claude-plugin.
-func hasPluginDir(entries []fs.DirEntry) bool {
+// isPlugin reports whether dir, whose entries are given, is a plugin: it
+// holds .claude-plugin/plugin.json and a skills/, commands/ or agents/
+// folder. plugin.json is looked at (one lstat) only when the rest is there.
+func isPlugin(dir string, entries []fs.DirEntry) bool {
+	meta, content := false, false
 	for _, e := range entries {
-		if e.Name() == pluginDirName {
-			return e.IsDir() || e.Type()&fs.ModeSymlink != 0
+		switch e.Name() {
+		case pluginDirName:
+			meta = e.IsDir() || e.Type()&fs.ModeSymlink != 0
+		case pluginSkillsDir, pluginCommandsDir, pluginAgentsDir:
+			content = content || isDirEntry(joinPath(dir, e.Name()), e)
 		}
 	}
-	return false
+	if !meta || !content {
+		return false
+	}
+	_, err := os.Lstat(filepath.Join(dir, pluginDirName, pluginManifestName))
+	return err == nil
 }
 
-// walkPlugin walks the plugin in dir.
-func (w *walker) walkPlugin(ctx context.Context, rw *rootWalk, dir, dirReal string, entries []fs.DirEntry) {
+// isPluginContent reports whether name is a folder of a plugin that the walk
+// searches.
+func isPluginContent(name string) bool {
+	return name == pluginSkillsDir || name == pluginCommandsDir
+}
+
+// walkPlugin walks the plugin in dir (at depth): its skills/ and commands/
+// as the plugin's, and its other folders like those of a category folder,
+// where other plugins and skills load under their own names (a collection
+// that is itself a plugin may hold more plugins beside its skills/). When dir
+// is also a skill (isSkill: it holds SKILL.md, which the caller loads), its
+// other folders are the skill's and are not searched. A plugin without a
+// usable name is walked as a category folder.
+func (w *walker) walkPlugin(ctx context.Context, rw *rootWalk, dir, dirReal string, entries []fs.DirEntry, depth int, isSkill bool) {
 	name, ok := w.pluginName(rw, dir)
-	if !ok {
+	switch {
+	case !ok && isSkill:
+		w.passOverChildren(rw, dir, dirReal, entries, skipInSkill, nil)
+		return
+	case !ok:
+		w.walkDir(ctx, rw, dir, dirReal, entries, depth)
 		return
 	}
-	rw.plugin = name
-	defer func() { rw.plugin = "" }()
+	var rest []fs.DirEntry
 	for _, e := range entries {
 		if w.stop || rw.capped {
 			return
 		}
-		if e.Name() != pluginSkillsDir && e.Name() != pluginCommandsDir {
+		if !isPluginContent(e.Name()) {
+			rest = append(rest, e)
 			continue
 		}
 		child, childReal, childEntries, ok := w.enter(rw, dir, dirReal, e)
 		if !ok {
 			continue
 		}
+		rw.plugin = name
 		if e.Name() == pluginCommandsDir {
 			w.walkCommands(ctx, rw, child, child, childReal, childEntries, 0)
-			continue
+		} else {
+			w.visit(ctx, rw, child, childReal, childEntries, 0, true)
 		}
-		w.walkDir(ctx, rw, child, childReal, childEntries, 0)
+		rw.plugin = ""
 	}
+	if isSkill {
+		w.passOverChildren(rw, dir, dirReal, rest, skipInSkill, nil)
+		return
+	}
+	w.walkDir(ctx, rw, dir, dirReal, rest, depth)
 }
 
-// pluginName decides the name of the plugin in dir. ok is false (with an
-// error diagnostic) when neither plugin.json nor the directory gives a
-// valid name.
+// pluginName decides the name of the plugin in dir. ok is false (with a
+// warning) when neither plugin.json nor the directory gives a valid name.
 func (w *walker) pluginName(rw *rootWalk, dir string) (string, bool) {
 	fallback := filepath.Base(dir)
 	path := filepath.Join(dir, pluginDirName, pluginManifestName)
@@ -75,11 +115,11 @@ func (w *walker) pluginName(rw *rootWalk, dir string) (string, bool) {
 		return name, true
 	}
 	if !ValidName(fallback) {
-		text := fmt.Sprintf("plugin directory name %q is not a valid skill name and plugin.json names no plugin; plugin skipped", fallback)
+		text := fmt.Sprintf("plugin directory name %q is not a valid skill name and plugin.json names no plugin; searched as a category folder", fallback)
 		if msg != "" {
 			text = msg + "; " + text
 		}
-		w.diag(path, SeverityError, text)
+		w.diag(path, SeverityWarning, text)
 		return "", false
 	}
 	if msg != "" {

@@ -26,7 +26,7 @@ func TestDiscoverPlugins(t *testing.T) {
 		"ws/.claude/skills/myplugin/README.md":                        "not a skill",
 		"ws/.claude/skills/myplugin/skills/inner/.claude-plugin/x":    "plugins do not nest",
 		"ws/.claude/skills/myplugin/skills/inner/skills/y/SKILL.md":   md("y", "y"),
-		"ws/.claude/skills/dirname/.claude-plugin/README":             "no plugin.json: the directory names the plugin",
+		"ws/.claude/skills/dirname/.claude-plugin/plugin.json":        `{"description": "no name: the directory names the plugin"}`,
 		"ws/.claude/skills/dirname/skills/a/SKILL.md":                 md("a", "a"),
 		"ws/.claude/skills/renamed-dir/.claude-plugin/plugin.json":    `{"name":"tools"}`,
 		"ws/.claude/skills/renamed-dir/skills/fmt/SKILL.md":           md("fmt", "fmt"),
@@ -114,17 +114,17 @@ func TestPluginSymlinks(t *testing.T) {
 	base := t.TempDir()
 	ws := filepath.Join(base, "ws")
 	discWriteTree(t, base, map[string]string{
-		"ws/.claude/skills/p/.claude-plugin/README":    "",
-		"ws/.claude/skills/p/skills/ok/SKILL.md":       md("ok", "ok"),
-		"outside/skills/leak/SKILL.md":                 md("leak", "leak"),
-		"outside/commands/leak.md":                     "---\ndescription: leak\n---\nleak\n",
-		"outside/plugin.json":                          `{"name":"stolen"}`,
-		"ws/.claude/skills/q/.claude-plugin/x":         "",
-		"ws/.claude/skills/big/.claude-plugin/x":       "",
-		"ws/.claude/skills/big/skills/z/SKILL.md":      md("z", "z"),
-		"ws/.claude/skills/q/skills/fine/SKILL.md":     md("fine", "fine"),
-		"ws/.claude/skills/bad name/.claude-plugin/x":  "",
-		"ws/.claude/skills/bad name/skills/w/SKILL.md": md("w", "w"),
+		"ws/.claude/skills/p/.claude-plugin/plugin.json":        "{}",
+		"ws/.claude/skills/p/skills/ok/SKILL.md":                md("ok", "ok"),
+		"outside/skills/leak/SKILL.md":                          md("leak", "leak"),
+		"outside/commands/leak.md":                              "---\ndescription: leak\n---\nleak\n",
+		"outside/plugin.json":                                   `{"name":"stolen"}`,
+		"ws/.claude/skills/q/.claude-plugin/x":                  "",
+		"ws/.claude/skills/big/.claude-plugin/x":                "",
+		"ws/.claude/skills/big/skills/z/SKILL.md":               md("z", "z"),
+		"ws/.claude/skills/q/skills/fine/SKILL.md":              md("fine", "fine"),
+		"ws/.claude/skills/bad name/.claude-plugin/plugin.json": "{}",
+		"ws/.claude/skills/bad name/skills/w/SKILL.md":          md("w", "w"),
 	})
 	sk := filepath.Join(ws, ".claude", "skills")
 	discSymlink(t, filepath.Join(base, "outside", "commands"), filepath.Join(sk, "p", "commands"))
@@ -141,12 +141,13 @@ func TestPluginSymlinks(t *testing.T) {
 		"big:z project-claude listed @ws/.claude/skills/big/skills/z",
 		"p:ok project-claude listed @ws/.claude/skills/p/skills/ok",
 		"q:fine project-claude listed @ws/.claude/skills/q/skills/fine",
+		"w project-claude listed @ws/.claude/skills/bad name/skills/w",
 	}
 	if d := cmp.Diff(wantSkills, skills); d != "" {
 		t.Errorf("skills (-want +got):\n%s", d)
 	}
 	wantDiags := []string{
-		`error ws/.claude/skills/bad name/.claude-plugin/plugin.json: plugin directory name "bad name" is not a valid skill name and plugin.json names no plugin; plugin skipped`,
+		`warning ws/.claude/skills/bad name/.claude-plugin/plugin.json: plugin directory name "bad name" is not a valid skill name and plugin.json names no plugin; searched as a category folder`,
 		`warning ws/.claude/skills/big/.claude-plugin/plugin.json: plugin.json too large (0.4 KiB > 0.3 KiB); using the directory name "big"`,
 		`error ws/.claude/skills/p/commands: symbolic link to outside/commands leaves the skill root ws/.claude/skills; refused`,
 		`error ws/.claude/skills/p/skills/leak: symbolic link to outside/skills/leak leaves the skill root ws/.claude/skills; refused`,

@@ -219,7 +219,8 @@ func invokeSkillPrompt(ctx context.Context, ag *agent.Agent, name, args string) 
 	if set := ag.Skills(); set != nil {
 		s = set.Catalog().Lookup(name)
 	}
-	if s == nil || !s.UserInvocable || s.Status == skills.StatusHidden {
+	// A hidden (gated) skill goes on to the activation, which says why.
+	if s == nil || !s.UserInvocable {
 		msg := fmt.Sprintf("/%s is not a user-invocable skill", name)
 		if m := skills.Suggest(name, invocableNames(ag)); m != "" && m != name {
 			msg += fmt.Sprintf("; did you mean /%s?", m)

@@ -524,28 +524,6 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// genWords make generated skills differ in more than their number, so that
-// search has real ranking work to do.
-var genWords = []string{"review", "deploy", "lint", "format", "migrate", "profile", "document", "translate", "release", "audit"}
-
-// cmdGenSkills writes N generated skills under DIR, 100 per category
-// folder: `genskills DIR N`. Their names are skill-00000…; none sorts after
-// a skill named zz-….
-func cmdGenSkills(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 2 || neg {
-		ts.Fatalf("usage: genskills DIR N")
-	}
-	n := atoi(ts, args, 1)
-	root := ts.MkAbs(args[0])
-	for i := range n {
-		dir := filepath.Join(root, fmt.Sprintf("cat-%03d", i/100), fmt.Sprintf("skill-%05d", i))
-		ts.Check(os.MkdirAll(dir, 0o755))
-		w1, w2 := genWords[i%len(genWords)], genWords[(i/len(genWords))%len(genWords)]
-		md := fmt.Sprintf("---\nname: skill-%05d\ndescription: Helps %s and %s the code of component %d. Use when the user asks to %s component %d.\ntriggers: [%s %d]\n---\n# Skill %d\n\nSteps for component %d.\n", i, w1, w2, i, w1, i, w1, i, i, i)
-		ts.Check(os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644))
-	}
-}
-
 // rawTools returns the JSON of each tool of a request's tools array, with
 // Anthropic's cache_control marker removed (it moves to the last tool).
 func rawTools(ts *testscript.TestScript, rec providertest.Recorded) []string {

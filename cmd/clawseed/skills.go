@@ -26,6 +26,7 @@ type skillsOptions struct {
 	JSON    bool
 	Prompt  bool
 	NoCache bool
+	Force   bool // skills new: replace an existing skill's files
 }
 
 // discover runs discovery for a skills subcommand.
@@ -58,6 +59,15 @@ func newSkillsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		},
 	}
 	doctor.Flags().BoolVar(&opts.NoCache, "no-cache", false, "read and parse every skill, bypassing the discovery cache in $CLAWSEED_HOME/cache")
+	newCmd := &cobra.Command{
+		Use:   "new NAME",
+		Short: "Scaffold SKILL.md and manifest.toml in <workspace>/.clawseed/skills/NAME",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return skillsNewRun(cmd.Context(), opts, args[0])
+		},
+	}
+	newCmd.Flags().BoolVar(&opts.Force, "force", false, "replace the SKILL.md and manifest.toml of an existing skill of that name with the template (its other files are kept)")
 	cmd.AddCommand(
 		list,
 		&cobra.Command{
@@ -77,14 +87,7 @@ func newSkillsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		},
 		doctor,
 		newSkillsSearchCmd(opts),
-		&cobra.Command{
-			Use:   "new NAME",
-			Short: "Scaffold SKILL.md and manifest.toml in <workspace>/.clawseed/skills/NAME",
-			Args:  cobra.ExactArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				return skillsNewRun(cmd.Context(), opts, args[0])
-			},
-		},
+		newCmd,
 	)
 	return cmd
 }
@@ -373,7 +376,11 @@ func skillsNewRun(ctx context.Context, opts *skillsOptions, name string) error {
 		Name:        name,
 		Description: "Say what this skill does and when to use it: this line is what the model sees in the skill index.",
 		Content:     fmt.Sprintf(skillTemplate, name),
-	}, false)
+	}, opts.Force)
+	if exists := (*skills.ExistsError)(nil); errors.As(err, &exists) {
+		// The same remedy as `config init` on an existing file.
+		return &exitError{code: exitFailure, err: fmt.Errorf("%w (remove it or choose another name, or use --force to replace its SKILL.md and manifest.toml with the template)", err)}
+	}
 	if err != nil {
 		return &exitError{code: exitFailure, err: err}
 	}

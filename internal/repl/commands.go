@@ -147,21 +147,20 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 // model, sent as the line was typed ("/tmp is full, why?"), except when the
 // line is the name alone or the name is close to a known one: "/hlep" or
 // "/deplyo staging" is a mistyped command, answered with a suggestion and
-// not sent.
+// not sent. A hidden (gated) skill is not offered, but /NAME reaches the
+// activation, which says why it is hidden.
 func (c *Chat) invoke(ctx context.Context, line, name, args string) string {
 	var skill *skills.Skill
-	for _, s := range c.invocable() {
-		if s.Name == name {
-			skill = s
-		}
+	if set := c.Agent.Skills(); set != nil {
+		skill = set.Catalog().Lookup(name)
 	}
-	if skill == nil {
+	if skill == nil || !skill.UserInvocable {
 		var known []string
 		for _, w := range c.Completions() {
 			known = append(known, strings.TrimPrefix(w, "/"))
 		}
 		hint := didYouMean(name, known)
-		if args != "" && hint == "" && !c.knownSkill(name) {
+		if skill == nil && args != "" && hint == "" {
 			return line
 		}
 		fmt.Fprintf(c.Err, "Unknown command /%s.%s Type /help for commands and skills.\n", termtext.EscapeLine(name), hint)
@@ -175,13 +174,6 @@ func (c *Chat) invoke(ctx context.Context, line, name, args string) string {
 		c.report(out)
 	}
 	return send
-}
-
-// knownSkill reports whether the catalog has a skill called name, even one
-// the user cannot invoke: its refusal says why rather than sending text.
-func (c *Chat) knownSkill(name string) bool {
-	set := c.Agent.Skills()
-	return set != nil && set.Catalog().Lookup(name) != nil
 }
 
 // mcpPrompt expands an MCP server's prompt into the text sent to the model.

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -38,6 +39,9 @@ func NewSkillCreate(root string) Tool {
 			Triggers:    args.Triggers,
 			Permissions: args.Permissions,
 		}, args.Overwrite)
+		if exists := (*skills.ExistsError)(nil); errors.As(err, &exists) {
+			return errorResult("Cannot create skill '%s': %v; pass overwrite: true to replace it", args.Name, err)
+		}
 		if err != nil {
 			return errorResult("Cannot create skill '%s': %v", args.Name, err)
 		}
