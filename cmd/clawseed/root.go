@@ -68,7 +68,7 @@ type globalOptions struct {
 
 // run executes the command line and returns the process exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if err := procenv.Harden(tools.IsSecretEnvName); err != nil { // before anything runs a child
+	if err := procenv.Harden(tools.IsSecretEnv); err != nil { // before anything runs a child
 		fmt.Fprintln(stderr, "warning: "+err.Error())
 	}
 	io := &IOStreams{In: stdin, Out: stdout, Err: stderr}

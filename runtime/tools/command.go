@@ -123,7 +123,7 @@ func RunCommand(ctx context.Context, spec CommandSpec) CommandResult {
 	if environ == nil {
 		environ = os.Environ()
 	}
-	cmd.Env = append(scrubEnv(environ, spec.EnvPassthrough), spec.Env...)
+	cmd.Env = append(ScrubbedEnv(environ, spec.EnvPassthrough), spec.Env...)
 	cmd.Stdout, cmd.Stderr = res.stdout, res.stderr
 	cmd.WaitDelay = shellWaitDelay
 	isolate(cmd)

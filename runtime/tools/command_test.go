@@ -63,14 +63,14 @@ func TestRunCommandScrubsEnvironment(t *testing.T) {
 	r := RunCommand(t.Context(), CommandSpec{
 		Script:         "env",
 		Dir:            t.TempDir(),
-		Environ:        []string{"PATH=" + os.Getenv("PATH"), "FOO_TOKEN=tok", "KEEP_TOKEN=kept", "PLAIN=visible"},
-		EnvPassthrough: []string{"KEEP_*"},
+		Environ:        []string{"PATH=" + os.Getenv("PATH"), "FOO_TOKEN=tok", "KEEP_TOKEN=kept", "PLAIN=visible", "LANG=C", "OTHER=x"},
+		EnvPassthrough: []string{"KEEP_TOKEN", "PLAIN"},
 		Env:            []string{"ARGUMENTS=args"},
 	})
-	if strings.Contains(r.Stdout, "FOO_TOKEN") {
-		t.Errorf("secret leaked into the environment:\n%s", r.Stdout)
+	if strings.Contains(r.Stdout, "FOO_TOKEN") || strings.Contains(r.Stdout, "OTHER=") {
+		t.Errorf("a secret or an unlisted variable leaked into the environment:\n%s", r.Stdout)
 	}
-	for _, w := range []string{"PLAIN=visible", "KEEP_TOKEN=kept", "ARGUMENTS=args", "GIT_TERMINAL_PROMPT=0"} {
+	for _, w := range []string{"PLAIN=visible", "KEEP_TOKEN=kept", "LANG=C", "ARGUMENTS=args", "GIT_TERMINAL_PROMPT=0"} {
 		if !strings.Contains(r.Stdout, w) {
 			t.Errorf("environment lacks %s:\n%s", w, r.Stdout)
 		}
