@@ -32,9 +32,11 @@ type shellArgs struct {
 	TimeoutSecs int    `json:"timeout_secs,omitempty" jsonschema:"Kill after this many seconds (max 600)."`
 }
 
-// shell runs sh -c in the workspace.
+// shell runs a command line in the workspace, with the shell [findLineShell]
+// chose when the tool was built.
 type shell struct {
 	sb          *Sandbox
+	sh          lineShell
 	timeout     time.Duration
 	allowed     []string
 	environ     []string
@@ -45,6 +47,7 @@ type shell struct {
 func newShell(sb *Sandbox, opts CoreOptions) Tool {
 	t := &shell{
 		sb:          sb,
+		sh:          findLineShell(),
 		timeout:     opts.ShellTimeout,
 		allowed:     opts.AllowedCommands,
 		environ:     opts.Environ,
@@ -69,7 +72,7 @@ func (t *shell) run(ctx context.Context, args shellArgs) providers.ToolResult {
 	if strings.TrimSpace(args.Command) == "" {
 		return errorResult("command must not be empty.")
 	}
-	if msg := checkAllowed(args.Command, t.allowed, t.sb); msg != "" {
+	if msg := t.sh.check(args.Command, t.allowed, t.sb, ""); msg != "" {
 		return errorResult("%s", msg)
 	}
 	timeout := t.timeout
@@ -79,7 +82,7 @@ func (t *shell) run(ctx context.Context, args shellArgs) providers.ToolResult {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	cmd := exec.CommandContext(runCtx, "sh", "-c", args.Command)
+	cmd := t.sh.command(runCtx, args.Command)
 	cmd.Dir = t.sb.workspace()
 	cmd.Env = ScrubbedEnv(t.environ, t.passthrough)
 	stdout, stderr := newHeadTail(t.maxOutput), newHeadTail(t.maxOutput)

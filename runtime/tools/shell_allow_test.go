@@ -15,6 +15,16 @@ import (
 	"github.com/clawseed/clawseed/providers"
 )
 
+// checkAllowed checks a line as the shell tool does where bash runs it.
+func checkAllowed(line string, allowed []string, sb *Sandbox) string {
+	return checkLine(line, allowed, sb, "", false)
+}
+
+// checkAllowedPOSIX checks a line as the shell tool does where sh runs it.
+func checkAllowedPOSIX(line string, allowed []string, sb *Sandbox) string {
+	return checkLine(line, allowed, sb, "", true)
+}
+
 // allowEnv is a workspace with a file, a subdirectory, a link to the
 // directory outside it and the allowlist the checks below use.
 func allowEnv(t *testing.T) (*testEnv, []string) {
@@ -164,11 +174,11 @@ func TestCheckAllowedRedirectionsAndAssignments(t *testing.T) {
 		{"env -i PATH=. ls", setting("PATH")},
 		{"env -- BASH_ENV=x ls", setting("BASH_ENV")},
 		{"env 'LD_PRELOAD=x' ls", setting("LD_PRELOAD")},
-		{"env -S 'ls'", "env -S cannot be checked"},
-		{"env -iS ls", "env -S cannot be checked"},
-		{"env --split-string=ls", "env --split-string cannot be checked"},
-		{"env --sp ls", "env --split-string cannot be checked"},
-		{"env -P ./evil ls", "env -P cannot be checked"},
+		{"env -S 'ls'", "env -S splits a string"},
+		{"env -iS ls", "env -S splits a string"},
+		{"env --split-string=ls", "env --split-string splits a string"},
+		{"env --sp ls", "env --split-string splits a string"},
+		{"env -P ./evil ls", "env -P searches another PATH"},
 		{"env curl x", "'curl' is not in [autonomy].allowed_commands"},
 		{"env FOO=1 sh -c ls", "'sh' is not in [autonomy].allowed_commands"},
 		{"env $X ls", notLit},

@@ -1,0 +1,172 @@
+package tools
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// envOptions are GNU env's options (coreutils 9), by long name with their
+// short letter: 'f' takes no value, 'v' a value (attached, after = or the
+// next word), 'o' an optional value after =, 'r' is refused. Options env
+// does not have are refused too: a newer env may give them a value that
+// shifts which word is the command (env -a NAME, coreutils 9.5).
+var envOptions = []struct {
+	long  string
+	short rune
+	kind  byte
+	why   string
+}{
+	{"ignore-environment", 'i', 'f', ""},
+	{"null", '0', 'f', ""},
+	{"unset", 'u', 'v', ""},
+	{"chdir", 'C', 'v', ""},
+	{"debug", 'v', 'f', ""},
+	{"block-signal", 0, 'o', ""},
+	{"default-signal", 0, 'o', ""},
+	{"ignore-signal", 0, 'o', ""},
+	{"list-signal-handling", 0, 'f', ""},
+	{"help", 0, 'f', ""},
+	{"version", 0, 'f', ""},
+	{"split-string", 'S', 'r', "splits a string into the command and its arguments"},
+	{"argv0", 'a', 'r', "runs the command under another name"},
+	{"", 'P', 'r', "searches another PATH (BSD)"},
+}
+
+// checkEnv checks env's arguments: its options, NAME=VALUE words (which
+// must not set risky variables) and the command env runs, if any, which
+// must be allowed.
+func (c *allowCheck) checkEnv(args []*syntax.Word) {
+	options := true
+	for i := 0; i < len(args) && c.refusal == ""; i++ {
+		a, ok := literalWord(args[i])
+		if !ok {
+			c.refuse("the argument %s of env is not a literal word, so it cannot be checked against [autonomy].allowed_commands.", printWord(args[i]))
+			return
+		}
+		if name, _, _ := strings.Cut(a, "="); !c.staticArg("env", args[i], name) {
+			return
+		}
+		switch {
+		case options && a == "--":
+			options = false
+		case options && strings.HasPrefix(a, "--"):
+			i += c.envLongOption(a[2:])
+		case options && strings.HasPrefix(a, "-") && a != "-":
+			i += c.envShortOptions(a[1:])
+		case strings.Contains(a, "="):
+			name, _, _ := strings.Cut(a, "=")
+			c.checkVar(name)
+		case a == "-":
+			// same as -i
+		default:
+			c.checkCommand(args[i], args[i+1:])
+			return // the rest are the command's arguments
+		}
+	}
+	c.openEnd("env")
+}
+
+// envShortOptions checks a cluster of env's short options and returns how
+// many following arguments it consumes (1 when an option taking a value
+// ends it).
+func (c *allowCheck) envShortOptions(cluster string) int {
+	for i, r := range cluster {
+		o := -1
+		for j, opt := range envOptions {
+			if opt.short == r {
+				o = j
+			}
+		}
+		switch {
+		case o < 0:
+			c.refuse("env -%c is an option that cannot be checked against [autonomy].allowed_commands.", r)
+			return 0
+		case envOptions[o].kind == 'r':
+			c.refuse("env -%c %s, which cannot be checked against [autonomy].allowed_commands.", r, envOptions[o].why)
+			return 0
+		case envOptions[o].kind == 'v':
+			if i == len(cluster)-1 {
+				return 1 // the value is the next argument
+			}
+			return 0 // the rest of the cluster is the value
+		}
+	}
+	return 0
+}
+
+// envLongOption checks one of env's long options (GNU accepts any
+// unambiguous prefix) and returns how many following arguments it consumes.
+func (c *allowCheck) envLongOption(opt string) int {
+	name, _, hasValue := strings.Cut(opt, "=")
+	var matches []int
+	for j, o := range envOptions {
+		if o.long == "" || name == "" || !strings.HasPrefix(o.long, name) {
+			continue
+		}
+		if o.long == name {
+			matches = []int{j}
+			break
+		}
+		matches = append(matches, j)
+	}
+	switch {
+	case len(matches) == 0:
+		c.refuse("env --%s is an option that cannot be checked against [autonomy].allowed_commands.", name)
+		return 0
+	case len(matches) > 1:
+		c.refuse("env --%s is ambiguous, so it cannot be checked against [autonomy].allowed_commands.", name)
+		return 0
+	}
+	switch o := envOptions[matches[0]]; {
+	case o.kind == 'r':
+		c.refuse("env --%s %s, which cannot be checked against [autonomy].allowed_commands.", o.long, o.why)
+	case o.kind == 'v' && !hasValue:
+		return 1
+	case o.kind == 'f' && hasValue:
+		c.refuse("env --%s takes no value.", o.long)
+	}
+	return 0
+}
+
+// checkRenaming checks the builtins that can make a name run something
+// other than what it names, or make later words assignments: alias
+// NAME=VALUE (an alias's text is code nobody checked), hash -p PATH NAME,
+// enable -f LIBRARY NAME (a builtin loaded from a shared library) and set -k
+// / set -o keyword (every NAME=VALUE argument becomes an assignment to the
+// command's environment, so `sh -c ls PATH=./evil` would change its PATH).
+// Flags before "--" must be literal, since an expansion could make one.
+func (c *allowCheck) checkRenaming(cmd string, args []*syntax.Word) {
+	if cmd == "alias" {
+		for _, w := range args {
+			a, ok := literalWord(w)
+			switch {
+			case !ok:
+				c.refuse("the argument %s of alias is not a literal word, so it cannot be checked against [autonomy].allowed_commands.", printWord(w))
+			case strings.Contains(a, "="):
+				c.refuse("alias %s defines a command nobody checked; aliases cannot be defined with [autonomy].allowed_commands.", a)
+			}
+		}
+		return
+	}
+	refused := map[string]string{"hash": "p", "enable": "f", "set": "k"}[cmd]
+	for i := 0; i < len(args) && c.refusal == ""; i++ {
+		a, ok := literalWord(args[i])
+		switch {
+		case !ok:
+			c.refuse("the argument %s of %s is not a literal word and could be an option, so it cannot be checked against [autonomy].allowed_commands.", printWord(args[i]), cmd)
+		case a == "--" || len(a) < 2 || a[0] != '-' && a[0] != '+':
+			return // operands: hash NAME, set ARGS...
+		case strings.ContainsAny(a[1:], refused):
+			c.refuse("%s %s makes commands run something other than what they name, which cannot be checked against [autonomy].allowed_commands.", cmd, a)
+		case cmd == "set":
+			for range strings.Count(a[1:], "o") { // each o names an option in the next word
+				if i++; i < len(args) {
+					if v, ok := literalWord(args[i]); !ok || v == "keyword" {
+						c.refuse("set %s %s may make arguments assignments (set -o keyword), which cannot be checked against [autonomy].allowed_commands.", a, printWord(args[i]))
+					}
+				}
+			}
+		}
+	}
+}
