@@ -380,7 +380,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		Workspace:          cfg.Workspace,
 		DynamicContext:     cfg.Skills.DynamicContext,
 		UntrustedWorkspace: !cfg.Trusted,
-		RunCommand:         dynamicRunner(cfg),
+		RunCommand:         dynamicRunner(cfg, sb),
 	}, a.catalog)
 
 	temp := resolved.Temperature
@@ -408,7 +408,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		SkillsEnabled:      cfg.Skills.Enabled,
 		IndexBudget:        skills.IndexBudget(resolved.ContextWindow, cfg.Skills.IndexBudgetPercent),
 		ForkModel:          a.forkModel,
-		SkillShell:         newSkillShell(cfg),
+		SkillShell:         newSkillShell(cfg, sb),
 		ForkMaxIterations:  cfg.Skills.ForkMaxIterations,
 		UntrustedWorkspace: !cfg.Trusted,
 		Rediscover: func(ctx context.Context) (*skills.Catalog, error) {

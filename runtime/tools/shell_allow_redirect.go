@@ -122,6 +122,9 @@ func (c *allowCheck) redirectTarget(target string, read bool) string {
 	if target == "" {
 		return "The target is empty."
 	}
+	if c.sb == nil {
+		return "No workspace is configured."
+	}
 	p := target
 	if !filepath.IsAbs(p) {
 		if c.changesDir {
@@ -130,7 +133,7 @@ func (c *allowCheck) redirectTarget(target string, read bool) string {
 		switch {
 		case c.dir != "":
 			p = c.dir + string(filepath.Separator) + p // where the command runs: a skill's folder
-		case c.sb == nil || c.sb.Workspace == "":
+		case c.sb.Workspace == "":
 			return "No workspace is configured."
 		default:
 			p = c.sb.workspace() + string(filepath.Separator) + p
