@@ -40,10 +40,10 @@ func newSkillShell(cfg *config.Config, sb *tools.Sandbox) skillShellFunc {
 			dir = cfg.Workspace
 		}
 		spec := tools.CommandSpec{
-			Dir:            dir,
-			Env:            skills.CommandEnv(s.Dir, cfg.Workspace, sessionID, args),
-			Environ:        os.Environ(),
-			EnvPassthrough: cfg.Autonomy.EnvPassthrough,
+			Dir:             dir,
+			Env:             skills.CommandEnv(s.Dir, cfg.Workspace, sessionID, args),
+			Environ:         os.Environ(),
+			EnvPassthrough:  cfg.Autonomy.EnvPassthrough,
 			Timeout:         time.Duration(s.Shell.TimeoutSecs) * time.Second,
 			MaxOutput:       cfg.Agent.MaxToolOutputChars,
 			AllowedCommands: cfg.Autonomy.AllowedCommands,
