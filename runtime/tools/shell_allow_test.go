@@ -367,8 +367,10 @@ func TestCheckAllowedGeneratedLines(t *testing.T) {
 	}
 }
 
-// FuzzCheckAllowed: no input panics, a refusal is one message, and a line
-// that starts with a forbidden statement is refused whatever follows.
+// FuzzCheckAllowed: no input panics, a refusal is one message, a line that
+// starts with a forbidden statement is refused whatever follows, and checking
+// in more grammars (POSIX sh too, a string sh -c may run in dash) never
+// accepts more.
 func FuzzCheckAllowed(f *testing.F) {
 	for _, s := range []string{"ls > out.txt", "PATH=x ls", "x='a[$(id)]'; echo $((x))", "env -u A B=1 ls",
 		"cat <<EOF\n$(ls)\nEOF", "read -ra x; echo ${x[@]}", "declare -n r=x", "ls {fd}>&-", "echo ${!a[@]} ${#b}"} {
@@ -385,6 +387,13 @@ func FuzzCheckAllowed(f *testing.F) {
 		if got := checkAllowed(line, allowed, sb); got != "" && !strings.HasPrefix(got, "Command refused: ") {
 			t.Fatalf("%q: %q", line, got)
 		}
+		// Checked as bash and POSIX sh, a line is accepted only if bash
+		// alone accepts it too.
+		if got := checkAllowedPOSIX(line, allowed, sb); got == "" && checkAllowed(line, allowed, sb) != "" {
+			t.Fatalf("%q is accepted for sh but refused for bash", line)
+		} else if got != "" && !strings.HasPrefix(got, "Command refused: ") {
+			t.Fatalf("%q: %q", line, got)
+		}
 		for _, first := range []string{"PATH=./evil ls\n", "ls > ../escape\n", "curl x\n"} {
 			if checkAllowed(first+line, allowed, sb) == "" {
 				t.Fatalf("%q accepted", first+line)
@@ -399,6 +408,11 @@ func FuzzCheckAllowed(f *testing.F) {
 					t.Fatalf("%q is refused but %q is accepted", line, wrapped)
 				}
 			}
+		}
+		// sh -c may run its string in dash: it is accepted only if the
+		// string is accepted as both bash and POSIX sh.
+		if checkAllowedPOSIX(line, withRunners, sb) != "" && checkAllowed("sh -c "+shellQuote(line), withRunners, sb) == "" {
+			t.Fatalf("%q is refused for POSIX sh but sh -c of it is accepted", line)
 		}
 	})
 }
