@@ -31,8 +31,8 @@ import (
 //     (see riskyVar) may be set: not as a command prefix (PATH=./evil ls),
 //     not on its own, not by export/declare/local, env NAME=..., read,
 //     printf -v, a for loop or ${NAME:=...}. Builtins that make a name run
-//     something else (alias NAME=..., hash -p, enable -f, set -k) are
-//     refused.
+//     something else (alias NAME=..., hash -p, enable -f, set -k) or run
+//     text as commands (fc, compgen -C) are refused.
 //   - Every redirection target must be a literal path inside the workspace
 //     (see checkRedirect).
 //   - Bash evaluates text as code in a few places (arithmetic on a variable
@@ -168,6 +168,8 @@ func (c *allowCheck) visit(n syntax.Node) bool {
 		c.arith(n.Index)
 	case *syntax.WordIter:
 		c.checkVar(n.Name.Value)
+	case *syntax.BinaryCmd:
+		c.checkPipedTime(n)
 	case *syntax.CoprocClause:
 		if n.Name != nil { // coproc NAME { ...; } sets NAME (an array) and NAME_PID
 			if name, ok := literalWord(n.Name); ok {
@@ -179,6 +181,26 @@ func (c *allowCheck) visit(n syntax.Node) bool {
 		c.visitArith(n)
 	}
 	return c.refusal == ""
+}
+
+// checkPipedTime checks `a | time b`: bash knows time as a keyword only at
+// the start of a pipeline, so after | it runs the program time (which the
+// parser still reads as the keyword), and that program must be allowed.
+func (c *allowCheck) checkPipedTime(n *syntax.BinaryCmd) {
+	if n.Op != syntax.Pipe && n.Op != syntax.PipeAll {
+		return
+	}
+	first := n.Y
+	for {
+		b, ok := first.Cmd.(*syntax.BinaryCmd)
+		if !ok || b.Op != syntax.Pipe && b.Op != syntax.PipeAll {
+			break
+		}
+		first = b.X
+	}
+	if _, ok := first.Cmd.(*syntax.TimeClause); ok {
+		c.checkName("time")
+	}
 }
 
 // checkName refuses a command whose base name is not allowed.
@@ -232,8 +254,10 @@ func (c *allowCheck) checkCommand(nameWord *syntax.Word, args []*syntax.Word) {
 		}
 	case "test", "[":
 		c.checkTestVarSet(args)
-	case "alias", "hash", "enable", "set":
+	case "alias", "hash", "enable", "set", "compgen":
 		c.checkRenaming(base, args)
+	case "fc":
+		c.refuse("fc runs commands from the shell's history or through an editor, which cannot be checked against [autonomy].allowed_commands.")
 	case "declare", "export", "local", "readonly", "typeset", "nameref":
 		c.checkDeclWords(base, args) // reached through command/builtin
 	case "let":

@@ -76,6 +76,11 @@ func TestCheckAllowedDialects(t *testing.T) {
 		{line: "find . -exec echo {} +", allowed: wide},
 		{line: "find . -exec echo + \\;", allowed: wide},
 		{line: "find . -exec echo + {} + -exec id {} +", allowed: wide, bash: id, sh: id},
+		// after |, bash runs the program time, not the keyword
+		{line: "cat a.txt | time echo hi", allowed: small, bash: "'time' is not in", sh: differ},
+		{line: "ls | cat | time -p cat", allowed: small, bash: "'time' is not in", sh: differ},
+		{line: "time echo hi | cat", allowed: small, sh: differ},
+		{line: "ls && time echo hi", allowed: small, sh: differ},
 		// shells' option clusters: each o or O takes the next word
 		{line: "sh -oc vi 'touch X'", allowed: wide, bash: touch, sh: touch},
 		{line: "sh -ceo vi 'touch X'", allowed: wide, bash: touch, sh: touch},
@@ -119,6 +124,9 @@ func TestCheckAllowedDialects(t *testing.T) {
 		{line: "set -o keyword", allowed: wide, bash: "set -o keyword", sh: "set -o keyword"},
 		{line: "set $X", allowed: wide, bash: "could be an option", sh: "could be an option"},
 		{line: "set -eu; set -- -k a", allowed: wide},
+		{line: "compgen -C 'touch X' x", allowed: []string{"compgen"}, bash: "runs a command or function", sh: "runs a command or function"},
+		{line: "compgen -W 'a b' a", allowed: []string{"compgen"}},
+		{line: "fc -s", allowed: []string{"fc"}, bash: "fc runs commands", sh: "fc runs commands"},
 		{line: "coproc PATH { ls; }", allowed: small, bash: "setting PATH is not allowed", sh: "cannot be parsed as POSIX sh"},
 	}
 	for _, tt := range tests {

@@ -213,6 +213,13 @@ var diffSeeds = []string{
 	"find . -maxdepth 0 -fprint ~/x",
 	"time -o ~/x ls",
 	"ls > a=~/x",
+	"cat a.txt | time echo hi",
+	"((touch) )",
+	"((id)|ls)",
+	"((touch)&&ls)",
+	"((id)>x)",
+	"echo $((id) )",
+	"((id)\n)",
 }
 
 // diffGen generates command lines from fragments: commands allowed or not,
@@ -280,7 +287,7 @@ func (g *diffGen) quote(s string) string {
 }
 
 func (g *diffGen) simple() string {
-	switch g.r.IntN(10) {
+	switch g.r.IntN(12) {
 	case 0:
 		return g.pick("touch X", "id", "rm -f a.txt")
 	case 1:
@@ -306,6 +313,15 @@ func (g *diffGen) simple() string {
 			g.pick(" ]]", " ]")
 	case 8:
 		return g.pick("((touch<x))", "((id>x))", "(( 1 + 2 ))", "(( x = 1 ))", "$((touch<x))")
+	case 9:
+		return g.pick("cat <<EOF\n$(touch X)\nEOF", "echo `touch X`", "echo \"`ls`\"", "echo ${x:-$(touch X)}", "echo ${x?$(id)}",
+			"f() { touch X; }; f", "ls() { echo hi; }; ls", "command -p ls", "exec -a x ls", "trap -- 'ls' EXIT",
+			"xargs -a a.txt ls", "find . -name a.txt -exec sh -c 'cat \"$1\"' _ {} \\;", "nice -n1 sh -c 'ls'", "env -- sh -c 'ls'",
+			"echo ls | sh", "case x in x) touch X;; esac", "for f in *; do cat \"$f\"; done", "while read l; do echo $l; done < a.txt",
+			"a=ls; $a", "\\ls", "l\\s", "'l's", "/bin/ls", "ls #; touch X", "ls \\\ntouch X", "ls;touch X", "echo hi >| o.txt",
+			"exec 3> ../outside/made", "time (touch X)", "time { ls; }", "echo @(a|b)", "[ -n x ] && touch X", "eval \"$'touch X'\"",
+			"sh -c 'echo $0' touch", "bash -c 'echo \"$@\"' _ touch X", "exec sh -c 'ls'", "echo a.txt | xargs -I{} cat {}",
+			"xargs -E + touch < a.txt", "env -u + ls", "time -p ls", "sh -s < a.txt", "sh -c ls -o vi", "sh -- -c ls")
 	default:
 		return g.pick("ls", "ls -l", "cat a.txt", "echo hi", "ls sub", "cat sub/b.txt")
 	}

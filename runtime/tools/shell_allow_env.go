@@ -135,7 +135,8 @@ func (c *allowCheck) envLongOption(opt string) int {
 // enable -f LIBRARY NAME (a builtin loaded from a shared library) and set -k
 // / set -o keyword (every NAME=VALUE argument becomes an assignment to the
 // command's environment, so `sh -c ls PATH=./evil` would change its PATH).
-// Flags before "--" must be literal, since an expansion could make one.
+// compgen -C/-F run a command or function to complete words. Flags before
+// "--" must be literal, since an expansion could make one.
 func (c *allowCheck) checkRenaming(cmd string, args []*syntax.Word) {
 	if cmd == "alias" {
 		for _, w := range args {
@@ -149,7 +150,7 @@ func (c *allowCheck) checkRenaming(cmd string, args []*syntax.Word) {
 		}
 		return
 	}
-	refused := map[string]string{"hash": "p", "enable": "f", "set": "k"}[cmd]
+	refused := map[string]string{"hash": "p", "enable": "f", "set": "k", "compgen": "CF"}[cmd]
 	for i := 0; i < len(args) && c.refusal == ""; i++ {
 		a, ok := literalWord(args[i])
 		switch {
@@ -157,6 +158,8 @@ func (c *allowCheck) checkRenaming(cmd string, args []*syntax.Word) {
 			c.refuse("the argument %s of %s is not a literal word and could be an option, so it cannot be checked against [autonomy].allowed_commands.", printWord(args[i]), cmd)
 		case a == "--" || len(a) < 2 || a[0] != '-' && a[0] != '+':
 			return // operands: hash NAME, set ARGS...
+		case strings.ContainsAny(a[1:], refused) && cmd == "compgen":
+			c.refuse("compgen %s runs a command or function to complete words, which cannot be checked against [autonomy].allowed_commands.", a)
 		case strings.ContainsAny(a[1:], refused):
 			c.refuse("%s %s makes commands run something other than what they name, which cannot be checked against [autonomy].allowed_commands.", cmd, a)
 		case cmd == "set":
