@@ -142,3 +142,25 @@ func TestShellEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// git and ripgrep get their environment from the same function: no secret,
+// no unlisted variable, no CLAWSEED_* variable.
+func TestChildEnvOfGitAndRipgrep(t *testing.T) {
+	t.Parallel()
+	environ := []string{"PATH=/bin", "HOME=/h", "LANG=C", "MYSQL_PWD=m", "REDIS_URL=redis://u:p@h", "FOO_BAR=f",
+		"CLAWSEED_TRUST_WORKSPACE=1", "GIT_AUTHOR_NAME=A", "GIT_DIR=/elsewhere", "HTTPS_PROXY=http://u:p@proxy"}
+	for name, env := range map[string][]string{"git": gitEnv(environ, nil), "ripgrep": searchEnv(environ)} {
+		got := strings.Join(env, "\n")
+		for _, absent := range []string{"MYSQL_PWD", "REDIS_URL", "FOO_BAR", "CLAWSEED_", "GIT_DIR", "HTTPS_PROXY"} {
+			if strings.Contains(got, absent) {
+				t.Errorf("%s's environment has %s:\n%s", name, absent, got)
+			}
+		}
+		if !slices.Contains(env, "PATH=/bin") || !slices.Contains(env, "LANG=C") {
+			t.Errorf("%s's environment lacks PATH or LANG:\n%s", name, got)
+		}
+	}
+	if env := gitEnv(environ, nil); !slices.Contains(env, "GIT_AUTHOR_NAME=A") {
+		t.Errorf("git's environment lacks the commit identity: %q", env)
+	}
+}
