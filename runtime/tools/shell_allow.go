@@ -120,7 +120,9 @@ type allowCheck struct {
 	refusal string
 
 	tainted    map[string]bool // variables this line sets from text (see scan)
-	changesDir bool            // the line runs cd, pushd or popd
+	// changesDir is set when the line runs cd, pushd or popd, or while a
+	// command is checked that env -C or find -execdir runs elsewhere.
+	changesDir bool
 
 	// depth counts the strings run as code (eval, sh -c) this line is
 	// nested in.

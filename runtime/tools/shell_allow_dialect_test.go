@@ -81,6 +81,14 @@ func TestCheckAllowedDialects(t *testing.T) {
 		{line: "ls | cat | time -p cat", allowed: small, bash: "'time' is not in", sh: differ},
 		{line: "time echo hi | cat", allowed: small, sh: differ},
 		{line: "ls && time echo hi", allowed: small, sh: differ},
+		// commands run in another folder: their strings' relative
+		// redirections cannot be checked
+		{line: "env -C .. sh -c 'echo hi > made'", allowed: wide, bash: "changes directory", sh: "changes directory"},
+		{line: "env --chdir=.. sh -c 'echo hi > made'", allowed: wide, bash: "changes directory", sh: "changes directory"},
+		{line: "find .. -execdir sh -c 'echo hi > made' \\;", allowed: wide, bash: "changes directory", sh: "changes directory"},
+		{line: "env -C sub sh -c 'echo hi > " + e.ws + "/made'", allowed: wide},
+		{line: "env -i sh -c 'echo hi > made'", allowed: wide},
+		{line: "find . -exec sh -c 'echo hi > made' \\;", allowed: wide},
 		// shells' option clusters: each o or O takes the next word
 		{line: "sh -oc vi 'touch X'", allowed: wide, bash: touch, sh: touch},
 		{line: "sh -ceo vi 'touch X'", allowed: wide, bash: touch, sh: touch},
@@ -90,6 +98,8 @@ func TestCheckAllowedDialects(t *testing.T) {
 		{line: "sh -ic ls", allowed: wide, bash: unknown, sh: unknown},
 		{line: "sh -lc ls", allowed: wide, bash: unknown, sh: unknown},
 		{line: "sh -kc 'sh -c ls PATH=./evil'", allowed: wide, bash: unknown, sh: unknown},
+		{line: "bash -o keyword -c 'sh -c ls PATH=./evil'", allowed: wide, bash: "makes NAME=VALUE arguments assignments", sh: "makes NAME=VALUE arguments assignments"},
+		{line: "bash +o keyword -c ls", allowed: wide},
 		{line: "bash --login -c ls", allowed: wide, bash: unknown, sh: unknown},
 		{line: "bash --norc --noprofile -c ls", allowed: wide},
 		// env: unknown options are refused, -a/--argv0 too

@@ -220,6 +220,8 @@ var diffSeeds = []string{
 	"((id)>x)",
 	"echo $((id) )",
 	"((id)\n)",
+	"env -C .. sh -c 'echo hi > made'",
+	"find .. -maxdepth 1 -name outside -execdir sh -c 'echo hi > made' \\;",
 }
 
 // diffGen generates command lines from fragments: commands allowed or not,

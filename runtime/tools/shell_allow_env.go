@@ -37,12 +37,15 @@ var envOptions = []struct {
 // must not set risky variables) and the command env runs, if any, which
 // must be allowed.
 func (c *allowCheck) checkEnv(args []*syntax.Word) {
-	options := true
+	options, chdir := true, false
 	for i := 0; i < len(args) && c.refusal == ""; i++ {
 		a, ok := literalWord(args[i])
 		if !ok {
 			c.refuse("the argument %s of env is not a literal word, so it cannot be checked against [autonomy].allowed_commands.", printWord(args[i]))
 			return
+		}
+		if options && (strings.HasPrefix(a, "--c") || !strings.HasPrefix(a, "--") && strings.HasPrefix(a, "-") && strings.ContainsRune(a, 'C')) {
+			chdir = true // env -C DIR, --chdir: what it runs runs elsewhere
 		}
 		if name, _, _ := strings.Cut(a, "="); !c.staticArg("env", args[i], name) {
 			return
@@ -60,7 +63,10 @@ func (c *allowCheck) checkEnv(args []*syntax.Word) {
 		case a == "-":
 			// same as -i
 		default:
+			saved := c.changesDir
+			c.changesDir = c.changesDir || chdir
 			c.checkCommand(args[i], args[i+1:])
+			c.changesDir = saved
 			return // the rest are the command's arguments
 		}
 	}

@@ -317,7 +317,12 @@ options:
 				case r == 'c':
 					hasC = hasC || a[0] == '-'
 				case r == 'o' || r == 'O':
-					if i++; i < len(args) && !c.staticArgs(base, args[i:i+1]) { // -o NAME, +O NAME
+					i++ // -o NAME, +O NAME
+					if i >= len(args) {
+						continue
+					}
+					if name, ok := c.staticWord(base, args[i]); !ok || a[0] == '-' && name == "keyword" {
+						c.refuse("%s %s %s makes NAME=VALUE arguments assignments, which cannot be checked against [autonomy].allowed_commands.", base, a, name)
 						return
 					}
 				case r == 's' || strings.ContainsRune(shellFlags, r):
@@ -419,7 +424,10 @@ func (c *allowCheck) checkFind(args []*syntax.Word) {
 				c.refuse("find %s names no command.", a)
 				return
 			}
+			saved := c.changesDir
+			c.changesDir = c.changesDir || a == "-execdir" || a == "-okdir" // runs in each file's folder
 			c.checkSubstituted("find "+a, "{}", args[i+1], args[i+2:end])
+			c.changesDir = saved
 			i = end
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
 			if i+1 < len(args) {

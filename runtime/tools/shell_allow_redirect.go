@@ -128,7 +128,7 @@ func (c *allowCheck) redirectTarget(target string, read bool) string {
 	p := target
 	if !filepath.IsAbs(p) {
 		if c.changesDir {
-			return "The target is relative and the command line changes directory (cd, pushd or popd), so where it points cannot be checked."
+			return "The target is relative and the command line changes directory (cd, pushd, popd, env -C, find -execdir), so where it points cannot be checked."
 		}
 		switch {
 		case c.dir != "":
