@@ -119,7 +119,7 @@ type allowCheck struct {
 	posix   bool   // the line may run as POSIX sh too (see parseLine)
 	refusal string
 
-	tainted    map[string]bool // variables this line sets from text (see scan)
+	tainted map[string]bool // variables this line sets from text (see scan)
 	// changesDir is set when the line runs cd, pushd or popd, or while a
 	// command is checked that env -C or find -execdir runs elsewhere.
 	changesDir bool
