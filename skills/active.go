@@ -50,8 +50,9 @@ type ActiveConfig struct {
 	// Forbidden are the [autonomy].forbidden_paths, which @file references
 	// of commands may not name (see atFiles).
 	Forbidden confine.Forbidden
-	// RunCommand runs one dynamic-context script with `sh -c` in dir, with
-	// env added to its (scrubbed) environment; err is non-nil when it did
+	// RunCommand runs one dynamic-context script in dir with the shell
+	// tool's shell and [autonomy].allowed_commands, with env added to its
+	// (allowlisted) environment; err is non-nil when it did
 	// not exit with status 0 (a timeout included). ctx carries the
 	// [DynamicTimeout]. nil refuses every command (the text stays verbatim).
 	RunCommand func(ctx context.Context, dir, script string, env []string) (stdout, stderr string, err error)

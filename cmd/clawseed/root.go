@@ -69,7 +69,7 @@ type globalOptions struct {
 
 // run executes the command line and returns the process exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if err := procenv.Harden(tools.IsSecretEnvName); err != nil { // before anything runs a child
+	if err := procenv.Harden(tools.IsSecretEnv); err != nil { // before anything runs a child
 		fmt.Fprintln(stderr, "warning: "+err.Error())
 	}
 	// Everything the program prints goes through one escaping writer per

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -17,17 +18,19 @@ import (
 type skillShellFunc func(ctx context.Context, s *skills.Skill, args string, sessionID string) providers.ToolResult
 
 // newSkillShell returns the runner of `shell:` skills (§4.11): the skill's
-// command — a string run by `sh -c`, or a command with args run as a vector —
-// runs in the skill directory with the shell tool's scrubbed environment
-// ([autonomy].env_passthrough honoured) plus $ARGUMENTS, the CLAWSEED_
-// variables and their Claude Code aliases; timeout 30 s by default, at most
-// 600 s; output capped at [agent].max_tool_output_chars. The arguments reach
-// the command only through $ARGUMENTS, never in its text.
+// command — a string run by the shell tool's shell, or a command with args
+// run as a vector — runs in the skill directory with the shell tool's
+// environment ([autonomy].env_passthrough honoured) plus $ARGUMENTS, the
+// CLAWSEED_ variables and their Claude Code aliases; timeout 30 s by
+// default, at most 600 s; output capped at [agent].max_tool_output_chars.
+// The arguments reach the command only through $ARGUMENTS, never in its
+// text. [autonomy].allowed_commands applies as it does to the shell tool,
+// with redirections checked by sb (relative ones from the skill directory).
 //
 // The result is stdout, then stderr after a "[stderr]" line when there is
 // any; a non-zero exit is an error ending in "Exit code N", a timeout an
 // error saying so. Permission (shell_exec) and approval are the caller's.
-func newSkillShell(cfg *config.Config) skillShellFunc {
+func newSkillShell(cfg *config.Config, sb *tools.Sandbox) skillShellFunc {
 	return func(ctx context.Context, s *skills.Skill, args string, sessionID string) providers.ToolResult {
 		if s.Shell == nil || s.Shell.Command == "" {
 			return providers.ToolResult{Content: fmt.Sprintf("Skill '%s' has no shell command.", s.Name), IsError: true}
@@ -37,12 +40,14 @@ func newSkillShell(cfg *config.Config) skillShellFunc {
 			dir = cfg.Workspace
 		}
 		spec := tools.CommandSpec{
-			Dir:            dir,
-			Env:            skills.CommandEnv(s.Dir, cfg.Workspace, sessionID, args),
-			Environ:        os.Environ(),
-			EnvPassthrough: cfg.Autonomy.EnvPassthrough,
-			Timeout:        time.Duration(s.Shell.TimeoutSecs) * time.Second,
-			MaxOutput:      cfg.Agent.MaxToolOutputChars,
+			Dir:             dir,
+			Env:             skills.CommandEnv(s.Dir, cfg.Workspace, sessionID, args),
+			Environ:         os.Environ(),
+			EnvPassthrough:  cfg.Autonomy.EnvPassthrough,
+			Timeout:         time.Duration(s.Shell.TimeoutSecs) * time.Second,
+			MaxOutput:       cfg.Agent.MaxToolOutputChars,
+			AllowedCommands: cfg.Autonomy.AllowedCommands,
+			Sandbox:         sb,
 		}
 		if len(s.Shell.Args) > 0 {
 			spec.Argv = append([]string{s.Shell.Command}, s.Shell.Args...)
@@ -56,6 +61,8 @@ func newSkillShell(cfg *config.Config) skillShellFunc {
 // skillShellResult turns how the command ended into the tool result.
 func skillShellResult(name string, r tools.CommandResult) providers.ToolResult {
 	switch {
+	case r.Refusal != "":
+		return providers.ToolResult{Content: fmt.Sprintf("The command of skill '%s' was not run. %s", name, r.Refusal), IsError: true}
 	case r.Err != nil:
 		return providers.ToolResult{Content: fmt.Sprintf("Cannot run the command of skill '%s': %v.", name, r.Err), IsError: true}
 	case r.TimedOut:
@@ -79,21 +86,25 @@ func skillShellResult(name string, r tools.CommandResult) providers.ToolResult {
 }
 
 // dynamicRunner returns the [skills.ActiveConfig.RunCommand] of dynamic
-// context: `sh -c` with the same scrubbed environment as shell skills, the
-// output capped like a tool result, and an error naming how it ended unless
-// it exited with status 0 (ctx carries the 30 s limit; the runner's own
-// default is the same).
-func dynamicRunner(cfg *config.Config) func(ctx context.Context, dir, script string, env []string) (string, string, error) {
+// context: the shell tool's shell, [autonomy].allowed_commands and
+// environment, as for shell skills, the output capped like a tool result,
+// and an error naming how it ended unless it exited with status 0 (ctx
+// carries the 30 s limit; the runner's own default is the same).
+func dynamicRunner(cfg *config.Config, sb *tools.Sandbox) func(ctx context.Context, dir, script string, env []string) (string, string, error) {
 	return func(ctx context.Context, dir, script string, env []string) (string, string, error) {
 		r := tools.RunCommand(ctx, tools.CommandSpec{
-			Script:         script,
-			Dir:            dir,
-			Env:            env,
-			EnvPassthrough: cfg.Autonomy.EnvPassthrough,
-			Timeout:        skills.DynamicTimeout,
-			MaxOutput:      cfg.Agent.MaxToolOutputChars,
+			Script:          script,
+			Dir:             dir,
+			Env:             env,
+			EnvPassthrough:  cfg.Autonomy.EnvPassthrough,
+			Timeout:         skills.DynamicTimeout,
+			MaxOutput:       cfg.Agent.MaxToolOutputChars,
+			AllowedCommands: cfg.Autonomy.AllowedCommands,
+			Sandbox:         sb,
 		})
 		switch {
+		case r.Refusal != "":
+			return "", "", errors.New(strings.TrimSuffix(r.Refusal, "."))
 		case r.Err != nil:
 			return "", "", fmt.Errorf("cannot run it: %w", r.Err)
 		case r.TimedOut:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/clawseed/clawseed/internal/config"
 	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/tools"
 	"github.com/clawseed/clawseed/skills"
 )
 
@@ -27,7 +28,7 @@ func TestSkillShell(t *testing.T) {
 	t.Setenv("SKILLSHELL_TEST_TOKEN", "s3cret-value")
 	cfg := config.Default()
 	cfg.Workspace = ws
-	run := newSkillShell(cfg)
+	run := newSkillShell(cfg, &tools.Sandbox{Workspace: cfg.Workspace})
 	tests := []struct {
 		name string
 		spec skills.ShellSpec

@@ -390,7 +390,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		DynamicContext:     cfg.Skills.DynamicContext,
 		UntrustedWorkspace: !cfg.Trusted,
 		Forbidden:          sb.ForbiddenRule(),
-		RunCommand:         dynamicRunner(cfg),
+		RunCommand:         dynamicRunner(cfg, sb),
 	}, a.catalog)
 
 	temp := resolved.Temperature
@@ -419,7 +419,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		SkillsEnabled:      cfg.Skills.Enabled,
 		IndexBudget:        skills.IndexBudget(resolved.ContextWindow, cfg.Skills.IndexBudgetPercent),
 		ForkModel:          a.forkModel,
-		SkillShell:         newSkillShell(cfg),
+		SkillShell:         newSkillShell(cfg, sb),
 		ForkMaxIterations:  cfg.Skills.ForkMaxIterations,
 		UntrustedWorkspace: !cfg.Trusted,
 		ControlPath:        controlPaths(cfg).Match,

@@ -158,8 +158,9 @@ type Autonomy struct {
 	// MaxActionsPerHour caps tool calls per hour; 0 means no cap.
 	MaxActionsPerHour int `toml:"max_actions_per_hour"`
 	// EnvPassthrough are names or path.Match globs of environment
-	// variables that child processes (shell, ...) keep although their
-	// names look like secrets.
+	// variables that child processes (shell, ...) get beyond the harmless
+	// set; a secret-looking one only when named exactly
+	// (tools.ScrubbedEnv).
 	EnvPassthrough []string `toml:"env_passthrough"`
 }
 

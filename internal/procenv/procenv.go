@@ -34,11 +34,13 @@ var (
 )
 
 // Harden makes the process non-dumpable and hides the values of the
-// variables for which isSecret(name) is true from /proc/PID/environ, keeping
+// variables for which isSecret(name, value) is true from /proc/PID/environ
+// (clawseed passes the rule of its children's environment,
+// tools.IsSecretEnv, so both agree on what a secret is), keeping
 // them in the process's own environment. It does its work once per process;
 // later calls return the first call's result. The error says which values
 // could not be hidden; the process is usable either way.
-func Harden(isSecret func(name string) bool) error {
+func Harden(isSecret func(name, value string) bool) error {
 	once.Do(func() { onceErr = harden(isSecret) })
 	return onceErr
 }

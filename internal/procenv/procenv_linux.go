@@ -13,7 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-func harden(isSecret func(name string) bool) error {
+func harden(isSecret func(name, value string) bool) error {
 	err := hideSecrets(isSecret)
 	if e := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); e != nil {
 		err = errors.Join(err, fmt.Errorf("cannot make the process non-dumpable: %w", e))
@@ -32,7 +32,7 @@ type span struct {
 // mask. It goes through /proc/self/mem at addresses taken from
 // /proc/self/stat, so it can only ever write inside the block the kernel
 // reports, and needs no unsafe pointer arithmetic.
-func hideSecrets(isSecret func(name string) bool) error {
+func hideSecrets(isSecret func(name, value string) bool) error {
 	if !anySecret(os.Environ(), isSecret) {
 		return nil // nothing to hide: do not depend on /proc at all
 	}
@@ -63,9 +63,9 @@ func hideSecrets(isSecret func(name string) bool) error {
 	return nil
 }
 
-func anySecret(environ []string, isSecret func(string) bool) bool {
+func anySecret(environ []string, isSecret func(name, value string) bool) bool {
 	for _, kv := range environ {
-		if name, v, ok := strings.Cut(kv, "="); ok && v != "" && isSecret(name) {
+		if name, v, ok := strings.Cut(kv, "="); ok && v != "" && isSecret(name, v) {
 			return true
 		}
 	}
@@ -86,7 +86,7 @@ func keepHeapCopies(spans []span) {
 
 // secretSpans returns the non-empty values of the block's NAME=VALUE entries
 // whose names are secret.
-func secretSpans(block []byte, isSecret func(string) bool) []span {
+func secretSpans(block []byte, isSecret func(name, value string) bool) []span {
 	var spans []span
 	off := 0
 	for off < len(block) {
@@ -94,7 +94,7 @@ func secretSpans(block []byte, isSecret func(string) bool) []span {
 		if i := bytes.IndexByte(entry, 0); i >= 0 {
 			entry = entry[:i]
 		}
-		if eq := bytes.IndexByte(entry, '='); eq > 0 && eq+1 < len(entry) && isSecret(string(entry[:eq])) {
+		if eq := bytes.IndexByte(entry, '='); eq > 0 && eq+1 < len(entry) && isSecret(string(entry[:eq]), string(entry[eq+1:])) {
 			spans = append(spans, span{name: string(entry[:eq]), off: off + eq + 1, len: len(entry) - eq - 1})
 		}
 		off += len(entry) + 1

@@ -18,8 +18,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// testSecret is the predicate the helper process hardens with.
-func testSecret(name string) bool { return strings.HasSuffix(strings.ToUpper(name), "_SECRET") }
+// testSecret is the predicate the helper process hardens with: by name, and
+// by value (as clawseed's rule hides URLs with a password whatever their
+// variable is called).
+func testSecret(name, value string) bool {
+	return strings.HasSuffix(strings.ToUpper(name), "_SECRET") || strings.Contains(value, ":pw@")
+}
 
 // helperReport is what the helper process prints after Harden.
 type helperReport struct {
@@ -40,7 +44,7 @@ func TestHardenHelper(t *testing.T) {
 	if err := Harden(testSecret); err != nil {
 		r.Err = err.Error()
 	}
-	for _, name := range []string{"ALPHA_SECRET", "beta_secret", "EMPTY_SECRET", "PLAIN_VALUE"} {
+	for _, name := range []string{"ALPHA_SECRET", "beta_secret", "EMPTY_SECRET", "PLAIN_VALUE", "REDIS_URL"} {
 		r.Getenv[name] = os.Getenv(name)
 	}
 	b, err := os.ReadFile("/proc/self/environ")
@@ -65,7 +69,8 @@ func TestHardenHidesSecretsFromProc(t *testing.T) {
 	t.Parallel()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHardenHelper$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "PROCENV_HELPER=1",
-		"ALPHA_SECRET=alpha-MARKER-1", "beta_secret=beta-MARKER-2", "EMPTY_SECRET=", "PLAIN_VALUE=plain-visible")
+		"ALPHA_SECRET=alpha-MARKER-1", "beta_secret=beta-MARKER-2", "EMPTY_SECRET=", "PLAIN_VALUE=plain-visible",
+		"REDIS_URL=redis://u:pw@MARKER-3")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +101,8 @@ func TestHardenHidesSecretsFromProc(t *testing.T) {
 	if r.Err != "" {
 		t.Errorf("Harden: %s", r.Err)
 	}
-	wantEnv := map[string]string{"ALPHA_SECRET": "alpha-MARKER-1", "beta_secret": "beta-MARKER-2", "EMPTY_SECRET": "", "PLAIN_VALUE": "plain-visible"}
+	wantEnv := map[string]string{"ALPHA_SECRET": "alpha-MARKER-1", "beta_secret": "beta-MARKER-2", "EMPTY_SECRET": "", "PLAIN_VALUE": "plain-visible",
+		"REDIS_URL": "redis://u:pw@MARKER-3"}
 	if diff := cmp.Diff(wantEnv, r.Getenv); diff != "" {
 		t.Errorf("os.Getenv after Harden (-want +got):\n%s", diff)
 	}
@@ -123,7 +129,8 @@ func TestHardenHidesSecretsFromProc(t *testing.T) {
 func checkEnviron(t *testing.T, what, environ string) {
 	t.Helper()
 	entries := strings.Split(environ, "\x00")
-	for _, want := range []string{"ALPHA_SECRET=**************", "beta_secret=*************", "EMPTY_SECRET=", "PLAIN_VALUE=plain-visible"} {
+	for _, want := range []string{"ALPHA_SECRET=**************", "beta_secret=*************", "EMPTY_SECRET=", "PLAIN_VALUE=plain-visible",
+		"REDIS_URL=*********************"} {
 		found := false
 		for _, e := range entries {
 			found = found || e == want
@@ -139,14 +146,14 @@ func checkEnviron(t *testing.T, what, environ string) {
 
 func TestSecretSpans(t *testing.T) {
 	t.Parallel()
-	block := []byte("A_SECRET=xy\x00PLAIN=1\x00B_SECRET=\x00=weird\x00C_SECRET=a=b\x00NOEQUALS_SECRET\x00D_SECRET=last")
+	block := []byte("A_SECRET=xy\x00PLAIN=1\x00B_SECRET=\x00=weird\x00C_SECRET=a=b\x00NOEQUALS_SECRET\x00U=h://u:pw@h\x00D_SECRET=last")
 	spans := secretSpans(block, testSecret)
 	var got []string
 	for _, s := range spans {
 		got = append(got, s.name+"="+string(block[s.off:s.off+s.len]))
 	}
 	// Empty values, entries without a name or without "=" are left alone.
-	want := []string{"A_SECRET=xy", "C_SECRET=a=b", "D_SECRET=last"}
+	want := []string{"A_SECRET=xy", "C_SECRET=a=b", "U=h://u:pw@h", "D_SECRET=last"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

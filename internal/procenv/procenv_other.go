@@ -4,4 +4,4 @@ package procenv
 
 // harden does nothing: only Linux exposes a process's environment block to
 // other processes through /proc/PID/environ.
-func harden(isSecret func(name string) bool) error { return nil }
+func harden(isSecret func(name, value string) bool) error { return nil }

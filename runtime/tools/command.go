@@ -20,11 +20,12 @@ const (
 
 // A CommandSpec is one command run by [RunCommand] outside the shell tool:
 // a `shell:` skill or a dynamic-context line of a skill body. It gets the
-// shell tool's treatment — scrubbed environment, its own process group killed
-// on timeout or cancellation, head+tail output cap — but no allowlist: the
-// command comes from a skill file, not from the model.
+// shell tool's treatment — the same shell, the same [autonomy].allowed_commands
+// check, the children's environment, its own process group killed on timeout
+// or cancellation, head+tail output cap.
 type CommandSpec struct {
-	// Script is run by `sh -c` when Argv is empty.
+	// Script is run by the shell tool's shell ([findLineShell]) when Argv
+	// is empty.
 	Script string
 	// Argv, when set, is run as a vector (Argv[0] looked up on PATH).
 	Argv []string
@@ -42,6 +43,12 @@ type CommandSpec struct {
 	Timeout time.Duration
 	// MaxOutput caps each stream, in characters (0 = the tools' default).
 	MaxOutput int
+	// AllowedCommands is [autonomy].allowed_commands: when set, Script is
+	// checked as the shell tool checks a line, and Argv as the command it
+	// names, with redirections resolved against Dir and checked by Sandbox;
+	// a command that fails the check does not run (Refusal says why).
+	AllowedCommands []string
+	Sandbox         *Sandbox
 }
 
 // A CommandResult is how a command ended and what it printed.
@@ -60,6 +67,9 @@ type CommandResult struct {
 	Timeout time.Duration
 	// Err is set when the command could not be started at all.
 	Err error
+	// Refusal is set when [autonomy].allowed_commands refused the command,
+	// which then did not run: "Command refused: ...".
+	Refusal string
 	// Footer describes the end in the shell tool's words, e.g.
 	// "[exit code: 3]" or "[timed out after 30s; ...]".
 	Footer string
@@ -109,6 +119,11 @@ func RunCommand(ctx context.Context, spec CommandSpec) CommandResult {
 		res.Footer = "[cannot run command: empty command]"
 		return res
 	}
+	sh := findLineShell()
+	if res.Refusal = spec.check(sh); res.Refusal != "" {
+		res.Footer = "[" + res.Refusal + "]"
+		return res
+	}
 
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -116,14 +131,14 @@ func RunCommand(ctx context.Context, spec CommandSpec) CommandResult {
 	if len(spec.Argv) > 0 {
 		cmd = exec.CommandContext(runCtx, spec.Argv[0], spec.Argv[1:]...)
 	} else {
-		cmd = exec.CommandContext(runCtx, "sh", "-c", spec.Script)
+		cmd = sh.command(runCtx, spec.Script)
 	}
 	cmd.Dir = spec.Dir
 	environ := spec.Environ
 	if environ == nil {
 		environ = os.Environ()
 	}
-	cmd.Env = append(scrubEnv(environ, spec.EnvPassthrough), spec.Env...)
+	cmd.Env = append(ScrubbedEnv(environ, spec.EnvPassthrough), spec.Env...)
 	cmd.Stdout, cmd.Stderr = res.stdout, res.stderr
 	cmd.WaitDelay = shellWaitDelay
 	isolate(cmd)
@@ -150,4 +165,19 @@ func RunCommand(ctx context.Context, spec CommandSpec) CommandResult {
 	}
 	res.Stdout, res.Stderr = res.stdout.String(), res.stderr.String()
 	return res
+}
+
+// check applies [autonomy].allowed_commands: Script as a line of sh, Argv
+// as the command it names (quoted word by word, so that only its own
+// semantics count: sh -c STRING is still looked into). No shell reads Argv,
+// so it is checked as bash alone.
+func (spec CommandSpec) check(sh lineShell) string {
+	if len(spec.Argv) == 0 {
+		return sh.check(spec.Script, spec.AllowedCommands, spec.Sandbox, spec.Dir)
+	}
+	words := make([]string, len(spec.Argv))
+	for i, a := range spec.Argv {
+		words[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return checkLine(strings.Join(words, " "), spec.AllowedCommands, spec.Sandbox, spec.Dir, false)
 }

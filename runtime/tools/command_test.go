@@ -63,14 +63,14 @@ func TestRunCommandScrubsEnvironment(t *testing.T) {
 	r := RunCommand(t.Context(), CommandSpec{
 		Script:         "env",
 		Dir:            t.TempDir(),
-		Environ:        []string{"PATH=" + os.Getenv("PATH"), "FOO_TOKEN=tok", "KEEP_TOKEN=kept", "PLAIN=visible"},
-		EnvPassthrough: []string{"KEEP_*"},
+		Environ:        []string{"PATH=" + os.Getenv("PATH"), "FOO_TOKEN=tok", "KEEP_TOKEN=kept", "PLAIN=visible", "LANG=C", "OTHER=x"},
+		EnvPassthrough: []string{"KEEP_TOKEN", "PLAIN"},
 		Env:            []string{"ARGUMENTS=args"},
 	})
-	if strings.Contains(r.Stdout, "FOO_TOKEN") {
-		t.Errorf("secret leaked into the environment:\n%s", r.Stdout)
+	if strings.Contains(r.Stdout, "FOO_TOKEN") || strings.Contains(r.Stdout, "OTHER=") {
+		t.Errorf("a secret or an unlisted variable leaked into the environment:\n%s", r.Stdout)
 	}
-	for _, w := range []string{"PLAIN=visible", "KEEP_TOKEN=kept", "ARGUMENTS=args", "GIT_TERMINAL_PROMPT=0"} {
+	for _, w := range []string{"PLAIN=visible", "KEEP_TOKEN=kept", "LANG=C", "ARGUMENTS=args", "GIT_TERMINAL_PROMPT=0"} {
 		if !strings.Contains(r.Stdout, w) {
 			t.Errorf("environment lacks %s:\n%s", w, r.Stdout)
 		}
@@ -140,5 +140,51 @@ func TestRunCommandOutputCap(t *testing.T) {
 	}
 	if got := r.Format(""); strings.HasSuffix(got, "\n") {
 		t.Errorf("Format with no footer ends in a newline: %q", got)
+	}
+}
+
+// [autonomy].allowed_commands applies to RunCommand as to the shell tool:
+// Script as a line of the runner's shell, Argv as the command it names,
+// relative redirections from Dir; a refused command does not run.
+func TestRunCommandAllowlist(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	skillDir := filepath.Join(e.outside, "skill") // a user skill: outside the workspace
+	if err := os.MkdirAll(skillDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		spec CommandSpec
+		want string // "" = runs, else a fragment of the refusal
+	}{
+		{"allowed script", CommandSpec{Script: "echo hi", Dir: e.ws}, ""},
+		{"refused script", CommandSpec{Script: "echo hi; touch made", Dir: e.ws}, "'touch' is not in"},
+		{"bash grammar where bash runs it", CommandSpec{Script: "((touch<1))", Dir: e.ws}, ""},
+		{"nested sh read both ways", CommandSpec{Script: "sh -c '((touch<x))'", Dir: e.ws}, "read differently"},
+		{"allowed vector", CommandSpec{Argv: []string{"echo", "a'b", "$(touch made)"}, Dir: e.ws}, ""},
+		{"refused vector", CommandSpec{Argv: []string{"touch", "made"}, Dir: e.ws}, "'touch' is not in"},
+		{"vector running a string", CommandSpec{Argv: []string{"sh", "-c", "touch made"}, Dir: e.ws}, "sh -c runs \"touch made\""},
+		{"redirection inside the workspace", CommandSpec{Script: "echo hi > out.txt", Dir: e.ws}, ""},
+		{"relative redirection from a folder outside it", CommandSpec{Script: "echo hi > out.txt", Dir: skillDir}, "is outside the workspace"},
+		{"$ARGUMENTS is the model's text", CommandSpec{Script: "echo $((ARGUMENTS))", Dir: e.ws}, "bash evaluates such text as code"},
+	}
+	for _, tt := range tests {
+		tt.spec.AllowedCommands = []string{"echo", "sh"}
+		tt.spec.Sandbox = e.sb
+		r := RunCommand(t.Context(), tt.spec)
+		switch {
+		case tt.want == "" && (r.Refusal != "" || !r.OK()):
+			t.Errorf("%s: got %+v", tt.name, r)
+		case tt.want != "" && (!strings.Contains(r.Refusal, tt.want) || !strings.HasPrefix(r.Refusal, "Command refused: ") ||
+			r.Footer != "["+r.Refusal+"]" || r.OK()):
+			t.Errorf("%s: refusal %q, footer %q, want a refusal containing %q", tt.name, r.Refusal, r.Footer, tt.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "made")); !os.IsNotExist(err) {
+		t.Errorf("a refused command ran (stat made: %v)", err)
+	}
+	if _, err := os.Stat(filepath.Join(skillDir, "out.txt")); !os.IsNotExist(err) {
+		t.Errorf("a refused redirection wrote its file (stat: %v)", err)
 	}
 }

@@ -24,12 +24,13 @@ type CoreOptions struct {
 	// with an accurate note, before the agent would.
 	MaxOutputChars int
 	// EnvPassthrough is [autonomy].env_passthrough: names or path.Match
-	// globs (compared case-insensitively) of variables that look like
-	// credentials but that shell commands still inherit.
+	// globs (compared case-insensitively) of variables that shell commands
+	// inherit beyond the harmless set; a secret-looking one only when named
+	// exactly (see [ScrubbedEnv]).
 	EnvPassthrough []string
 	// Environ is the environment shell and ripgrep start from (nil =
-	// os.Environ()); shell removes credentials from it, ripgrep keeps only
-	// PATH, HOME and the locale.
+	// os.Environ()); both get [ScrubbedEnv] of it, ripgrep only PATH, HOME
+	// and the locale of that.
 	Environ []string
 }
 

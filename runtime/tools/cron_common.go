@@ -44,7 +44,7 @@ func (o CronOptions) checkCommand(command string) string {
 	if sb == nil {
 		sb = &Sandbox{Workspace: o.Workspace}
 	}
-	if msg := checkAllowed(command, o.AllowedCommands, sb); msg != "" {
+	if msg := findLineShell().check(command, o.AllowedCommands, sb, ""); msg != "" {
 		return "The job's command would be refused: " + msg
 	}
 	return ""

@@ -70,7 +70,7 @@ func gitEnv(environ, passthrough []string) []string {
 		environ = os.Environ()
 	}
 	var env []string
-	for _, kv := range scrubEnv(environ, passthrough) {
+	for _, kv := range ScrubbedEnv(environ, passthrough) {
 		name, _, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(strings.ToUpper(name), "GIT_") && !slices.Contains(gitKeptEnv, name) || name == "PAGER" {
 			continue

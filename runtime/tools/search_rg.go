@@ -195,11 +195,11 @@ func trimAfterCap(f *fileMatches, q *searchQuery) {
 	}
 }
 
-// searchEnv keeps only what ripgrep needs from the environment: PATH, HOME
-// and the locale.
+// searchEnv keeps only what ripgrep needs from the children's environment
+// ([ScrubbedEnv]): PATH, HOME and the locale.
 func searchEnv(environ []string) []string {
 	var env []string
-	for _, kv := range environ {
+	for _, kv := range ScrubbedEnv(environ, nil) {
 		name, _, _ := strings.Cut(kv, "=")
 		if name == "PATH" || name == "HOME" || name == "LANG" || strings.HasPrefix(name, "LC_") {
 			env = append(env, kv)

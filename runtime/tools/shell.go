@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"os/exec"
-	"path"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -28,27 +27,16 @@ const (
 	shellWaitDelay = 2 * time.Second
 )
 
-// secretEnvPatterns are the [path.Match] patterns, matched against
-// upper-cased names, of environment variables that look like they hold
-// credentials: shell commands do not inherit them (unless
-// [autonomy].env_passthrough lists them), and clawseed hides their values
-// from its own /proc/PID/environ at start (internal/procenv). AUTH counts
-// as a whole name component (NPM_AUTH_TOKEN, SSH_AUTH_SOCK, HTTP_AUTH) so
-// that GIT_AUTHOR_NAME and friends, which git commits need, stay.
-var secretEnvPatterns = [...]string{
-	"*KEY*", "*TOKEN*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*",
-	"*_PAT", "*_DSN", "*DATABASE_URL", "*_CONNECTION_STRING",
-	"AUTH", "AUTH_*", "*_AUTH", "*_AUTH_*", "*AUTHORIZATION*",
-}
-
 type shellArgs struct {
 	Command     string `json:"command" jsonschema:"Command line."`
 	TimeoutSecs int    `json:"timeout_secs,omitempty" jsonschema:"Kill after this many seconds (max 600)."`
 }
 
-// shell runs sh -c in the workspace.
+// shell runs a command line in the workspace, with the shell [findLineShell]
+// chose when the tool was built.
 type shell struct {
 	sb          *Sandbox
+	sh          lineShell
 	timeout     time.Duration
 	allowed     []string
 	environ     []string
@@ -59,6 +47,7 @@ type shell struct {
 func newShell(sb *Sandbox, opts CoreOptions) Tool {
 	t := &shell{
 		sb:          sb,
+		sh:          findLineShell(),
 		timeout:     opts.ShellTimeout,
 		allowed:     opts.AllowedCommands,
 		environ:     opts.Environ,
@@ -83,7 +72,7 @@ func (t *shell) run(ctx context.Context, args shellArgs) providers.ToolResult {
 	if strings.TrimSpace(args.Command) == "" {
 		return errorResult("command must not be empty.")
 	}
-	if msg := checkAllowed(args.Command, t.allowed, t.sb); msg != "" {
+	if msg := t.sh.check(args.Command, t.allowed, t.sb, ""); msg != "" {
 		return errorResult("%s", msg)
 	}
 	timeout := t.timeout
@@ -93,9 +82,9 @@ func (t *shell) run(ctx context.Context, args shellArgs) providers.ToolResult {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	cmd := exec.CommandContext(runCtx, "sh", "-c", args.Command)
+	cmd := t.sh.command(runCtx, args.Command)
 	cmd.Dir = t.sb.workspace()
-	cmd.Env = scrubEnv(t.environ, t.passthrough)
+	cmd.Env = ScrubbedEnv(t.environ, t.passthrough)
 	stdout, stderr := newHeadTail(t.maxOutput), newHeadTail(t.maxOutput)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = shellWaitDelay
@@ -159,44 +148,4 @@ func formatShell(stdout, stderr *headTail, footer string, maxOutput int) string 
 		parts = append(parts, "[stderr]\n"+s)
 	}
 	return strings.Join(append(parts, footer), "\n")
-}
-
-// scrubEnv drops variables whose names look like they hold credentials,
-// except those passthrough names, and tells git never to prompt.
-func scrubEnv(environ, passthrough []string) []string {
-	env := make([]string, 0, len(environ)+1)
-	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
-		if !IsSecretEnvName(name) || envNameMatches(passthrough, name) {
-			env = append(env, kv)
-		}
-	}
-	return append(env, "GIT_TERMINAL_PROMPT=0")
-}
-
-// ScrubbedEnv is environ without the variables whose names look like they
-// hold credentials (except passthrough names): the environment every
-// program clawseed starts for the model gets, MCP servers included.
-func ScrubbedEnv(environ, passthrough []string) []string { return scrubEnv(environ, passthrough) }
-
-// IsSecretEnvName reports whether an environment variable's name looks like
-// it holds a credential (see secretEnvPatterns). It is the one predicate
-// behind both the shell's environment scrub and the hiding of values from
-// /proc/PID/environ.
-func IsSecretEnvName(name string) bool {
-	return envNameMatches(secretEnvPatterns[:], name)
-}
-
-// envNameMatches reports whether name matches one of the [path.Match]
-// patterns, case-insensitively. A "/" in a name is compared as "_" so that
-// "*" spans it (names may contain any byte but "=" and NUL); a malformed
-// pattern matches nothing.
-func envNameMatches(patterns []string, name string) bool {
-	name = strings.ToUpper(strings.ReplaceAll(name, "/", "_"))
-	for _, p := range patterns {
-		if ok, _ := path.Match(strings.ToUpper(p), name); ok {
-			return true
-		}
-	}
-	return false
 }

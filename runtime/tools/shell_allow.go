@@ -2,20 +2,25 @@ package tools
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path"
+	"reflect"
 	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// checkAllowed returns "" when allowed is empty or the line passes every
+// checkLine returns "" when allowed is empty or the line passes every
 // check below, else a refusal: a sentence for the model naming the first
-// problem. The line is parsed as bash and every node of it is checked, so
-// the simple commands of pipelines, &&/||/; lists, subshells, blocks,
-// functions, command and process substitutions, here-documents and
-// arithmetic are all seen. A line that does not parse is refused.
+// problem. The line is parsed in the grammar of the shell that runs it (see
+// [lineShell]): as bash, and with posix also as POSIX sh, when both must
+// read it the same way. Every node of it is checked, so the simple commands
+// of pipelines, &&/||/; lists, subshells, blocks, functions, command and
+// process substitutions, here-documents and arithmetic are all seen. A line
+// that does not parse is refused. dir is the directory it runs in, which
+// relative redirections are resolved against ("" is the workspace).
 //
 //   - Every command's name (compared by base name) must be in allowed;
 //     declaration builtins (export, local, ...) and let count as commands
@@ -25,50 +30,99 @@ import (
 //   - No variable that changes which programs run or what code they load
 //     (see riskyVar) may be set: not as a command prefix (PATH=./evil ls),
 //     not on its own, not by export/declare/local, env NAME=..., read,
-//     printf -v, a for loop or ${NAME:=...}.
+//     printf -v, a for loop or ${NAME:=...}. Builtins that make a name run
+//     something else (alias NAME=..., hash -p, enable -f, set -k) or run
+//     text as commands (fc, compgen -C) are refused.
 //   - Every redirection target must be a literal path inside the workspace
 //     (see checkRedirect).
 //   - Bash evaluates text as code in a few places (arithmetic on a variable
 //     holding "a[$(cmd)]", ${!name}, ${name@P}, namerefs); those are refused
 //     when the text comes from this line (see shell_allow_arith.go).
-//   - The strings eval, trap and sh -c run are checked as lines, and the
-//     commands xargs, find -exec and wrappers such as timeout run are
-//     checked like commands written directly (see shell_allow_nested.go).
+//   - The strings eval, trap and sh -c run are checked as lines, in the
+//     grammar of the shell that runs them, and the commands xargs, find
+//     -exec and wrappers such as timeout run are checked like commands
+//     written directly (see shell_allow_nested.go).
 //
 // What it cannot do is constrain what an allowed program does with its
 // arguments or its own configuration: sudo, source or an interpreter's -c
 // run what their arguments say, and git, make or an interpreter what their
 // files say, so allowing them allows anything. The README's Security
 // section says so.
-func checkAllowed(line string, allowed []string, sb *Sandbox) string {
+func checkLine(line string, allowed []string, sb *Sandbox, dir string, posix bool) string {
 	if len(allowed) == 0 {
 		return ""
 	}
 	names := allowedNames(allowed)
-	f, err := parseLine(line)
+	f, err := parseLine(line, posix)
 	if err != nil {
-		return fmt.Sprintf("Command refused: it cannot be parsed (%v), so it cannot be checked against [autonomy].allowed_commands (allowed: %s).", err, strings.Join(names, ", "))
+		return fmt.Sprintf("Command refused: %s, so it cannot be checked against [autonomy].allowed_commands (allowed: %s).", unparsable(err, false), strings.Join(names, ", "))
 	}
-	c := &allowCheck{names: names, sb: sb}
+	c := &allowCheck{names: names, sb: sb, dir: dir, posix: posix}
 	c.scan(f)
 	syntax.Walk(f, c.visit)
 	return c.refusal
 }
 
+// errDialects is parseLine's error for a line that bash and POSIX sh read
+// differently.
+var errDialects = errors.New("bash and POSIX sh (such as dash) read it differently, and sh may be either")
+
+// errPOSIX wraps a parse error as POSIX sh.
+type errPOSIX struct{ err error }
+
+func (e errPOSIX) Error() string { return e.err.Error() }
+
 // parseLine parses a command line, or a string a command runs as one, as
-// bash.
-func parseLine(src string) (*syntax.File, error) {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+// bash; with posix also as POSIX sh, and then both parsers must accept it
+// and build the same tree. That refuses what the two read differently
+// ($'...', [[ ... ]], (( ... )), time, coproc, $[...], ...), and what POSIX
+// sh does not have at all (arrays, ${x/a/b}, <(...), &>, <<<, ...).
+func parseLine(src string, posix bool) (*syntax.File, error) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil || !posix {
+		return f, err
+	}
+	pf, err := syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		return nil, errPOSIX{err}
+	}
+	if !reflect.DeepEqual(f, pf) {
+		return nil, errDialects
+	}
+	return f, nil
+}
+
+// unparsable says why parseLine refused a line: of the line itself ("it
+// ..."), or of a string a command runs ("which ...").
+func unparsable(err error, nested bool) string {
+	var pe errPOSIX
+	switch {
+	case errors.Is(err, errDialects) && nested:
+		return "which bash and POSIX sh (such as dash) read differently, and sh may be either"
+	case errors.Is(err, errDialects):
+		return errDialects.Error()
+	case errors.As(err, &pe) && nested:
+		return fmt.Sprintf("which cannot be parsed as POSIX sh (%v)", pe.err)
+	case errors.As(err, &pe):
+		return fmt.Sprintf("it cannot be parsed as POSIX sh (%v), which may run it", pe.err)
+	case nested:
+		return fmt.Sprintf("which cannot be parsed (%v)", err)
+	}
+	return fmt.Sprintf("it cannot be parsed (%v)", err)
 }
 
 // An allowCheck walks one parsed command line; the first refusal stops it.
 type allowCheck struct {
 	names   []string // allowed base names, sorted
 	sb      *Sandbox
+	dir     string // where the line runs ("" = the workspace)
+	posix   bool   // the line may run as POSIX sh too (see parseLine)
 	refusal string
 
-	tainted    map[string]bool // variables this line sets from text (see scan)
-	changesDir bool            // the line runs cd, pushd or popd
+	tainted map[string]bool // variables this line sets from text (see scan)
+	// changesDir is set when the line runs cd, pushd or popd, or while a
+	// command is checked that env -C or find -execdir runs elsewhere.
+	changesDir bool
 
 	// depth counts the strings run as code (eval, sh -c) this line is
 	// nested in.
@@ -116,10 +170,39 @@ func (c *allowCheck) visit(n syntax.Node) bool {
 		c.arith(n.Index)
 	case *syntax.WordIter:
 		c.checkVar(n.Name.Value)
+	case *syntax.BinaryCmd:
+		c.checkPipedTime(n)
+	case *syntax.CoprocClause:
+		if n.Name != nil { // coproc NAME { ...; } sets NAME (an array) and NAME_PID
+			if name, ok := literalWord(n.Name); ok {
+				c.checkVar(name)
+				c.checkVar(name + "_PID")
+			}
+		}
 	default:
 		c.visitArith(n)
 	}
 	return c.refusal == ""
+}
+
+// checkPipedTime checks `a | time b`: bash knows time as a keyword only at
+// the start of a pipeline, so after | it runs the program time (which the
+// parser still reads as the keyword), and that program must be allowed.
+func (c *allowCheck) checkPipedTime(n *syntax.BinaryCmd) {
+	if n.Op != syntax.Pipe && n.Op != syntax.PipeAll {
+		return
+	}
+	first := n.Y
+	for {
+		b, ok := first.Cmd.(*syntax.BinaryCmd)
+		if !ok || b.Op != syntax.Pipe && b.Op != syntax.PipeAll {
+			break
+		}
+		first = b.X
+	}
+	if _, ok := first.Cmd.(*syntax.TimeClause); ok {
+		c.checkName("time")
+	}
 }
 
 // checkName refuses a command whose base name is not allowed.
@@ -173,6 +256,10 @@ func (c *allowCheck) checkCommand(nameWord *syntax.Word, args []*syntax.Word) {
 		}
 	case "test", "[":
 		c.checkTestVarSet(args)
+	case "alias", "hash", "enable", "set", "compgen":
+		c.checkRenaming(base, args)
+	case "fc":
+		c.refuse("fc runs commands from the shell's history or through an editor, which cannot be checked against [autonomy].allowed_commands.")
 	case "declare", "export", "local", "readonly", "typeset", "nameref":
 		c.checkDeclWords(base, args) // reached through command/builtin
 	case "let":
@@ -314,75 +401,6 @@ func (c *allowCheck) checkDeclWords(variant string, words []*syntax.Word) {
 		}
 		c.checkVarText(variant, s) // e.g. export "PATH=./evil"
 	}
-}
-
-// checkEnv checks env's arguments: NAME=VALUE words must not set risky
-// variables, and the command env runs (if any) must be allowed. Options
-// that split a string into more arguments (-S) or search another path
-// (-P, BSD) cannot be checked.
-func (c *allowCheck) checkEnv(args []*syntax.Word) {
-	options := true
-	for i := 0; i < len(args) && c.refusal == ""; i++ {
-		a, ok := literalWord(args[i])
-		if !ok {
-			c.refuse("the argument %s of env is not a literal word, so it cannot be checked against [autonomy].allowed_commands.", printWord(args[i]))
-			return
-		}
-		if name, _, _ := strings.Cut(a, "="); !c.staticArg("env", args[i], name) {
-			return
-		}
-		switch {
-		case options && a == "--":
-			options = false
-		case options && strings.HasPrefix(a, "--"):
-			i += c.envLongOption(a[2:])
-		case options && strings.HasPrefix(a, "-") && a != "-":
-			i += c.envShortOptions(a[1:])
-		case strings.Contains(a, "="):
-			name, _, _ := strings.Cut(a, "=")
-			c.checkVar(name)
-		case a == "-":
-			// same as -i
-		default:
-			c.checkCommand(args[i], args[i+1:])
-			return // the rest are the command's arguments
-		}
-	}
-	c.openEnd("env")
-}
-
-// envShortOptions checks a cluster of env's short options and returns how
-// many following arguments it consumes (1 when -u or -C ends it).
-func (c *allowCheck) envShortOptions(cluster string) int {
-	for i, r := range cluster {
-		switch r {
-		case 'S', 'P':
-			c.refuse("env -%c cannot be checked against [autonomy].allowed_commands.", r)
-			return 0
-		case 'u', 'C':
-			if i == len(cluster)-1 {
-				return 1 // the value is the next argument
-			}
-			return 0 // the rest of the cluster is the value
-		}
-	}
-	return 0
-}
-
-// envLongOption checks one of env's long options (GNU accepts any
-// unambiguous prefix) and returns how many following arguments it consumes.
-func (c *allowCheck) envLongOption(opt string) int {
-	name, _, hasValue := strings.Cut(opt, "=")
-	if name == "" {
-		return 0
-	}
-	switch {
-	case strings.HasPrefix("split-string", name):
-		c.refuse("env --split-string cannot be checked against [autonomy].allowed_commands.")
-	case !hasValue && (strings.HasPrefix("unset", name) || strings.HasPrefix("chdir", name)):
-		return 1
-	}
-	return 0
 }
 
 // A varBuiltin is a builtin that assigns to variables named by its

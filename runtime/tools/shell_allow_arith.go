@@ -22,8 +22,9 @@ import (
 // alwaysTainted are variables that hold text from commands or arguments
 // whatever the line does: the last argument of the previous command ($_),
 // read/select/mapfile/getopts results, regex matches, positional
-// parameters.
-var alwaysTainted = []string{"_", "BASH_ARGV", "BASH_ARGV0", "BASH_COMMAND", "BASH_REMATCH", "BASH_SOURCE",
+// parameters, and the arguments the model gives a skill's commands
+// ($ARGUMENTS).
+var alwaysTainted = []string{"_", "ARGUMENTS", "BASH_ARGV", "BASH_ARGV0", "BASH_COMMAND", "BASH_REMATCH", "BASH_SOURCE",
 	"FUNCNAME", "MAPFILE", "OPTARG", "READLINE_LINE", "REPLY", "@", "*"}
 
 // scan records, before the checks, what the whole line does that affects

@@ -11,7 +11,10 @@ import (
 //
 //   - eval and trap join their arguments into a string that the shell runs,
 //     and sh -c (bash, dash, ...) runs its string: the string is parsed and
-//     checked as a line of its own (refused when it does not parse);
+//     checked as a line of its own (refused when it does not parse), in the
+//     grammar of the shell that runs it: eval and trap in the current one,
+//     bash -c as bash, and sh, dash, ash -c as both bash and POSIX sh, since
+//     sh may be dash even where the line itself runs in bash;
 //   - xargs, find -exec/-execdir/-ok/-okdir and the wrappers nohup, nice,
 //     timeout, setsid, stdbuf and time run the command their arguments
 //     name: it must be allowed, with its own arguments checked in turn.
@@ -27,12 +30,22 @@ import (
 // 'sh -c "eval ..."'); deeper lines are refused.
 const maxNestedStrings = 8
 
-// shells are the programs whose -c string is checked as bash; unparsedShells
-// run strings in another language, which cannot be checked.
+// bashShells run their -c string as bash; posixShells as POSIX sh, or as
+// bash (sh is bash on some systems, and busybox ash reads some bash syntax):
+// their strings are checked in both grammars. unparsedShells run strings in
+// a language of their own (zsh's glob qualifiers and ksh's run code where
+// bash's would not), which cannot be checked.
 var (
-	shells         = []string{"ash", "bash", "dash", "ksh", "ksh93", "mksh", "posh", "rbash", "sh", "yash", "zsh"}
-	unparsedShells = []string{"csh", "fish", "nu", "pwsh", "tcsh", "xonsh"}
+	bashShells     = []string{"bash", "rbash"}
+	posixShells    = []string{"ash", "dash", "posh", "sh"}
+	unparsedShells = []string{"csh", "fish", "ksh", "ksh93", "mksh", "nu", "pwsh", "tcsh", "xonsh", "yash", "zsh"}
 )
+
+// shellFlags are the single-letter options of bash and dash that change
+// nothing about what runs; -c, -s, -o and -O are handled apart, and the
+// others are refused: -i and -l read start-up files, -k turns NAME=VALUE
+// arguments into assignments.
+const shellFlags = "abefhmnprtuvxBCDEHIPTV"
 
 // A runnerSpec describes the options of a command that runs the command
 // named after them (getopt with a leading '+': options stop at the first
@@ -73,6 +86,9 @@ var runners = map[string]runnerSpec{
 type option struct {
 	name, value string
 	hasValue    bool
+	// word is the word the value came from when it was a word of its own
+	// (the shell expands a leading ~ in it), else nil.
+	word *syntax.Word
 }
 
 // checkRunner checks the commands that run other commands (see above) and
@@ -85,7 +101,7 @@ func (c *allowCheck) checkRunner(base string, args []*syntax.Word) bool {
 		c.checkTrap(args)
 	case base == "find":
 		c.checkFind(args)
-	case contains(shells, base):
+	case contains(bashShells, base) || contains(posixShells, base):
 		c.checkShell(base, args)
 	case contains(unparsedShells, base):
 		if len(args) > 0 || c.appends {
@@ -119,6 +135,9 @@ func (c *allowCheck) checkWrapper(base string, spec runnerSpec, args []*syntax.W
 	}
 	for _, o := range opts {
 		if contains(spec.outputs, o.name) {
+			if o.word != nil && !c.literalTarget(base, o.word) {
+				return
+			}
 			if msg := c.redirectTarget(o.value, false); msg != "" {
 				c.refuse("%s writes %s: %s With [autonomy].allowed_commands set, files written must stay inside the workspace.", base, o.value, msg)
 				return
@@ -225,7 +244,7 @@ func (c *allowCheck) shortOptions(base string, spec runnerSpec, cluster string, 
 				return append(opts, option{name: name}), 0, true
 			}
 			v, ok := c.staticWord(base, rest[0])
-			return append(opts, option{name: name, value: v, hasValue: true}), 1, ok
+			return append(opts, option{name: name, value: v, hasValue: true, word: rest[0]}), 1, ok
 		default:
 			c.refuse("%s -%c is an option that cannot be checked against [autonomy].allowed_commands.", base, r)
 			return nil, 0, false
@@ -260,15 +279,18 @@ func (c *allowCheck) longOption(base string, spec runnerSpec, opt string, rest [
 	o := option{name: full, value: value, hasValue: hasValue}
 	if kind == 'v' && !hasValue && len(rest) > 0 {
 		v, ok := c.staticWord(base, rest[0])
-		o.value, o.hasValue = v, true
+		o.value, o.hasValue, o.word = v, true, rest[0]
 		return o, 1, ok
 	}
 	return o, 0, true
 }
 
 // checkShell checks sh -c STRING (and bash, dash, ...): the string is
-// checked as a line. A shell that reads its commands from a file or from
-// standard input cannot be checked.
+// checked as a line, in the grammar of the shell. A shell that reads its
+// commands from a file or from standard input cannot be checked. Options
+// are parsed as the shells do: a cluster of letters, each o or O taking the
+// next word (sh -oc vi STRING runs STRING), and the string is the first
+// word after them.
 func (c *allowCheck) checkShell(base string, args []*syntax.Word) {
 	hasC := false
 	i := 0
@@ -285,21 +307,27 @@ options:
 		case a == "--version" || a == "--help":
 			return // runs nothing
 		case strings.HasPrefix(a, "--"):
-			if opt := a[2:]; strings.HasPrefix(opt, "rcfile") || strings.HasPrefix(opt, "init-file") {
-				c.refuse("%s --%s runs a file, which cannot be checked against [autonomy].allowed_commands.", base, opt)
+			if !contains([]string{"--noediting", "--noprofile", "--norc", "--posix", "--restricted", "--verbose"}, a) {
+				c.refuse("%s %s is an option that cannot be checked against [autonomy].allowed_commands (it may read a file or start-up files).", base, a)
 				return
 			}
 		case len(a) > 1 && (a[0] == '-' || a[0] == '+'):
-			if strings.ContainsFunc(a[1:], func(r rune) bool { return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') }) {
-				c.refuse("%s %s is an option that cannot be checked against [autonomy].allowed_commands.", base, a)
-				return
-			}
-			if strings.ContainsRune(a[1:], 'c') && a[0] == '-' {
-				hasC = true
-			}
-			if strings.HasSuffix(a, "o") || strings.HasSuffix(a, "O") {
-				i++ // -o NAME, +O NAME
-				if i < len(args) && !c.staticArgs(base, args[i:i+1]) {
+			for _, r := range a[1:] {
+				switch {
+				case r == 'c':
+					hasC = hasC || a[0] == '-'
+				case r == 'o' || r == 'O':
+					i++ // -o NAME, +O NAME
+					if i >= len(args) {
+						continue
+					}
+					if name, ok := c.staticWord(base, args[i]); !ok || a[0] == '-' && name == "keyword" {
+						c.refuse("%s %s %s makes NAME=VALUE arguments assignments, which cannot be checked against [autonomy].allowed_commands.", base, a, name)
+						return
+					}
+				case r == 's' || strings.ContainsRune(shellFlags, r):
+				default:
+					c.refuse("%s %s is an option that cannot be checked against [autonomy].allowed_commands.", base, a)
 					return
 				}
 			}
@@ -318,7 +346,7 @@ options:
 		c.refuse("%s -c has no command string.", base)
 	default:
 		if src, ok := c.staticWord(base, args[i]); ok {
-			c.checkNested(base+" -c", src)
+			c.checkNested(base+" -c", src, !contains(bashShells, base))
 		}
 	}
 }
@@ -342,7 +370,7 @@ func (c *allowCheck) checkEval(what string, args []*syntax.Word) {
 		}
 		parts[i] = s
 	}
-	c.checkNested(what, strings.Join(parts, " "))
+	c.checkNested(what, strings.Join(parts, " "), c.posix)
 }
 
 // checkTrap checks trap's action, a string the shell runs when the signal
@@ -370,7 +398,7 @@ func (c *allowCheck) checkTrap(args []*syntax.Word) {
 	if action == "-" || action == "" || isIntegerLiteral(action) {
 		return
 	}
-	c.checkNested("trap", action)
+	c.checkNested("trap", action, c.posix)
 }
 
 // checkFind checks find's -exec, -execdir, -ok and -okdir commands, in
@@ -389,22 +417,22 @@ func (c *allowCheck) checkFind(args []*syntax.Word) {
 		switch a {
 		case "-exec", "-execdir", "-ok", "-okdir":
 			end := i + 1
-			for end < len(args) {
-				if s, ok := literalWord(args[end]); ok && (s == ";" || s == "+") {
-					break
-				}
+			for end < len(args) && !findExecEnd(args, i+1, end) {
 				end++
 			}
 			if end == i+1 {
 				c.refuse("find %s names no command.", a)
 				return
 			}
+			saved := c.changesDir
+			c.changesDir = c.changesDir || a == "-execdir" || a == "-okdir" // runs in each file's folder
 			c.checkSubstituted("find "+a, "{}", args[i+1], args[i+2:end])
+			c.changesDir = saved
 			i = end
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
 			if i+1 < len(args) {
 				target, ok := c.staticWord("find", args[i+1])
-				if !ok {
+				if !ok || !c.literalTarget("find", args[i+1]) {
 					return
 				}
 				if msg := c.redirectTarget(target, false); msg != "" {
@@ -414,6 +442,22 @@ func (c *allowCheck) checkFind(args []*syntax.Word) {
 			}
 		}
 	}
+}
+
+// findExecEnd reports whether args[end] ends the command of the -exec whose
+// first word is args[start], as GNU find decides: ";" always, "+" only right
+// after "{}" (so in -exec env -u + touch X ';' the command is all of
+// env -u + touch X).
+func findExecEnd(args []*syntax.Word, start, end int) bool {
+	s, ok := literalWord(args[end])
+	if !ok {
+		return false
+	}
+	if s == ";" {
+		return true
+	}
+	prev, ok := literalWord(args[end-1])
+	return s == "+" && end > start && ok && prev == "{}"
 }
 
 // checkSubstituted checks a command in whose arguments by replaces subst
@@ -434,8 +478,9 @@ func (c *allowCheck) openEnd(cmd string) {
 }
 
 // checkNested checks src, a string that what runs as shell code, as a line
-// of its own. Variables the outer line sets from text stay tainted inside.
-func (c *allowCheck) checkNested(what, src string) {
+// of its own, parsed as bash and, with posix, also as POSIX sh (see
+// parseLine). Variables the outer line sets from text stay tainted inside.
+func (c *allowCheck) checkNested(what, src string, posix bool) {
 	if c.refusal != "" {
 		return
 	}
@@ -443,12 +488,12 @@ func (c *allowCheck) checkNested(what, src string) {
 		c.refuse("strings run as code are nested more than %d deep.", maxNestedStrings)
 		return
 	}
-	f, err := parseLine(src)
+	f, err := parseLine(src, posix)
 	if err != nil {
-		c.refuse("%s runs %q, which cannot be parsed (%v), so it cannot be checked against [autonomy].allowed_commands.", what, src, err)
+		c.refuse("%s runs %q, %s, so it cannot be checked against [autonomy].allowed_commands.", what, src, unparsable(err, true))
 		return
 	}
-	sub := &allowCheck{names: c.names, sb: c.sb, depth: c.depth + 1, changesDir: c.changesDir, tainted: map[string]bool{}}
+	sub := &allowCheck{names: c.names, sb: c.sb, dir: c.dir, posix: posix, depth: c.depth + 1, changesDir: c.changesDir, tainted: map[string]bool{}}
 	for k, v := range c.tainted {
 		sub.tainted[k] = v
 	}
@@ -550,7 +595,7 @@ func (c *allowCheck) scanNested(base string, args []*syntax.Word) {
 		}
 		parts = parts[:1]
 	}
-	f, err := parseLine(strings.Join(parts, " "))
+	f, err := parseLine(strings.Join(parts, " "), c.posix)
 	if err != nil {
 		return
 	}

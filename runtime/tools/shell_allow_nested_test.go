@@ -65,7 +65,7 @@ func TestCheckAllowedNestedCommands(t *testing.T) {
 		{"sh script.sh", nil, "without -c runs commands from a file or its standard input"},
 		{"echo curl x | sh", nil, "without -c runs commands"},
 		{"sh -s", nil, "without -c runs commands"},
-		{"bash --rcfile x -c ls", nil, "runs a file"},
+		{"bash --rcfile x -c ls", nil, "it may read a file"},
 		{"bash --version", nil, ""},
 		{"sh -c", nil, "sh -c has no command string."},
 		{"sh -c '+0'", nil, "sh +0 is an option that cannot be checked"},

@@ -23,7 +23,7 @@ var fdWord = regexp.MustCompile(`^(?:[0-9]+-?|-)$`)
 // (< <(cmd)) open no file.
 //
 // The target is checked the way the shell will open it: relative to the
-// workspace, ".." resolved against the real directory it follows (a/..
+// directory the line runs in (the workspace, or a `shell:` skill's folder), ".." resolved against the real directory it follows (a/..
 // where a is a link leads next to the link's target, not back), then the
 // sandbox's own rules (symlinks, forbidden paths). A relative target is
 // refused when the line changes directory, as it would then be relative to
@@ -49,9 +49,18 @@ func (c *allowCheck) checkRedirect(r *syntax.Redirect) {
 		return // < <(cmd), > >(cmd): a pipe; the commands are checked by the walk
 	}
 	op := r.Op.String()
+	if c.posix && r.N != nil && len(r.N.Value) > 1 {
+		// dash reads only one digit: 10>f is the argument 10 and >f.
+		c.refuse("the redirection %s%s has a file descriptor of more than one digit, which dash reads as an argument and bash as a descriptor, so it cannot be checked against [autonomy].allowed_commands.", r.N.Value, op)
+		return
+	}
 	target, ok := literalWord(r.Word)
-	if !ok || startsWithTilde(r.Word) {
+	if !ok || expandsTilde(r.Word) {
 		c.refuse("the redirection target %s is not a literal path, so it cannot be checked against the workspace; with [autonomy].allowed_commands set, redirections must name a file inside the workspace.", printWord(r.Word))
+		return
+	}
+	if hasUnquotedPattern(r.Word) {
+		c.refuse("the redirection target %s has an unquoted pattern (*, ?, [...] or {a,b}) that bash expands to a file it matches, so it cannot be checked against the workspace; quote it.", printWord(r.Word))
 		return
 	}
 	if msg := c.redirectTarget(target, read); msg != "" {
@@ -67,14 +76,41 @@ func isProcSubst(w *syntax.Word) bool {
 	return ok
 }
 
-// startsWithTilde reports an unquoted leading ~, which the shell expands
-// with its own $HOME.
-func startsWithTilde(w *syntax.Word) bool {
-	if len(w.Parts) == 0 {
+// expandsTilde reports an unquoted ~ in a word: the shell expands a leading
+// one, and bash one after the = of an assignment-like word (a=~/x), with
+// its own $HOME, $PWD (~+) or $OLDPWD (~-).
+func expandsTilde(w *syntax.Word) bool {
+	for _, part := range w.Parts {
+		if lit, ok := part.(*syntax.Lit); ok && strings.Contains(unescapedText(lit.Value), "~") {
+			return true
+		}
+	}
+	return false
+}
+
+// unescapedText is the text of an unquoted literal without the characters
+// a backslash quotes.
+func unescapedText(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' {
+			i++
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// literalTarget checks a word that names a file a command writes (time -o
+// FILE, find -fprint FILE) before its path is checked: the shell must not
+// expand it into another path.
+func (c *allowCheck) literalTarget(cmd string, w *syntax.Word) bool {
+	if expandsTilde(w) {
+		c.refuse("the argument %s of %s names a file through ~, which the shell expands, so it cannot be checked against the workspace; with [autonomy].allowed_commands set, files written must be named inside the workspace.", printWord(w), cmd)
 		return false
 	}
-	lit, ok := w.Parts[0].(*syntax.Lit)
-	return ok && strings.HasPrefix(lit.Value, "~")
+	return true
 }
 
 // redirectTarget returns "" if the shell may open target, else a sentence
@@ -86,15 +122,22 @@ func (c *allowCheck) redirectTarget(target string, read bool) string {
 	if target == "" {
 		return "The target is empty."
 	}
+	if c.sb == nil {
+		return "No workspace is configured."
+	}
 	p := target
 	if !filepath.IsAbs(p) {
 		if c.changesDir {
-			return "The target is relative and the command line changes directory (cd, pushd or popd), so where it points cannot be checked."
+			return "The target is relative and the command line changes directory (cd, pushd, popd, env -C, find -execdir), so where it points cannot be checked."
 		}
-		if c.sb == nil || c.sb.Workspace == "" {
+		switch {
+		case c.dir != "":
+			p = c.dir + string(filepath.Separator) + p // where the command runs: a skill's folder
+		case c.sb.Workspace == "":
 			return "No workspace is configured."
+		default:
+			p = c.sb.workspace() + string(filepath.Separator) + p
 		}
-		p = c.sb.workspace() + string(filepath.Separator) + p
 	}
 	p, err := resolveDotDot(p)
 	if err != nil {

@@ -15,6 +15,16 @@ import (
 	"github.com/clawseed/clawseed/providers"
 )
 
+// checkAllowed checks a line as the shell tool does where bash runs it.
+func checkAllowed(line string, allowed []string, sb *Sandbox) string {
+	return checkLine(line, allowed, sb, "", false)
+}
+
+// checkAllowedPOSIX checks a line as the shell tool does where sh runs it.
+func checkAllowedPOSIX(line string, allowed []string, sb *Sandbox) string {
+	return checkLine(line, allowed, sb, "", true)
+}
+
 // allowEnv is a workspace with a file, a subdirectory, a link to the
 // directory outside it and the allowlist the checks below use.
 func allowEnv(t *testing.T) (*testEnv, []string) {
@@ -164,11 +174,11 @@ func TestCheckAllowedRedirectionsAndAssignments(t *testing.T) {
 		{"env -i PATH=. ls", setting("PATH")},
 		{"env -- BASH_ENV=x ls", setting("BASH_ENV")},
 		{"env 'LD_PRELOAD=x' ls", setting("LD_PRELOAD")},
-		{"env -S 'ls'", "env -S cannot be checked"},
-		{"env -iS ls", "env -S cannot be checked"},
-		{"env --split-string=ls", "env --split-string cannot be checked"},
-		{"env --sp ls", "env --split-string cannot be checked"},
-		{"env -P ./evil ls", "env -P cannot be checked"},
+		{"env -S 'ls'", "env -S splits a string"},
+		{"env -iS ls", "env -S splits a string"},
+		{"env --split-string=ls", "env --split-string splits a string"},
+		{"env --sp ls", "env --split-string splits a string"},
+		{"env -P ./evil ls", "env -P searches another PATH"},
 		{"env curl x", "'curl' is not in [autonomy].allowed_commands"},
 		{"env FOO=1 sh -c ls", "'sh' is not in [autonomy].allowed_commands"},
 		{"env $X ls", notLit},
@@ -357,8 +367,10 @@ func TestCheckAllowedGeneratedLines(t *testing.T) {
 	}
 }
 
-// FuzzCheckAllowed: no input panics, a refusal is one message, and a line
-// that starts with a forbidden statement is refused whatever follows.
+// FuzzCheckAllowed: no input panics, a refusal is one message, a line that
+// starts with a forbidden statement is refused whatever follows, and checking
+// in more grammars (POSIX sh too, a string sh -c may run in dash) never
+// accepts more.
 func FuzzCheckAllowed(f *testing.F) {
 	for _, s := range []string{"ls > out.txt", "PATH=x ls", "x='a[$(id)]'; echo $((x))", "env -u A B=1 ls",
 		"cat <<EOF\n$(ls)\nEOF", "read -ra x; echo ${x[@]}", "declare -n r=x", "ls {fd}>&-", "echo ${!a[@]} ${#b}"} {
@@ -375,6 +387,13 @@ func FuzzCheckAllowed(f *testing.F) {
 		if got := checkAllowed(line, allowed, sb); got != "" && !strings.HasPrefix(got, "Command refused: ") {
 			t.Fatalf("%q: %q", line, got)
 		}
+		// Checked as bash and POSIX sh, a line is accepted only if bash
+		// alone accepts it too.
+		if got := checkAllowedPOSIX(line, allowed, sb); got == "" && checkAllowed(line, allowed, sb) != "" {
+			t.Fatalf("%q is accepted for sh but refused for bash", line)
+		} else if got != "" && !strings.HasPrefix(got, "Command refused: ") {
+			t.Fatalf("%q: %q", line, got)
+		}
 		for _, first := range []string{"PATH=./evil ls\n", "ls > ../escape\n", "curl x\n"} {
 			if checkAllowed(first+line, allowed, sb) == "" {
 				t.Fatalf("%q accepted", first+line)
@@ -389,6 +408,11 @@ func FuzzCheckAllowed(f *testing.F) {
 					t.Fatalf("%q is refused but %q is accepted", line, wrapped)
 				}
 			}
+		}
+		// sh -c may run its string in dash: it is accepted only if the
+		// string is accepted as both bash and POSIX sh.
+		if checkAllowedPOSIX(line, withRunners, sb) != "" && checkAllowed("sh -c "+shellQuote(line), withRunners, sb) == "" {
+			t.Fatalf("%q is refused for POSIX sh but sh -c of it is accepted", line)
 		}
 	})
 }
