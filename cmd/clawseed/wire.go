@@ -108,7 +108,7 @@ func discover(ctx context.Context, cfg *config.Config, noCache bool, log *slog.L
 // directories discovery accepted as skills, so neither a root that is a link
 // elsewhere nor a stray file beside the skills widens what the model reads.
 func newSandbox(cfg *config.Config, cat *skills.Catalog) *tools.Sandbox {
-	sb := &tools.Sandbox{Workspace: cfg.Workspace, Forbidden: cfg.Autonomy.ForbiddenPaths, Home: homeDir(), SkillDirs: &tools.DirSet{}}
+	sb := &tools.Sandbox{Workspace: cfg.Workspace, Forbidden: cfg.Autonomy.ForbiddenPaths, Home: homeDir(), SkillDirs: &tools.DirSet{}, Control: controlPaths(cfg)}
 	if cfg.Memory.Enabled {
 		// §8: memory files are readable by file_read (never writable by it:
 		// memory_store keeps MEMORY.md consistent with them).
@@ -422,7 +422,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		SkillShell:         newSkillShell(cfg, sb),
 		ForkMaxIterations:  cfg.Skills.ForkMaxIterations,
 		UntrustedWorkspace: !cfg.Trusted,
-		ControlPath:        controlPaths(cfg).Match,
+		ControlPath:        sb.Control.Match,
 		Rediscover: func(ctx context.Context) (*skills.Catalog, error) {
 			return reloader.discover(ctx), nil
 		},

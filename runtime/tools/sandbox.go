@@ -39,6 +39,12 @@ type Sandbox struct {
 	Forbidden []string
 	// Home is the user's home directory, used for ~ expansion.
 	Home string
+	// Control are the control paths (nil = none). The file tools may write
+	// them (the agent asks first, with the content shown), but a shell
+	// redirection checked by [autonomy].allowed_commands may not: a line
+	// the allowlist passes can run unasked, and a write there would turn
+	// model-written text into configuration or commands nobody approved.
+	Control *ControlPaths
 }
 
 // ResolveRead returns the real (symlink-free) absolute path that p names, if

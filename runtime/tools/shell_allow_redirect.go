@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -150,6 +151,11 @@ func (c *allowCheck) redirectTarget(target string, read bool) string {
 	}
 	if err != nil {
 		return err.Error()
+	}
+	if !read {
+		if name, ok := c.sb.Control.Match(p); ok {
+			return fmt.Sprintf("It writes %s, which decides what clawseed runs or allows: a command line may not write there (file_write and file_edit can, after asking the user with the content shown).", name)
+		}
 	}
 	return ""
 }
