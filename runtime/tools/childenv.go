@@ -20,7 +20,8 @@ import (
 // user's language and reach the network the way the user does. It is
 // Codex's "core" set (PATH, HOME, USER, LOGNAME, USERNAME, SHELL, TMPDIR,
 // TMP, TEMP) plus locale, terminal, XDG base directories, proxies and
-// certificate bundles, and the commit identity git uses. Secret-looking
+// certificate bundles, the commit identity git uses, and where the common
+// toolchains are installed. Secret-looking
 // values are still dropped (see childEnvAllowed).
 var childEnvNames = []string{
 	"PATH", "HOME", "USER", "LOGNAME", "USERNAME", "SHELL",
@@ -30,6 +31,12 @@ var childEnvNames = []string{
 	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy", "all_proxy",
 	"SSL_CERT_FILE", "SSL_CERT_DIR",
 	"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
+	// Where the user's toolchains live, so that `go build`, `cargo test` or
+	// `mvn` in the shell find what they find in the user's terminal.
+	"GOPATH", "GOROOT", "GOBIN", "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOPROXY", "GOPRIVATE", "GOTOOLCHAIN",
+	"JAVA_HOME", "CARGO_HOME", "RUSTUP_HOME", "NVM_DIR", "PNPM_HOME", "VIRTUAL_ENV", "CONDA_PREFIX",
+	"PYENV_ROOT", "DOTNET_ROOT", "ANDROID_HOME",
+	"DISPLAY", "WAYLAND_DISPLAY", "EDITOR", "VISUAL",
 }
 
 // childEnvPrefixes are prefixes of harmless names every child gets: the
