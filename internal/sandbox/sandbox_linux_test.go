@@ -1,0 +1,209 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary be the helper, as clawseed is.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == HelperArg {
+		os.Exit(HelperMain(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// newTestSandbox returns a Sandbox on the given path (thread or helper),
+// or skips when this machine cannot confine that way.
+func newTestSandbox(t *testing.T, helper bool) *Sandbox {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(exe)
+	st := s.Status()
+	if !st.Active {
+		t.Skipf("sandbox not available here: %s", st.Reason)
+	}
+	if helper != st.Helper {
+		if !helper {
+			t.Skip("this process cannot take namespaces on a thread (not root); the helper path is tested instead")
+		}
+		// Root takes the thread path; the helper path still works in a
+		// user namespace.
+		if err := s.probeHelper(st.ABI); err != nil {
+			t.Skipf("no user namespaces for the helper: %v", err)
+		}
+		s.status.Helper, s.status.ReadOnlyPaths, s.status.NetNamespace = true, true, true
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// layout makes a workspace with a control folder, a secret folder beside
+// it with one kept file, and a folder outside both.
+type layout struct {
+	root, ws, hooks, secret, kept, outside string
+}
+
+func newLayout(t *testing.T) layout {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := layout{root: root, ws: filepath.Join(root, "ws"), secret: filepath.Join(root, "secret"), outside: filepath.Join(root, "outside")}
+	l.hooks = filepath.Join(l.ws, ".git", "hooks")
+	l.kept = filepath.Join(l.secret, "kept.txt")
+	for _, d := range []string{l.hooks, l.secret, l.outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p, text := range map[string]string{
+		filepath.Join(l.secret, "key"):       "TOP-SECRET",
+		l.kept:                               "kept",
+		filepath.Join(l.hooks, "pre-commit"): "#!/bin/sh\n",
+		filepath.Join(l.ws, "file.txt"):      "inside",
+	} {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return l
+}
+
+func (l layout) policy(network bool) Policy {
+	return Policy{
+		Deny:     []string{l.secret},
+		Keep:     []string{l.kept},
+		Writable: []string{l.ws},
+		ReadOnly: []string{l.hooks},
+		Network:  network,
+	}
+}
+
+// run runs a shell line confined by p and returns its output and error.
+func run(t *testing.T, s *Sandbox, p Policy, dir, line string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("/bin/sh", "-c", line)
+	cmd.Dir = dir
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := s.Start(cmd, p); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	err := cmd.Wait()
+	return out.String(), err
+}
+
+func TestConfines(t *testing.T) {
+	for _, helper := range []bool{false, true} {
+		t.Run(fmt.Sprintf("helper=%v", helper), func(t *testing.T) {
+			s := newTestSandbox(t, helper)
+			l := newLayout(t)
+			p := l.policy(false)
+			cases := []struct {
+				name, line string
+				ok         bool
+			}{
+				{"write inside", "echo ok > inside.txt && cat inside.txt", true},
+				{"write a file in a subfolder", "mkdir -p sub && echo x > sub/y", true},
+				{"read inside", "cat file.txt", true},
+				{"read the system", "cat /etc/hostname >/dev/null || ls /usr/bin >/dev/null", true},
+				{"write outside", "echo x > " + filepath.Join(l.outside, "f"), false},
+				{"create outside via sh -c", "sh -c 'touch " + filepath.Join(l.outside, "g") + "'", false},
+				{"read a denied file", "cat " + filepath.Join(l.secret, "key"), false},
+				{"read a kept file in a denied folder", "cat " + l.kept, true},
+				{"list the way to a denied folder", "ls " + l.root, true},
+				{"write a read-only control path", "echo evil >> .git/hooks/pre-commit", false},
+				{"create a file in a read-only control folder", "echo evil > .git/hooks/post-commit", false},
+				{"write /dev/null", "echo x > /dev/null", true},
+			}
+			for _, c := range cases {
+				out, err := run(t, s, p, l.ws, c.line)
+				if (err == nil) != c.ok {
+					t.Errorf("%s: %q: err = %v, want ok=%v; output: %s", c.name, c.line, err, c.ok, out)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(l.outside, "f")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("a file outside was written")
+			}
+			if data, _ := os.ReadFile(filepath.Join(l.hooks, "pre-commit")); string(data) != "#!/bin/sh\n" {
+				t.Errorf("the hook was changed: %q", data)
+			}
+		})
+	}
+}
+
+func TestNetwork(t *testing.T) {
+	for _, helper := range []bool{false, true} {
+		t.Run(fmt.Sprintf("helper=%v", helper), func(t *testing.T) {
+			s := newTestSandbox(t, helper)
+			if !s.Status().NetworkRules {
+				t.Skip("no network rules here")
+			}
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					c.Write([]byte("hello\n"))
+					c.Close()
+				}
+			}()
+			port := ln.Addr().(*net.TCPAddr).Port
+			l := newLayout(t)
+			// bash's /dev/tcp connects without any other program.
+			line := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && head -1 <&3", port)
+			bash, err := exec.LookPath("bash")
+			if err != nil {
+				t.Skip("no bash")
+			}
+			for _, network := range []bool{false, true} {
+				cmd := exec.Command(bash, "-c", line)
+				var out strings.Builder
+				cmd.Stdout, cmd.Stderr = &out, &out
+				if err := s.Start(cmd, l.policy(network)); err != nil {
+					t.Fatal(err)
+				}
+				err := cmd.Wait()
+				if got := err == nil && strings.Contains(out.String(), "hello"); got != network {
+					t.Errorf("network=%v: connected=%v (err %v, output %q)", network, got, err, out.String())
+				}
+			}
+		})
+	}
+}
+
+func TestStatusString(t *testing.T) {
+	cases := []struct {
+		st   Status
+		want string
+	}{
+		{Status{Reason: "the kernel has no Landlock"}, "not available (the kernel has no Landlock); commands are not sandboxed"},
+		{Status{Active: true, ABI: 7, NetworkRules: true, NetNamespace: true, ReadOnlyPaths: true}, "landlock v7, network rules on (own network namespace), control paths read-only"},
+		{Status{Active: true, ABI: 4, NetworkRules: true}, "landlock v4, network rules on (TCP only), control paths writable (no mount namespace)"},
+		{Status{Active: true, ABI: 3}, "landlock v3, no network rules (Landlock ABI < 4), control paths writable (no mount namespace)"},
+	}
+	for _, c := range cases {
+		if got := c.st.String(); got != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
+}

@@ -1,0 +1,390 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// A Sandbox starts processes under policies ([Sandbox.Start]). It probes
+// the machine once, at the first use, and keeps the rules of each policy
+// and, on the thread path, one confined thread per policy. The zero value
+// is not usable: make one with [New].
+type Sandbox struct {
+	exe string
+
+	probeOnce sync.Once
+	status    Status
+
+	mu       sync.Mutex
+	rules    map[string][]rule
+	spawners map[string]*spawner
+}
+
+// maxSpawners bounds the confined threads kept: a policy whose read-only
+// paths changed (a control folder created) gets a new one.
+const maxSpawners = 8
+
+// New returns a Sandbox whose helper is the executable exe (clawseed
+// itself, os.Executable).
+func New(exe string) *Sandbox {
+	return &Sandbox{exe: exe, rules: map[string][]rule{}, spawners: map[string]*spawner{}}
+}
+
+// Status probes the machine (once) and says how processes are confined.
+func (s *Sandbox) Status() Status {
+	s.probeOnce.Do(func() { s.status = s.probe() })
+	return s.status
+}
+
+// ErrUnavailable is returned by [Sandbox.Start] where processes cannot be
+// confined.
+var ErrUnavailable = errors.New("the sandbox is not available on this machine")
+
+// Start starts cmd confined by p (in place of cmd.Start): the caller then
+// waits for it as usual. When the process cannot be confined it is not
+// started and the error says why.
+func (s *Sandbox) Start(cmd *exec.Cmd, p Policy) error {
+	st := s.Status()
+	if !st.Active {
+		return ErrUnavailable
+	}
+	rules := s.rulesOf(p)
+	var ro []string
+	if st.ReadOnlyPaths {
+		ro = existingReal(p.ReadOnly)
+	}
+	if st.Helper {
+		return s.startHelper(cmd, helperPolicy{ABI: st.ABI, Rules: rules, ReadOnly: ro, Network: p.Network})
+	}
+	sp, err := s.spawnerOf(st, rules, ro, p.Network)
+	if err != nil {
+		return err
+	}
+	return sp.start(cmd)
+}
+
+// Close ends the confined threads.
+func (s *Sandbox) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, sp := range s.spawners {
+		sp.stop()
+		delete(s.spawners, k)
+	}
+}
+
+// rulesOf returns p's rules, computed once per policy (the walk lists the
+// folders on the way to every denied path).
+func (s *Sandbox) rulesOf(p Policy) []rule {
+	key := strings.Join(p.Deny, "\x00") + "\x01" + strings.Join(p.Keep, "\x00") + "\x01" + strings.Join(p.Writable, "\x00")
+	s.mu.Lock()
+	r, ok := s.rules[key]
+	s.mu.Unlock()
+	if ok {
+		return r
+	}
+	r = p.rules()
+	s.mu.Lock()
+	s.rules[key] = r
+	s.mu.Unlock()
+	return r
+}
+
+// spawnerOf returns the confined thread of a policy, making it first.
+func (s *Sandbox) spawnerOf(st Status, rules []rule, ro []string, network bool) (*spawner, error) {
+	data, _ := json.Marshal(helperPolicy{Rules: rules, ReadOnly: ro, Network: network})
+	sum := sha256.Sum256(data)
+	key := hex.EncodeToString(sum[:])
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sp, ok := s.spawners[key]; ok {
+		return sp, nil
+	}
+	if len(s.spawners) >= maxSpawners {
+		for k, sp := range s.spawners {
+			sp.stop()
+			delete(s.spawners, k)
+			break
+		}
+	}
+	sp := newSpawner(st, rules, ro, network)
+	if sp.err != nil {
+		return nil, sp.err
+	}
+	s.spawners[key] = sp
+	return sp, nil
+}
+
+// A spawner is a goroutine locked to an OS thread that took the policy's
+// namespaces and Landlock domain; every process it starts is forked from
+// that thread and inherits them. The thread is never handed back to the
+// runtime: it ends with the goroutine.
+type spawner struct {
+	reqs chan spawnReq
+	err  error
+	once sync.Once
+}
+
+type spawnReq struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+func newSpawner(st Status, rules []rule, ro []string, network bool) *spawner {
+	sp := &spawner{reqs: make(chan spawnReq)}
+	ready := make(chan error)
+	go func() {
+		runtime.LockOSThread() // for good: the thread is confined
+		err := confineThread(st, rules, ro, network)
+		ready <- err
+		if err != nil {
+			return
+		}
+		for req := range sp.reqs {
+			req.done <- req.cmd.Start()
+		}
+	}()
+	sp.err = <-ready
+	return sp
+}
+
+// confineThread takes a mount namespace with the read-only binds and,
+// without network, a network namespace (when the status says the process
+// may), then the Landlock domain.
+func confineThread(st Status, rules []rule, ro []string, network bool) error {
+	if st.ReadOnlyPaths || st.NetNamespace {
+		flags := unix.CLONE_NEWNS
+		if !network && st.NetNamespace {
+			flags |= unix.CLONE_NEWNET
+		}
+		if err := unix.Unshare(flags); err != nil {
+			return fmt.Errorf("sandbox: unshare: %w", err)
+		}
+		if err := bindReadOnly(ro); err != nil {
+			return fmt.Errorf("sandbox: %w", err)
+		}
+	}
+	if err := restrictThread(st.ABI, rules, network); err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	return nil
+}
+
+func (sp *spawner) start(cmd *exec.Cmd) error {
+	done := make(chan error, 1)
+	sp.reqs <- spawnReq{cmd: cmd, done: done}
+	return <-done
+}
+
+func (sp *spawner) stop() { sp.once.Do(func() { close(sp.reqs) }) }
+
+// probe finds how this process can confine others: Landlock's ABI, then
+// whether a thread may take mount and network namespaces itself (root or
+// CAP_SYS_ADMIN: the thread path), else whether the helper works in a user
+// namespace (the helper path), else Landlock alone.
+func (s *Sandbox) probe() Status {
+	abi := landlockABI()
+	if abi < 1 {
+		return Status{Reason: "the kernel has no Landlock (Linux 5.13 or later, with landlock in the lsm= list)"}
+	}
+	st := Status{Active: true, ABI: abi, NetworkRules: abi >= 4}
+	if err := threadNamespaces(); err == nil {
+		st.ReadOnlyPaths, st.NetNamespace, st.NetworkRules = true, true, true
+		return st
+	}
+	err := s.probeHelper(abi)
+	if err == nil {
+		st.Helper, st.ReadOnlyPaths, st.NetNamespace, st.NetworkRules = true, true, true, true
+		return st
+	}
+	st.Reason = "no user namespaces: " + err.Error()
+	if !st.NetworkRules {
+		st.Reason += "; Landlock ABI < 4 has no network rules"
+	}
+	return st
+}
+
+// threadNamespaces reports whether a thread of this process may take new
+// mount and network namespaces, on a thread thrown away afterwards.
+func threadNamespaces() error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread dies with the goroutine
+		errc <- unix.Unshare(unix.CLONE_NEWNS | unix.CLONE_NEWNET)
+	}()
+	return <-errc
+}
+
+// probeHelper starts the helper in probe mode in new namespaces: it binds a
+// file read-only, confines itself and checks that the file cannot be
+// written.
+func (s *Sandbox) probeHelper(abi int) error {
+	dir, err := os.MkdirTemp("", "clawseed-sandbox-probe-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	file := dir + "/probe"
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		return err
+	}
+	dir, _ = realPathOf(dir)
+	file = dir + "/probe"
+	cmd := exec.Command(s.exe)
+	cmd.Env = []string{}
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	pol := helperPolicy{ABI: abi, Probe: file, ReadOnly: []string{file},
+		Rules: []rule{{Path: "/", Access: accessRead}, {Path: dir, Access: accessWrite}}}
+	if err := s.startHelper(cmd, pol); err != nil {
+		return err
+	}
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("%v: %s", err, strings.TrimSpace(out.String()))
+	}
+	if strings.TrimSpace(out.String()) != "ok" {
+		return fmt.Errorf("unexpected answer %q", out.String())
+	}
+	return nil
+}
+
+func realPathOf(p string) (string, error) {
+	r := existingReal([]string{p})
+	if len(r) == 0 {
+		return p, errors.New("not found")
+	}
+	return r[0], nil
+}
+
+// helperPolicyFD is where the helper reads its policy: a pipe, so that no size
+// limit of the environment or the argument list applies.
+const helperPolicyFD = 3
+
+// A helperPolicy is what the helper applies before executing the command.
+type helperPolicy struct {
+	ABI      int      `json:"abi"`
+	Rules    []rule   `json:"rules"`
+	ReadOnly []string `json:"ro,omitempty"`
+	Network  bool     `json:"net,omitempty"`
+	// Probe, when set, makes the helper check that this file (bound
+	// read-only) cannot be written, print "ok" and exit, instead of
+	// executing anything.
+	Probe string `json:"probe,omitempty"`
+}
+
+// startHelper starts cmd through the helper: clawseed re-executed in new
+// user, mount (and, without network, network) namespaces, mapped to the
+// caller's own user and group, reading pol from a pipe.
+func (s *Sandbox) startHelper(cmd *exec.Cmd, pol helperPolicy) error {
+	data, err := json.Marshal(pol)
+	if err != nil {
+		return err
+	}
+	if len(cmd.ExtraFiles) > 0 {
+		return errors.New("sandbox: a confined command cannot take extra files")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	target := cmd.Path
+	if pol.Probe != "" {
+		target = ""
+	}
+	cmd.ExtraFiles = []*os.File{r}
+	cmd.Args = append([]string{s.exe, HelperArg, target}, cmd.Args...)
+	cmd.Path = s.exe
+	attr := &syscall.SysProcAttr{}
+	if cmd.SysProcAttr != nil {
+		c := *cmd.SysProcAttr
+		attr = &c
+	}
+	attr.Cloneflags |= unix.CLONE_NEWUSER | unix.CLONE_NEWNS
+	if !pol.Network {
+		attr.Cloneflags |= unix.CLONE_NEWNET
+	}
+	uid, gid := os.Getuid(), os.Getgid()
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	attr.GidMappingsEnableSetgroups = false
+	cmd.SysProcAttr = attr
+	err = cmd.Start()
+	r.Close()
+	if err != nil {
+		w.Close()
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	go func() {
+		w.Write(data)
+		w.Close()
+	}()
+	return nil
+}
+
+// HelperMain is the helper ([HelperArg]): args are its arguments after
+// the program name — HelperArg, the command's path, then its argument
+// vector. It reads the policy, binds the read-only paths, confines its
+// thread and executes the command in its place; it returns only on
+// failure, with 126 (127 when the command does not exist).
+func HelperMain(args []string) int {
+	runtime.LockOSThread()
+	if len(args) < 3 || args[0] != HelperArg {
+		fmt.Fprintln(os.Stderr, "clawseed sandbox: bad helper arguments")
+		return 126
+	}
+	f := os.NewFile(helperPolicyFD, "policy")
+	var pol helperPolicy
+	err := json.NewDecoder(f).Decode(&pol)
+	f.Close()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "clawseed sandbox: read the policy: %v\n", err)
+		return 126
+	}
+	if err := bindReadOnly(pol.ReadOnly); err != nil {
+		fmt.Fprintf(os.Stderr, "clawseed sandbox: %v\n", err)
+		return 126
+	}
+	if err := restrictThread(pol.ABI, pol.Rules, pol.Network); err != nil {
+		fmt.Fprintf(os.Stderr, "clawseed sandbox: %v\n", err)
+		return 126
+	}
+	if pol.Probe != "" {
+		return probeAnswer(pol.Probe)
+	}
+	target, argv := args[1], args[2:]
+	err = syscall.Exec(target, argv, os.Environ())
+	fmt.Fprintf(os.Stderr, "clawseed sandbox: %s: %v\n", target, err)
+	if errors.Is(err, syscall.ENOENT) {
+		return 127
+	}
+	return 126
+}
+
+// probeAnswer prints "ok" when file, bound read-only, cannot be written.
+func probeAnswer(file string) int {
+	f, err := os.OpenFile(file, os.O_WRONLY, 0)
+	if err == nil {
+		f.Close()
+		fmt.Println("the read-only bind did not hold")
+		return 1
+	}
+	if !errors.Is(err, syscall.EROFS) {
+		fmt.Println(err)
+		return 1
+	}
+	fmt.Println("ok")
+	return 0
+}

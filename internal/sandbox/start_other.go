@@ -1,0 +1,39 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+)
+
+// A Sandbox starts processes under policies. Outside Linux nothing is
+// confined yet: [Sandbox.Status] says so and [Sandbox.Start] refuses.
+type Sandbox struct{}
+
+// New returns a Sandbox; exe is unused outside Linux.
+func New(exe string) *Sandbox { return &Sandbox{} }
+
+// Status says that processes are not confined on this platform.
+func (s *Sandbox) Status() Status {
+	return Status{Reason: fmt.Sprintf("no sandbox for %s yet", runtime.GOOS)}
+}
+
+// ErrUnavailable is returned by [Sandbox.Start] where processes cannot be
+// confined.
+var ErrUnavailable = errors.New("the sandbox is not available on this machine")
+
+// Start refuses: nothing can be confined here.
+func (s *Sandbox) Start(cmd *exec.Cmd, p Policy) error { return ErrUnavailable }
+
+// Close does nothing.
+func (s *Sandbox) Close() {}
+
+// HelperMain is never used outside Linux.
+func HelperMain(args []string) int {
+	fmt.Fprintln(os.Stderr, "clawseed sandbox: not available on", runtime.GOOS)
+	return 126
+}
