@@ -207,3 +207,92 @@ func TestStatusString(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkStart measures what confinement adds to starting a command:
+// /bin/true unconfined, on a confined thread, and through the helper. The
+// README reports the differences.
+func BenchmarkStart(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	root := b.TempDir()
+	p := Policy{Deny: []string{filepath.Join(root, "secret")}, Writable: []string{root}, ReadOnly: []string{root + "/.git"}}
+	os.MkdirAll(filepath.Join(root, ".git"), 0o755)
+	os.MkdirAll(filepath.Join(root, "secret"), 0o755)
+	bench := func(b *testing.B, start func(*exec.Cmd) error) {
+		for b.Loop() {
+			cmd := exec.Command("/bin/true")
+			if err := start(cmd); err != nil {
+				b.Fatal(err)
+			}
+			if err := cmd.Wait(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("unconfined", func(b *testing.B) { bench(b, (*exec.Cmd).Start) })
+	for _, helper := range []bool{false, true} {
+		s := New(exe)
+		st := s.Status()
+		if !st.Active {
+			b.Skip(st.Reason)
+		}
+		if helper && !st.Helper {
+			if err := s.probeHelper(st.ABI); err != nil {
+				continue
+			}
+			s.status.Helper, s.status.ReadOnlyPaths, s.status.NetNamespace = true, true, true
+		} else if !helper && st.Helper {
+			continue
+		}
+		name := map[bool]string{false: "thread", true: "helper"}[helper]
+		b.Run(name, func(b *testing.B) { bench(b, func(c *exec.Cmd) error { return s.Start(c, p) }) })
+		s.Close()
+	}
+}
+
+// TestWrap: a command prepared by Wrap and started by its caller is
+// confined like one Start starts.
+func TestWrap(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(exe)
+	if st := s.Status(); !st.Active {
+		t.Skipf("sandbox not available here: %s", st.Reason)
+	}
+	l := newLayout(t)
+	for _, c := range []struct {
+		line string
+		ok   bool
+	}{
+		{"echo ok > inside.txt", true},
+		{"cat " + filepath.Join(l.secret, "key"), false},
+		{"touch " + filepath.Join(l.outside, "x"), false},
+		{"exec nonexistent-program-xyz", false},
+	} {
+		cmd := exec.Command("/bin/sh", "-c", c.line)
+		cmd.Dir = l.ws
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := s.Wrap(cmd, l.policy(false)); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Wait(); (err == nil) != c.ok {
+			t.Errorf("%q: err = %v, want ok=%v; output %q", c.line, err, c.ok, out.String())
+		}
+	}
+	// A program that does not exist fails as exec's would, with 127.
+	cmd := exec.Command("no-such-program-xyz")
+	if err := s.Wrap(cmd, l.policy(false)); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Run(); err == nil || cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 127 {
+		t.Errorf("missing program: err %v, state %v", err, cmd.ProcessState)
+	}
+}

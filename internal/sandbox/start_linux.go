@@ -31,6 +31,11 @@ type Sandbox struct {
 	mu       sync.Mutex
 	rules    map[string][]rule
 	spawners map[string]*spawner
+
+	// userNS says whether the helper can take namespaces ([Sandbox.Wrap]);
+	// probed once, when first needed.
+	userNSOnce sync.Once
+	userNS     bool
 }
 
 // maxSpawners bounds the confined threads kept: a policy whose read-only
@@ -269,8 +274,7 @@ func realPathOf(p string) (string, error) {
 	return r[0], nil
 }
 
-// helperPolicyFD is where the helper reads its policy: a pipe, so that no size
-// limit of the environment or the argument list applies.
+// helperPolicyFD is where the helper reads its policy ([Sandbox.wrap]).
 const helperPolicyFD = 3
 
 // A helperPolicy is what the helper applies before executing the command.
@@ -285,28 +289,81 @@ type helperPolicy struct {
 	Probe string `json:"probe,omitempty"`
 }
 
-// startHelper starts cmd through the helper: clawseed re-executed in new
-// user, mount (and, without network, network) namespaces, mapped to the
-// caller's own user and group, reading pol from a pipe.
+// startHelper starts cmd through the helper ([Sandbox.wrap]).
 func (s *Sandbox) startHelper(cmd *exec.Cmd, pol helperPolicy) error {
+	f, err := s.wrap(cmd, pol, true)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	return nil
+}
+
+// Wrap prepares cmd to start confined by p, through the helper, for code
+// that calls cmd.Start itself (the MCP SDK starts its servers). The
+// helper takes user, mount and network namespaces where this machine lets
+// it (see [Status]); where not, Landlock alone.
+func (s *Sandbox) Wrap(cmd *exec.Cmd, p Policy) error {
+	st := s.Status()
+	if !st.Active {
+		return ErrUnavailable
+	}
+	s.userNSOnce.Do(func() { s.userNS = st.Helper || s.probeHelper(st.ABI) == nil })
+	pol := helperPolicy{ABI: st.ABI, Rules: s.rulesOf(p), Network: p.Network}
+	if s.userNS {
+		pol.ReadOnly = existingReal(p.ReadOnly)
+	}
+	// The policy file stays open until the garbage collector finds it:
+	// the caller starts cmd whenever it likes, and the child gets a copy.
+	_, err := s.wrap(cmd, pol, s.userNS)
+	return err
+}
+
+// wrap makes cmd run the helper — clawseed re-executed with [HelperArg],
+// in new user, mount (and, without network, network) namespaces when
+// namespaces is set, mapped to the caller's own user and group — which
+// reads pol from the returned file (an anonymous memory file, so no limit
+// of the environment or the argument list applies), to close once cmd has
+// started.
+func (s *Sandbox) wrap(cmd *exec.Cmd, pol helperPolicy, namespaces bool) (*os.File, error) {
 	data, err := json.Marshal(pol)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(cmd.ExtraFiles) > 0 {
-		return errors.New("sandbox: a confined command cannot take extra files")
+		return nil, errors.New("sandbox: a confined command cannot take extra files")
 	}
-	r, w, err := os.Pipe()
+	fd, err := unix.MemfdCreate("clawseed-sandbox-policy", unix.MFD_CLOEXEC)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("sandbox: memfd: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "policy")
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("sandbox: write the policy: %w", err)
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		f.Close()
+		return nil, err
 	}
 	target := cmd.Path
 	if pol.Probe != "" {
 		target = ""
 	}
-	cmd.ExtraFiles = []*os.File{r}
+	cmd.ExtraFiles = []*os.File{f}
 	cmd.Args = append([]string{s.exe, HelperArg, target}, cmd.Args...)
 	cmd.Path = s.exe
+	if cmd.Err != nil {
+		// exec.Command could not find the program: the helper reports
+		// it, as exec would have, with 127.
+		cmd.Err = nil
+	}
+	if !namespaces {
+		return f, nil
+	}
 	attr := &syscall.SysProcAttr{}
 	if cmd.SysProcAttr != nil {
 		c := *cmd.SysProcAttr
@@ -321,17 +378,7 @@ func (s *Sandbox) startHelper(cmd *exec.Cmd, pol helperPolicy) error {
 	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	attr.GidMappingsEnableSetgroups = false
 	cmd.SysProcAttr = attr
-	err = cmd.Start()
-	r.Close()
-	if err != nil {
-		w.Close()
-		return fmt.Errorf("sandbox: %w", err)
-	}
-	go func() {
-		w.Write(data)
-		w.Close()
-	}()
-	return nil
+	return f, nil
 }
 
 // HelperMain is the helper ([HelperArg]): args are its arguments after

@@ -37,3 +37,6 @@ func HelperMain(args []string) int {
 	fmt.Fprintln(os.Stderr, "clawseed sandbox: not available on", runtime.GOOS)
 	return 126
 }
+
+// Wrap refuses: nothing can be confined here.
+func (s *Sandbox) Wrap(cmd *exec.Cmd, p Policy) error { return ErrUnavailable }
