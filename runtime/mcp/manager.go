@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -53,6 +54,10 @@ type Options struct {
 	// BaseEnv is the environment of stdio servers before their own env
 	// (the shell tool's scrubbed environment: no secrets unless given).
 	BaseEnv []string
+	// Prepare, when set, prepares a stdio server's command before it
+	// starts (the app confines it in the OS sandbox); an error fails the
+	// start attempt with it.
+	Prepare func(server string, cmd *exec.Cmd) error
 	// Root is the workspace, offered to servers as their root.
 	Root string
 	// Visible filters tools by the session's policy (allowed/denied

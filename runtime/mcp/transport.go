@@ -47,14 +47,14 @@ func (t *tail) Lines(n int) string {
 
 // transportFor builds the transport of one connection attempt. For stdio
 // it also returns the command, whose process group is killed when the
-// server is closed.
-func (s *server) transportFor(kind string) (sdk.Transport, *exec.Cmd) {
+// server is closed, prepared by Options.Prepare (the OS sandbox).
+func (s *server) transportFor(kind string) (sdk.Transport, *exec.Cmd, error) {
 	cfg := s.cfg
 	switch kind {
 	case "http":
-		return &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: s.m.httpClient(cfg.URL, cfg.Headers), MaxRetries: -1}, nil
+		return &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: s.m.httpClient(cfg.URL, cfg.Headers), MaxRetries: -1}, nil, nil
 	case "sse":
-		return &sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: s.m.httpClient(cfg.URL, cfg.Headers)}, nil
+		return &sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: s.m.httpClient(cfg.URL, cfg.Headers)}, nil, nil
 	}
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = cfg.Dir
@@ -63,7 +63,12 @@ func (s *server) transportFor(kind string) (sdk.Transport, *exec.Cmd) {
 	// A grandchild holding stderr open must not keep Wait from returning.
 	cmd.WaitDelay = 2 * time.Second
 	isolate(cmd)
-	return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, cmd
+	if prepare := s.m.opts.Prepare; prepare != nil {
+		if err := prepare(cfg.Name, cmd); err != nil {
+			return nil, nil, err
+		}
+	}
+	return &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, cmd, nil
 }
 
 // connect opens a session over the configured transport; an "http" server
@@ -71,12 +76,15 @@ func (s *server) transportFor(kind string) (sdk.Transport, *exec.Cmd) {
 // SSE transport.
 func (s *server) connect(ctx context.Context, client *sdk.Client) (*sdk.ClientSession, *exec.Cmd, error) {
 	kind := s.cfg.Transport
-	t, cmd := s.transportFor(kind)
+	t, cmd, err := s.transportFor(kind)
+	if err != nil {
+		return nil, nil, err
+	}
 	s.setPending(cmd)
 	defer s.takePending()
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil && kind == "http" && ctx.Err() == nil {
-		t2, _ := s.transportFor("sse")
+		t2, _, _ := s.transportFor("sse")
 		if cs2, err2 := client.Connect(ctx, t2, nil); err2 == nil {
 			return cs2, nil, nil
 		}

@@ -62,6 +62,8 @@ type BackupOptions struct {
 	// workspace is a work tree, lists the files .gitignore ignores.
 	EnvPassthrough []string
 	Environ        []string
+	// Start starts that git (nil: unconfined).
+	Start Starter
 	// Now names archives (nil = time.Now).
 	Now func() time.Time
 }
@@ -363,7 +365,7 @@ func randomSuffix() string {
 // (relative to the workspace, directories ending in "/"); nil outside a
 // work tree or without git. git runs hardened like the git tool.
 func (t *backupTool) ignoredPaths(ctx context.Context) map[string]bool {
-	repo, err := findGitRepo(t.sb.workspace(), t.env)
+	repo, err := findGitRepo(t.sb.workspace(), t.env, t.opts.Start)
 	if err != nil {
 		return nil
 	}
@@ -371,7 +373,7 @@ func (t *backupTool) ignoredPaths(ctx context.Context) map[string]bool {
 		"ls-files", "--others", "--ignored", "--exclude-standard", "--directory", "-z")
 	var out bytes.Buffer
 	cmd.Stdout = &limitedBuffer{buf: &out, max: 16 << 20}
-	if cmd.Run() != nil {
+	if repo.start.run(cmd, false) != nil {
 		return nil
 	}
 	set := map[string]bool{}

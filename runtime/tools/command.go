@@ -49,6 +49,10 @@ type CommandSpec struct {
 	// a command that fails the check does not run (Refusal says why).
 	AllowedCommands []string
 	Sandbox         *Sandbox
+	// Start starts the command (nil: unconfined), with the network when
+	// Network is set.
+	Start   Starter
+	Network bool
 }
 
 // A CommandResult is how a command ended and what it printed.
@@ -143,7 +147,7 @@ func RunCommand(ctx context.Context, spec CommandSpec) CommandResult {
 	cmd.WaitDelay = shellWaitDelay
 	isolate(cmd)
 
-	err := cmd.Run()
+	err := spec.Start.run(cmd, spec.Network)
 	switch {
 	case errors.Is(ctx.Err(), context.Canceled):
 		// A deadline of the caller's is a timeout like our own (below).

@@ -79,10 +79,11 @@ type contentSearch struct {
 	maxOutput int
 	rgPath    string // "" = pure-Go search
 	environ   []string
+	start     Starter // starts rg
 }
 
-func newContentSearch(sb *Sandbox, maxOutput int, rgPath string, environ []string) Tool {
-	t := &contentSearch{sb: sb, maxOutput: maxOutput, rgPath: rgPath, environ: environ}
+func newContentSearch(sb *Sandbox, maxOutput int, rgPath string, environ []string, start Starter) Tool {
+	t := &contentSearch{sb: sb, maxOutput: maxOutput, rgPath: rgPath, environ: environ, start: start}
 	return newTypedTool("content_search", permissions.ClassRead, contentSearchDescription, t.run,
 		enum("output_mode", modeContent, modeFiles, modeCount),
 		minimum("context_before", 0), maximum("context_before", maxSearchContext),

@@ -158,8 +158,8 @@ func TestContentSearchRipgrepParity(t *testing.T) {
 		{"pattern": "outside"},
 		{"pattern": "nothing-matches-this"},
 	}
-	goTool := newContentSearch(e.sb, defaultMaxOutput, "", nil)
-	rgTool := newContentSearch(e.sb, defaultMaxOutput, rg, nil)
+	goTool := newContentSearch(e.sb, defaultMaxOutput, "", nil, nil)
+	rgTool := newContentSearch(e.sb, defaultMaxOutput, rg, nil, nil)
 	for _, q := range queries {
 		want := call(t, goTool, q)
 		got := call(t, rgTool, q)
@@ -178,7 +178,7 @@ func TestContentSearchRipgrepFallback(t *testing.T) {
 	e := newTestEnv(t)
 	e.write(t, "q.txt", "a.b\n")
 	// \Q...\E is RE2 syntax that Rust's regex does not have.
-	tl := newContentSearch(e.sb, defaultMaxOutput, findRipgrep(), nil)
+	tl := newContentSearch(e.sb, defaultMaxOutput, findRipgrep(), nil, nil)
 	got := call(t, tl, map[string]any{"pattern": `\Qa.b\E`})
 	if diff := cmp.Diff(providers.ToolResult{Content: "q.txt:1:a.b"}, got); diff != "" {
 		t.Error(diff)
@@ -206,11 +206,11 @@ func TestSearchCancelled(t *testing.T) {
 	cancel()
 	want := providers.ToolResult{Content: "Search cancelled.", IsError: true}
 	tools := []Tool{
-		newContentSearch(e.sb, defaultMaxOutput, "", nil),
+		newContentSearch(e.sb, defaultMaxOutput, "", nil, nil),
 		e.tool(t, "glob_search", CoreOptions{}),
 	}
 	if rg := findRipgrep(); rg != "" {
-		tools = append(tools, newContentSearch(e.sb, defaultMaxOutput, rg, nil))
+		tools = append(tools, newContentSearch(e.sb, defaultMaxOutput, rg, nil, nil))
 	}
 	for _, tl := range tools {
 		got := callCtx(ctx, t, tl, map[string]any{"pattern": "TODO"})

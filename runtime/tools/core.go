@@ -32,6 +32,16 @@ type CoreOptions struct {
 	// os.Environ()); both get [ScrubbedEnv] of it, ripgrep only PATH, HOME
 	// and the locale of that.
 	Environ []string
+	// Start starts shell commands (nil: unconfined); StartReadOnly starts
+	// ripgrep, which writes nothing (nil: unconfined).
+	Start, StartReadOnly Starter
+	// Sandboxed is true when Start confines commands: the shell tool then
+	// runs calls without network unless asked, and says so to the agent
+	// (SandboxMode).
+	Sandboxed bool
+	// Network is [sandbox].network = "on": confined commands may use the
+	// network.
+	Network bool
 }
 
 // Core returns the six core tools sorted by name: content_search, file_edit,
@@ -52,7 +62,7 @@ func Core(sb *Sandbox, opts CoreOptions) []Tool {
 		rg = findRipgrep()
 	}
 	tools := []Tool{
-		newContentSearch(sb, opts.MaxOutputChars, rg, opts.Environ),
+		newContentSearch(sb, opts.MaxOutputChars, rg, opts.Environ, opts.StartReadOnly),
 		newFileEdit(sb),
 		newFileRead(sb, opts.MaxOutputChars),
 		newFileWrite(sb),

@@ -51,6 +51,9 @@ type GitOptions struct {
 	// EnvPassthrough and Environ are as in [CoreOptions].
 	EnvPassthrough []string
 	Environ        []string
+	// Start starts every git process (nil: unconfined); git never gets the
+	// network.
+	Start Starter
 }
 
 // gitTool runs the real git with an argument vector built from structured
@@ -76,7 +79,7 @@ func NewGit(sb *Sandbox, opts GitOptions) (Tool, error) {
 		opts.MaxOutputChars = defaultMaxOutput
 	}
 	env := gitEnv(opts.Environ, opts.EnvPassthrough)
-	repo, err := findGitRepo(sb.workspace(), env)
+	repo, err := findGitRepo(sb.workspace(), env, opts.Start)
 	if err != nil {
 		return nil, err
 	}

@@ -85,6 +85,7 @@ func gitEnv(environ, passthrough []string) []string {
 // was built.
 type gitRepo struct {
 	git           string // the git binary
+	start         Starter
 	realWorkspace string
 	top           string // top of the work tree (real path)
 	gitDir        string
@@ -97,7 +98,7 @@ func (r *gitRepo) atTop() bool { return r.top == r.realWorkspace }
 // and the nearest directory above (or at) the workspace holding a .git
 // entry must be the top of the work tree git reports (a core.worktree
 // pointing elsewhere is refused).
-func findGitRepo(workspace string, env []string) (*gitRepo, error) {
+func findGitRepo(workspace string, env []string, start Starter) (*gitRepo, error) {
 	git, err := exec.LookPath("git")
 	if err != nil {
 		return nil, errors.New("git is not on PATH")
@@ -120,7 +121,7 @@ func findGitRepo(workspace string, env []string) (*gitRepo, error) {
 	cmd := exec.Command(git, slices.Concat([]string{"--no-pager"}, gitConfigArgs(gitFixedConfig),
 		[]string{"rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"})...)
 	cmd.Dir, cmd.Env = ws, env
-	out, err := cmd.Output()
+	out, err := start.output(cmd)
 	if err != nil {
 		return nil, fmt.Errorf("git rev-parse in %s: %w%s", ws, err, exitStderr(err))
 	}
@@ -128,7 +129,7 @@ func findGitRepo(workspace string, env []string) (*gitRepo, error) {
 	if len(lines) != 3 {
 		return nil, fmt.Errorf("git rev-parse in %s printed %q", ws, out)
 	}
-	r := &gitRepo{git: git, realWorkspace: ws, top: realOrSelf(lines[0]), gitDir: lines[1], commonDir: lines[2]}
+	r := &gitRepo{git: git, start: start, realWorkspace: ws, top: realOrSelf(lines[0]), gitDir: lines[1], commonDir: lines[2]}
 	if !filepath.IsAbs(r.commonDir) {
 		r.commonDir = filepath.Join(ws, r.commonDir)
 	}
@@ -178,12 +179,12 @@ func (r *gitRepo) commandIn(ctx context.Context, dir string, env []string, args 
 
 // output runs cmd and returns its standard output, which may not exceed
 // limit bytes: a listing cut short would leave drivers out.
-func output(cmd *exec.Cmd, limit int) ([]byte, error) {
+func (r *gitRepo) output(cmd *exec.Cmd, limit int) ([]byte, error) {
 	var out, stderr bytes.Buffer
 	stdout := &limitedBuffer{buf: &out, max: limit}
 	cmd.Stdout = stdout
 	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 4096}
-	if err := cmd.Run(); err != nil {
+	if err := r.start.run(cmd, false); err != nil {
 		if msg := strings.TrimSpace(stderr.String()); msg != "" {
 			return nil, fmt.Errorf("%v: %s", err, msg)
 		}
@@ -202,7 +203,7 @@ func output(cmd *exec.Cmd, limit int) ([]byte, error) {
 // on to the git it starts in a submodule (GIT_CONFIG_PARAMETERS), so the
 // overrides reach it.
 func (r *gitRepo) driverOverrides(ctx context.Context, env []string, submodules bool) ([]string, error) {
-	out, err := output(r.command(ctx, env, "config", "--list", "--name-only", "-z"), maxGitConfigBytes)
+	out, err := r.output(r.command(ctx, env, "config", "--list", "--name-only", "-z"), maxGitConfigBytes)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the repository's configuration: %w", err)
 	}
@@ -280,7 +281,7 @@ func (t *gitTool) exec(ctx context.Context, argv []string, read, skipsSubmodules
 	cmd := t.repo.command(ctx, env, slices.Concat(overrides, argv)...)
 	stdout, stderr := newHeadTail(t.maxOut), newHeadTail(t.maxOut)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	err = cmd.Run()
+	err = t.repo.start.run(cmd, false)
 	switch {
 	case ctx.Err() != nil:
 		return errorResult("git %s was stopped: %v.", argv[0], ctx.Err())

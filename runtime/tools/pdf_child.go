@@ -47,8 +47,9 @@ const (
 // itself), the rest its arguments (the hidden command that calls
 // [ServePDFText]). A file that makes the library loop, recurse or allocate
 // without bound then costs a killed child, not the session. The child is
-// killed when ctx ends.
-func ChildPDF(path string, args ...string) PDFExtractor {
+// killed when ctx ends. start starts it (nil: unconfined; it needs no
+// network and writes nothing).
+func ChildPDF(start Starter, path string, args ...string) PDFExtractor {
 	return func(ctx context.Context, data []byte, pages string, limit int) (*pdfDoc, error) {
 		if _, err := parsePages(pages); err != nil {
 			return nil, err
@@ -65,7 +66,7 @@ func ChildPDF(path string, args ...string) PDFExtractor {
 		cmd.Stdout = &pdfChildOutput{buf: &stdout, max: maxPDFChildOutput}
 		cmd.Stderr = &pdfChildOutput{buf: &stderr, max: 4096}
 		cmd.WaitDelay = time.Second
-		runErr := cmd.Run()
+		runErr := start.run(cmd, false)
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("reading the PDF took too long: %w", ctx.Err())
 		}

@@ -236,7 +236,7 @@ func testChild(t *testing.T) PDFExtractor {
 	if err != nil {
 		t.Skip(err)
 	}
-	return ChildPDF(exe, "tools.test", pdfChildArg)
+	return ChildPDF(nil, exe, "tools.test", pdfChildArg)
 }
 
 // hangPDF is the input fuzzing found first: a page whose content stream
@@ -299,7 +299,7 @@ func TestPDFChild(t *testing.T) {
 	if _, err := child(t.Context(), []byte("not a pdf"), "", 0); err == nil || err.Error() != "the file is not a readable PDF (not a PDF file: invalid header)" {
 		t.Errorf("not a PDF: %v", err)
 	}
-	crash := ChildPDF("/bin/sh", "sh", "-c", "echo 'fatal error: out of memory' >&2; exit 2")
+	crash := ChildPDF(nil, "/bin/sh", "sh", "-c", "echo 'fatal error: out of memory' >&2; exit 2")
 	if _, err := crash(t.Context(), samplePDF.bytes(), "", 0); err == nil || err.Error() != "the PDF reader failed on this file (exit status 2: fatal error: out of memory); the file is probably damaged" {
 		t.Errorf("crashed child: %v", err)
 	}

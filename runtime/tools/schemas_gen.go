@@ -110,8 +110,8 @@ var generatedSchemas = [...]generatedSchema{
 		schema: "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\",\"description\":\"Relative to the workspace root.\"},\"pages\":{\"type\":\"string\",\"description\":\"Such as 1-3,5 or 10- (default all).\"},\"max_chars\":{\"type\":\"integer\",\"minimum\":0}},\"required\":[\"path\"],\"additionalProperties\":false}",
 	},
 	{
-		key:    "shell tools.shellArgs minimum(timeout_secs 0) maximum(timeout_secs 600)",
-		schema: "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"string\",\"description\":\"Command line.\"},\"timeout_secs\":{\"type\":\"integer\",\"description\":\"Kill after this many seconds (max 600).\",\"minimum\":0,\"maximum\":600}},\"required\":[\"command\"],\"additionalProperties\":false}",
+		key:    "shell tools.shellArgs minimum(timeout_secs 0) maximum(timeout_secs 600) enum(sandbox [\"network\" \"off\"])",
+		schema: "{\"type\":\"object\",\"properties\":{\"command\":{\"type\":\"string\",\"description\":\"Command line.\"},\"timeout_secs\":{\"type\":\"integer\",\"description\":\"Kill after this many seconds (max 600).\",\"minimum\":0,\"maximum\":600},\"sandbox\":{\"type\":\"string\",\"description\":\"network: let this command use the network; off: run it outside the sandbox. Both ask the user.\",\"enum\":[\"network\",\"off\"]}},\"required\":[\"command\"],\"additionalProperties\":false}",
 	},
 	{
 		key:    "skill_create tools.skillCreateArgs",

@@ -57,7 +57,7 @@ func (t *contentSearch) rgSearch(ctx context.Context, q *searchQuery, target str
 	if err != nil {
 		return err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := t.start.start(cmd, false); err != nil {
 		return fmt.Errorf("cannot run ripgrep: %w", err)
 	}
 	// rg knows nothing of forbidden paths: drop those files from its output.

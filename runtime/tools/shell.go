@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -30,7 +31,14 @@ const (
 type shellArgs struct {
 	Command     string `json:"command" jsonschema:"Command line."`
 	TimeoutSecs int    `json:"timeout_secs,omitempty" jsonschema:"Kill after this many seconds (max 600)."`
+	Sandbox     string `json:"sandbox,omitempty" jsonschema:"network: let this command use the network; off: run it outside the sandbox. Both ask the user."`
 }
+
+// The values of shellArgs.Sandbox.
+const (
+	sandboxNetwork = "network"
+	sandboxOff     = "off"
+)
 
 // shell runs a command line in the workspace, with the shell [findLineShell]
 // chose when the tool was built.
@@ -42,6 +50,9 @@ type shell struct {
 	environ     []string
 	passthrough []string
 	maxOutput   int
+	start       Starter
+	sandboxed   bool // start confines commands
+	network     bool // confined commands have the network ([sandbox].network = "on")
 }
 
 func newShell(sb *Sandbox, opts CoreOptions) Tool {
@@ -53,6 +64,9 @@ func newShell(sb *Sandbox, opts CoreOptions) Tool {
 		environ:     opts.Environ,
 		passthrough: opts.EnvPassthrough,
 		maxOutput:   opts.MaxOutputChars,
+		start:       opts.Start,
+		sandboxed:   opts.Sandboxed && opts.Start != nil,
+		network:     opts.Network,
 	}
 	desc := strings.ReplaceAll(shellDescription, "{{timeout}}", fmt.Sprintf("%d", int(t.timeout.Seconds())))
 	if len(t.allowed) > 0 {
@@ -60,12 +74,54 @@ func newShell(sb *Sandbox, opts CoreOptions) Tool {
 			strings.Join(allowedNames(t.allowed), ", ") + ".\n" +
 			"Redirections must name files inside the workspace, and variables such as PATH, IFS or LD_* cannot be set.\n"
 	}
+	if t.sandboxed {
+		desc += "\n" + shellSandboxNote(t.network)
+	}
 	tt := newTypedTool("shell", permissions.ClassExec, desc, t.run,
-		minimum("timeout_secs", 0), maximum("timeout_secs", maxShellTimeoutSecs))
-	return &summaryTool[shellArgs]{typedTool: tt,
+		minimum("timeout_secs", 0), maximum("timeout_secs", maxShellTimeoutSecs),
+		enum("sandbox", sandboxNetwork, sandboxOff))
+	return &shellTool{summaryTool: summaryTool[shellArgs]{typedTool: tt,
 		summary: func(a shellArgs) string { return a.Command },
 		timeout: func(a shellArgs) time.Duration { return time.Duration(a.TimeoutSecs) * time.Second },
+	}, shell: t}
+}
+
+// shellSandboxNote tells the model what a confined command may do.
+func shellSandboxNote(network bool) string {
+	net := "It has no network unless sandbox is \"network\"."
+	if network {
+		net = "It may use the network."
 	}
+	return "Commands run in an OS sandbox: they may write only inside the workspace and $TMPDIR (not .git/hooks, .git/config, .clawseed/, .claude/ or .mcp.json), and cannot read forbidden paths or clawseed's own files. " +
+		net + " When a command fails for lack of access it needs, call again with sandbox \"network\" or \"off\" (outside the sandbox): the user is asked."
+}
+
+// shellTool is the shell tool with its sandbox mode.
+type shellTool struct {
+	summaryTool[shellArgs]
+	shell *shell
+}
+
+// SandboxMode implements the agent's sandboxedTool: a call runs confined
+// without network unless the sandbox is missing, the user's config gives
+// commands the network, or the call asks for the network or for no
+// sandbox (its escalation, which the agent always asks about).
+func (t *shellTool) SandboxMode(args json.RawMessage) (sandboxed bool, escalation string) {
+	var a shellArgs
+	_ = json.Unmarshal(args, &a)
+	if !t.shell.sandboxed {
+		return false, ""
+	}
+	switch a.Sandbox {
+	case sandboxNetwork:
+		if t.shell.network {
+			return false, ""
+		}
+		return false, "network access"
+	case sandboxOff:
+		return false, "no sandbox"
+	}
+	return !t.shell.network, ""
 }
 
 func (t *shell) run(ctx context.Context, args shellArgs) providers.ToolResult {
@@ -90,7 +146,14 @@ func (t *shell) run(ctx context.Context, args shellArgs) providers.ToolResult {
 	cmd.WaitDelay = shellWaitDelay
 	isolate(cmd)
 
-	err := cmd.Run()
+	// The agent asked the user before a call escalates (SandboxMode).
+	var err error
+	if args.Sandbox == sandboxOff {
+		err = cmd.Run()
+	} else {
+		network := t.network || args.Sandbox == sandboxNetwork || permissions.NetworkAllowed(ctx)
+		err = t.start.run(cmd, network)
+	}
 	var footer string
 	failed := true
 	switch {

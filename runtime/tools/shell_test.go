@@ -56,7 +56,7 @@ func TestShellArgumentErrors(t *testing.T) {
 	tests := []struct{ args, want string }{
 		{`{"command":"true","timeout_secs":601}`, `Invalid arguments for shell: property "timeout_secs": must be at most 600`},
 		{`{"command":["ls"]}`, `Invalid arguments for shell: property "command": got array, want string`},
-		{`{"cmd":"ls"}`, `Invalid arguments for shell: unknown property "cmd" (allowed: command, timeout_secs)`},
+		{`{"cmd":"ls"}`, `Invalid arguments for shell: unknown property "cmd" (allowed: command, timeout_secs, sandbox)`},
 		{`{}`, `Invalid arguments for shell: missing required property "command"`},
 		{`{"command":"ls"`, `Invalid arguments for shell: unexpected end of JSON input`},
 	}
