@@ -55,7 +55,7 @@ func loadConfig(g *globalOptions) (*config.Config, error) {
 	for _, w := range cfg.Warnings {
 		fmt.Fprintln(os.Stderr, "clawseed: warning: "+termtext.EscapeLine(w))
 	}
-	o := config.Overrides{Provider: g.Provider, Model: g.Model, SystemPrompt: g.SystemPrompt, Autonomy: g.Autonomy}
+	o := config.Overrides{Provider: g.Provider, Model: g.Model, SystemPrompt: g.SystemPrompt, Autonomy: g.Autonomy, NoSandbox: g.NoSandbox}
 	if g.temperatureSet {
 		t := g.Temperature
 		o.Temperature = &t
