@@ -337,6 +337,9 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		Denied:      cfg.Agent.DeniedTools,
 		AutoApprove: cfg.Autonomy.AutoApprove,
 		AlwaysAsk:   cfg.Autonomy.AlwaysAsk,
+		// Which calls are sandboxed is the tools' to say (SandboxMode):
+		// with the sandbox off or unavailable, none is.
+		AutoApproveSandboxed: cfg.Autonomy.AutoApproveSandboxed,
 	}
 	// MCP servers start first: their processes start up while skills are
 	// discovered.
