@@ -80,8 +80,30 @@ type Policy struct {
 	// AutoApprove lists tools (globs) that never need approval.
 	AutoApprove []string
 	// AlwaysAsk lists tools (globs) that need approval under supervised
-	// autonomy even when auto-approved, read-class or pre-approved.
+	// autonomy even when auto-approved, read-class, pre-approved or
+	// sandboxed.
 	AlwaysAsk []string
+	// AutoApproveSandboxed is [autonomy].auto_approve_sandboxed: under
+	// supervised autonomy a call that will run inside the active OS
+	// sandbox with the network off, asking for nothing more
+	// ([Call].Sandboxed), needs no approval.
+	AutoApproveSandboxed bool
+}
+
+// A Call is what [Policy.DecideCall] knows of one tool call.
+type Call struct {
+	Tool  string
+	Class Class
+	// PreApproved is true when the user answered "always" for this tool
+	// earlier in the session or an active skill's allowed-tools covers
+	// the call.
+	PreApproved bool
+	// Sandboxed is true when the tool reports that the call will run
+	// inside the active OS sandbox with the network off and asks for
+	// nothing beyond it (no network, no unsandboxed run). The caller
+	// establishes it; a call that asks for more is the caller's to ask
+	// about whatever this says (runtime/agent authorize).
+	Sandboxed bool
 }
 
 // Visible reports whether a tool of this name and class is registered for the
@@ -100,23 +122,39 @@ func (p Policy) Visible(name string, class Class) bool {
 	return true
 }
 
-// Decide says whether a call to a visible tool may run. preApproved is true when
-// the user answered "always" for this tool earlier in the session or an active
-// skill's allowed-tools covers it.
+// Decide says whether a call to a visible tool may run; see [Policy.DecideCall].
 func (p Policy) Decide(name string, class Class, preApproved bool) Decision {
+	return p.DecideCall(Call{Tool: name, Class: class, PreApproved: preApproved})
+}
+
+// DecideCall says whether a call to a visible tool may run. The precedence,
+// first match wins:
+//
+//  1. full autonomy allows everything;
+//  2. read_only allows read-class calls and denies the rest;
+//  3. supervised: always_ask asks;
+//  4. a read-class, pre-approved or auto-approved call is allowed;
+//  5. a sandboxed call is allowed when AutoApproveSandboxed is on;
+//  6. anything else asks.
+//
+// Denied tools never get here: [Policy.Visible] hides them.
+func (p Policy) DecideCall(c Call) Decision {
 	switch p.Level {
 	case Full:
 		return Allow
 	case ReadOnly:
-		if class == ClassRead {
+		if c.Class == ClassRead {
 			return Allow
 		}
 		return Deny
 	}
-	if matchAny(p.AlwaysAsk, name) {
+	if matchAny(p.AlwaysAsk, c.Tool) {
 		return Ask
 	}
-	if class == ClassRead || preApproved || p.autoApproved(name, class) {
+	if c.Class == ClassRead || c.PreApproved || p.autoApproved(c.Tool, c.Class) {
+		return Allow
+	}
+	if c.Sandboxed && p.AutoApproveSandboxed {
 		return Allow
 	}
 	return Ask

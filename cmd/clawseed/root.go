@@ -63,6 +63,10 @@ type globalOptions struct {
 	// Trust trusts the workspace for this process (§9.1), like
 	// CLAWSEED_TRUST_WORKSPACE=1; `clawseed trust` records it.
 	Trust bool
+	// NoSandbox runs commands without the OS sandbox for this process
+	// ([sandbox].enabled = false). It is a flag only: an environment
+	// variable could come from a repository's .envrc.
+	NoSandbox bool
 
 	temperatureSet bool
 }
@@ -140,6 +144,7 @@ func newRootCmd(io *IOStreams) *cobra.Command {
 	pf.StringVar(&g.Autonomy, "autonomy", "", "autonomy level: read_only, supervised or full")
 	pf.BoolVarP(&g.Verbose, "verbose", "v", false, "debug logging to stderr")
 	pf.BoolVar(&g.Trust, "trust", false, "trust the workspace for this run: its project config and skills apply in full (also CLAWSEED_TRUST_WORKSPACE=1)")
+	pf.BoolVar(&g.NoSandbox, "no-sandbox", false, "run commands without the OS sandbox for this process ([sandbox].enabled = false)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError(err) })
 
 	root.AddCommand(

@@ -54,7 +54,10 @@ func newRunCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 
 // yesApprover approves everything (--yes) but what a project skill of an
 // untrusted workspace runs: --yes is consent to the model's calls, not to a
-// cloned repository's commands (§9.1).
+// cloned repository's commands (§9.1). That includes a call that asks for
+// more than the OS sandbox gives (network access, no sandbox), which runs
+// as it asked; it never answers "with network" for a sandboxed call: the
+// sandbox's own limits stay.
 type yesApprover struct{}
 
 func (yesApprover) Approve(_ context.Context, req agent.ApprovalRequest) (agent.Approval, error) {

@@ -55,7 +55,7 @@ func loadConfig(g *globalOptions) (*config.Config, error) {
 	for _, w := range cfg.Warnings {
 		fmt.Fprintln(os.Stderr, "clawseed: warning: "+termtext.EscapeLine(w))
 	}
-	o := config.Overrides{Provider: g.Provider, Model: g.Model, SystemPrompt: g.SystemPrompt, Autonomy: g.Autonomy}
+	o := config.Overrides{Provider: g.Provider, Model: g.Model, SystemPrompt: g.SystemPrompt, Autonomy: g.Autonomy, NoSandbox: g.NoSandbox}
 	if g.temperatureSet {
 		t := g.Temperature
 		o.Temperature = &t
@@ -337,6 +337,9 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		Denied:      cfg.Agent.DeniedTools,
 		AutoApprove: cfg.Autonomy.AutoApprove,
 		AlwaysAsk:   cfg.Autonomy.AlwaysAsk,
+		// Which calls are sandboxed is the tools' to say (SandboxMode):
+		// with the sandbox off or unavailable, none is.
+		AutoApproveSandboxed: cfg.Autonomy.AutoApproveSandboxed,
 	}
 	// MCP servers start first: their processes start up while skills are
 	// discovered.

@@ -6,7 +6,7 @@ import "errors"
 // starts, besides the model entries it resolves. A feature that starts
 // reading another table (memory, web_search, ...) adds it here, so that
 // `config check` and the session keep failing on the same unset ${VAR}.
-var sessionTables = []string{"workspace_dir", "agent", "skills", "autonomy", "context", "sessions", "memory"}
+var sessionTables = []string{"workspace_dir", "agent", "skills", "autonomy", "sandbox", "context", "sessions", "memory"}
 
 // UseSession reports the first unset ${VAR} (as [Config.Use] does) among the
 // values a session reads outside the model entries.

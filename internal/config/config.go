@@ -19,6 +19,7 @@ type Config struct {
 	Agent        Agent       `toml:"agent"`
 	Skills       Skills      `toml:"skills"`
 	Autonomy     Autonomy    `toml:"autonomy"`
+	Sandbox      Sandbox     `toml:"sandbox"`
 	Context      Context     `toml:"context"`
 	Sessions     Sessions    `toml:"sessions"`
 	Memory       Memory      `toml:"memory"`
@@ -69,6 +70,9 @@ type Config struct {
 	// droppedModels are the model entries an untrusted project file
 	// defined, removed before it was applied (dropModelEntries).
 	droppedModels []string
+	// refused is what a trusted project file set that no project file
+	// may (refuseSandboxOff), for Show.
+	refused []Ignored
 }
 
 // Providers is the [providers] table.
@@ -162,7 +166,36 @@ type Autonomy struct {
 	// set; a secret-looking one only when named exactly
 	// (tools.ScrubbedEnv).
 	EnvPassthrough []string `toml:"env_passthrough"`
+	// AutoApproveSandboxed lets a supervised session run, unasked, a call
+	// its tool reports will run inside an active OS sandbox with the
+	// network off (the shell tool); allowed_commands still apply. It
+	// overrides neither always_ask, nor a control-path write, nor an
+	// untrusted project skill's command (runtime/agent authorize).
+	AutoApproveSandboxed bool `toml:"auto_approve_sandboxed"`
 }
+
+// Sandbox is the [sandbox] table: the OS sandbox every command clawseed
+// starts runs in (issue 21). An untrusted project file may only tighten it
+// (projectRules), and no project file may turn it off
+// (refuseSandboxOff): only the user's own files and --no-sandbox can.
+type Sandbox struct {
+	// Enabled false runs commands without the sandbox.
+	Enabled bool `toml:"enabled"`
+	// Required true refuses to run commands where the platform cannot
+	// sandbox them, instead of running them bare with a notice.
+	Required bool `toml:"required"`
+	// Network is "off" (commands cannot connect or listen) or "on".
+	Network string `toml:"network"`
+	// Writable are folders commands may write besides the workspace and
+	// the session's temporary folder: "~" and "~/" expand to the user's
+	// home, a relative path is relative to the workspace. See
+	// [Config.SandboxWritable] for the resolved, absolute list.
+	Writable []string `toml:"writable"`
+}
+
+// NetworkOn reports whether [sandbox].network lets commands use the
+// network.
+func (s Sandbox) NetworkOn() bool { return s.Network == "on" }
 
 // Context is the [context] table (compaction).
 type Context struct {
@@ -266,14 +299,16 @@ func Default() *Config {
 			ForkMaxIterations:  15,
 		},
 		Autonomy: Autonomy{
-			Level:             "supervised",
-			AutoApprove:       []string{"file_read", "glob_search", "content_search", "memory_recall", "calculator", "Skill"},
-			AlwaysAsk:         []string{},
-			AllowedCommands:   []string{},
-			ForbiddenPaths:    []string{"/etc", "/root", "~/.ssh", "~/.gnupg", "~/.aws"},
-			MaxActionsPerHour: 1000,
-			EnvPassthrough:    []string{},
+			Level:                "supervised",
+			AutoApprove:          []string{"file_read", "glob_search", "content_search", "memory_recall", "calculator", "Skill"},
+			AlwaysAsk:            []string{},
+			AllowedCommands:      []string{},
+			ForbiddenPaths:       []string{"/etc", "/root", "~/.ssh", "~/.gnupg", "~/.aws"},
+			MaxActionsPerHour:    1000,
+			EnvPassthrough:       []string{},
+			AutoApproveSandboxed: true,
 		},
+		Sandbox: Sandbox{Enabled: true, Network: "off", Writable: []string{}},
 		Context: Context{
 			CompactAtPercent: 80,
 			KeepRecentTokens: 20000,

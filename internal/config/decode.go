@@ -58,6 +58,7 @@ func (c *Config) applyFile(path string, data []byte, kind fileKind) error {
 	if kind != projectFile || c.Trusted {
 		if kind == projectFile {
 			c.markProjectServers(tree)
+			d.refuseSandboxOff(tree)
 		}
 		return d.applyStruct(tree, reflect.ValueOf(c).Elem(), nil)
 	}

@@ -294,6 +294,9 @@ type Overrides struct {
 	SystemPrompt string   // --system-prompt: sets agent.system_prompt
 	Autonomy     string   // --autonomy: sets autonomy.level
 	Temperature  *float64 // --temperature: see Config.TemperatureOverride
+	// NoSandbox is --no-sandbox: sets sandbox.enabled to false for this
+	// process (the one way besides the user's own files to turn it off).
+	NoSandbox bool
 }
 
 // Apply applies the flag layer, the last one, and validates the values it
@@ -320,6 +323,10 @@ func (c *Config) Apply(o Overrides) error {
 		if err := c.validate(); err != nil {
 			return err
 		}
+	}
+	if o.NoSandbox {
+		c.setKey("sandbox.enabled", origin{flag: "no-sandbox"})
+		c.Sandbox.Enabled = false
 	}
 	if o.Temperature != nil {
 		return c.setTemperature(*o.Temperature, origin{flag: "temperature"})

@@ -132,6 +132,9 @@ func (c *Config) keyNote(key toml.Key) string {
 		parts = append(parts, fmt.Sprintf("ignored: untrusted workspace (project file line %d: %s), %s",
 			ig.Line, ig.Value, strings.TrimPrefix(ig.Why, "untrusted workspace: ")))
 	}
+	if r := c.refusedFor(key.String()); r != nil {
+		parts = append(parts, fmt.Sprintf("ignored: %s line %d: %s, %s", r.File, r.Line, r.Value, r.Why))
+	}
 	return strings.Join(parts, "; ")
 }
 

@@ -52,6 +52,13 @@ const (
 	// offOnly: a boolean that enables a capability; the project may turn
 	// it off, not on.
 	offOnly
+	// onOnly: a boolean that enables a protection (the sandbox, refusing
+	// unsandboxed commands); the project may turn it on, not off.
+	onOnly
+	// tighten: a setting with a few values, ordered from the tightest in
+	// keyRule.order; the project may set one at least as tight as the
+	// user's ([sandbox].network may become "off", never "on").
+	tighten
 	// ignored: the project's value is dropped and reported.
 	ignored
 	// userModels: names of models (providers.default, fallbacks,
@@ -69,6 +76,8 @@ const (
 type keyRule struct {
 	kind ruleKind
 	why  string
+	// order lists a tighten key's values, the tightest first.
+	order []string
 }
 
 const (
@@ -80,6 +89,7 @@ const (
 	whyRoots     = "may not add skill roots"
 	whyDynamic   = "may not let skills run commands at activation"
 	whyEnvSecret = "may not pass secret variables to commands"
+	whyWritable  = "may not let commands write outside the workspace"
 	// The entries an untrusted project keeps are the user's or tune a
 	// preset the user selected (untrusted_models.go): their key and
 	// endpoint belong to that provider.
@@ -137,6 +147,11 @@ var projectRules = map[string]keyRule{
 	"autonomy.forbidden_paths":            {kind: union},
 	"autonomy.max_actions_per_hour":       {kind: lowerCap},
 	"autonomy.env_passthrough":            {kind: ignored, why: whyEnvSecret},
+	"autonomy.auto_approve_sandboxed":     {kind: offOnly},
+	"sandbox.enabled":                     {kind: onOnly},
+	"sandbox.required":                    {kind: onOnly},
+	"sandbox.network":                     {kind: tighten, order: []string{"off", "on"}, why: "may only turn the network off"},
+	"sandbox.writable":                    {kind: ignored, why: whyWritable},
 	"context.compact_at_percent":          {kind: applies, why: "at most 100; a request over the model's window compacts"},
 	"context.keep_recent_tokens":          {kind: applies, why: harmlessWindow},
 	"context.summary_model":               {kind: userModels},

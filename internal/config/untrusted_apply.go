@@ -137,6 +137,18 @@ func (d *decoder) restrictKey(tree map[string]any, l fileLeaf, before *Config) (
 		if now.Bool() && !old.Bool() {
 			return reject("may turn this off, not on")
 		}
+	case onOnly:
+		if !now.Bool() && old.Bool() {
+			return reject("may turn this on, not off")
+		}
+	case tighten:
+		n, o := slices.Index(rule.order, now.String()), slices.Index(rule.order, old.String())
+		if n < 0 {
+			return ig, false // validate reports the bad value at its line
+		}
+		if o < 0 || n > o { // an invalid user value stays, for validate to report
+			return reject(fmt.Sprintf("%s (user: %q)", cmp.Or(rule.why, "may only tighten this"), old.String()))
+		}
 	case union:
 		merged := unionOf(strList(old), strList(now))
 		if !slices.Equal(merged, strList(now)) {

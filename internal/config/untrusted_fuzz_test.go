@@ -20,6 +20,10 @@ const fuzzUser = `[autonomy]
 level = "supervised"
 allowed_commands = ["git", "ls"]
 forbidden_paths = ["/secret"]
+auto_approve_sandboxed = false
+[sandbox]
+required = true
+writable = ["/srv/cache"]
 [agent]
 allowed_tools = ["file_*", "shell"]
 [web_fetch]
@@ -56,6 +60,8 @@ func FuzzUntrustedProject(f *testing.F) {
 		"[agent]\nsystem_prompt = \"${SECRET}\"\ndenied_tools = [\"${SECRET:-x}\"]\n",
 		hostileMCPProject,
 		"mcp.servers.main = { command = \"x\", env = { A = \"${SECRET}\" } }\n[mcp]\nenabled = false\n",
+		"[sandbox]\nenabled = false\nrequired = false\nnetwork = \"on\"\nwritable = [\"/\", \"~\"]\n[autonomy]\nauto_approve_sandboxed = true\n",
+		"sandbox = { network = \"${N:-on}\", enabled = true }\n",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -112,6 +118,7 @@ func checkNoGrant(t *testing.T, u, c *Config) {
 		"web_search":      {[]string{u.WebSearch.Provider, u.WebSearch.BaseURL, u.WebSearch.APIKey}, []string{c.WebSearch.Provider, c.WebSearch.BaseURL, c.WebSearch.APIKey}},
 		"dirs":            {[]string{u.Sessions.Dir, u.Memory.Dir, u.Cron.Dir, u.Backup.Dir}, []string{c.Sessions.Dir, c.Memory.Dir, c.Cron.Dir, c.Backup.Dir}},
 		"mcp servers":     {u.MCP.Servers, c.MCP.Servers},
+		"writable":        {u.Sandbox.Writable, c.Sandbox.Writable},
 	}
 	for _, spec := range c.MCPServers() {
 		if spec.Project && !spec.Untrusted {
@@ -161,6 +168,19 @@ func checkNoGrant(t *testing.T, u, c *Config) {
 		if on[1] && !on[0] {
 			t.Errorf("capability %d turned on", i)
 		}
+	}
+	for i, on := range [][2]bool{
+		{u.Sandbox.Enabled, c.Sandbox.Enabled}, {u.Sandbox.Required, c.Sandbox.Required},
+	} {
+		if on[0] && !on[1] {
+			t.Errorf("sandbox protection %d turned off", i)
+		}
+	}
+	if c.Sandbox.NetworkOn() && !u.Sandbox.NetworkOn() {
+		t.Error("sandbox network turned on")
+	}
+	if c.Autonomy.AutoApproveSandboxed && !u.Autonomy.AutoApproveSandboxed {
+		t.Error("auto_approve_sandboxed turned on")
 	}
 	if n := c.Autonomy.MaxActionsPerHour; n == 0 || n > u.Autonomy.MaxActionsPerHour {
 		t.Errorf("max_actions_per_hour %d above the user's %d", n, u.Autonomy.MaxActionsPerHour)

@@ -35,6 +35,12 @@ func (c *Config) validate() error {
 	if err := c.checkPatterns("autonomy.env_passthrough", c.Autonomy.EnvPassthrough); err != nil {
 		return err
 	}
+	if err := c.oneOf("sandbox.network", c.Sandbox.Network, "off", "on"); err != nil {
+		return err
+	}
+	if err := c.checkWritable(); err != nil {
+		return err
+	}
 	if c.HTTPRequest.Enabled && len(c.HTTPRequest.AllowedDomains) == 0 {
 		// Without a list the tool could call any public host with any
 		// method: enabling it must say where.

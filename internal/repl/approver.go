@@ -8,11 +8,14 @@ import (
 	"strings"
 
 	"github.com/clawseed/clawseed/internal/termtext"
+	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/runtime/agent"
 )
 
 // An Approver asks at the prompt before a tool call runs:
-// `Allow shell: rm -rf build? [y]es / [n]o / [a]lways for this tool`.
+// `Allow shell: rm -rf build? [y]es / [n]o / [a]lways for this tool`, or for
+// a sandboxed command `Allow shell (sandboxed, no network): npm test? [y]es /
+// [n]o / [a]lways for this tool / [w] with network`.
 type Approver struct {
 	reader LineReader
 	out    io.Writer
@@ -31,25 +34,20 @@ func NewApprover(reader LineReader, out io.Writer, r *Renderer) *Approver {
 	return a
 }
 
-// Approve implements agent.Approver. Anything but yes or always denies;
-// Ctrl-C and end of input deny too.
+// Approve implements agent.Approver. Anything but yes or always (or, when
+// offered, with network) denies; Ctrl-C and end of input deny too.
 func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
 	if a.before != nil {
 		a.before()
 	}
-	what := req.Summary
-	if what == "" {
-		what = compactArgs(req.Args)
-	}
-	prompt := fmt.Sprintf("Allow %s: %s? [y]es / [n]o / [a]lways for this tool ", req.Tool, Preview(what, previewRunes))
 	if len(req.Writes) > 0 {
 		// A write that decides what clawseed runs or allows: the user sees
 		// what will be written, and "always" is not offered.
 		showWrites(a.out, req)
-		prompt = fmt.Sprintf("Allow %s: %s? [y]es / [n]o ", req.Tool, Preview(what, previewRunes))
 	}
+	q := approvalQuestion(req)
 	for {
-		line, err := a.reader.ReadLine(ctx, prompt)
+		line, err := a.reader.ReadLine(ctx, q.prompt)
 		if errors.Is(err, ErrInterrupt) && a.Interrupt != nil {
 			a.Interrupt()
 			return agent.Deny, err
@@ -60,22 +58,86 @@ func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 			}
 			return agent.Deny, nil
 		}
-		switch strings.ToLower(strings.TrimSpace(line)) {
-		case "y", "yes":
-			return agent.ApproveOnce, nil
-		case "a", "always":
-			if len(req.Writes) == 0 {
-				return agent.ApproveAlways, nil
-			}
-		case "n", "no", "":
-			return agent.Deny, nil
+		if ans, ok := q.parse(line); ok {
+			return ans, nil
 		}
-		if len(req.Writes) > 0 {
-			fmt.Fprintln(a.out, "Please answer y or n (this write is asked about every time).")
-			continue
-		}
-		fmt.Fprintln(a.out, "Please answer y, n or a.")
+		fmt.Fprintln(a.out, q.retry)
 	}
+}
+
+// A question is one approval prompt: what it asks, and which answers it
+// takes.
+type question struct {
+	prompt string
+	// always and network say whether "a" and "w" are offered.
+	always, network bool
+	// retry is printed after an answer it does not take.
+	retry string
+}
+
+// approvalQuestion builds the prompt of a request, e.g.
+// `Allow shell (sandboxed, no network): npm test? [y]es / [n]o / [a]lways for this tool / [w] with network `.
+// "always" is not offered for a call asked about every time (a
+// control-path write, a call that asks for more than the sandbox gives);
+// "with network" only for a call sandboxed without it.
+func approvalQuestion(req agent.ApprovalRequest) question {
+	what := req.Summary
+	if what == "" {
+		what = compactArgs(req.Args)
+	}
+	q := question{always: len(req.Writes) == 0 && req.Escalation == "", network: req.CanAllowNetwork}
+	choices := "[y]es / [n]o"
+	if q.always {
+		choices += " / [a]lways for this tool"
+	}
+	if q.network {
+		choices += " / [w] with network"
+	}
+	q.prompt = fmt.Sprintf("Allow %s%s: %s? %s ", termtext.EscapeLine(req.Tool), sandboxNote(req), Preview(what, previewRunes), choices)
+	switch {
+	case len(req.Writes) > 0:
+		q.retry = "Please answer y or n (this write is asked about every time)."
+	case req.Escalation != "":
+		q.retry = "Please answer y or n (a call that asks for more than the sandbox allows is asked about every time)."
+	case q.network:
+		q.retry = "Please answer y, n, a or w."
+	default:
+		q.retry = "Please answer y, n or a."
+	}
+	return q
+}
+
+// sandboxNote says, after the tool's name, how the call runs in the OS
+// sandbox (issue 21): "" when the tool does not say.
+func sandboxNote(req agent.ApprovalRequest) string {
+	switch req.Escalation {
+	case "":
+		if req.Sandboxed {
+			return " (sandboxed, no network)"
+		}
+		return ""
+	case permissions.EscalationNetwork:
+		return " (asks for network access)"
+	case permissions.EscalationNoSandbox:
+		return " (asks to run without the sandbox)"
+	}
+	return " (asks for " + Preview(req.Escalation, previewRunes) + ")"
+}
+
+// parse maps an answer to an approval; ok is false for one the question
+// does not take.
+func (q question) parse(line string) (agent.Approval, bool) {
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return agent.ApproveOnce, true
+	case "n", "no", "":
+		return agent.Deny, true
+	case "a", "always":
+		return agent.ApproveAlways, q.always
+	case "w", "with network", "network":
+		return agent.ApproveNetwork, q.network
+	}
+	return agent.Deny, false
 }
 
 // ShowsContent tells the agent that this approver shows the content of

@@ -74,6 +74,18 @@ type ApprovalRequest struct {
 	// shows each file's content, and "always" is not offered (it counts
 	// as once).
 	Writes []ControlWrite
+	// Sandboxed is set when the call will run inside the OS sandbox with
+	// the network off (issue 21); the prompt says so.
+	Sandboxed bool
+	// Escalation is what the call asks for beyond the sandbox
+	// (permissions.EscalationNetwork, permissions.EscalationNoSandbox or
+	// another short phrase), "" for nothing. Such a call is asked whatever
+	// the autonomy level, auto_approve or an earlier "always" say, and
+	// "always" is not offered (it counts as once).
+	Escalation string
+	// CanAllowNetwork offers the answer [ApproveNetwork]: the call is
+	// sandboxed without network and may be let use it this once.
+	CanAllowNetwork bool
 }
 
 // An Approval is the user's answer.
@@ -86,7 +98,23 @@ const (
 	// ApproveAlways approves this and every later call of the same tool in the
 	// session.
 	ApproveAlways
+	// ApproveNetwork approves this call and lets it use the network in
+	// the sandbox ("allow network for this command"); offered only when
+	// the request's CanAllowNetwork is set, else it counts as ApproveOnce.
+	ApproveNetwork
 )
+
+// A sandboxedTool's calls may run inside the OS sandbox (issue 21).
+// SandboxMode reports, for one call, whether it will run sandboxed with the
+// network off (then auto_approve_sandboxed may run it unasked), and what it
+// asks beyond that: "" for nothing, else a short phrase such as
+// "network access" or "no sandbox". A call that asks for more is always
+// asked, like a control-path write, whatever the autonomy level,
+// auto_approve or an earlier "always" say; an approver that cannot show a
+// person the question (run without --yes) refuses it, run --yes approves it.
+type sandboxedTool interface {
+	SandboxMode(args json.RawMessage) (sandboxed bool, escalation string)
+}
 
 // Options configures an [Agent]. Zero values mean the documented defaults.
 type Options struct {

@@ -46,6 +46,9 @@ type pendingCall struct {
 	name  string
 	tool  Tool
 	args  json.RawMessage
+	// network: the user allowed this call the network
+	// ([permissions.WithNetwork]).
+	network bool
 }
 
 // runCalls executes one response's tool calls (§5.3) and returns one result
@@ -196,12 +199,23 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 	}
 	class := callClass(tool, args)
 	req := ApprovalRequest{Tool: c.Name, Summary: summary, Args: string(args), Class: class, Writes: a.controlWrites(tool, args)}
-	switch v, err := a.authorize(ctx, req, summary); v {
+	if st, ok := tool.(sandboxedTool); ok {
+		req.Sandboxed, req.Escalation = st.SandboxMode(args)
+		if req.Escalation != "" {
+			req.Sandboxed = false // it asks to leave the sandbox's limits
+		}
+		req.CanAllowNetwork = req.Sandboxed
+	}
+	v, err := a.authorize(ctx, req, summary)
+	switch v {
 	case notAllowed:
 		return pendingCall{}, errorResult("Tool %s is not allowed at autonomy level %s.", c.Name, a.opts.Policy.Level), false
 	case cannotAsk:
 		if len(req.Writes) > 0 {
 			return pendingCall{}, errorResult("%s", controlCannotAsk(c.Name, req.Writes)), false
+		}
+		if req.Escalation != "" {
+			return pendingCall{}, errorResult("%s", escalationCannotAsk(c.Name, req.Escalation)), false
 		}
 		return pendingCall{}, errorResult("Tool call denied: %s needs the user's approval and this session cannot ask (run with --yes or add %q to [autonomy].auto_approve).", c.Name, c.Name), false
 	case askCancelled:
@@ -211,42 +225,59 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 	case userDenied:
 		return pendingCall{}, errorResult("The user denied the %s call.", c.Name), false
 	}
-	return pendingCall{index: index, name: c.Name, tool: tool, args: args}, providers.ToolResult{}, true
+	return pendingCall{index: index, name: c.Name, tool: tool, args: args, network: v == allowedWithNetwork}, providers.ToolResult{}, true
 }
 
 // A verdict is what the autonomy policy and the user said of a call.
 type verdict int
 
 const (
-	allowed      verdict = iota
-	notAllowed           // the autonomy level forbids it
-	cannotAsk            // it needs approval and no one can give it
-	askCancelled         // the turn was cancelled at the prompt
-	askFailed            // the prompt failed
+	allowed            verdict = iota
+	allowedWithNetwork         // approved, and allowed the network (ApproveNetwork)
+	notAllowed                 // the autonomy level forbids it
+	cannotAsk                  // it needs approval and no one can give it
+	askCancelled               // the turn was cancelled at the prompt
+	askFailed                  // the prompt failed
 	userDenied
 )
 
 // authorize applies the autonomy policy to a call, asking the user with req
 // when it says so; an "always" answer pre-approves the tool for the
 // session. command is what allowed-tools patterns are matched against (the
-// shell command, the path). A call that writes a control path is asked
-// whatever the policy, pre-approvals and "always" answers say (§9), unless
-// the level forbids it outright. The error is set with askFailed.
+// shell command, the path). The error is set with askFailed.
+//
+// The order is the one place these rules meet:
+//
+//  1. a call that writes a control path (§9) or asks for more than the
+//     OS sandbox gives (req.Escalation, issue 21) is asked whatever the
+//     policy, pre-approvals, auto_approve_sandboxed and "always" answers
+//     say, unless the level forbids it outright; "always" counts as once;
+//  2. a command or sub-agent of an untrusted project skill (req.Untrusted)
+//     is asked likewise; its "always" counts as once;
+//  3. anything else goes to [permissions.Policy.DecideCall]: full allows,
+//     read_only denies non-reads, always_ask asks, then pre-approval,
+//     auto_approve and — for a sandboxed call — auto_approve_sandboxed
+//     allow.
+//
+// ApproveNetwork, offered when req.CanAllowNetwork, approves once and
+// returns allowedWithNetwork.
 func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, command string) (verdict, error) {
 	control := len(req.Writes) > 0
-	if control {
+	onceOnly := control || req.Escalation != "" || req.Untrusted
+	switch {
+	case control || req.Escalation != "":
 		if a.opts.Policy.Decide(req.Tool, req.Class, false) == permissions.Deny {
 			return notAllowed, nil
 		}
-	} else if req.Untrusted {
+	case req.Untrusted:
 		// Asked whatever the level, unless the level forbids it outright.
 		if req.Class == permissions.ClassExec && a.opts.Policy.Decide(req.Tool, req.Class, false) == permissions.Deny {
 			return notAllowed, nil
 		}
-	} else {
+	default:
 		// Pre-approval only matters when the policy could ask.
 		pre := a.opts.Policy.Level == permissions.Supervised && (a.alwaysAllow[req.Tool] || a.skillAllows(req.Tool, command, req.Class))
-		switch a.opts.Policy.Decide(req.Tool, req.Class, pre) {
+		switch a.opts.Policy.DecideCall(permissions.Call{Tool: req.Tool, Class: req.Class, PreApproved: pre, Sandboxed: req.Sandboxed}) {
 		case permissions.Deny:
 			return notAllowed, nil
 		case permissions.Allow:
@@ -262,16 +293,32 @@ func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, command stri
 		return askCancelled, nil
 	case err != nil:
 		return askFailed, err
-	case ans == ApproveAlways && !req.Untrusted && !control: // an untrusted skill's or a control write's "always" is this once
+	case ans == ApproveAlways && !onceOnly:
 		a.alwaysAllow[req.Tool] = true
-	case ans == ApproveAlways:
-	case ans != ApproveOnce:
+	case ans == ApproveAlways, ans == ApproveOnce:
+	case ans == ApproveNetwork && req.CanAllowNetwork:
+		return allowedWithNetwork, nil
+	case ans == ApproveNetwork:
+		// Not offered: the call is not sandboxed without network, so it
+		// runs as it was asked about.
+	default:
 		return userDenied, nil
 	}
 	if control {
 		a.approvedContent(req.Writes)
 	}
 	return allowed, nil
+}
+
+// escalationCannotAsk is the refusal of a call that asks for more than the
+// sandbox gives when nobody can approve it: why, and the ways to allow it.
+func escalationCannotAsk(tool, escalation string) string {
+	own := "run it with --no-sandbox, or set [sandbox].enabled = false in your own config file"
+	if escalation == permissions.EscalationNetwork {
+		own = "set [sandbox].network = \"on\" in your own config file"
+	}
+	return fmt.Sprintf("Tool call denied: this %s call asks for %s, beyond what the sandbox allows commands, so the user must approve it each time, whatever auto_approve or the autonomy level say, and this session cannot ask (run with --yes to approve such calls, answer the question in `clawseed chat`, or %s).",
+		tool, escalation, own)
 }
 
 // toolNameText shows a tool name in a message to the model, quoted when it
@@ -343,6 +390,9 @@ func (a *Agent) runOne(ctx context.Context, p pendingCall) (res providers.ToolRe
 	}
 	callCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
+	if p.network {
+		callCtx = permissions.WithNetwork(callCtx) // this call only
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			res = errorResult("Tool %s failed: internal error: %v", name, v)
