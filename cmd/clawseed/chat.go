@@ -147,6 +147,7 @@ func printBanner(ctx context.Context, io *IOStreams, a *app) {
 	if line := mcpBanner(ctx, a); line != "" {
 		fmt.Fprintln(io.Out, line)
 	}
+	fmt.Fprintln(io.Out, line(a.conf.line()))
 	if a.resumed != nil {
 		printResumed(io.Out, a)
 	}

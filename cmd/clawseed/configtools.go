@@ -41,7 +41,10 @@ func sessionToolSpecs(cfg *config.Config, model agent.Model, modelName string) (
 	if mem != nil {
 		defer mem.Close()
 	}
-	list := buildTools(toolEnv{cfg: cfg, sb: newSandbox(cfg, &skills.Catalog{}), model: model, modelName: modelName,
+	sb := newSandbox(cfg, &skills.Catalog{})
+	// The sandbox decides the shell tool's description and whether the
+	// command tools are registered; nothing is started here.
+	list := buildTools(toolEnv{cfg: cfg, sb: sb, conf: newConfinement(cfg, sb.Control), model: model, modelName: modelName,
 		addUsage: func(string, providers.Usage) {}, memory: mem})
 	classes := map[string]string{"Skill": permissions.ClassRead.String()}
 	for _, t := range list {

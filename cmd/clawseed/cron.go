@@ -396,12 +396,26 @@ func execShellJob(ctx context.Context, cfg *config.Config, j cron.Job) jobResult
 		return jobResult{Status: cron.StatusError, Output: "The shell tool is not available in this workspace's configuration (autonomy, allowed_tools or denied_tools), so shell jobs do not run here."}
 	}
 	sb := newSandbox(cfg, &skills.Catalog{})
+	// The job runs in the OS sandbox like the shell tool's commands.
+	conf := newConfinement(cfg, sb.Control)
+	if conf.refused() {
+		return jobResult{Status: cron.StatusError, Output: "The shell job was " + conf.errRequired().Error() + "."}
+	}
+	if err := conf.makeTemp(); err != nil {
+		return jobResult{Status: cron.StatusError, Output: err.Error()}
+	}
+	defer conf.close()
 	var shell tools.Tool
 	for _, t := range tools.Core(sb, tools.CoreOptions{
 		AllowedCommands: cfg.Autonomy.AllowedCommands,
 		ShellTimeout:    jobShellTimeout * time.Second,
 		MaxOutputChars:  cfg.Agent.MaxToolOutputChars,
 		EnvPassthrough:  cfg.Autonomy.EnvPassthrough,
+		Environ:         conf.environ(os.Environ()),
+		Start:           conf.commands(),
+		StartReadOnly:   conf.readOnlyStarter(),
+		Sandboxed:       conf.active(),
+		Network:         conf.network,
 	}) {
 		if t.Spec().Name == "shell" {
 			shell = t

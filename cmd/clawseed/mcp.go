@@ -16,6 +16,7 @@ import (
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/runtime/mcp"
+	"github.com/clawseed/clawseed/skills"
 )
 
 // mcpOptions are the flags of `clawseed mcp list|tools`.
@@ -73,7 +74,8 @@ func startMCPForCommand(ctx context.Context, g *globalOptions, io *IOStreams) (*
 		return nil, nil, usageError(err)
 	}
 	policy := permissions.Policy{Level: level, Allowed: cfg.Agent.AllowedTools, Denied: cfg.Agent.DeniedTools}
-	m := startMCP(ctx, cfg, mcpVisible(policy), newLogger(g, io.Err))
+	sb := newSandbox(cfg, &skills.Catalog{})
+	m := startMCP(ctx, cfg, mcpVisible(policy), newConfinement(cfg, sb.Control).prepareMCP, newLogger(g, io.Err))
 	if m != nil {
 		m.Wait(ctx)
 	}

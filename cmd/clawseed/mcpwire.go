@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"sort"
 	"strings"
 	"sync"
@@ -55,7 +56,7 @@ func mcpServerConfigs(cfg *config.Config) []mcp.ServerConfig {
 
 // startMCP starts the configured servers in the background; nil when there
 // are none. visible filters tools by the session's policy.
-func startMCP(ctx context.Context, cfg *config.Config, visible func(string) bool, log *slog.Logger) *mcp.Manager {
+func startMCP(ctx context.Context, cfg *config.Config, visible func(string) bool, prepare func(string, *exec.Cmd) error, log *slog.Logger) *mcp.Manager {
 	servers := mcpServerConfigs(cfg)
 	if len(servers) == 0 {
 		return nil
@@ -68,6 +69,9 @@ func startMCP(ctx context.Context, cfg *config.Config, visible func(string) bool
 		// server only when its env table passes it.
 		BaseEnv: tools.ScrubbedEnv(os.Environ(), cfg.Autonomy.EnvPassthrough),
 		Root:    cfg.Workspace,
+		// stdio servers run in the OS sandbox: they read what commands
+		// read, write only their state folder, and have the network.
+		Prepare: prepare,
 		Visible: visible,
 		Version: cmp.Or(version, "dev"),
 		Log:     log,

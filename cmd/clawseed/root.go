@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/clawseed/clawseed/internal/procenv"
+	"github.com/clawseed/clawseed/internal/sandbox"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/runtime/tools"
 )
@@ -73,6 +74,11 @@ type globalOptions struct {
 
 // run executes the command line and returns the process exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// The sandbox helper (internal/sandbox) comes first: it confines
+	// itself and executes a command in its place.
+	if len(args) > 0 && args[0] == sandbox.HelperArg {
+		return sandbox.HelperMain(args)
+	}
 	if err := procenv.Harden(tools.IsSecretEnv); err != nil { // before anything runs a child
 		fmt.Fprintln(stderr, "warning: "+err.Error())
 	}

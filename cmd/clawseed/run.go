@@ -149,6 +149,11 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if line := untrustedLine(cfg, a.catalog); line != "" {
 		fmt.Fprintln(opts.io.Err, termtext.EscapeLine(line))
 	}
+	// run says how commands run only when they are not fully sandboxed
+	// (chat's banner always does).
+	if a.conf.degraded() {
+		fmt.Fprintln(opts.io.Err, "clawseed: "+a.conf.line())
+	}
 	before := a.agent.UsageByModel() // a fork skill run by /NAME is part of the run
 	text, err := slashPrompt(ctx, a, prompt, opts.io.Err)
 	if err != nil {

@@ -30,7 +30,7 @@ type skillShellFunc func(ctx context.Context, s *skills.Skill, args string, sess
 // The result is stdout, then stderr after a "[stderr]" line when there is
 // any; a non-zero exit is an error ending in "Exit code N", a timeout an
 // error saying so. Permission (shell_exec) and approval are the caller's.
-func newSkillShell(cfg *config.Config, sb *tools.Sandbox) skillShellFunc {
+func newSkillShell(cfg *config.Config, sb *tools.Sandbox, conf *confinement) skillShellFunc {
 	return func(ctx context.Context, s *skills.Skill, args string, sessionID string) providers.ToolResult {
 		if s.Shell == nil || s.Shell.Command == "" {
 			return providers.ToolResult{Content: fmt.Sprintf("Skill '%s' has no shell command.", s.Name), IsError: true}
@@ -42,12 +42,13 @@ func newSkillShell(cfg *config.Config, sb *tools.Sandbox) skillShellFunc {
 		spec := tools.CommandSpec{
 			Dir:             dir,
 			Env:             skills.CommandEnv(s.Dir, cfg.Workspace, sessionID, args),
-			Environ:         os.Environ(),
+			Environ:         conf.environ(os.Environ()),
 			EnvPassthrough:  cfg.Autonomy.EnvPassthrough,
 			Timeout:         time.Duration(s.Shell.TimeoutSecs) * time.Second,
 			MaxOutput:       cfg.Agent.MaxToolOutputChars,
 			AllowedCommands: cfg.Autonomy.AllowedCommands,
 			Sandbox:         sb,
+			Start:           conf.commands(),
 		}
 		if len(s.Shell.Args) > 0 {
 			spec.Argv = append([]string{s.Shell.Command}, s.Shell.Args...)
@@ -90,17 +91,19 @@ func skillShellResult(name string, r tools.CommandResult) providers.ToolResult {
 // environment, as for shell skills, the output capped like a tool result,
 // and an error naming how it ended unless it exited with status 0 (ctx
 // carries the 30 s limit; the runner's own default is the same).
-func dynamicRunner(cfg *config.Config, sb *tools.Sandbox) func(ctx context.Context, dir, script string, env []string) (string, string, error) {
+func dynamicRunner(cfg *config.Config, sb *tools.Sandbox, conf *confinement) func(ctx context.Context, dir, script string, env []string) (string, string, error) {
 	return func(ctx context.Context, dir, script string, env []string) (string, string, error) {
 		r := tools.RunCommand(ctx, tools.CommandSpec{
 			Script:          script,
 			Dir:             dir,
 			Env:             env,
+			Environ:         conf.environ(os.Environ()),
 			EnvPassthrough:  cfg.Autonomy.EnvPassthrough,
 			Timeout:         skills.DynamicTimeout,
 			MaxOutput:       cfg.Agent.MaxToolOutputChars,
 			AllowedCommands: cfg.Autonomy.AllowedCommands,
 			Sandbox:         sb,
+			Start:           conf.commands(),
 		})
 		switch {
 		case r.Refusal != "":

@@ -28,7 +28,7 @@ func TestSkillShell(t *testing.T) {
 	t.Setenv("SKILLSHELL_TEST_TOKEN", "s3cret-value")
 	cfg := config.Default()
 	cfg.Workspace = ws
-	run := newSkillShell(cfg, &tools.Sandbox{Workspace: cfg.Workspace})
+	run := newSkillShell(cfg, &tools.Sandbox{Workspace: cfg.Workspace}, &confinement{})
 	tests := []struct {
 		name string
 		spec skills.ShellSpec

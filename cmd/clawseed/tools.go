@@ -2,7 +2,9 @@ package main
 
 import (
 	"io"
+	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/clawseed/clawseed/internal/config"
 	"github.com/clawseed/clawseed/providers"
@@ -25,6 +27,9 @@ type toolEnv struct {
 	// memory is the session's memory store; nil opens one for the tools
 	// alone (see memoryTools).
 	memory *memory.Store
+	// conf is the session's OS sandbox; nil leaves processes unconfined
+	// (config show --tools lists tools without starting anything).
+	conf *confinement
 }
 
 // buildTools returns the session's tools: the core ones, skill_create, and
@@ -34,12 +39,25 @@ type toolEnv struct {
 // would only fail.
 func buildTools(env toolEnv) []agent.Tool {
 	cfg := env.cfg
+	conf := env.confinement()
 	list := tools.Core(env.sb, tools.CoreOptions{
 		AllowedCommands: cfg.Autonomy.AllowedCommands,
 		ShellTimeout:    cfg.Agent.ToolTimeout(),
 		MaxOutputChars:  cfg.Agent.MaxToolOutputChars,
 		EnvPassthrough:  cfg.Autonomy.EnvPassthrough,
+		Environ:         conf.environ(os.Environ()),
+		Start:           conf.commands(),
+		StartReadOnly:   conf.readOnlyStarter(),
+		Sandboxed:       conf.active(),
+		Network:         conf.network,
+		// [sandbox].required with no sandbox: ripgrep may not run.
+		ForceGoSearch: conf.refused(),
 	})
+	if conf.refused() {
+		// [sandbox].required with no sandbox here: commands are refused,
+		// so the shell tool is not registered.
+		list = slices.DeleteFunc(list, func(t tools.Tool) bool { return t.Spec().Name == "shell" })
+	}
 	if cfg.Skills.Enabled {
 		list = append(list, tools.NewSkillCreate(filepath.Join(cfg.Workspace, ".clawseed", "skills")))
 	}
@@ -53,4 +71,13 @@ func buildTools(env toolEnv) []agent.Tool {
 		out[i] = t
 	}
 	return out
+}
+
+// confinement returns the session's sandbox, or one that is off (no
+// sandbox was given: tools are listed, nothing is started).
+func (env toolEnv) confinement() *confinement {
+	if env.conf != nil {
+		return env.conf
+	}
+	return &confinement{off: "not started"}
 }

@@ -22,8 +22,12 @@ import (
 // can stop the session (exit 2).
 func webTools(env toolEnv) []tools.Tool {
 	cfg := env.cfg
-	pdf := pdfExtractor()
-	list := []tools.Tool{tools.NewPDFRead(env.sb, tools.PDFReadOptions{MaxOutputChars: cfg.Agent.MaxToolOutputChars, Extract: pdf})}
+	conf := env.confinement()
+	pdf := pdfExtractor(conf.readOnlyStarter())
+	var list []tools.Tool
+	if !conf.refused() { // [sandbox].required with no sandbox: the child may not run
+		list = append(list, tools.NewPDFRead(env.sb, tools.PDFReadOptions{MaxOutputChars: cfg.Agent.MaxToolOutputChars, Extract: pdf}))
+	}
 	for _, build := range []func(*config.Config, tools.PDFExtractor) (tools.Tool, error){webFetchTool, webSearchTool, httpRequestTool} {
 		t, err := build(cfg, pdf)
 		switch {
@@ -143,13 +147,14 @@ func httpRequestTool(cfg *config.Config, _ tools.PDFExtractor) (tools.Tool, erro
 // pdfExtractor runs PDF text extraction in a child process (this binary's
 // hidden pdf-text command): the PDF library can loop or allocate without
 // bound on hostile files, and a child can be killed. Without a path to
-// this binary, extraction stays in process.
-func pdfExtractor() tools.PDFExtractor {
+// this binary, extraction stays in process. start confines the child (it
+// reads its standard input and writes nothing).
+func pdfExtractor(start tools.Starter) tools.PDFExtractor {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil
 	}
-	return tools.ChildPDF(exe, "clawseed", pdfTextCommand)
+	return tools.ChildPDF(start, exe, "clawseed", pdfTextCommand)
 }
 
 // pdfTextCommand is the hidden command of [pdfExtractor]'s child.

@@ -172,6 +172,8 @@ type app struct {
 	memory *memory.Store
 	// mcp runs the session's MCP servers, nil when none are configured.
 	mcp *mcp.Manager
+	// conf is the session's OS sandbox.
+	conf *confinement
 }
 
 // recorder returns the writer as an agent.Recorder, nil (not a typed nil)
@@ -215,11 +217,14 @@ func (a *app) shutdown() error {
 		a.mcp.Close()
 		a.mcp = nil
 	}
-	var memErr error
+	var memErr, tmpErr error
 	if a.memory != nil {
 		memErr = a.memory.Close()
 	}
-	return errors.Join(a.Close(), memErr)
+	if a.conf != nil {
+		tmpErr = a.conf.close()
+	}
+	return errors.Join(a.Close(), memErr, tmpErr)
 }
 
 // Close flushes and closes the session file.
@@ -341,10 +346,15 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		// with the sandbox off or unavailable, none is.
 		AutoApproveSandboxed: cfg.Autonomy.AutoApproveSandboxed,
 	}
+	sb := newSandbox(cfg, &skills.Catalog{})
+	a.conf = newConfinement(cfg, sb.Control)
+	if err := a.conf.makeTemp(); err != nil {
+		a.shutdown()
+		return nil, err
+	}
 	// MCP servers start first: their processes start up while skills are
 	// discovered.
-	a.mcp = startMCP(ctx, cfg, mcpVisible(policy), o.Log)
-	sb := newSandbox(cfg, &skills.Catalog{})
+	a.mcp = startMCP(ctx, cfg, mcpVisible(policy), a.conf.prepareMCP, o.Log)
 	var ag *agent.Agent
 	reloader := &skillReloader{cfg: cfg, sb: sb, cache: openSkillCache(cfg, skillOptions(cfg), o.Log), current: func() *skills.Catalog { return ag.Skills().Catalog() }}
 	began := time.Now()
@@ -363,7 +373,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 	}
 	a.memory = mem
 	agentTools := buildTools(toolEnv{
-		cfg: cfg, sb: sb, model: model, modelName: resolved.Model, notices: o.Notices,
+		cfg: cfg, sb: sb, conf: a.conf, model: model, modelName: resolved.Model, notices: o.Notices,
 		addUsage: func(model string, u providers.Usage) { ag.AddUsage(model, u) },
 		memory:   mem,
 	})
@@ -393,7 +403,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		DynamicContext:     cfg.Skills.DynamicContext,
 		UntrustedWorkspace: !cfg.Trusted,
 		Forbidden:          sb.ForbiddenRule(),
-		RunCommand:         dynamicRunner(cfg, sb),
+		RunCommand:         dynamicRunner(cfg, sb, a.conf),
 	}, a.catalog)
 
 	temp := resolved.Temperature
@@ -422,7 +432,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		SkillsEnabled:      cfg.Skills.Enabled,
 		IndexBudget:        skills.IndexBudget(resolved.ContextWindow, cfg.Skills.IndexBudgetPercent),
 		ForkModel:          a.forkModel,
-		SkillShell:         newSkillShell(cfg, sb),
+		SkillShell:         newSkillShell(cfg, sb, a.conf),
 		ForkMaxIterations:  cfg.Skills.ForkMaxIterations,
 		UntrustedWorkspace: !cfg.Trusted,
 		ControlPath:        sb.Control.Match,

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -155,3 +156,8 @@ func RealPath(p string) (string, error) {
 	}
 	return "", errors.New("too many levels of symbolic links")
 }
+
+// Entries returns the resolved entries: absolute and clean, each as
+// configured and, when it differs, with its links resolved. The OS sandbox
+// denies them to commands.
+func (f Forbidden) Entries() []string { return slices.Clone(f.entries) }

@@ -4,35 +4,75 @@ package sandbox
 
 import (
 	"fmt"
+	"slices"
 
 	"golang.org/x/sys/unix"
 )
 
-// bindReadOnly makes each path read-only in the caller's mount namespace,
-// which must be private to it (a new one): a bind mount of the path onto
-// itself, remounted read-only with the flags the kernel locked on the
-// original (nosuid, nodev, noexec, atime: a user namespace may not clear
-// them). Paths must exist; links must have been resolved.
-func bindReadOnly(paths []string) error {
-	if len(paths) == 0 {
+// setupMounts makes, in the caller's mount namespace, which must be
+// private to it (a new one), each of readOnly read-only and each of hidden
+// empty: a bind mount of the path onto itself remounted read-only, and an
+// empty read-only tmpfs over a hidden folder or /dev/null over a hidden
+// file. Hidden paths are done first, so that a read-only control folder
+// inside a hidden one stays hidden. Paths must exist; links must have been
+// resolved.
+func setupMounts(readOnly, hidden []string) error {
+	if len(readOnly) == 0 && len(hidden) == 0 {
 		return nil
 	}
 	// Nothing mounted here may reach the parent namespace.
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
 	}
+	for _, p := range hidden {
+		var st unix.Stat_t
+		if err := unix.Stat(p, &st); err != nil {
+			continue
+		}
+		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			if err := unix.Mount("tmpfs", p, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0555"); err != nil {
+				return fmt.Errorf("hide %s: %w", p, err)
+			}
+			continue
+		}
+		if err := bindOneReadOnly("/dev/null", p); err != nil {
+			return fmt.Errorf("hide %s: %w", p, err)
+		}
+	}
+	// A read-only path inside a hidden one is hidden already.
+	return bindReadOnly(slices.DeleteFunc(slices.Clone(readOnly), func(r string) bool {
+		return slices.ContainsFunc(hidden, func(h string) bool { return within(r, h) })
+	}))
+}
+
+// bindReadOnly makes each path read-only: a bind mount of the path onto
+// itself, remounted read-only with the flags the kernel locked on the
+// original (nosuid, nodev, noexec, atime: a user namespace may not clear
+// them).
+func bindReadOnly(paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
 	for _, p := range paths {
-		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return fmt.Errorf("bind %s: %w", p, err)
+		if err := bindOneReadOnly(p, p); err != nil {
+			return err
 		}
-		var st unix.Statfs_t
-		if err := unix.Statfs(p, &st); err != nil {
-			return fmt.Errorf("statfs %s: %w", p, err)
-		}
-		locked := lockedFlags(st.Flags)
-		if err := unix.Mount("", p, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|locked, ""); err != nil {
-			return fmt.Errorf("remount %s read-only: %w", p, err)
-		}
+	}
+	return nil
+}
+
+// bindOneReadOnly binds src onto dst and makes that mount read-only.
+func bindOneReadOnly(src, dst string) error {
+	if err := unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("bind %s: %w", dst, err)
+	}
+	var st unix.Statfs_t
+	if err := unix.Statfs(dst, &st); err != nil {
+		return fmt.Errorf("statfs %s: %w", dst, err)
+	}
+	locked := lockedFlags(int64(st.Flags))
+	if err := unix.Mount("", dst, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|locked, ""); err != nil {
+		return fmt.Errorf("remount %s read-only: %w", dst, err)
 	}
 	return nil
 }

@@ -134,3 +134,39 @@ func within(p, dir string) bool {
 	}
 	return strings.HasPrefix(p, dir+"/")
 }
+
+// hidden returns the denied paths that lie inside a writable folder, where
+// Landlock cannot refuse them (the folder's grant covers them): a mount
+// namespace hides each under an empty mount. A denied folder holding a Keep
+// entry is hidden entry by entry, all but the way to what is kept (its
+// folders are hidden where they hold nothing kept).
+func (p Policy) hidden() []string {
+	writable := existingReal(p.Writable)
+	keep := existingReal(p.Keep)
+	var out []string
+	var hide func(d string)
+	hide = func(d string) {
+		if slices.Contains(keep, d) {
+			return
+		}
+		if !slices.ContainsFunc(keep, func(k string) bool { return within(k, d) }) {
+			out = append(out, d)
+			return
+		}
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			if e.Type()&os.ModeSymlink == 0 {
+				hide(filepath.Join(d, e.Name()))
+			}
+		}
+	}
+	for _, d := range existingReal(p.Deny) {
+		if slices.ContainsFunc(writable, func(w string) bool { return within(d, w) && d != w }) {
+			hide(d)
+		}
+	}
+	return out
+}

@@ -29,7 +29,7 @@ func newTestSandbox(t *testing.T, helper bool) *Sandbox {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(exe)
+	s := New(exe, os.Args[0])
 	st := s.Status()
 	if !st.Active {
 		t.Skipf("sandbox not available here: %s", st.Reason)
@@ -233,7 +233,7 @@ func BenchmarkStart(b *testing.B) {
 	}
 	b.Run("unconfined", func(b *testing.B) { bench(b, (*exec.Cmd).Start) })
 	for _, helper := range []bool{false, true} {
-		s := New(exe)
+		s := New(exe, os.Args[0])
 		st := s.Status()
 		if !st.Active {
 			b.Skip(st.Reason)
@@ -259,7 +259,7 @@ func TestWrap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(exe)
+	s := New(exe, os.Args[0])
 	if st := s.Status(); !st.Active {
 		t.Skipf("sandbox not available here: %s", st.Reason)
 	}
@@ -294,5 +294,49 @@ func TestWrap(t *testing.T) {
 	}
 	if err := cmd.Run(); err == nil || cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 127 {
 		t.Errorf("missing program: err %v, state %v", err, cmd.ProcessState)
+	}
+}
+
+// TestHideInsideWritable: a denied path inside a writable folder (a
+// forbidden file in the workspace; CLAWSEED_HOME when the workspace is the
+// home folder) cannot be read, while a kept path inside it can.
+func TestHideInsideWritable(t *testing.T) {
+	for _, helper := range []bool{false, true} {
+		t.Run(fmt.Sprintf("helper=%v", helper), func(t *testing.T) {
+			s := newTestSandbox(t, helper)
+			if !s.Status().ReadOnlyPaths {
+				t.Skip("no mount namespace: denied paths inside writable folders stay readable")
+			}
+			l := newLayout(t)
+			home := filepath.Join(l.ws, "home")
+			for p, text := range map[string]string{
+				filepath.Join(l.ws, "secret.env"):              "TOKEN=1",
+				filepath.Join(home, "config.toml"):             "api_key = 'k'",
+				filepath.Join(home, "sessions", "s.jsonl"):     "{}",
+				filepath.Join(home, "skills", "x", "SKILL.md"): "skill",
+			} {
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p := l.policy(false)
+			p.Deny = append(p.Deny, filepath.Join(l.ws, "secret.env"), home)
+			p.Keep = append(p.Keep, filepath.Join(home, "skills"))
+			for _, c := range []struct {
+				line string
+				ok   bool
+			}{
+				{"grep -q TOKEN secret.env", false},
+				{"grep -q api_key home/config.toml", false},
+				{"cat home/sessions/s.jsonl", false},
+				{"cat home/skills/x/SKILL.md", true},
+				{"echo ok > other.txt", true},
+			} {
+				if out, err := run(t, s, p, l.ws, c.line); (err == nil) != c.ok {
+					t.Errorf("%q: err = %v, want ok=%v; output %q", c.line, err, c.ok, out)
+				}
+			}
+		})
 	}
 }

@@ -23,7 +23,7 @@ import (
 // and, on the thread path, one confined thread per policy. The zero value
 // is not usable: make one with [New].
 type Sandbox struct {
-	exe string
+	exe, argv0 string
 
 	probeOnce sync.Once
 	status    Status
@@ -42,10 +42,11 @@ type Sandbox struct {
 // paths changed (a control folder created) gets a new one.
 const maxSpawners = 8
 
-// New returns a Sandbox whose helper is the executable exe (clawseed
-// itself, os.Executable).
-func New(exe string) *Sandbox {
-	return &Sandbox{exe: exe, rules: map[string][]rule{}, spawners: map[string]*spawner{}}
+// New returns a Sandbox whose helper is the executable exe, started with
+// argv0 as its name: clawseed itself, normally "/proc/self/exe" (the
+// running binary even if its file was replaced) and os.Args[0].
+func New(exe, argv0 string) *Sandbox {
+	return &Sandbox{exe: exe, argv0: argv0, rules: map[string][]rule{}, spawners: map[string]*spawner{}}
 }
 
 // Status probes the machine (once) and says how processes are confined.
@@ -66,15 +67,14 @@ func (s *Sandbox) Start(cmd *exec.Cmd, p Policy) error {
 	if !st.Active {
 		return ErrUnavailable
 	}
-	rules := s.rulesOf(p)
-	var ro []string
+	pol := helperPolicy{ABI: st.ABI, Rules: s.rulesOf(p), Network: p.Network}
 	if st.ReadOnlyPaths {
-		ro = existingReal(p.ReadOnly)
+		pol.ReadOnly, pol.Hide = existingReal(p.ReadOnly), p.hidden()
 	}
 	if st.Helper {
-		return s.startHelper(cmd, helperPolicy{ABI: st.ABI, Rules: rules, ReadOnly: ro, Network: p.Network})
+		return s.startHelper(cmd, pol)
 	}
-	sp, err := s.spawnerOf(st, rules, ro, p.Network)
+	sp, err := s.spawnerOf(st, pol)
 	if err != nil {
 		return err
 	}
@@ -109,8 +109,8 @@ func (s *Sandbox) rulesOf(p Policy) []rule {
 }
 
 // spawnerOf returns the confined thread of a policy, making it first.
-func (s *Sandbox) spawnerOf(st Status, rules []rule, ro []string, network bool) (*spawner, error) {
-	data, _ := json.Marshal(helperPolicy{Rules: rules, ReadOnly: ro, Network: network})
+func (s *Sandbox) spawnerOf(st Status, pol helperPolicy) (*spawner, error) {
+	data, _ := json.Marshal(pol)
 	sum := sha256.Sum256(data)
 	key := hex.EncodeToString(sum[:])
 	s.mu.Lock()
@@ -125,7 +125,7 @@ func (s *Sandbox) spawnerOf(st Status, rules []rule, ro []string, network bool) 
 			break
 		}
 	}
-	sp := newSpawner(st, rules, ro, network)
+	sp := newSpawner(st, pol)
 	if sp.err != nil {
 		return nil, sp.err
 	}
@@ -148,12 +148,12 @@ type spawnReq struct {
 	done chan error
 }
 
-func newSpawner(st Status, rules []rule, ro []string, network bool) *spawner {
+func newSpawner(st Status, pol helperPolicy) *spawner {
 	sp := &spawner{reqs: make(chan spawnReq)}
 	ready := make(chan error)
 	go func() {
 		runtime.LockOSThread() // for good: the thread is confined
-		err := confineThread(st, rules, ro, network)
+		err := confineThread(st, pol)
 		ready <- err
 		if err != nil {
 			return
@@ -166,23 +166,23 @@ func newSpawner(st Status, rules []rule, ro []string, network bool) *spawner {
 	return sp
 }
 
-// confineThread takes a mount namespace with the read-only binds and,
-// without network, a network namespace (when the status says the process
-// may), then the Landlock domain.
-func confineThread(st Status, rules []rule, ro []string, network bool) error {
+// confineThread takes a mount namespace with the read-only and hiding
+// mounts and, without network, a network namespace (when the status says
+// the process may), then the Landlock domain.
+func confineThread(st Status, pol helperPolicy) error {
 	if st.ReadOnlyPaths || st.NetNamespace {
 		flags := unix.CLONE_NEWNS
-		if !network && st.NetNamespace {
+		if !pol.Network && st.NetNamespace {
 			flags |= unix.CLONE_NEWNET
 		}
 		if err := unix.Unshare(flags); err != nil {
 			return fmt.Errorf("sandbox: unshare: %w", err)
 		}
-		if err := bindReadOnly(ro); err != nil {
+		if err := setupMounts(pol.ReadOnly, pol.Hide); err != nil {
 			return fmt.Errorf("sandbox: %w", err)
 		}
 	}
-	if err := restrictThread(st.ABI, rules, network); err != nil {
+	if err := restrictThread(st.ABI, pol.Rules, pol.Network); err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
 	return nil
@@ -282,6 +282,8 @@ type helperPolicy struct {
 	ABI      int      `json:"abi"`
 	Rules    []rule   `json:"rules"`
 	ReadOnly []string `json:"ro,omitempty"`
+	// Hide are denied paths inside writable folders, mounted over empty.
+	Hide []string `json:"hide,omitempty"`
 	Network  bool     `json:"net,omitempty"`
 	// Probe, when set, makes the helper check that this file (bound
 	// read-only) cannot be written, print "ok" and exit, instead of
@@ -314,7 +316,7 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd, p Policy) error {
 	s.userNSOnce.Do(func() { s.userNS = st.Helper || s.probeHelper(st.ABI) == nil })
 	pol := helperPolicy{ABI: st.ABI, Rules: s.rulesOf(p), Network: p.Network}
 	if s.userNS {
-		pol.ReadOnly = existingReal(p.ReadOnly)
+		pol.ReadOnly, pol.Hide = existingReal(p.ReadOnly), p.hidden()
 	}
 	// The policy file stays open until the garbage collector finds it:
 	// the caller starts cmd whenever it likes, and the child gets a copy.
@@ -354,7 +356,7 @@ func (s *Sandbox) wrap(cmd *exec.Cmd, pol helperPolicy, namespaces bool) (*os.Fi
 		target = ""
 	}
 	cmd.ExtraFiles = []*os.File{f}
-	cmd.Args = append([]string{s.exe, HelperArg, target}, cmd.Args...)
+	cmd.Args = append([]string{s.argv0, HelperArg, target}, cmd.Args...)
 	cmd.Path = s.exe
 	if cmd.Err != nil {
 		// exec.Command could not find the program: the helper reports
@@ -400,7 +402,7 @@ func HelperMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "clawseed sandbox: read the policy: %v\n", err)
 		return 126
 	}
-	if err := bindReadOnly(pol.ReadOnly); err != nil {
+	if err := setupMounts(pol.ReadOnly, pol.Hide); err != nil {
 		fmt.Fprintf(os.Stderr, "clawseed sandbox: %v\n", err)
 		return 126
 	}

@@ -14,8 +14,8 @@ import (
 // confined yet: [Sandbox.Status] says so and [Sandbox.Start] refuses.
 type Sandbox struct{}
 
-// New returns a Sandbox; exe is unused outside Linux.
-func New(exe string) *Sandbox { return &Sandbox{} }
+// New returns a Sandbox; exe and argv0 are unused outside Linux.
+func New(exe, argv0 string) *Sandbox { return &Sandbox{} }
 
 // Status says that processes are not confined on this platform.
 func (s *Sandbox) Status() Status {

@@ -183,3 +183,39 @@ func foldPath(p string) string {
 		return unicode.ToLower(r)
 	}, p)
 }
+
+// ReadOnlyTargets returns what the OS sandbox keeps read-only for commands
+// (internal/sandbox binds them read-only where it can): every control path,
+// as configured, except the workspace's .git, of which only what names
+// programs is — its hooks and config, and those of its submodules'
+// repositories (.git/modules/NAME) — since git itself must write objects,
+// refs and the index. Paths that do not exist are left out by the sandbox
+// when a command starts.
+func (c *ControlPaths) ReadOnlyTargets() []string {
+	if c == nil {
+		return nil
+	}
+	gitDir := filepath.Join(c.workspace, ".git")
+	var out []string
+	for _, e := range c.dirs {
+		if e.lexical != gitDir {
+			out = append(out, e.lexical)
+			continue
+		}
+		out = append(out, filepath.Join(gitDir, "hooks"), filepath.Join(gitDir, "config"))
+		modules, _ := os.ReadDir(filepath.Join(gitDir, "modules"))
+		for _, m := range modules {
+			if m.IsDir() {
+				dir := filepath.Join(gitDir, "modules", m.Name())
+				out = append(out, filepath.Join(dir, "hooks"), filepath.Join(dir, "config"))
+			}
+		}
+		if fi, err := os.Lstat(gitDir); err == nil && !fi.IsDir() {
+			out = append(out, gitDir) // a gitdir pointer file: where git's repository is
+		}
+	}
+	for _, e := range c.files {
+		out = append(out, e.lexical)
+	}
+	return out
+}
