@@ -16,10 +16,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/clawseed/clawseed/internal/sandbox"
 
 	"github.com/clawseed/clawseed/providers/providertest"
 	"github.com/clawseed/clawseed/runtime/mcp/mcptest"
@@ -55,6 +58,12 @@ func scriptParams(dir, config string) testscript.Params {
 	if config == anthropicConfig {
 		wire = "anthropic"
 	}
+	// [sandbox] holds where commands can be confined (Landlock); a script
+	// about the OS sandbox skips elsewhere, saying so.
+	sandboxed := sync.OnceValue(func() bool {
+		exe, err := os.Executable()
+		return err == nil && sandbox.New(exe, "clawseed").Status().Active
+	})
 	return testscript.Params{
 		Dir:                 dir,
 		UpdateScripts:       *update && wire == "openai",
@@ -66,6 +75,9 @@ func scriptParams(dir, config string) testscript.Params {
 		Condition: func(cond string) (bool, error) {
 			if w, ok := strings.CutPrefix(cond, "wire:"); ok {
 				return w == wire, nil
+			}
+			if cond == "sandbox" {
+				return sandboxed(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
