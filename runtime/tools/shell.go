@@ -117,9 +117,9 @@ func (t *shellTool) SandboxMode(args json.RawMessage) (sandboxed bool, escalatio
 		if t.shell.network {
 			return false, ""
 		}
-		return false, "network access"
+		return false, permissions.EscalationNetwork
 	case sandboxOff:
-		return false, "no sandbox"
+		return false, permissions.EscalationNoSandbox
 	}
 	return !t.shell.network, ""
 }

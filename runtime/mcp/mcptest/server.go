@@ -122,6 +122,10 @@ type (
 		N int `json:"n" jsonschema:"how many bytes of text to return"`
 	}
 	emptyInput struct{}
+	fileIn     struct {
+		Path string `json:"path" jsonschema:"the file"`
+		Text string `json:"text,omitempty" jsonschema:"what write_file writes"`
+	}
 )
 
 func addTools(s *mcp.Server, lw *lineWriter) {
@@ -162,6 +166,23 @@ func addTools(s *mcp.Server, lw *lineWriter) {
 				return nil, nil, fmt.Errorf("cwd: %w", err)
 			}
 			return textResult(wd), nil, nil
+		})
+	// read_file and write_file show what the server process may touch
+	// (the OS sandbox's profile of MCP servers).
+	mcp.AddTool(s, &mcp.Tool{Name: "read_file", Description: "Return the contents of a file the server reads."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in fileIn) (*mcp.CallToolResult, any, error) {
+			data, err := os.ReadFile(in.Path)
+			if err != nil {
+				return nil, nil, err
+			}
+			return textResult(string(data)), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "write_file", Description: "Write text to a file."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in fileIn) (*mcp.CallToolResult, any, error) {
+			if err := os.WriteFile(in.Path, []byte(in.Text), 0o644); err != nil {
+				return nil, nil, err
+			}
+			return textResult("written"), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "sleep", Description: "Sleep for ms milliseconds, or until the call is cancelled."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in sleepIn) (*mcp.CallToolResult, any, error) {

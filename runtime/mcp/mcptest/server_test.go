@@ -173,7 +173,7 @@ func TestToolList(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	want := []string{"add", "add_tool", "big", "cwd", "echo", "env", "fail", "image", "resource_link", "sleep"}
+	want := []string{"add", "add_tool", "big", "cwd", "echo", "env", "fail", "image", "read_file", "resource_link", "sleep", "write_file"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
