@@ -296,16 +296,17 @@ func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, command stri
 	case ans == ApproveAlways && !onceOnly:
 		a.alwaysAllow[req.Tool] = true
 	case ans == ApproveAlways, ans == ApproveOnce:
-	case ans == ApproveNetwork && req.CanAllowNetwork:
-		return allowedWithNetwork, nil
 	case ans == ApproveNetwork:
-		// Not offered: the call is not sandboxed without network, so it
-		// runs as it was asked about.
+		// Unless offered (the call is sandboxed without network), it is
+		// a yes: the call runs as it was asked about.
 	default:
 		return userDenied, nil
 	}
 	if control {
 		a.approvedContent(req.Writes)
+	}
+	if ans == ApproveNetwork && req.CanAllowNetwork {
+		return allowedWithNetwork, nil
 	}
 	return allowed, nil
 }
