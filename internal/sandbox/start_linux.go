@@ -49,6 +49,15 @@ func New(exe, argv0 string) *Sandbox {
 	return &Sandbox{exe: exe, argv0: argv0, rules: map[string][]rule{}, spawners: map[string]*spawner{}}
 }
 
+// Unavailable returns a Sandbox that confines nothing and says why: what
+// [New] gives on a machine without Landlock, for the callers' tests of
+// that case.
+func Unavailable(reason string) *Sandbox {
+	s := New("", "")
+	s.probeOnce.Do(func() { s.status = Status{Reason: reason} })
+	return s
+}
+
 // Status probes the machine (once) and says how processes are confined.
 func (s *Sandbox) Status() Status {
 	s.probeOnce.Do(func() { s.status = s.probe() })

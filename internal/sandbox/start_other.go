@@ -17,6 +17,10 @@ type Sandbox struct{}
 // New returns a Sandbox; exe and argv0 are unused outside Linux.
 func New(exe, argv0 string) *Sandbox { return &Sandbox{} }
 
+// Unavailable returns a Sandbox that confines nothing (as every one does
+// here).
+func Unavailable(reason string) *Sandbox { return &Sandbox{} }
+
 // Status says that processes are not confined on this platform.
 func (s *Sandbox) Status() Status {
 	return Status{Reason: fmt.Sprintf("no sandbox for %s yet", runtime.GOOS)}

@@ -148,10 +148,12 @@ func (t *shell) run(ctx context.Context, args shellArgs) providers.ToolResult {
 
 	// The agent asked the user before a call escalates (SandboxMode).
 	var err error
+	confined, network := false, false
 	if args.Sandbox == sandboxOff {
 		err = cmd.Run()
 	} else {
-		network := t.network || args.Sandbox == sandboxNetwork || permissions.NetworkAllowed(ctx)
+		network = t.network || args.Sandbox == sandboxNetwork || permissions.NetworkAllowed(ctx)
+		confined = t.sandboxed
 		err = t.start.run(cmd, network)
 	}
 	var footer string
@@ -167,6 +169,9 @@ func (t *shell) run(ctx context.Context, args shellArgs) providers.ToolResult {
 		footer, failed = exitFooter(cmd.ProcessState)
 		if errors.Is(err, exec.ErrWaitDelay) {
 			footer = "[note: background processes kept the output open; later output was not collected]\n" + footer
+		}
+		if failed && confined && sandboxRefusal(stderr.String()) {
+			footer += "\n" + sandboxHint(network)
 		}
 	}
 	return providers.ToolResult{Content: formatShell(stdout, stderr, footer, t.maxOutput), IsError: failed}
@@ -211,4 +216,29 @@ func formatShell(stdout, stderr *headTail, footer string, maxOutput int) string 
 		parts = append(parts, "[stderr]\n"+s)
 	}
 	return strings.Join(append(parts, footer), "\n")
+}
+
+// sandboxRefusals are what programs print when the sandbox refused them a
+// file or the network.
+var sandboxRefusals = []string{"Permission denied", "Read-only file system", "Operation not permitted",
+	"Network is unreachable", "Could not resolve host", "Temporary failure in name resolution", "Connection refused"}
+
+// sandboxRefusal reports whether a failed command's stderr looks like the
+// sandbox refused it something.
+func sandboxRefusal(stderr string) bool {
+	for _, s := range sandboxRefusals {
+		if strings.Contains(stderr, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// sandboxHint tells the model how a confined command that was refused
+// something may get it.
+func sandboxHint(network bool) string {
+	if network {
+		return `[the command ran in the OS sandbox: it may write only in the workspace and $TMPDIR; if it must write elsewhere, call again with sandbox "off" (the user is asked)]`
+	}
+	return `[the command ran in the OS sandbox without network; it may write only in the workspace and $TMPDIR; if it needs the network call again with sandbox "network", to write elsewhere with sandbox "off" (the user is asked)]`
 }
