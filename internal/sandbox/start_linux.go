@@ -292,8 +292,8 @@ type helperPolicy struct {
 	Rules    []rule   `json:"rules"`
 	ReadOnly []string `json:"ro,omitempty"`
 	// Hide are denied paths inside writable folders, mounted over empty.
-	Hide []string `json:"hide,omitempty"`
-	Network  bool     `json:"net,omitempty"`
+	Hide    []string `json:"hide,omitempty"`
+	Network bool     `json:"net,omitempty"`
 	// Probe, when set, makes the helper check that this file (bound
 	// read-only) cannot be written, print "ok" and exit, instead of
 	// executing anything.
