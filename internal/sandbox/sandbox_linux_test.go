@@ -232,8 +232,18 @@ func BenchmarkStart(b *testing.B) {
 		}
 	}
 	b.Run("unconfined", func(b *testing.B) { bench(b, (*exec.Cmd).Start) })
+	// CLAWSEED_BENCH_HELPER names a clawseed binary to time the helper
+	// path with the real program (the test binary is larger and starts
+	// slower): go build -o /tmp/clawseed ./cmd/clawseed first.
+	helperExe, helperArgv0 := exe, os.Args[0]
+	if h := os.Getenv("CLAWSEED_BENCH_HELPER"); h != "" {
+		helperExe, helperArgv0 = h, h
+	}
 	for _, helper := range []bool{false, true} {
 		s := New(exe, os.Args[0])
+		if helper {
+			s = New(helperExe, helperArgv0)
+		}
 		st := s.Status()
 		if !st.Active {
 			b.Skip(st.Reason)
