@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -133,12 +134,12 @@ func (c *confinement) errRequired() error {
 func (c *confinement) commands() tools.Starter {
 	switch {
 	case c.refused():
-		return func(*exec.Cmd, bool) error { return c.errRequired() }
+		return func(context.Context, *exec.Cmd, bool) (func() error, error) { return nil, c.errRequired() }
 	case !c.active():
 		return nil
 	}
-	return func(cmd *exec.Cmd, network bool) error {
-		return c.box.Start(cmd, sandbox.Policy{
+	return func(ctx context.Context, cmd *exec.Cmd, network bool) (func() error, error) {
+		return c.box.Start(ctx, cmd, sandbox.Policy{
 			Deny: c.deny, Keep: c.keep, Writable: c.commandWritable(), ReadOnly: c.readOnly,
 			Network: network || c.network,
 		})
@@ -149,12 +150,12 @@ func (c *confinement) commands() tools.Starter {
 func (c *confinement) readOnlyStarter() tools.Starter {
 	switch {
 	case c.refused():
-		return func(*exec.Cmd, bool) error { return c.errRequired() }
+		return func(context.Context, *exec.Cmd, bool) (func() error, error) { return nil, c.errRequired() }
 	case !c.active():
 		return nil
 	}
-	return func(cmd *exec.Cmd, _ bool) error {
-		return c.box.Start(cmd, sandbox.Policy{Deny: c.deny, Keep: c.keep})
+	return func(ctx context.Context, cmd *exec.Cmd, _ bool) (func() error, error) {
+		return c.box.Start(ctx, cmd, sandbox.Policy{Deny: c.deny, Keep: c.keep})
 	}
 }
 

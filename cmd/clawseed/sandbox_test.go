@@ -41,7 +41,7 @@ func TestSandboxRequired(t *testing.T) {
 			if !strings.Contains(line, "[sandbox].required: commands are refused") {
 				t.Errorf("line %q", line)
 			}
-			if err := conf.commands()(exec.Command("true"), false); err == nil || !strings.Contains(err.Error(), "[sandbox].required") {
+			if _, err := conf.commands()(t.Context(), exec.Command("true"), false); err == nil || !strings.Contains(err.Error(), "[sandbox].required") {
 				t.Errorf("commands starter: %v", err)
 			}
 			if err := conf.prepareMCP("x", exec.Command("true")); err == nil {

@@ -20,15 +20,16 @@
 //     can be made;
 //   - network: none unless [Policy.Network].
 //
-// A [Sandbox] applies policies two ways. Where the process may make a mount
-// namespace itself (root, or CAP_SYS_ADMIN), a dedicated OS thread takes
-// the namespaces and the Landlock domain, and every confined process is
-// forked from that thread, so a command costs what it costs unconfined.
-// Otherwise, when read-only paths need a user namespace, the process is
-// started through a helper — clawseed itself, re-executed with
-// [HelperArg] — which is created in new user, mount and network
-// namespaces, binds the read-only paths, restricts itself and executes the
-// command; that costs one start of the clawseed binary per command.
+// A [Sandbox] applies policies two ways, both forking the confined process
+// from a thread that took the policy's namespaces and Landlock domain, so
+// that a command costs about what it costs unconfined. Where the process
+// may make a mount namespace itself (root, or CAP_SYS_ADMIN), that thread
+// is one of its own. Otherwise the thread is in a fork server: the helper
+// — clawseed itself, re-executed with [HelperArg] in new user, mount and
+// network namespaces — started once per policy, which forks each process
+// with CLONE_PARENT so that it is this process's child. [Sandbox.Wrap]
+// runs the helper per process instead, for code that starts the process
+// itself.
 package sandbox
 
 import (

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMain lets the test binary be the helper, as clawseed is.
@@ -99,10 +101,11 @@ func run(t *testing.T, s *Sandbox, p Policy, dir, line string) (string, error) {
 	cmd.Dir = dir
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := s.Start(cmd, p); err != nil {
+	wait, err := s.Start(t.Context(), cmd, p)
+	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
-	err := cmd.Wait()
+	err = wait()
 	return out.String(), err
 }
 
@@ -179,10 +182,11 @@ func TestNetwork(t *testing.T) {
 				cmd := exec.Command(bash, "-c", line)
 				var out strings.Builder
 				cmd.Stdout, cmd.Stderr = &out, &out
-				if err := s.Start(cmd, l.policy(network)); err != nil {
+				wait, err := s.Start(t.Context(), cmd, l.policy(network))
+				if err != nil {
 					t.Fatal(err)
 				}
-				err := cmd.Wait()
+				err = wait()
 				if got := err == nil && strings.Contains(out.String(), "hello"); got != network {
 					t.Errorf("network=%v: connected=%v (err %v, output %q)", network, got, err, out.String())
 				}
@@ -220,18 +224,21 @@ func BenchmarkStart(b *testing.B) {
 	p := Policy{Deny: []string{filepath.Join(root, "secret")}, Writable: []string{root}, ReadOnly: []string{root + "/.git"}}
 	os.MkdirAll(filepath.Join(root, ".git"), 0o755)
 	os.MkdirAll(filepath.Join(root, "secret"), 0o755)
-	bench := func(b *testing.B, start func(*exec.Cmd) error) {
+	bench := func(b *testing.B, start func(*exec.Cmd) (func() error, error)) {
 		for b.Loop() {
 			cmd := exec.Command("/bin/true")
-			if err := start(cmd); err != nil {
+			wait, err := start(cmd)
+			if err != nil {
 				b.Fatal(err)
 			}
-			if err := cmd.Wait(); err != nil {
+			if err := wait(); err != nil {
 				b.Fatal(err)
 			}
 		}
 	}
-	b.Run("unconfined", func(b *testing.B) { bench(b, (*exec.Cmd).Start) })
+	b.Run("unconfined", func(b *testing.B) {
+		bench(b, func(c *exec.Cmd) (func() error, error) { return c.Wait, c.Start() })
+	})
 	// CLAWSEED_BENCH_HELPER names a clawseed binary to time the helper
 	// path with the real program (the test binary is larger and starts
 	// slower): go build -o /tmp/clawseed ./cmd/clawseed first.
@@ -257,7 +264,9 @@ func BenchmarkStart(b *testing.B) {
 			continue
 		}
 		name := map[bool]string{false: "thread", true: "helper"}[helper]
-		b.Run(name, func(b *testing.B) { bench(b, func(c *exec.Cmd) error { return s.Start(c, p) }) })
+		b.Run(name, func(b *testing.B) {
+			bench(b, func(c *exec.Cmd) (func() error, error) { return s.Start(b.Context(), c, p) })
+		})
 		s.Close()
 	}
 }
@@ -348,5 +357,62 @@ func TestHideInsideWritable(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestForkServerLikeExec: a process the fork server starts behaves as
+// exec.Cmd's would for what the tools use: stdin from a reader, stdout
+// and stderr into one writer, the exit status in ProcessState, a missing
+// program, cancellation through cmd.Cancel, and WaitDelay with a
+// background process holding the output open.
+func TestForkServerLikeExec(t *testing.T) {
+	s := newTestSandbox(t, true)
+	l := newLayout(t)
+	p := l.policy(false)
+	start := func(ctx context.Context, cmd *exec.Cmd) (func() error, error) { return s.Start(ctx, cmd, p) }
+
+	cmd := exec.Command("/bin/sh", "-c", "read line; echo \"got $line\"; echo err >&2; exit 3")
+	cmd.Stdin = strings.NewReader("hello\n")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	wait, err := start(t.Context(), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 3 {
+		t.Errorf("exit: err %v, state %v", err, cmd.ProcessState)
+	}
+	if got := out.String(); got != "got hello\nerr\n" {
+		t.Errorf("output %q", got)
+	}
+
+	if _, err := start(t.Context(), exec.Command("/no/such/program")); err == nil {
+		t.Error("a missing program started")
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cmd = exec.CommandContext(ctx, "/bin/sleep", "30")
+	wait, err = start(ctx, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	cancel()
+	if err := wait(); err == nil || time.Since(began) > 10*time.Second {
+		t.Errorf("cancel: err %v after %s", err, time.Since(began))
+	}
+
+	cmd = exec.Command("/bin/sh", "-c", "sleep 30 & echo started")
+	out.Reset()
+	cmd.Stdout = &out
+	cmd.WaitDelay = 100 * time.Millisecond
+	wait, err = start(t.Context(), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(); !errors.Is(err, exec.ErrWaitDelay) || !strings.Contains(out.String(), "started") {
+		t.Errorf("WaitDelay: err %v, output %q", err, out.String())
 	}
 }

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -31,6 +32,7 @@ type Sandbox struct {
 	mu       sync.Mutex
 	rules    map[string][]rule
 	spawners map[string]*spawner
+	servers  map[string]*forkServer
 
 	// userNS says whether the helper can take namespaces ([Sandbox.Wrap]);
 	// probed once, when first needed.
@@ -46,7 +48,7 @@ const maxSpawners = 8
 // argv0 as its name: clawseed itself, normally "/proc/self/exe" (the
 // running binary even if its file was replaced) and os.Args[0].
 func New(exe, argv0 string) *Sandbox {
-	return &Sandbox{exe: exe, argv0: argv0, rules: map[string][]rule{}, spawners: map[string]*spawner{}}
+	return &Sandbox{exe: exe, argv0: argv0, rules: map[string][]rule{}, spawners: map[string]*spawner{}, servers: map[string]*forkServer{}}
 }
 
 // Unavailable returns a Sandbox that confines nothing and says why: what
@@ -68,35 +70,80 @@ func (s *Sandbox) Status() Status {
 // confined.
 var ErrUnavailable = errors.New("the sandbox is not available on this machine")
 
-// Start starts cmd confined by p (in place of cmd.Start): the caller then
-// waits for it as usual. When the process cannot be confined it is not
-// started and the error says why.
-func (s *Sandbox) Start(cmd *exec.Cmd, p Policy) error {
+// Start starts cmd confined by p, in place of cmd.Start, and returns what
+// waits for it in place of cmd.Wait (which it may be): ctx ending kills the
+// process as exec.CommandContext would (cmd.Cancel, else a kill). When the
+// process cannot be confined it is not started and the error says why.
+func (s *Sandbox) Start(ctx context.Context, cmd *exec.Cmd, p Policy) (wait func() error, err error) {
 	st := s.Status()
 	if !st.Active {
-		return ErrUnavailable
+		return nil, ErrUnavailable
 	}
 	pol := helperPolicy{ABI: st.ABI, Rules: s.rulesOf(p), Network: p.Network}
 	if st.ReadOnlyPaths {
 		pol.ReadOnly, pol.Hide = existingReal(p.ReadOnly), p.hidden()
 	}
 	if st.Helper {
-		return s.startHelper(cmd, pol)
+		return s.startServed(ctx, cmd, pol)
 	}
 	sp, err := s.spawnerOf(st, pol)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return sp.start(cmd)
+	if err := sp.start(cmd); err != nil {
+		return nil, err
+	}
+	return cmd.Wait, nil
 }
 
-// Close ends the confined threads.
+// startServed starts cmd through the fork server of pol, starting the
+// server first (and once more if it ended).
+func (s *Sandbox) startServed(ctx context.Context, cmd *exec.Cmd, pol helperPolicy) (func() error, error) {
+	data, _ := json.Marshal(pol)
+	sum := sha256.Sum256(data)
+	key := hex.EncodeToString(sum[:])
+	for attempt := 0; ; attempt++ {
+		s.mu.Lock()
+		fs, ok := s.servers[key]
+		if !ok {
+			if len(s.servers) >= maxSpawners {
+				for k, old := range s.servers {
+					old.stop()
+					delete(s.servers, k)
+					break
+				}
+			}
+			var err error
+			if fs, err = s.startForkServer(pol); err != nil {
+				s.mu.Unlock()
+				return nil, err
+			}
+			s.servers[key] = fs
+		}
+		s.mu.Unlock()
+		wait, err := fs.start(ctx, cmd)
+		if !errors.Is(err, errServerGone) || attempt > 0 {
+			return wait, err
+		}
+		s.mu.Lock()
+		if s.servers[key] == fs {
+			delete(s.servers, key)
+		}
+		s.mu.Unlock()
+	}
+}
+
+// Close ends the confined threads and fork servers.
 func (s *Sandbox) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for k, sp := range s.spawners {
 		sp.stop()
 		delete(s.spawners, k)
+	}
+	for k, fs := range s.servers {
+		fs.stop()
+		delete(s.servers, k)
 	}
 }
 
@@ -298,6 +345,8 @@ type helperPolicy struct {
 	// read-only) cannot be written, print "ok" and exit, instead of
 	// executing anything.
 	Probe string `json:"probe,omitempty"`
+	// Serve makes the helper a fork server (forkserver_linux.go).
+	Serve bool `json:"serve,omitempty"`
 }
 
 // startHelper starts cmd through the helper ([Sandbox.wrap]).
@@ -414,6 +463,9 @@ func HelperMain(args []string) int {
 	if err := setupMounts(pol.ReadOnly, pol.Hide); err != nil {
 		fmt.Fprintf(os.Stderr, "clawseed sandbox: %v\n", err)
 		return 126
+	}
+	if pol.Serve {
+		return serve(pol)
 	}
 	if err := restrictThread(pol.ABI, pol.Rules, pol.Network); err != nil {
 		fmt.Fprintf(os.Stderr, "clawseed sandbox: %v\n", err)

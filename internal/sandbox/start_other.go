@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -31,7 +32,9 @@ func (s *Sandbox) Status() Status {
 var ErrUnavailable = errors.New("the sandbox is not available on this machine")
 
 // Start refuses: nothing can be confined here.
-func (s *Sandbox) Start(cmd *exec.Cmd, p Policy) error { return ErrUnavailable }
+func (s *Sandbox) Start(ctx context.Context, cmd *exec.Cmd, p Policy) (func() error, error) {
+	return nil, ErrUnavailable
+}
 
 // Close does nothing.
 func (s *Sandbox) Close() {}

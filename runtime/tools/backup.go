@@ -373,7 +373,7 @@ func (t *backupTool) ignoredPaths(ctx context.Context) map[string]bool {
 		"ls-files", "--others", "--ignored", "--exclude-standard", "--directory", "-z")
 	var out bytes.Buffer
 	cmd.Stdout = &limitedBuffer{buf: &out, max: 16 << 20}
-	if repo.start.run(cmd, false) != nil {
+	if repo.start.run(ctx, cmd, false) != nil {
 		return nil
 	}
 	set := map[string]bool{}

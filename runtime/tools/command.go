@@ -147,7 +147,7 @@ func RunCommand(ctx context.Context, spec CommandSpec) CommandResult {
 	cmd.WaitDelay = shellWaitDelay
 	isolate(cmd)
 
-	err := spec.Start.run(cmd, spec.Network)
+	err := spec.Start.run(runCtx, cmd, spec.Network)
 	switch {
 	case errors.Is(ctx.Err(), context.Canceled):
 		// A deadline of the caller's is a timeout like our own (below).

@@ -121,7 +121,7 @@ func findGitRepo(workspace string, env []string, start Starter) (*gitRepo, error
 	cmd := exec.Command(git, slices.Concat([]string{"--no-pager"}, gitConfigArgs(gitFixedConfig),
 		[]string{"rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"})...)
 	cmd.Dir, cmd.Env = ws, env
-	out, err := start.output(cmd)
+	out, err := start.output(context.Background(), cmd)
 	if err != nil {
 		return nil, fmt.Errorf("git rev-parse in %s: %w%s", ws, err, exitStderr(err))
 	}
@@ -179,12 +179,12 @@ func (r *gitRepo) commandIn(ctx context.Context, dir string, env []string, args 
 
 // output runs cmd and returns its standard output, which may not exceed
 // limit bytes: a listing cut short would leave drivers out.
-func (r *gitRepo) output(cmd *exec.Cmd, limit int) ([]byte, error) {
+func (r *gitRepo) output(ctx context.Context, cmd *exec.Cmd, limit int) ([]byte, error) {
 	var out, stderr bytes.Buffer
 	stdout := &limitedBuffer{buf: &out, max: limit}
 	cmd.Stdout = stdout
 	cmd.Stderr = &limitedBuffer{buf: &stderr, max: 4096}
-	if err := r.start.run(cmd, false); err != nil {
+	if err := r.start.run(ctx, cmd, false); err != nil {
 		if msg := strings.TrimSpace(stderr.String()); msg != "" {
 			return nil, fmt.Errorf("%v: %s", err, msg)
 		}
@@ -203,7 +203,7 @@ func (r *gitRepo) output(cmd *exec.Cmd, limit int) ([]byte, error) {
 // on to the git it starts in a submodule (GIT_CONFIG_PARAMETERS), so the
 // overrides reach it.
 func (r *gitRepo) driverOverrides(ctx context.Context, env []string, submodules bool) ([]string, error) {
-	out, err := r.output(r.command(ctx, env, "config", "--list", "--name-only", "-z"), maxGitConfigBytes)
+	out, err := r.output(ctx, r.command(ctx, env, "config", "--list", "--name-only", "-z"), maxGitConfigBytes)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the repository's configuration: %w", err)
 	}
@@ -281,7 +281,7 @@ func (t *gitTool) exec(ctx context.Context, argv []string, read, skipsSubmodules
 	cmd := t.repo.command(ctx, env, slices.Concat(overrides, argv)...)
 	stdout, stderr := newHeadTail(t.maxOut), newHeadTail(t.maxOut)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	err = t.repo.start.run(cmd, false)
+	err = t.repo.start.run(ctx, cmd, false)
 	switch {
 	case ctx.Err() != nil:
 		return errorResult("git %s was stopped: %v.", argv[0], ctx.Err())

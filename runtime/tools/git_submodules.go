@@ -58,7 +58,7 @@ const maxGitIndexListing = 64 << 20
 // submodules' indexes, and so on. Each is listed the way git starts
 // itself there: in the submodule's directory with GIT_DIR=.git.
 func (r *gitRepo) submoduleConfigKeys(ctx context.Context, env []string) ([]string, error) {
-	listing, err := r.output(r.command(ctx, gitOptionalLocksOff(env), "ls-files", "--stage", "-z"), maxGitIndexListing)
+	listing, err := r.output(ctx, r.command(ctx, gitOptionalLocksOff(env), "ls-files", "--stage", "-z"), maxGitIndexListing)
 	if err != nil {
 		return nil, fmt.Errorf("cannot list the repository's submodules: %w", err)
 	}
@@ -93,7 +93,7 @@ func (r *gitRepo) submoduleListing(ctx context.Context, env []string, dir string
 	env = append(gitOptionalLocksOff(env), "GIT_DIR=.git")
 	global := slices.Concat([]string{"--no-pager", "--literal-pathspecs"}, gitConfigArgs(gitFixedConfig))
 	run := func(limit int, args ...string) ([]byte, error) {
-		return r.output(r.commandIn(ctx, dir, env, slices.Concat(global, args)...), limit)
+		return r.output(ctx, r.commandIn(ctx, dir, env, slices.Concat(global, args)...), limit)
 	}
 	top, err := run(4096, "rev-parse", "--show-toplevel")
 	if err != nil {

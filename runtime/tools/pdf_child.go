@@ -66,7 +66,7 @@ func ChildPDF(start Starter, path string, args ...string) PDFExtractor {
 		cmd.Stdout = &pdfChildOutput{buf: &stdout, max: maxPDFChildOutput}
 		cmd.Stderr = &pdfChildOutput{buf: &stderr, max: 4096}
 		cmd.WaitDelay = time.Second
-		runErr := start.run(cmd, false)
+		runErr := start.run(ctx, cmd, false)
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("reading the PDF took too long: %w", ctx.Err())
 		}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -53,11 +54,17 @@ func (t *contentSearch) rgSearch(ctx context.Context, q *searchQuery, target str
 	cmd.Env = searchEnv(t.environ)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
+	// A pipe of our own, not StdoutPipe: a Starter may start rg without
+	// cmd.Start, which is what would close StdoutPipe's write end.
+	stdout, pw, err := os.Pipe()
 	if err != nil {
 		return err
 	}
-	if err := t.start.start(cmd, false); err != nil {
+	defer stdout.Close()
+	cmd.Stdout = pw
+	wait, err := t.start.start(ctx, cmd, false)
+	pw.Close()
+	if err != nil {
 		return fmt.Errorf("cannot run ripgrep: %w", err)
 	}
 	// rg knows nothing of forbidden paths: drop those files from its output.
@@ -73,7 +80,7 @@ func (t *contentSearch) rgSearch(ctx context.Context, q *searchQuery, target str
 		cancel() // enough results: stop rg
 	}
 	_, _ = io.Copy(io.Discard, stdout)
-	werr := cmd.Wait()
+	werr := wait()
 	switch {
 	case ctx.Err() != nil && !stopped:
 		return ctx.Err()

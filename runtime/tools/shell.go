@@ -154,7 +154,7 @@ func (t *shell) run(ctx context.Context, args shellArgs) providers.ToolResult {
 	} else {
 		network = t.network || args.Sandbox == sandboxNetwork || permissions.NetworkAllowed(ctx)
 		confined = t.sandboxed
-		err = t.start.run(cmd, network)
+		err = t.start.run(runCtx, cmd, network)
 	}
 	var footer string
 	failed := true
