@@ -13,7 +13,9 @@ import (
 // TestShellSandboxMode: what the shell tool tells the agent about a call
 // (issue 21), for each sandbox state and argument.
 func TestShellSandboxMode(t *testing.T) {
-	start := Starter(func(_ context.Context, cmd *exec.Cmd, network bool) (func() error, error) { return cmd.Wait, cmd.Start() })
+	start := Starter(func(_ context.Context, cmd *exec.Cmd, network bool) (func() error, error) {
+		return cmd.Wait, cmd.Start()
+	})
 	cases := []struct {
 		name       string
 		opts       CoreOptions
@@ -77,7 +79,9 @@ func TestShellStartsThroughTheStarter(t *testing.T) {
 // TestShellSandboxHint: a confined command refused something gets a
 // sentence saying how to ask for more.
 func TestShellSandboxHint(t *testing.T) {
-	start := Starter(func(_ context.Context, cmd *exec.Cmd, network bool) (func() error, error) { return cmd.Wait, cmd.Start() })
+	start := Starter(func(_ context.Context, cmd *exec.Cmd, network bool) (func() error, error) {
+		return cmd.Wait, cmd.Start()
+	})
 	sh := newShell(&Sandbox{Workspace: t.TempDir()}, CoreOptions{Start: start, Sandboxed: true, Environ: []string{"PATH=/usr/bin:/bin"}, MaxOutputChars: 1000, ShellTimeout: 10e9})
 	res := sh.Run(context.Background(), json.RawMessage(`{"command":"echo 'x: Permission denied' >&2; exit 1"}`))
 	if !strings.Contains(res.Content, `call again with sandbox "network"`) {
