@@ -63,13 +63,26 @@ func newConfinement(cfg *config.Config, control *tools.ControlPaths) *confinemen
 		c.deny = append(c.deny, cfg.Home)
 		c.keep = append(c.keep, filepath.Join(cfg.Home, "skills"))
 	}
-	// The config files read may hold keys (a --config file anywhere).
+	// The config files read may hold keys (a --config file anywhere), and
+	// sessions and memory may live outside CLAWSEED_HOME.
 	for _, f := range cfg.Files {
 		if !within(f, cfg.Workspace) {
 			c.deny = append(c.deny, f)
 		}
 	}
+	c.deny = append(c.deny, cfg.SessionsDir(), cfg.MemoryDir())
 	c.keep = append(c.keep, sandbox.SystemKeep...)
+	// Programs must stay runnable where a denied folder holds them (root's
+	// ~/go/bin under the default /root entry): clawseed itself (the PDF
+	// child) and the folders on PATH are readable.
+	if self, err := os.Executable(); err == nil {
+		c.keep = append(c.keep, self)
+	}
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if filepath.IsAbs(dir) && dir != "/" && filepath.Clean(dir) != filepath.Clean(homeDir()) {
+			c.keep = append(c.keep, dir)
+		}
+	}
 	// git fails on a configuration file it may not read, and the default
 	// forbidden_paths hold /root, the home of root: the user's git
 	// configuration stays readable.
