@@ -43,6 +43,9 @@ type confinement struct {
 	// deny, keep, writable and readOnly make the commands' policy.
 	deny, keep, writable, readOnly []string
 	home                           string
+	// mcpWritable are each MCP server's [mcp.servers.NAME].writable,
+	// resolved.
+	mcpWritable map[string][]string
 }
 
 // newConfinement prepares the sandbox of a session in cfg's workspace;
@@ -90,6 +93,12 @@ func newConfinement(cfg *config.Config, control *tools.ControlPaths) *confinemen
 		c.keep = append(c.keep, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git"))
 	}
 	c.writable = append([]string{cfg.Workspace}, cfg.SandboxWritable()...)
+	c.mcpWritable = map[string][]string{}
+	for name, srv := range cfg.MCP.Servers {
+		for _, w := range srv.Writable {
+			c.mcpWritable[name] = append(c.mcpWritable[name], cfg.ResolvePath(w))
+		}
+	}
 	c.readOnly = control.ReadOnlyTargets()
 	return c
 }
@@ -182,7 +191,8 @@ func (c *confinement) commandWritable() []string {
 }
 
 // prepareMCP confines a stdio MCP server (runtime/mcp Options.Prepare): its
-// state folder is its TMPDIR and cache, and the only place it may write.
+// state folder is its TMPDIR and cache, and with its
+// [mcp.servers.NAME].writable the only place it may write.
 func (c *confinement) prepareMCP(server string, cmd *exec.Cmd) error {
 	switch {
 	case c.refused():
@@ -199,7 +209,8 @@ func (c *confinement) prepareMCP(server string, cmd *exec.Cmd) error {
 	cmd.Env = setEnv(cmd.Env, "TMPDIR", filepath.Join(state, "tmp"))
 	cmd.Env = setEnv(cmd.Env, "XDG_CACHE_HOME", filepath.Join(state, "cache"))
 	cmd.Env = setEnv(cmd.Env, "npm_config_cache", filepath.Join(state, "npm"))
-	return c.box.Wrap(cmd, sandbox.Policy{Deny: c.deny, Keep: c.keep, Writable: []string{state}, Network: true})
+	writable := append([]string{state}, c.mcpWritable[server]...)
+	return c.box.Wrap(cmd, sandbox.Policy{Deny: c.deny, Keep: c.keep, Writable: writable, Network: true})
 }
 
 // makeTemp creates the session's TMPDIR. Commands get it as TMPDIR, TMP

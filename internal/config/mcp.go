@@ -57,6 +57,10 @@ type MCPServer struct {
 	// AllowedTools are path.Match globs over the server's own tool names;
 	// empty allows all.
 	AllowedTools []string `toml:"allowed_tools"`
+	// Writable are folders a stdio server may write in the OS sandbox
+	// besides its state folder ($CLAWSEED_HOME/mcp/NAME): "~/" is the
+	// user's home, a relative path is relative to the workspace.
+	Writable []string `toml:"writable"`
 }
 
 // DefaultMCPServer returns the defaults of a [mcp.servers.NAME] table; an
@@ -69,6 +73,7 @@ func DefaultMCPServer() MCPServer {
 		Enabled:         true,
 		ToolTimeoutSecs: 60,
 		AllowedTools:    []string{},
+		Writable:        []string{},
 	}
 }
 
@@ -84,6 +89,7 @@ func (s MCPServer) clone() MCPServer {
 	s.Env = maps.Clone(s.Env)
 	s.Headers = maps.Clone(s.Headers)
 	s.AllowedTools = slices.Clone(s.AllowedTools)
+	s.Writable = slices.Clone(s.Writable)
 	return s
 }
 
@@ -355,6 +361,11 @@ func checkServer(s MCPServer, place serverPlace) error {
 	}
 	if msg := patternProblem(s.AllowedTools); msg != "" {
 		return place("allowed_tools", msg)
+	}
+	for _, w := range s.Writable {
+		if strings.TrimSpace(w) == "" || strings.IndexByte(w, 0) >= 0 {
+			return place("writable", "an entry is empty or contains a NUL byte")
+		}
 	}
 	return nil
 }

@@ -195,6 +195,7 @@ var projectRules = map[string]keyRule{
 	"mcp.servers.*.enabled":           {kind: ignored, why: whyMCP},
 	"mcp.servers.*.tool_timeout_secs": {kind: ignored, why: whyMCP},
 	"mcp.servers.*.allowed_tools":     {kind: ignored, why: whyMCP},
+	"mcp.servers.*.writable":          {kind: ignored, why: whyMCP},
 }
 
 // rulePattern is the projectRules key of a schema key: the name of a model
