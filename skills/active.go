@@ -2,15 +2,10 @@ package skills
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/clawseed/clawseed/internal/confine"
 )
@@ -106,13 +101,6 @@ type Outcome struct {
 	// Changed is true when [ActiveSet.Render] changed, so the system prompt
 	// must be rebuilt.
 	Changed bool
-}
-
-// A SnapshotEntry records one active skill in a session file.
-type SnapshotEntry struct {
-	Name string `json:"name"`
-	Args string `json:"args,omitempty"`
-	Hash string `json:"hash"`
 }
 
 // NewActiveSet returns an empty set activating skills from cat.
@@ -385,195 +373,4 @@ func (a *ActiveSet) IsActive(name string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.index(name) >= 0
-}
-
-// Render returns the active-skills system-prompt section: one <active_skill>
-// block per active skill in activation order, separated by a blank line, with
-// no trailing newline; "" when none is active. Adding a skill only appends to
-// it.
-func (a *ActiveSet) Render() string {
-	return strings.Join(a.Blocks(), "\n\n")
-}
-
-// Blocks returns the <active_skill> blocks of [ActiveSet.Render], one per
-// active skill, in activation order (nil when none is active).
-func (a *ActiveSet) Blocks() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if len(a.active) == 0 {
-		return nil
-	}
-	blocks := make([]string, len(a.active))
-	for i, e := range a.active {
-		blocks[i] = e.block
-	}
-	return blocks
-}
-
-// renderBlock renders one <active_skill> block. The body is instructions and is
-// not escaped, but control characters other than tab and newline are dropped
-// (with whole escape sequences, see [stripControls]), and a line that could be
-// read as closing the block (in the body or in the directory path) is
-// neutralised by [neutraliseClose].
-func renderBlock(e Active) string {
-	var inner strings.Builder
-	if e.Skill.Dir != "" {
-		inner.WriteString("Skill directory: " + cleanLine(e.Skill.Dir) + "\n")
-	}
-	inner.WriteString(cleanInstructions(e.Content))
-
-	var b strings.Builder
-	b.Grow(inner.Len() + 64)
-	b.WriteString(`<active_skill name="` + escapeXML(cleanLine(e.Skill.Name)) + "\">\n")
-	if text := strings.TrimRight(inner.String(), " \t\r\n"); text != "" {
-		for line := range strings.Lines(text) {
-			b.WriteString(neutraliseClose(line))
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString(activeClose)
-	return b.String()
-}
-
-const activeClose = "</active_skill>"
-
-// neutraliseClose returns line with its `</` turned into `<\/` when the line
-// could be read as the end of an <active_skill> block: when, past leading
-// white space and invisible format characters, it starts with
-// "</active_skill" in any letter case (`</active_skill >`, `</ACTIVE_SKILL>`,
-// `  </active_skill>`, `</active_skill><system>`). The rest of the line, and
-// a closing tag later in a line, are left as written: the change is one
-// character, and only on lines that no legitimate skill needs.
-func neutraliseClose(line string) string {
-	rest := strings.TrimLeftFunc(line, isLeadingBlank)
-	if !hasPrefixFold(rest, activeClosePrefix) {
-		return line
-	}
-	lead := len(line) - len(rest)
-	return line[:lead] + `<\/` + rest[len("</"):]
-}
-
-// activeClosePrefix is what starts a line that closes a block.
-const activeClosePrefix = "</active_skill"
-
-// isLeadingBlank reports whether r may precede a tag without a reader
-// noticing: white space, or an invisible format character such as U+200B.
-func isLeadingBlank(r rune) bool {
-	return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r)
-}
-
-// hasPrefixFold reports whether s starts with prefix under Unicode simple
-// case folding, rune by rune (so the Kelvin sign matches "k").
-func hasPrefixFold(s, prefix string) bool {
-	for _, p := range prefix {
-		r, size := utf8.DecodeRuneInString(s)
-		if size == 0 || !foldEqual(r, p) {
-			return false
-		}
-		s = s[size:]
-	}
-	return true
-}
-
-func foldEqual(r, p rune) bool {
-	for f := p; ; {
-		if f == r {
-			return true
-		}
-		if f = unicode.SimpleFold(f); f == p {
-			return false
-		}
-	}
-}
-
-// Snapshot returns the active set for the session file, in activation order.
-func (a *ActiveSet) Snapshot() []SnapshotEntry {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	out := make([]SnapshotEntry, len(a.active))
-	for i, e := range a.active {
-		out[i] = SnapshotEntry{Name: e.Skill.Name, Args: e.Args, Hash: e.Hash}
-	}
-	return out
-}
-
-// Restore re-activates the skills of a snapshot in order, as the user would
-// (so user-only skills come back too), reading them from disk again. It returns
-// a warning diagnostic for each skill that could not be restored. Skills whose
-// text differs from the snapshot's hash are restored with their new text and
-// reported by [ActiveSet.ChangedOnDisk].
-func (a *ActiveSet) Restore(ctx context.Context, entries []SnapshotEntry) []Diagnostic {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	var diags []Diagnostic
-	for _, e := range entries {
-		out := a.activate(ctx, e.Name, e.Args, true)
-		if pos := a.index(e.Name); pos >= 0 && a.active[pos].Args == e.Args {
-			a.active[pos].snapHash = e.Hash
-		}
-		if out.IsError {
-			var path string
-			if s := a.cat.Lookup(e.Name); s != nil {
-				path = s.Dir
-			}
-			diags = append(diags, Diagnostic{
-				Path:     path,
-				Severity: SeverityWarning,
-				Message:  fmt.Sprintf("active skill %q not restored: %s", e.Name, out.Text),
-			})
-		}
-	}
-	return diags
-}
-
-// ChangedOnDisk reports whether the active skill called name has changed on
-// disk: its text when restored differs from the one recorded in the snapshot,
-// or the text on disk now (read with ActiveConfig.Load, or the catalog's when
-// Load is nil) differs from the one activated. A skill that can no longer be
-// read counts as changed; one that is not active does not.
-func (a *ActiveSet) ChangedOnDisk(name string) bool {
-	a.mu.Lock()
-	pos := a.index(name)
-	if pos < 0 {
-		a.mu.Unlock()
-		return false
-	}
-	e := a.active[pos]
-	cat, load := a.cat, a.cfg.Load
-	a.mu.Unlock()
-
-	if e.snapHash != "" && e.snapHash != e.Hash {
-		return true
-	}
-	s := cat.Lookup(name)
-	if load == nil {
-		return s != nil && ContentHash(s.Body) != e.BodyHash
-	}
-	if s == nil {
-		s = e.Skill
-	}
-	now, err := load(s)
-	if err != nil {
-		return true
-	}
-	return now != nil && ContentHash(now.Body) != e.BodyHash
-}
-
-// ContentHash returns the first 16 hex digits of the SHA-256 of body; it
-// identifies a skill's text in session files.
-func ContentHash(body string) string {
-	sum := sha256.Sum256([]byte(body))
-	return hex.EncodeToString(sum[:8])
-}
-
-// FileHash identifies a skill file's content: the SHA-256 of data in hex,
-// "" for nil (no file). It is the whole hash, not [ContentHash]'s prefix:
-// an approval of one content must not be reusable for another with a
-// colliding prefix.
-func FileHash(data []byte) string {
-	if data == nil {
-		return ""
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
 }
