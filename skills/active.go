@@ -26,10 +26,14 @@ type ActiveConfig struct {
 	// row-7 sentence
 	// `Skill '<n>' requires permission '<p>' but no matching tool is available.`
 	// (see permissions.Check). nil means all are satisfied.
+	//
+	// CheckPermissions, Load and RunCommand are called while a skill is
+	// prepared, without the set's lock, possibly for several skills at once:
+	// they may read the set, but must not activate, refresh or deactivate
+	// the skill being prepared (that waits for them).
 	CheckPermissions func(skill string, perms []string) string
 	// Load re-reads a skill from disk at activation (discovery's Reread). nil
-	// means the Skill is used as it is. It may be called with the set's lock
-	// held and must not call back into the set.
+	// means the Skill is used as it is.
 	Load func(s *Skill) (*Skill, error)
 	// SessionID and Workspace are substituted for ${CLAWSEED_SESSION_ID} and
 	// ${CLAWSEED_WORKSPACE}.
@@ -55,13 +59,34 @@ type ActiveConfig struct {
 
 // An ActiveSet is a session's set of active skills, in activation order, and
 // the catalog they are activated from. It renders the active-skills section of
-// the system prompt (§4.6). It is safe for concurrent use.
+// the system prompt (§4.6).
+//
+// It is safe for concurrent use. Preparing a skill (loading it, running its
+// dynamic-context commands, checking its permissions) takes no lock, so [ActiveSet.Render], [ActiveSet.List] and the activation
+// of other skills go on meanwhile; the set changes only when the prepared
+// entry is committed, under the lock. What wins a race:
+//   - Activate, Refresh, Deactivate and Restore of one skill run one at a
+//     time, as they did when the whole set stayed locked during a
+//     preparation: a second activation with the same args waits for the
+//     first and finds the skill active; a Deactivate or Refresh called
+//     during an activation waits for it and then removes or reloads what it
+//     added.
+//   - Operations on different skills take effect in the order they commit:
+//     a skill activated during another's preparation comes first in the
+//     activation order, and, with one place left, whichever commits first
+//     takes it (the other fails row 8 of §4.5 after preparing).
+//   - A preparation uses the catalog and session id current when it began;
+//     [ActiveSet.SetCatalog] and [ActiveSet.SetSessionID] affect the ones
+//     that begin after.
 type ActiveSet struct {
 	cfg ActiveConfig
 
 	mu     sync.Mutex
 	cat    *Catalog
 	active []activeEntry
+	// busy holds, for each skill an Activate, Refresh, Deactivate or Restore
+	// is changing, a channel closed when it is done (see claim).
+	busy map[string]chan struct{}
 }
 
 // An Active is one active skill.
@@ -88,8 +113,8 @@ type activeEntry struct {
 	// snapHash is the hash recorded in the snapshot this activation was
 	// restored from; "" when it was not restored.
 	snapHash string
-	// block is the rendered <active_skill> block, made once at load so that
-	// Render, called before every model request, only joins strings.
+	// block is the rendered <active_skill> block, made once by prepareEntry so
+	// that Render, called before every model request, only joins strings.
 	block string
 }
 
@@ -140,34 +165,38 @@ func (a *ActiveSet) Catalog() *Catalog {
 // model's Skill tool. Re-activating an active skill with different args
 // re-renders its block in place.
 func (a *ActiveSet) Activate(ctx context.Context, name, args string, byUser bool) Outcome {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	release := a.claim(name)
+	defer release()
 	return a.activate(ctx, name, args, byUser)
 }
 
+// activate checks rows 1–5 of §4.5 under the lock, prepares the entry
+// without it (rows 6 and 7), and commits it under the lock (row 8). The
+// caller has claimed name, so its entry cannot change meanwhile; other
+// entries can.
 func (a *ActiveSet) activate(ctx context.Context, name, args string, byUser bool) Outcome {
-	fail := func(text string) Outcome {
-		return Outcome{Text: "Failed to activate skill '" + name + "': " + text, IsError: true}
-	}
+	a.mu.Lock()
 	s, bad := a.lookup(name, byUser)
-	if bad != "" {
-		return fail(bad)
-	}
 	pos := a.index(name)
-	if pos >= 0 && a.active[pos].Args == args {
+	already := pos >= 0 && a.active[pos].Args == args
+	cfg := a.cfg
+	a.mu.Unlock()
+	if bad != "" {
+		return activateFailed(name, bad)
+	}
+	if already {
 		return Outcome{Text: "Skill '" + name + "' is already active. Its instructions are in your system prompt."}
 	}
-	entry, err := a.load(ctx, name, s, args)
-	if err != nil {
-		return fail("Failed to load skill '" + name + "': " + err.Error())
+	entry, bad := cfg.prepareEntry(ctx, name, s, args)
+	if bad != "" {
+		return activateFailed(name, bad)
 	}
-	if a.cfg.CheckPermissions != nil {
-		if text := a.cfg.CheckPermissions(name, entry.Skill.Permissions); text != "" {
-			return fail(text)
-		}
-	}
+
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	pos = a.index(name)
 	if pos < 0 && len(a.active) >= a.cfg.MaxActive {
-		return fail("Maximum number of active skills (" + strconv.Itoa(a.cfg.MaxActive) + ") reached. Deactivate a skill first.")
+		return activateFailed(name, "Maximum number of active skills ("+strconv.Itoa(a.cfg.MaxActive)+") reached. Deactivate a skill first.")
 	}
 	changed := true
 	if pos >= 0 {
@@ -177,6 +206,40 @@ func (a *ActiveSet) activate(ctx context.Context, name, args string, byUser bool
 		a.active = append(a.active, entry)
 	}
 	return Outcome{Text: "Skill '" + name + "' activated. Full instructions have been added to your system prompt.", Changed: changed}
+}
+
+func activateFailed(name, text string) Outcome {
+	return Outcome{Text: "Failed to activate skill '" + name + "': " + text, IsError: true}
+}
+
+// claim waits until no other Activate, Refresh, Deactivate or Restore is
+// changing the skill called name, then marks it as changed by the caller
+// until release is called. Operations on one skill thus keep the order the
+// set's lock gave them when it was held during a preparation, while the
+// lock itself is held only to look up and to commit.
+func (a *ActiveSet) claim(name string) (release func()) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for {
+		done, busy := a.busy[name]
+		if !busy {
+			break
+		}
+		a.mu.Unlock()
+		<-done
+		a.mu.Lock()
+	}
+	done := make(chan struct{})
+	if a.busy == nil {
+		a.busy = make(map[string]chan struct{})
+	}
+	a.busy[name] = done
+	return func() {
+		a.mu.Lock()
+		delete(a.busy, name)
+		a.mu.Unlock()
+		close(done)
+	}
 }
 
 // lookup performs checks 1–4 of §4.5 and returns the skill, or the reason
@@ -234,58 +297,17 @@ func (a *ActiveSet) Runs(name string) bool {
 // same wording as a failed activation.
 func (a *ActiveSet) Prepare(ctx context.Context, name, args string, byUser bool) (Active, Outcome) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	fail := func(text string) (Active, Outcome) {
-		return Active{}, Outcome{Text: "Failed to activate skill '" + name + "': " + text, IsError: true}
-	}
 	s, bad := a.lookup(name, byUser)
+	cfg := a.cfg
+	a.mu.Unlock()
 	if bad != "" {
-		return fail(bad)
+		return Active{}, activateFailed(name, bad)
 	}
-	entry, err := a.load(ctx, name, s, args)
-	if err != nil {
-		return fail("Failed to load skill '" + name + "': " + err.Error())
-	}
-	if a.cfg.CheckPermissions != nil {
-		if text := a.cfg.CheckPermissions(name, entry.Skill.Permissions); text != "" {
-			return fail(text)
-		}
+	entry, bad := cfg.prepareEntry(ctx, name, s, args)
+	if bad != "" {
+		return Active{}, activateFailed(name, bad)
 	}
 	return entry.Active, Outcome{}
-}
-
-// load reads s with cfg.Load and renders its content for args.
-func (a *ActiveSet) load(ctx context.Context, name string, s *Skill, args string) (activeEntry, error) {
-	loaded := s
-	if a.cfg.Load != nil {
-		l, err := a.cfg.Load(s)
-		if err != nil {
-			return activeEntry{}, err
-		}
-		if l != nil {
-			loaded = l
-		}
-	}
-	if loaded.Name != name {
-		// The set is keyed by the name the skill was activated under, even if
-		// the file now on disk says otherwise.
-		cp := *loaded
-		cp.Name = name
-		loaded = &cp
-	}
-	content, extras, err := a.render(ctx, loaded, args)
-	if err != nil {
-		return activeEntry{}, err
-	}
-	e := activeEntry{Active: Active{
-		Skill:    loaded,
-		Args:     args,
-		Content:  content,
-		Hash:     contentHash(loaded.Body, extras),
-		BodyHash: ContentHash(loaded.Body),
-	}}
-	e.block = renderBlock(e.Active)
-	return e, nil
 }
 
 // activatable returns, in name order, the names a caller could activate: the
@@ -313,8 +335,11 @@ func (a *ActiveSet) index(name string) int {
 	return slices.IndexFunc(a.active, func(e activeEntry) bool { return e.Skill.Name == name })
 }
 
-// Deactivate removes the skill called name from the set.
+// Deactivate removes the skill called name from the set. It waits for an
+// activation or refresh of that skill under way, and removes its result.
 func (a *ActiveSet) Deactivate(name string) Outcome {
+	release := a.claim(name)
+	defer release()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	pos := a.index(name)
@@ -329,29 +354,36 @@ func (a *ActiveSet) Deactivate(name string) Outcome {
 // after skill_create overwrote it. The skill is looked up again in the current
 // catalog (falling back to the skill as activated if it is no longer there) and
 // its permissions are checked again; on any failure the old text stays active.
+// It waits for an activation of that skill under way, and re-reads its result.
 func (a *ActiveSet) Refresh(ctx context.Context, name string) Outcome {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	release := a.claim(name)
+	defer release()
 	fail := func(text string) Outcome {
 		return Outcome{Text: "Failed to reload skill '" + name + "': " + text, IsError: true}
 	}
+	a.mu.Lock()
 	pos := a.index(name)
+	var old activeEntry
+	if pos >= 0 {
+		old = a.active[pos]
+	}
+	s := a.cat.Lookup(name)
+	cfg := a.cfg
+	a.mu.Unlock()
 	if pos < 0 {
 		return fail("Skill '" + name + "' is not active.")
 	}
-	s := a.cat.Lookup(name)
 	if s == nil {
-		s = a.active[pos].Skill
+		s = old.Skill
 	}
-	entry, err := a.load(ctx, name, s, a.active[pos].Args)
-	if err != nil {
-		return fail("Failed to load skill '" + name + "': " + err.Error())
+	entry, bad := cfg.prepareEntry(ctx, name, s, old.Args)
+	if bad != "" {
+		return fail(bad)
 	}
-	if a.cfg.CheckPermissions != nil {
-		if text := a.cfg.CheckPermissions(name, entry.Skill.Permissions); text != "" {
-			return fail(text)
-		}
-	}
+
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	pos = a.index(name) // still active: the claim kept it
 	changed := a.active[pos].block != entry.block
 	a.active[pos] = entry
 	return Outcome{Text: "Skill '" + name + "' reloaded. Its updated instructions are in your system prompt.", Changed: changed}

@@ -29,29 +29,41 @@ func (a *ActiveSet) Snapshot() []SnapshotEntry {
 // (so user-only skills come back too), reading them from disk again. It returns
 // a warning diagnostic for each skill that could not be restored. Skills whose
 // text differs from the snapshot's hash are restored with their new text and
-// reported by [ActiveSet.ChangedOnDisk].
+// reported by [ActiveSet.ChangedOnDisk]. Each skill is restored as one
+// activation (see [ActiveSet]): the set's lock is not held across them.
 func (a *ActiveSet) Restore(ctx context.Context, entries []SnapshotEntry) []Diagnostic {
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	var diags []Diagnostic
 	for _, e := range entries {
-		out := a.activate(ctx, e.Name, e.Args, true)
-		if pos := a.index(e.Name); pos >= 0 && a.active[pos].Args == e.Args {
-			a.active[pos].snapHash = e.Hash
-		}
-		if out.IsError {
-			var path string
-			if s := a.cat.Lookup(e.Name); s != nil {
-				path = s.Dir
-			}
-			diags = append(diags, Diagnostic{
-				Path:     path,
-				Severity: SeverityWarning,
-				Message:  fmt.Sprintf("active skill %q not restored: %s", e.Name, out.Text),
-			})
+		if d, ok := a.restore(ctx, e); !ok {
+			diags = append(diags, d)
 		}
 	}
 	return diags
+}
+
+// restore activates the skill of e and records e's hash on it, or returns
+// why it could not.
+func (a *ActiveSet) restore(ctx context.Context, e SnapshotEntry) (Diagnostic, bool) {
+	release := a.claim(e.Name)
+	defer release()
+	out := a.activate(ctx, e.Name, e.Args, true)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if pos := a.index(e.Name); pos >= 0 && a.active[pos].Args == e.Args {
+		a.active[pos].snapHash = e.Hash
+	}
+	if !out.IsError {
+		return Diagnostic{}, true
+	}
+	var path string
+	if s := a.cat.Lookup(e.Name); s != nil {
+		path = s.Dir
+	}
+	return Diagnostic{
+		Path:     path,
+		Severity: SeverityWarning,
+		Message:  fmt.Sprintf("active skill %q not restored: %s", e.Name, out.Text),
+	}, false
 }
 
 // ChangedOnDisk reports whether the active skill called name has changed on
