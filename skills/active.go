@@ -62,9 +62,10 @@ type ActiveConfig struct {
 // the system prompt (§4.6).
 //
 // It is safe for concurrent use. Preparing a skill (loading it, running its
-// dynamic-context commands, checking its permissions) takes no lock, so [ActiveSet.Render], [ActiveSet.List] and the activation
-// of other skills go on meanwhile; the set changes only when the prepared
-// entry is committed, under the lock. What wins a race:
+// dynamic-context commands, checking its permissions) takes no lock, so
+// [ActiveSet.Render], [ActiveSet.List] and the activation of other skills go
+// on meanwhile; the set changes only when the prepared entry is committed,
+// under the lock. What wins a race:
 //   - Activate, Refresh, Deactivate and Restore of one skill run one at a
 //     time, as they did when the whole set stayed locked during a
 //     preparation: a second activation with the same args waits for the

@@ -329,3 +329,34 @@ func TestCallbacksMayReadTheSet(t *testing.T) {
 		t.Errorf("callbacks (-want +got):\n%s", diff)
 	}
 }
+
+// Skills activated at once take the places left in the order they commit:
+// with one place left, a skill activated during another's preparation takes
+// it, and the other fails row 8 of §4.5 once prepared.
+func TestMaxActiveDecidedAtCommit(t *testing.T) {
+	t.Parallel()
+	g := newHoldGate(t)
+	set, r := gatedSet(g, "command", newFakeDisk())
+	set.cfg.MaxActive = 1 // before any goroutine reads it
+	var slow Outcome
+	activating := start(func() { slow = set.Activate(t.Context(), "slow", "x", false) })
+	g.awaitReached(t)
+	var a Outcome
+	await(t, "another activation", start(func() { a = set.Activate(t.Context(), "a", "", false) }))
+	g.open()
+	await(t, "the activation", activating)
+
+	want := []Outcome{
+		{Text: "Skill 'a' activated. Full instructions have been added to your system prompt.", Changed: true},
+		{Text: "Failed to activate skill 'slow': Maximum number of active skills (1) reached. Deactivate a skill first.", IsError: true},
+	}
+	if diff := cmp.Diff(want, []Outcome{a, slow}); diff != "" {
+		t.Errorf("outcomes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"a()"}, names(set.List())); diff != "" {
+		t.Errorf("active skills (-want +got):\n%s", diff)
+	}
+	if n := r.count(); n != 1 {
+		t.Errorf("%d commands run, want 1 (the check comes after the preparation, §4.5)", n)
+	}
+}
