@@ -2,15 +2,10 @@ package skills
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/clawseed/clawseed/internal/confine"
 )
@@ -31,10 +26,14 @@ type ActiveConfig struct {
 	// row-7 sentence
 	// `Skill '<n>' requires permission '<p>' but no matching tool is available.`
 	// (see permissions.Check). nil means all are satisfied.
+	//
+	// CheckPermissions, Load and RunCommand are called while a skill is
+	// prepared, without the set's lock, possibly for several skills at once:
+	// they may read the set, but must not activate, refresh or deactivate
+	// the skill being prepared (that waits for them).
 	CheckPermissions func(skill string, perms []string) string
 	// Load re-reads a skill from disk at activation (discovery's Reread). nil
-	// means the Skill is used as it is. It may be called with the set's lock
-	// held and must not call back into the set.
+	// means the Skill is used as it is.
 	Load func(s *Skill) (*Skill, error)
 	// SessionID and Workspace are substituted for ${CLAWSEED_SESSION_ID} and
 	// ${CLAWSEED_WORKSPACE}.
@@ -60,13 +59,35 @@ type ActiveConfig struct {
 
 // An ActiveSet is a session's set of active skills, in activation order, and
 // the catalog they are activated from. It renders the active-skills section of
-// the system prompt (§4.6). It is safe for concurrent use.
+// the system prompt (§4.6).
+//
+// It is safe for concurrent use. Preparing a skill (loading it, running its
+// dynamic-context commands, checking its permissions) takes no lock, so
+// [ActiveSet.Render], [ActiveSet.List] and the activation of other skills go
+// on meanwhile; the set changes only when the prepared entry is committed,
+// under the lock. What wins a race:
+//   - Activate, Refresh, Deactivate and Restore of one skill run one at a
+//     time, as they did when the whole set stayed locked during a
+//     preparation: a second activation with the same args waits for the
+//     first and finds the skill active; a Deactivate or Refresh called
+//     during an activation waits for it and then removes or reloads what it
+//     added.
+//   - Operations on different skills take effect in the order they commit:
+//     a skill activated during another's preparation comes first in the
+//     activation order, and, with one place left, whichever commits first
+//     takes it (the other fails row 8 of §4.5 after preparing).
+//   - A preparation uses the catalog and session id current when it began;
+//     [ActiveSet.SetCatalog] and [ActiveSet.SetSessionID] affect the ones
+//     that begin after.
 type ActiveSet struct {
 	cfg ActiveConfig
 
 	mu     sync.Mutex
 	cat    *Catalog
 	active []activeEntry
+	// busy holds, for each skill an Activate, Refresh, Deactivate or Restore
+	// is changing, a channel closed when it is done (see claim).
+	busy map[string]chan struct{}
 }
 
 // An Active is one active skill.
@@ -93,8 +114,8 @@ type activeEntry struct {
 	// snapHash is the hash recorded in the snapshot this activation was
 	// restored from; "" when it was not restored.
 	snapHash string
-	// block is the rendered <active_skill> block, made once at load so that
-	// Render, called before every model request, only joins strings.
+	// block is the rendered <active_skill> block, made once by prepareEntry so
+	// that Render, called before every model request, only joins strings.
 	block string
 }
 
@@ -106,13 +127,6 @@ type Outcome struct {
 	// Changed is true when [ActiveSet.Render] changed, so the system prompt
 	// must be rebuilt.
 	Changed bool
-}
-
-// A SnapshotEntry records one active skill in a session file.
-type SnapshotEntry struct {
-	Name string `json:"name"`
-	Args string `json:"args,omitempty"`
-	Hash string `json:"hash"`
 }
 
 // NewActiveSet returns an empty set activating skills from cat.
@@ -152,34 +166,38 @@ func (a *ActiveSet) Catalog() *Catalog {
 // model's Skill tool. Re-activating an active skill with different args
 // re-renders its block in place.
 func (a *ActiveSet) Activate(ctx context.Context, name, args string, byUser bool) Outcome {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	release := a.claim(name)
+	defer release()
 	return a.activate(ctx, name, args, byUser)
 }
 
+// activate checks rows 1–5 of §4.5 under the lock, prepares the entry
+// without it (rows 6 and 7), and commits it under the lock (row 8). The
+// caller has claimed name, so its entry cannot change meanwhile; other
+// entries can.
 func (a *ActiveSet) activate(ctx context.Context, name, args string, byUser bool) Outcome {
-	fail := func(text string) Outcome {
-		return Outcome{Text: "Failed to activate skill '" + name + "': " + text, IsError: true}
-	}
+	a.mu.Lock()
 	s, bad := a.lookup(name, byUser)
-	if bad != "" {
-		return fail(bad)
-	}
 	pos := a.index(name)
-	if pos >= 0 && a.active[pos].Args == args {
+	already := pos >= 0 && a.active[pos].Args == args
+	cfg := a.cfg
+	a.mu.Unlock()
+	if bad != "" {
+		return activateFailed(name, bad)
+	}
+	if already {
 		return Outcome{Text: "Skill '" + name + "' is already active. Its instructions are in your system prompt."}
 	}
-	entry, err := a.load(ctx, name, s, args)
-	if err != nil {
-		return fail("Failed to load skill '" + name + "': " + err.Error())
+	entry, bad := cfg.prepareEntry(ctx, name, s, args)
+	if bad != "" {
+		return activateFailed(name, bad)
 	}
-	if a.cfg.CheckPermissions != nil {
-		if text := a.cfg.CheckPermissions(name, entry.Skill.Permissions); text != "" {
-			return fail(text)
-		}
-	}
+
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	pos = a.index(name)
 	if pos < 0 && len(a.active) >= a.cfg.MaxActive {
-		return fail("Maximum number of active skills (" + strconv.Itoa(a.cfg.MaxActive) + ") reached. Deactivate a skill first.")
+		return activateFailed(name, "Maximum number of active skills ("+strconv.Itoa(a.cfg.MaxActive)+") reached. Deactivate a skill first.")
 	}
 	changed := true
 	if pos >= 0 {
@@ -189,6 +207,40 @@ func (a *ActiveSet) activate(ctx context.Context, name, args string, byUser bool
 		a.active = append(a.active, entry)
 	}
 	return Outcome{Text: "Skill '" + name + "' activated. Full instructions have been added to your system prompt.", Changed: changed}
+}
+
+func activateFailed(name, text string) Outcome {
+	return Outcome{Text: "Failed to activate skill '" + name + "': " + text, IsError: true}
+}
+
+// claim waits until no other Activate, Refresh, Deactivate or Restore is
+// changing the skill called name, then marks it as changed by the caller
+// until release is called. Operations on one skill thus keep the order the
+// set's lock gave them when it was held during a preparation, while the
+// lock itself is held only to look up and to commit.
+func (a *ActiveSet) claim(name string) (release func()) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for {
+		done, busy := a.busy[name]
+		if !busy {
+			break
+		}
+		a.mu.Unlock()
+		<-done
+		a.mu.Lock()
+	}
+	done := make(chan struct{})
+	if a.busy == nil {
+		a.busy = make(map[string]chan struct{})
+	}
+	a.busy[name] = done
+	return func() {
+		a.mu.Lock()
+		delete(a.busy, name)
+		a.mu.Unlock()
+		close(done)
+	}
 }
 
 // lookup performs checks 1–4 of §4.5 and returns the skill, or the reason
@@ -246,58 +298,17 @@ func (a *ActiveSet) Runs(name string) bool {
 // same wording as a failed activation.
 func (a *ActiveSet) Prepare(ctx context.Context, name, args string, byUser bool) (Active, Outcome) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	fail := func(text string) (Active, Outcome) {
-		return Active{}, Outcome{Text: "Failed to activate skill '" + name + "': " + text, IsError: true}
-	}
 	s, bad := a.lookup(name, byUser)
+	cfg := a.cfg
+	a.mu.Unlock()
 	if bad != "" {
-		return fail(bad)
+		return Active{}, activateFailed(name, bad)
 	}
-	entry, err := a.load(ctx, name, s, args)
-	if err != nil {
-		return fail("Failed to load skill '" + name + "': " + err.Error())
-	}
-	if a.cfg.CheckPermissions != nil {
-		if text := a.cfg.CheckPermissions(name, entry.Skill.Permissions); text != "" {
-			return fail(text)
-		}
+	entry, bad := cfg.prepareEntry(ctx, name, s, args)
+	if bad != "" {
+		return Active{}, activateFailed(name, bad)
 	}
 	return entry.Active, Outcome{}
-}
-
-// load reads s with cfg.Load and renders its content for args.
-func (a *ActiveSet) load(ctx context.Context, name string, s *Skill, args string) (activeEntry, error) {
-	loaded := s
-	if a.cfg.Load != nil {
-		l, err := a.cfg.Load(s)
-		if err != nil {
-			return activeEntry{}, err
-		}
-		if l != nil {
-			loaded = l
-		}
-	}
-	if loaded.Name != name {
-		// The set is keyed by the name the skill was activated under, even if
-		// the file now on disk says otherwise.
-		cp := *loaded
-		cp.Name = name
-		loaded = &cp
-	}
-	content, extras, err := a.render(ctx, loaded, args)
-	if err != nil {
-		return activeEntry{}, err
-	}
-	e := activeEntry{Active: Active{
-		Skill:    loaded,
-		Args:     args,
-		Content:  content,
-		Hash:     contentHash(loaded.Body, extras),
-		BodyHash: ContentHash(loaded.Body),
-	}}
-	e.block = renderBlock(e.Active)
-	return e, nil
 }
 
 // activatable returns, in name order, the names a caller could activate: the
@@ -325,8 +336,11 @@ func (a *ActiveSet) index(name string) int {
 	return slices.IndexFunc(a.active, func(e activeEntry) bool { return e.Skill.Name == name })
 }
 
-// Deactivate removes the skill called name from the set.
+// Deactivate removes the skill called name from the set. It waits for an
+// activation or refresh of that skill under way, and removes its result.
 func (a *ActiveSet) Deactivate(name string) Outcome {
+	release := a.claim(name)
+	defer release()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	pos := a.index(name)
@@ -341,29 +355,36 @@ func (a *ActiveSet) Deactivate(name string) Outcome {
 // after skill_create overwrote it. The skill is looked up again in the current
 // catalog (falling back to the skill as activated if it is no longer there) and
 // its permissions are checked again; on any failure the old text stays active.
+// It waits for an activation of that skill under way, and re-reads its result.
 func (a *ActiveSet) Refresh(ctx context.Context, name string) Outcome {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	release := a.claim(name)
+	defer release()
 	fail := func(text string) Outcome {
 		return Outcome{Text: "Failed to reload skill '" + name + "': " + text, IsError: true}
 	}
+	a.mu.Lock()
 	pos := a.index(name)
+	var old activeEntry
+	if pos >= 0 {
+		old = a.active[pos]
+	}
+	s := a.cat.Lookup(name)
+	cfg := a.cfg
+	a.mu.Unlock()
 	if pos < 0 {
 		return fail("Skill '" + name + "' is not active.")
 	}
-	s := a.cat.Lookup(name)
 	if s == nil {
-		s = a.active[pos].Skill
+		s = old.Skill
 	}
-	entry, err := a.load(ctx, name, s, a.active[pos].Args)
-	if err != nil {
-		return fail("Failed to load skill '" + name + "': " + err.Error())
+	entry, bad := cfg.prepareEntry(ctx, name, s, old.Args)
+	if bad != "" {
+		return fail(bad)
 	}
-	if a.cfg.CheckPermissions != nil {
-		if text := a.cfg.CheckPermissions(name, entry.Skill.Permissions); text != "" {
-			return fail(text)
-		}
-	}
+
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	pos = a.index(name) // still active: the claim kept it
 	changed := a.active[pos].block != entry.block
 	a.active[pos] = entry
 	return Outcome{Text: "Skill '" + name + "' reloaded. Its updated instructions are in your system prompt.", Changed: changed}
@@ -385,195 +406,4 @@ func (a *ActiveSet) IsActive(name string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.index(name) >= 0
-}
-
-// Render returns the active-skills system-prompt section: one <active_skill>
-// block per active skill in activation order, separated by a blank line, with
-// no trailing newline; "" when none is active. Adding a skill only appends to
-// it.
-func (a *ActiveSet) Render() string {
-	return strings.Join(a.Blocks(), "\n\n")
-}
-
-// Blocks returns the <active_skill> blocks of [ActiveSet.Render], one per
-// active skill, in activation order (nil when none is active).
-func (a *ActiveSet) Blocks() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if len(a.active) == 0 {
-		return nil
-	}
-	blocks := make([]string, len(a.active))
-	for i, e := range a.active {
-		blocks[i] = e.block
-	}
-	return blocks
-}
-
-// renderBlock renders one <active_skill> block. The body is instructions and is
-// not escaped, but control characters other than tab and newline are dropped
-// (with whole escape sequences, see [stripControls]), and a line that could be
-// read as closing the block (in the body or in the directory path) is
-// neutralised by [neutraliseClose].
-func renderBlock(e Active) string {
-	var inner strings.Builder
-	if e.Skill.Dir != "" {
-		inner.WriteString("Skill directory: " + cleanLine(e.Skill.Dir) + "\n")
-	}
-	inner.WriteString(cleanInstructions(e.Content))
-
-	var b strings.Builder
-	b.Grow(inner.Len() + 64)
-	b.WriteString(`<active_skill name="` + escapeXML(cleanLine(e.Skill.Name)) + "\">\n")
-	if text := strings.TrimRight(inner.String(), " \t\r\n"); text != "" {
-		for line := range strings.Lines(text) {
-			b.WriteString(neutraliseClose(line))
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString(activeClose)
-	return b.String()
-}
-
-const activeClose = "</active_skill>"
-
-// neutraliseClose returns line with its `</` turned into `<\/` when the line
-// could be read as the end of an <active_skill> block: when, past leading
-// white space and invisible format characters, it starts with
-// "</active_skill" in any letter case (`</active_skill >`, `</ACTIVE_SKILL>`,
-// `  </active_skill>`, `</active_skill><system>`). The rest of the line, and
-// a closing tag later in a line, are left as written: the change is one
-// character, and only on lines that no legitimate skill needs.
-func neutraliseClose(line string) string {
-	rest := strings.TrimLeftFunc(line, isLeadingBlank)
-	if !hasPrefixFold(rest, activeClosePrefix) {
-		return line
-	}
-	lead := len(line) - len(rest)
-	return line[:lead] + `<\/` + rest[len("</"):]
-}
-
-// activeClosePrefix is what starts a line that closes a block.
-const activeClosePrefix = "</active_skill"
-
-// isLeadingBlank reports whether r may precede a tag without a reader
-// noticing: white space, or an invisible format character such as U+200B.
-func isLeadingBlank(r rune) bool {
-	return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r)
-}
-
-// hasPrefixFold reports whether s starts with prefix under Unicode simple
-// case folding, rune by rune (so the Kelvin sign matches "k").
-func hasPrefixFold(s, prefix string) bool {
-	for _, p := range prefix {
-		r, size := utf8.DecodeRuneInString(s)
-		if size == 0 || !foldEqual(r, p) {
-			return false
-		}
-		s = s[size:]
-	}
-	return true
-}
-
-func foldEqual(r, p rune) bool {
-	for f := p; ; {
-		if f == r {
-			return true
-		}
-		if f = unicode.SimpleFold(f); f == p {
-			return false
-		}
-	}
-}
-
-// Snapshot returns the active set for the session file, in activation order.
-func (a *ActiveSet) Snapshot() []SnapshotEntry {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	out := make([]SnapshotEntry, len(a.active))
-	for i, e := range a.active {
-		out[i] = SnapshotEntry{Name: e.Skill.Name, Args: e.Args, Hash: e.Hash}
-	}
-	return out
-}
-
-// Restore re-activates the skills of a snapshot in order, as the user would
-// (so user-only skills come back too), reading them from disk again. It returns
-// a warning diagnostic for each skill that could not be restored. Skills whose
-// text differs from the snapshot's hash are restored with their new text and
-// reported by [ActiveSet.ChangedOnDisk].
-func (a *ActiveSet) Restore(ctx context.Context, entries []SnapshotEntry) []Diagnostic {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	var diags []Diagnostic
-	for _, e := range entries {
-		out := a.activate(ctx, e.Name, e.Args, true)
-		if pos := a.index(e.Name); pos >= 0 && a.active[pos].Args == e.Args {
-			a.active[pos].snapHash = e.Hash
-		}
-		if out.IsError {
-			var path string
-			if s := a.cat.Lookup(e.Name); s != nil {
-				path = s.Dir
-			}
-			diags = append(diags, Diagnostic{
-				Path:     path,
-				Severity: SeverityWarning,
-				Message:  fmt.Sprintf("active skill %q not restored: %s", e.Name, out.Text),
-			})
-		}
-	}
-	return diags
-}
-
-// ChangedOnDisk reports whether the active skill called name has changed on
-// disk: its text when restored differs from the one recorded in the snapshot,
-// or the text on disk now (read with ActiveConfig.Load, or the catalog's when
-// Load is nil) differs from the one activated. A skill that can no longer be
-// read counts as changed; one that is not active does not.
-func (a *ActiveSet) ChangedOnDisk(name string) bool {
-	a.mu.Lock()
-	pos := a.index(name)
-	if pos < 0 {
-		a.mu.Unlock()
-		return false
-	}
-	e := a.active[pos]
-	cat, load := a.cat, a.cfg.Load
-	a.mu.Unlock()
-
-	if e.snapHash != "" && e.snapHash != e.Hash {
-		return true
-	}
-	s := cat.Lookup(name)
-	if load == nil {
-		return s != nil && ContentHash(s.Body) != e.BodyHash
-	}
-	if s == nil {
-		s = e.Skill
-	}
-	now, err := load(s)
-	if err != nil {
-		return true
-	}
-	return now != nil && ContentHash(now.Body) != e.BodyHash
-}
-
-// ContentHash returns the first 16 hex digits of the SHA-256 of body; it
-// identifies a skill's text in session files.
-func ContentHash(body string) string {
-	sum := sha256.Sum256([]byte(body))
-	return hex.EncodeToString(sum[:8])
-}
-
-// FileHash identifies a skill file's content: the SHA-256 of data in hex,
-// "" for nil (no file). It is the whole hash, not [ContentHash]'s prefix:
-// an approval of one content must not be reusable for another with a
-// colliding prefix.
-func FileHash(data []byte) string {
-	if data == nil {
-		return ""
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:])
 }

@@ -301,15 +301,15 @@ func CommandEnv(skillDir, workspace, sessionID, args string) []string {
 // runDynamic runs the commands of segs in order and returns their outputs
 // (indexed like segs; "" for text). The first failure aborts: its error
 // names the command and carries its stderr.
-func (a *ActiveSet) runDynamic(ctx context.Context, s *Skill, segs []Segment, args string) ([]string, error) {
+func (c *ActiveConfig) runDynamic(ctx context.Context, s *Skill, segs []Segment, args string) ([]string, error) {
 	out := make([]string, len(segs))
-	env := CommandEnv(s.Dir, a.cfg.Workspace, a.cfg.SessionID, args)
+	env := CommandEnv(s.Dir, c.Workspace, c.SessionID, args)
 	for i, seg := range segs {
 		if seg.Kind == SegmentText {
 			continue
 		}
 		cctx, cancel := context.WithTimeout(ctx, DynamicTimeout)
-		stdout, stderr, err := a.cfg.RunCommand(cctx, a.cfg.Workspace, seg.Command, env)
+		stdout, stderr, err := c.RunCommand(cctx, c.Workspace, seg.Command, env)
 		cancel()
 		if err != nil {
 			msg := fmt.Sprintf("dynamic context command `%s` failed: %v", oneLine(seg.Command), err)
@@ -326,64 +326,4 @@ func (a *ActiveSet) runDynamic(ctx context.Context, s *Skill, segs []Segment, ar
 // oneLine shows a block's script on one line in an error message.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
-}
-
-// render returns the content of s activated with args — dynamic context run
-// (when allowed), arguments substituted in the text between the commands,
-// @file references inlined for commands — and what beyond the body the
-// content depends on (command output, inlined files), for the hash.
-//
-// The order is what keeps the arguments, which the model chooses, out of
-// every command: the body is split into commands before anything is
-// substituted, commands see the arguments only as $ARGUMENTS in their
-// environment, and their output is inserted as it is, never substituted or
-// scanned for @file again.
-func (a *ActiveSet) render(ctx context.Context, s *Skill, args string) (string, []string, error) {
-	segs := ParseDynamic(s.Body)
-	var outputs, extras []string
-	if hasDynamic(segs) && a.cfg.RunCommand != nil {
-		if ok, _ := DynamicAllowed(a.cfg.DynamicContext, a.cfg.UntrustedWorkspace, s); ok {
-			var err error
-			if outputs, err = a.runDynamic(ctx, s, segs, args); err != nil {
-				return "", nil, err
-			}
-		}
-	}
-	sub := newSubstituter(args, s.Arguments, map[string]string{
-		VarSkillDir:  s.Dir,
-		VarSessionID: a.cfg.SessionID,
-		VarWorkspace: a.cfg.Workspace,
-	})
-	files := newAtFiles("", a.cfg.Forbidden)
-	if s.Command {
-		files = newAtFiles(a.cfg.Workspace, a.cfg.Forbidden)
-	}
-	var b strings.Builder
-	for i, seg := range segs {
-		switch {
-		case seg.Kind == SegmentText:
-			b.WriteString(files.inline(sub.text(seg.Text)))
-		case outputs != nil:
-			b.WriteString(outputs[i])
-			extras = append(extras, outputs[i])
-		default: // refused: left as written
-			b.WriteString(seg.Text)
-		}
-	}
-	content := appendNote(b.String(), files.inline(sub.argsNote()))
-	return content, append(extras, files.contents...), nil
-}
-
-// contentHash is [ContentHash] of body when extras is empty, else of body
-// and each extra, length-prefixed so that no two lists hash alike.
-func contentHash(body string, extras []string) string {
-	if len(extras) == 0 {
-		return ContentHash(body)
-	}
-	var b strings.Builder
-	b.WriteString(body)
-	for _, e := range extras {
-		fmt.Fprintf(&b, "\x00%d\x00%s", len(e), e)
-	}
-	return ContentHash(b.String())
 }
