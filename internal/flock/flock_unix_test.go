@@ -22,18 +22,9 @@ type take struct {
 
 func file(path string) (*os.File, error) { return os.Open(path) } // read-only is enough
 
-var takes = []take{
-	{"Lock", Lock},
-	{"TryLock", TryLock},
-	{"LockContext", func(path string) (func(), error) {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		return LockContext(ctx, path)
-	}},
-	{"LockContext background", func(path string) (func(), error) {
-		return LockContext(context.Background(), path)
-	}},
-	{"TryLockFile", func(path string) (func(), error) {
+var (
+	tryLockTake     = take{"TryLock", TryLock}
+	tryLockFileTake = take{"TryLockFile", func(path string) (func(), error) {
 		f, err := file(path)
 		if err != nil {
 			return nil, err
@@ -43,21 +34,34 @@ var takes = []take{
 			return nil, err
 		}
 		return func() { f.Close() }, nil
-	}},
-}
+	}}
+	takes = []take{
+		{"Lock", Lock},
+		tryLockTake,
+		{"LockContext", func(path string) (func(), error) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			return LockContext(ctx, path)
+		}},
+		{"LockContext background", func(path string) (func(), error) {
+			return LockContext(context.Background(), path)
+		}},
+		tryLockFileTake,
+	}
+)
 
 // contenders try for a held lock without waiting, each failing its own way.
 var contenders = []struct {
 	take
 	wantErr error
 }{
-	{takes[1], ErrHeld},
+	{tryLockTake, ErrHeld},
 	{take{"LockContext, context ended", func(path string) (func(), error) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		return LockContext(ctx, path)
 	}}, context.Canceled},
-	{takes[4], ErrHeld},
+	{tryLockFileTake, ErrHeld},
 }
 
 // TestOneLock: on Unix every function takes the same lock, so whichever
