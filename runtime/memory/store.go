@@ -14,6 +14,7 @@ import (
 
 	"github.com/clawseed/clawseed/internal/atomicfile"
 	"github.com/clawseed/clawseed/internal/confine"
+	"github.com/clawseed/clawseed/internal/flock"
 )
 
 const indexFile = "MEMORY.md"
@@ -251,7 +252,9 @@ func (s *Store) Export(ctx context.Context, format string) (string, error) {
 	return "", fmt.Errorf("memory: export: %w: format %q is not markdown or json", ErrInvalid, format)
 }
 
-// lock takes the in-process mutex and the directory's file lock.
+// lock takes the in-process mutex and the file lock on <dir>/.lock, which
+// excludes other processes (and other Stores of this one), waiting for
+// either until ctx ends.
 func (s *Store) lock(ctx context.Context) (func(), error) {
 	s.mu.Lock()
 	unlockDir, err := lockDir(ctx, s.dir)
@@ -260,6 +263,18 @@ func (s *Store) lock(ctx context.Context) (func(), error) {
 		return nil, err
 	}
 	return func() { unlockDir(); s.mu.Unlock() }, nil
+}
+
+// lockDir creates dir if needed and takes its file lock, <dir>/.lock.
+func lockDir(ctx context.Context, dir string) (unlock func(), err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("memory: create %s: %w", dir, err)
+	}
+	unlock, err = flock.LockContext(ctx, filepath.Join(dir, ".lock"))
+	if err != nil {
+		return nil, fmt.Errorf("memory: %w", err)
+	}
+	return unlock, nil
 }
 
 // findLocked finds the memory called name in scope: the slug's file first

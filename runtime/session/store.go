@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/clawseed/clawseed/internal/flock"
 )
 
 // ext is the extension of session files.
@@ -325,4 +327,17 @@ func checkUnused(path string) error {
 	}
 	defer f.Close()
 	return lock(f)
+}
+
+// lock takes the exclusive lock on the open session file f without
+// waiting; the kernel drops it when f is closed or the process dies, even by
+// SIGKILL, so a crashed session never stays locked. A session another
+// process has open fails with [ErrInUse]. Where flock does not exist this
+// does nothing: two processes appending to one session are not detected.
+func lock(f *os.File) error {
+	err := flock.TryLockFile(f)
+	if errors.Is(err, flock.ErrHeld) {
+		return ErrInUse
+	}
+	return err
 }
