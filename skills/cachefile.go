@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"time"
 	"unsafe"
+
+	"github.com/clawseed/clawseed/internal/atomicfile"
 )
 
 // The discovery cache file keeps a ParseCache between processes, so that a
@@ -133,21 +135,9 @@ func (c *ParseCache) Save(path string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("save skill cache: %w", err)
 	}
-	removeStaleTemps(dir)
-	f, err := os.CreateTemp(dir, ".skills-*.tmp")
-	if err != nil {
+	removeStaleTemps(path)
+	if err := atomicfile.WriteCache(path, data, 0o600); err != nil {
 		return fmt.Errorf("save skill cache: %w", err)
-	}
-	_, werr := f.Write(data)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("save skill cache %s: %w", path, werr)
 	}
 	c.mu.Lock()
 	c.dirty, c.loaded = false, true
@@ -230,8 +220,8 @@ func (c *ParseCache) encodeEntry(w *cacheWriter, k cacheKey) {
 }
 
 // removeStaleTemps removes temporary files a killed save left behind.
-func removeStaleTemps(dir string) {
-	matches, _ := filepath.Glob(filepath.Join(dir, ".skills-*.tmp"))
+func removeStaleTemps(path string) {
+	matches, _ := filepath.Glob(atomicfile.TempPattern(path))
 	for _, m := range matches {
 		if fi, err := os.Stat(m); err == nil && time.Since(fi.ModTime()) > staleTempAge {
 			os.Remove(m)

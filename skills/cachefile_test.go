@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/clawseed/clawseed/internal/atomicfile"
 )
 
 // backdated is an old modification time set by tests.
@@ -374,7 +376,7 @@ func TestCacheFileConcurrentSaves(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".skills-*")); len(tmps) > 0 {
+	if tmps, _ := filepath.Glob(atomicfile.TempPattern(path)); len(tmps) > 0 {
 		t.Errorf("temporary files left: %v", tmps)
 	}
 }
