@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/clawseed/clawseed/internal/config"
-	"github.com/clawseed/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/session"

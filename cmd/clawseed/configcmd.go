@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	clawseed "github.com/clawseed/clawseed"
-	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/runtime/agent"
 )

@@ -9,7 +9,7 @@ import (
 	"log/slog"
 	"text/tabwriter"
 
-	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/agent"

@@ -3,7 +3,7 @@ package main
 import (
 	"path/filepath"
 
-	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/runtime/tools"
 )

@@ -3,7 +3,7 @@ package main
 import (
 	"math"
 
-	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/providers"
 )
 

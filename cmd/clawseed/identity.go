@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/runtime/agent"

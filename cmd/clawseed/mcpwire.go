@@ -16,7 +16,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/runtime/agent"

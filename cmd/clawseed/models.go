@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/providers/anthropic"
 	"github.com/clawseed/clawseed/providers/openai"

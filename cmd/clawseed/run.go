@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/clawseed/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/agent"

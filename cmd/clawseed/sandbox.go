@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/clawseed/clawseed/internal/sandbox"
 	"github.com/clawseed/clawseed/runtime/tools"

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/runtime/tools"
 	"github.com/clawseed/clawseed/skills"

@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/clawseed/clawseed/internal/config"
-	"github.com/clawseed/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/session"
 )

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/runtime/tools"
 	"github.com/clawseed/clawseed/skills"
 	"github.com/clawseed/clawseed/skills/watch"

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/clawseed/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/skills"
 )

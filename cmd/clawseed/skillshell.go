@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/tools"
 	"github.com/clawseed/clawseed/skills"

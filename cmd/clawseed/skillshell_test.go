@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/tools"
 	"github.com/clawseed/clawseed/skills"

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/runtime/memory"

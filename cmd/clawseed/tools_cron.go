@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/cron"
 	"github.com/clawseed/clawseed/runtime/tools"

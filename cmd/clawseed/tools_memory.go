@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 
-	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/runtime/memory"
 	"github.com/clawseed/clawseed/runtime/tools"

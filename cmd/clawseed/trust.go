@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/trust"
 	"github.com/clawseed/clawseed/internal/termtext"
-	"github.com/clawseed/clawseed/internal/trust"
 )
 
 // trustOptions are the flags of `clawseed trust`.

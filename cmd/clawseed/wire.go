@@ -19,7 +19,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/clawseed/clawseed/internal/config"
-	"github.com/clawseed/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/trust"
 	"github.com/clawseed/clawseed/internal/termtext"
-	"github.com/clawseed/clawseed/internal/trust"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/skills"
 )

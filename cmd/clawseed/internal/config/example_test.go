@@ -16,7 +16,7 @@ import (
 	"github.com/clawseed/clawseed"
 )
 
-const examplePath = "../../config.toml.example"
+const examplePath = "../../../../config.toml.example"
 
 // TestExample keeps config.toml.example from rotting: it decodes strictly,
 // sets every key of the schema, and every value it sets is the default.
