@@ -45,7 +45,7 @@ func sessionToolSpecs(cfg *config.Config, model agent.Model, modelName string) (
 	// The sandbox decides the shell tool's description and whether the
 	// command tools are registered; nothing is started here.
 	list := buildTools(toolEnv{cfg: cfg, sb: sb, conf: newConfinement(cfg, sb.Control), model: model, modelName: modelName,
-		addUsage: func(string, providers.Usage) {}, memory: mem})
+		usage: &agent.UsageSink{}, memory: mem})
 	classes := map[string]string{"Skill": permissions.ClassRead.String()}
 	for _, t := range list {
 		c := t.Class().String()

@@ -99,6 +99,17 @@ func (s *mcpSource) Tools(ctx context.Context) agent.ToolSet {
 	return s.last
 }
 
+// Has answers the skill permissions the tools array does not: a tool of a
+// connected server, deferred or not, and mcp:<server> (see
+// permissions.Tools), which asks for that server connected with a tool
+// this session may call.
+func (s *mcpSource) Has(name string) bool {
+	if server, ok := strings.CutPrefix(name, "mcp:"); ok {
+		return s.m.ServerReady(server)
+	}
+	return s.m.HasTool(name)
+}
+
 func agentTools(in []mcp.AgentTool) []agent.Tool {
 	out := make([]agent.Tool, len(in))
 	for i, t := range in {
@@ -126,17 +137,6 @@ func reportMCPFailures(w io.Writer, m *mcp.Manager) {
 			fmt.Fprintf(w, "mcp: server %s is still starting; its tools will be added when it is ready\n", termtext.EscapeLine(st.Name))
 		}
 	}
-}
-
-// mcpAllowed answers the permission pseudo-name mcp:<server> (see
-// permissions.Tools): that server is connected with a tool this session
-// may call.
-func mcpAllowed(m *mcp.Manager, name string) (ok, handled bool) {
-	server, isMCP := strings.CutPrefix(name, "mcp:")
-	if !isMCP {
-		return false, false
-	}
-	return m != nil && m.ServerReady(server), true
 }
 
 // mcpVisible is the policy filter of MCP tools: they are network-class.

@@ -64,23 +64,20 @@ func (a *app) switchModel(args string) (string, error) {
 // of that family when the session's provider speaks the Anthropic wire, and
 // the session's model otherwise (the skill was written for another vendor);
 // any other name is a model id of the session's provider.
-func (a *app) forkModel(name string) (agent.ModelChoice, error) {
-	r := a.resolved
-	same := modelChoice(a.agent.Model(), r)
-	same.Name = a.agent.ModelName()
+func (a *app) forkModel(name string, current agent.ModelChoice) (agent.ModelChoice, error) {
 	if id, ok := config.ClaudeAlias(name); ok {
-		if r.Wire == config.WireAnthropic {
-			same.Name = id
+		if a.resolved.Wire == config.WireAnthropic {
+			current.Name = id
 		}
-		return same, nil
+		return current, nil
 	}
 	named, ok, err := a.cfg.ResolveNamed(name, "")
 	if err != nil {
 		return agent.ModelChoice{}, err
 	}
 	if !ok {
-		same.Name = name
-		return same, nil
+		current.Name = name
+		return current, nil
 	}
 	m, err := newModel(a.cfg, named, a.notices)
 	if err != nil {

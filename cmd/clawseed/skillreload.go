@@ -19,10 +19,9 @@ import (
 // rebuild re-read only the skills whose files changed, and an unchanged
 // catalog leaves the index, and so the prompt cache, as it was.
 type skillReloader struct {
-	cfg     *config.Config
-	sb      *tools.Sandbox
-	cache   *skillCache
-	current func() *skills.Catalog
+	cfg   *config.Config
+	sb    *tools.Sandbox
+	cache *skillCache
 
 	// startWatch, when set, starts the watcher at the first reload, that
 	// is just as the first request goes out: setting up one watch per skill

@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
-	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/runtime/memory"
 	"github.com/clawseed/clawseed/runtime/tools"
@@ -20,8 +19,8 @@ type toolEnv struct {
 	// model and modelName are the session's model (for llm_task).
 	model     agent.Model
 	modelName string
-	// addUsage counts a tool's own model requests in the session's usage.
-	addUsage func(model string, u providers.Usage)
+	// usage counts a tool's own model requests in the session's usage.
+	usage *agent.UsageSink
 	// notices receives retry and fallback lines of the models tools use.
 	notices io.Writer
 	// memory is the session's memory store; nil opens one for the tools

@@ -43,7 +43,7 @@ func llmTools(env toolEnv) []tools.Tool {
 		ModelName:      env.modelName,
 		Entries:        slices.Sorted(maps.Keys(env.cfg.Providers.Models)),
 		Named:          nm.get,
-		AddUsage:       env.addUsage,
+		AddUsage:       env.usage.Add,
 		MaxOutputChars: env.cfg.Agent.MaxToolOutputChars,
 	})}
 }

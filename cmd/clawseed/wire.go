@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,7 +21,6 @@ import (
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/permissions"
-	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/runtime/mcp"
 	"github.com/clawseed/clawseed/runtime/memory"
@@ -355,8 +353,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 	// MCP servers start first: their processes start up while skills are
 	// discovered.
 	a.mcp = startMCP(ctx, cfg, mcpVisible(policy), a.conf.prepareMCP, o.Log)
-	var ag *agent.Agent
-	reloader := &skillReloader{cfg: cfg, sb: sb, cache: openSkillCache(cfg, skillOptions(cfg), o.Log), current: func() *skills.Catalog { return ag.Skills().Catalog() }}
+	reloader := &skillReloader{cfg: cfg, sb: sb, cache: openSkillCache(cfg, skillOptions(cfg), o.Log)}
 	began := time.Now()
 	a.catalog = reloader.discover(ctx)
 	o.Log.Debug("Skills discovered", "skills", len(a.catalog.Skills), "diagnostics", len(a.catalog.Diagnostics),
@@ -372,29 +369,22 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		return nil, err
 	}
 	a.memory = mem
+	usage := &agent.UsageSink{}
 	agentTools := buildTools(toolEnv{
 		cfg: cfg, sb: sb, conf: a.conf, model: model, modelName: resolved.Model, notices: o.Notices,
-		addUsage: func(model string, u providers.Usage) { ag.AddUsage(model, u) },
-		memory:   mem,
+		usage: usage, memory: mem,
 	})
 
 	var toolSource agent.ToolSource
 	if a.mcp != nil {
 		toolSource = &mcpSource{m: a.mcp, notices: o.Notices}
 	}
+	perms := &agent.SkillPermissions{}
 	active := skills.NewActiveSet(skills.ActiveConfig{
-		Enabled:   cfg.Skills.Enabled,
-		MaxActive: cfg.Skills.MaxActive,
-		Excluded:  cfg.Skills.Excluded,
-		CheckPermissions: func(skill string, perms []string) string {
-			names := ag.ToolNames()
-			return permissions.Check(skill, perms, func(t string) bool {
-				if ok, handled := mcpAllowed(a.mcp, t); handled {
-					return ok
-				}
-				return slices.Contains(names, t) || a.mcp != nil && a.mcp.HasTool(t)
-			})
-		},
+		Enabled:          cfg.Skills.Enabled,
+		MaxActive:        cfg.Skills.MaxActive,
+		Excluded:         cfg.Skills.Excluded,
+		CheckPermissions: perms.Check,
 		Load: func(s *skills.Skill) (*skills.Skill, error) {
 			return skills.Reread(s, int64(cfg.Skills.MaxSkillFileBytes))
 		},
@@ -411,7 +401,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 	if o.MaxIterations > 0 {
 		maxIter = o.MaxIterations
 	}
-	ag, err = agent.New(agent.Options{
+	ag, err := agent.New(agent.Options{
 		Model:           model,
 		ModelName:       resolved.Model,
 		MaxTokens:       resolved.MaxTokens,
@@ -430,6 +420,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		},
 		Skills:             active,
 		SkillsEnabled:      cfg.Skills.Enabled,
+		SkillPermissions:   perms,
 		IndexBudget:        skills.IndexBudget(resolved.ContextWindow, cfg.Skills.IndexBudgetPercent),
 		ForkModel:          a.forkModel,
 		SkillShell:         newSkillShell(cfg, sb, a.conf),
@@ -451,6 +442,7 @@ func buildApp(ctx context.Context, cfg *config.Config, o appOptions) (*app, erro
 		ContextWindow:      resolved.ContextWindow,
 		CompactAtPercent:   cfg.Context.CompactAtPercent,
 		KeepRecentTokens:   cfg.Context.KeepRecentTokens,
+		Usage:              usage,
 		Summarizer:         summarizer,
 		SummaryModelName:   summaryModel,
 		Recorder:           a.recorder(),
