@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"fmt"
@@ -9,28 +9,8 @@ import (
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/providers"
-	"github.com/clawseed/clawseed/runtime/cron"
 	"github.com/clawseed/clawseed/runtime/tools"
 )
-
-// cronStore is the job store of the configuration ([cron].dir).
-func cronStore(cfg *config.Config) *cron.Store { return &cron.Store{Dir: cfg.CronDir()} }
-
-// cronTools returns the cron_* tools when [cron] is enabled. cron_run is
-// left out when this binary cannot find itself to run a job.
-func cronTools(env toolEnv) []tools.Tool {
-	if !env.cfg.Cron.Enabled {
-		return nil
-	}
-	run, _ := newJobRunner(env.cfg.Home)
-	return tools.CronTools(tools.CronOptions{
-		Store:           cronStore(env.cfg),
-		Workspace:       env.cfg.Workspace,
-		Run:             run,
-		AllowedCommands: env.cfg.Autonomy.AllowedCommands,
-		Sandbox:         env.sb,
-	})
-}
 
 // llmTools returns llm_task when the session has a model.
 func llmTools(env toolEnv) []tools.Tool {
@@ -38,12 +18,16 @@ func llmTools(env toolEnv) []tools.Tool {
 		return nil
 	}
 	nm := &namedModels{cfg: env.cfg, env: env, built: map[string]namedModel{}}
+	var addUsage func(string, providers.Usage)
+	if env.usage != nil {
+		addUsage = env.usage.Add
+	}
 	return []tools.Tool{tools.NewLLMTask(tools.LLMTaskOptions{
 		Model:          env.model,
 		ModelName:      env.modelName,
 		Entries:        slices.Sorted(maps.Keys(env.cfg.Providers.Models)),
 		Named:          nm.get,
-		AddUsage:       env.usage.Add,
+		AddUsage:       addUsage,
 		MaxOutputChars: env.cfg.Agent.MaxToolOutputChars,
 	})}
 }

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"io"
@@ -10,6 +10,7 @@ import (
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/runtime/memory"
 	"github.com/clawseed/clawseed/runtime/tools"
+	"github.com/clawseed/clawseed/skills"
 )
 
 // toolEnv is what the tool constructors need from the session being wired.
@@ -19,7 +20,8 @@ type toolEnv struct {
 	// model and modelName are the session's model (for llm_task).
 	model     agent.Model
 	modelName string
-	// usage counts a tool's own model requests in the session's usage.
+	// usage counts a tool's own model requests in the session's usage
+	// (nil: they are not counted).
 	usage *agent.UsageSink
 	// notices receives retry and fallback lines of the models tools use.
 	notices io.Writer
@@ -29,6 +31,8 @@ type toolEnv struct {
 	// conf is the session's OS sandbox; nil leaves processes unconfined
 	// (config show --tools lists tools without starting anything).
 	conf *confinement
+	// proc holds the network tools' test hooks (nil: none).
+	proc *Process
 }
 
 // buildTools returns the session's tools: the core ones, skill_create, and
@@ -79,4 +83,39 @@ func (env toolEnv) confinement() *confinement {
 		return env.conf
 	}
 	return &confinement{off: "not started"}
+}
+
+// newSandbox confines the file tools to the workspace, plus reads of the
+// catalog's skill directories and of the memory directory. Whole skill
+// roots are not readable: only the directories discovery accepted as
+// skills, so neither a root that is a link elsewhere nor a stray file
+// beside the skills widens what the model reads.
+func newSandbox(cfg *config.Config, cat *skills.Catalog) *tools.Sandbox {
+	sb := &tools.Sandbox{Workspace: cfg.Workspace, Forbidden: cfg.Autonomy.ForbiddenPaths, Home: homeDir(), SkillDirs: &tools.DirSet{}, Control: controlPaths(cfg)}
+	if cfg.Memory.Enabled {
+		// §8: memory files are readable by file_read (never writable by it:
+		// memory_store keeps MEMORY.md consistent with them).
+		sb.ReadRoots = []string{cfg.MemoryDir()}
+	}
+	sb.SkillDirs.Replace(skillReadDirs(cat))
+	return sb
+}
+
+// skillReadDirs returns the directories of the catalog's on-disk skills.
+// A command's folder is not one of them: the command is its one file, whose
+// body is in the prompt, and ~/.claude/commands may hold anything.
+func skillReadDirs(cat *skills.Catalog) []tools.ReadDir {
+	dirs := make([]tools.ReadDir, 0, len(cat.Skills))
+	for _, s := range cat.Skills {
+		if s.Dir != "" && s.RealDir != "" && !s.Command {
+			dirs = append(dirs, tools.ReadDir{Path: s.Dir, Real: s.RealDir})
+		}
+	}
+	return dirs
+}
+
+// homeDir returns the user's home directory ("" when unknown).
+func homeDir() string {
+	h, _ := os.UserHomeDir()
+	return h
 }

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"encoding/json"
@@ -31,7 +31,7 @@ func defaultSession(t *testing.T) (*config.Config, bool) {
 
 // TestToolsArrayBudget: the tools array goes with every request, so with
 // every tool of the default configuration registered it must stay within
-// toolsBudget (16 KB) of JSON (issues 10 and 12).
+// ToolsBudget (16 KB) of JSON (issues 10 and 12).
 func TestToolsArrayBudget(t *testing.T) {
 	cfg, _ := defaultSession(t)
 	specs, _, err := sessionToolSpecs(cfg, noModel{}, "m")
@@ -48,8 +48,8 @@ func TestToolsArrayBudget(t *testing.T) {
 		total += len(b)
 		sizes = append(sizes, fmt.Sprintf("%s %d", s.Name, len(b)))
 	}
-	if total > toolsBudget {
-		t.Errorf("tools array is %d bytes, budget %d:\n%s", total, toolsBudget, strings.Join(sizes, "\n"))
+	if total > ToolsBudget {
+		t.Errorf("tools array is %d bytes, budget %d:\n%s", total, ToolsBudget, strings.Join(sizes, "\n"))
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"os"
@@ -14,7 +14,7 @@ import (
 func localTools(env toolEnv) []tools.Tool {
 	cfg := env.cfg
 	list := []tools.Tool{tools.NewCalculator()}
-	level, _ := permissions.ParseLevel(cfg.Autonomy.Level) // validated by buildApp
+	level, _ := permissions.ParseLevel(cfg.Autonomy.Level) // validated by the configuration
 	conf := env.confinement()
 	// git runs in the sandbox like a command (it writes the repository,
 	// never .git/hooks or .git/config); with [sandbox].required and no

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -7,8 +7,10 @@ import (
 	"io"
 	"iter"
 	"maps"
+	"net"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/providers"
@@ -20,15 +22,15 @@ import (
 // This file turns configuration into models: the session's provider chain,
 // the summary model, /model switches and fork skills' models.
 
-// switchModel handles /model [NAME [MODEL]]. NAME is a [providers.models]
+// SwitchModel handles /model [NAME [MODEL]]. NAME is a [providers.models]
 // entry or a provider preset: the session goes on with that provider (and
 // the configured fallbacks), under MODEL or the entry's model, with the
 // entry's settings; the history is carried over. Any other NAME is a model
 // id of the current provider. No argument describes the model in use.
-func (a *app) switchModel(args string) (string, error) {
+func (s *Session) SwitchModel(args string) (string, error) {
 	fields := strings.Fields(args)
 	if len(fields) == 0 {
-		return "model: " + a.describeModel(), nil
+		return "model: " + s.describeModel(), nil
 	}
 	if len(fields) > 2 {
 		return "", errors.New("usage: /model [NAME [MODEL]]")
@@ -37,7 +39,7 @@ func (a *app) switchModel(args string) (string, error) {
 	if len(fields) == 2 {
 		model = fields[1]
 	}
-	r, ok, err := a.cfg.ResolveNamed(name, model)
+	r, ok, err := s.cfg.ResolveNamed(name, model)
 	if err != nil {
 		return "", err
 	}
@@ -45,17 +47,17 @@ func (a *app) switchModel(args string) (string, error) {
 		if model != "" {
 			return "", fmt.Errorf("%s is neither a [providers.models] entry nor a provider (%s)", name, strings.Join(config.PresetNames(), ", "))
 		}
-		a.agent.SetModel(name)
-		a.resolved.Model = name
-		return "model set to " + name + " (" + a.resolved.Name + ")", nil
+		s.agent.SetModel(name)
+		s.resolved.Model = name
+		return "model set to " + name + " (" + s.resolved.Name + ")", nil
 	}
-	m, err := newModel(a.cfg, r, a.notices)
+	m, err := newModel(s.cfg, r, s.notices)
 	if err != nil {
 		return "", err
 	}
-	a.agent.SwitchModel(modelChoice(m, r))
-	a.resolved = r
-	return "model set to " + a.describeModel(), nil
+	s.agent.SwitchModel(modelChoice(m, r))
+	s.resolved = r
+	return "model set to " + s.describeModel(), nil
 }
 
 // forkModel resolves a fork skill's `model` (§4.10): a [providers.models]
@@ -64,14 +66,14 @@ func (a *app) switchModel(args string) (string, error) {
 // of that family when the session's provider speaks the Anthropic wire, and
 // the session's model otherwise (the skill was written for another vendor);
 // any other name is a model id of the session's provider.
-func (a *app) forkModel(name string, current agent.ModelChoice) (agent.ModelChoice, error) {
+func (s *Session) forkModel(name string, current agent.ModelChoice) (agent.ModelChoice, error) {
 	if id, ok := config.ClaudeAlias(name); ok {
-		if a.resolved.Wire == config.WireAnthropic {
+		if s.resolved.Wire == config.WireAnthropic {
 			current.Name = id
 		}
 		return current, nil
 	}
-	named, ok, err := a.cfg.ResolveNamed(name, "")
+	named, ok, err := s.cfg.ResolveNamed(name, "")
 	if err != nil {
 		return agent.ModelChoice{}, err
 	}
@@ -79,7 +81,7 @@ func (a *app) forkModel(name string, current agent.ModelChoice) (agent.ModelChoi
 		current.Name = name
 		return current, nil
 	}
-	m, err := newModel(a.cfg, named, a.notices)
+	m, err := newModel(s.cfg, named, s.notices)
 	if err != nil {
 		return agent.ModelChoice{}, err
 	}
@@ -96,12 +98,29 @@ func modelChoice(m agent.Model, r *config.Resolved) agent.ModelChoice {
 	}
 }
 
+// Prices returns the session's price lookup for /cost and run's cost_usd:
+// an entry's [providers.models.*].price, free for local presets, else the
+// built-in list (config.Prices). The selection in use is noted again at
+// each lookup, so a model that /model switched to is priced through its
+// entry or preset too.
+func (s *Session) Prices() providers.PriceFunc {
+	used := []*config.Resolved{s.resolved}
+	if fallbacks, err := s.cfg.ResolveFallbacks(); err == nil {
+		used = append(used, fallbacks...)
+	}
+	book := s.cfg.Prices(used...)
+	return func(model string) (providers.Price, bool) {
+		book.Use(s.resolved)
+		return book.Price(model)
+	}
+}
+
 // describeModel names the model in use, its entry and provider, and the
 // entries /model can switch to.
-func (a *app) describeModel() string {
-	r := a.resolved
-	text := fmt.Sprintf("%s (%s, provider %s)", a.agent.ModelName(), r.Name, r.Provider)
-	names := slices.Sorted(maps.Keys(a.cfg.Providers.Models))
+func (s *Session) describeModel() string {
+	r := s.resolved
+	text := fmt.Sprintf("%s (%s, provider %s)", s.agent.ModelName(), r.Name, r.Provider)
+	names := slices.Sorted(maps.Keys(s.cfg.Providers.Models))
 	if len(names) > 0 {
 		text += "\nconfigured entries: " + strings.Join(names, ", ")
 	}
@@ -204,4 +223,14 @@ func streamerFor(r *config.Resolved) (providers.Streamer, error) {
 		}), nil
 	}
 	return nil, fmt.Errorf("provider %q: unknown wire format %q", r.Name, r.Wire)
+}
+
+// probeOllama reports whether something answers on Ollama's port.
+func probeOllama() bool {
+	conn, err := net.DialTimeout("tcp", "127.0.0.1:11434", 300*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
 }

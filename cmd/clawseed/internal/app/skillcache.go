@@ -1,10 +1,8 @@
-package main
+package app
 
 import (
-	"context"
 	"log/slog"
 	"path/filepath"
-	"sync"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/skills"
@@ -19,45 +17,35 @@ type skillCache struct {
 	cache *skills.ParseCache
 	path  string // "" when there is no CLAWSEED_HOME to keep it in
 	log   *slog.Logger
+	// proc runs the saves in the background ([Process.goBackground]).
+	proc *Process
 }
 
-// openSkillCache loads the cache file for opts' roots.
-func openSkillCache(cfg *config.Config, opts skills.Options, log *slog.Logger) *skillCache {
+// openSkillCache loads the cache file for opts' roots, stamped with the
+// process's build.
+func openSkillCache(cfg *config.Config, opts skills.Options, proc *Process, log *slog.Logger) *skillCache {
 	if cfg.Home == "" {
-		return &skillCache{cache: skills.NewParseCache(), log: log}
+		return &skillCache{cache: skills.NewParseCache(), log: log, proc: proc}
 	}
 	path := filepath.Join(cfg.Home, "cache", skills.CacheFileName(opts))
-	c, err := skills.LoadParseCache(path, skills.BuildStamp(versionString()))
+	c, err := skills.LoadParseCache(path, skills.BuildStamp(proc.version()))
 	if err != nil {
 		log.Debug("Skill cache not used", "error", err)
 	}
-	return &skillCache{cache: c, path: path, log: log}
+	return &skillCache{cache: c, path: path, log: log, proc: proc}
 }
 
 // save writes the cache in the background when the last discovery changed
 // it: the first request does not wait for the write, and the process waits
-// for it before exiting (waitBackground). Saves are atomic renames, so two
+// for it before exiting ([Process.Wait]). Saves are atomic renames, so two
 // processes never see a torn file.
 func (c *skillCache) save() {
 	if c.path == "" {
 		return
 	}
-	background.Go(func() {
+	c.proc.goBackground(func() {
 		if err := c.cache.Save(c.path); err != nil {
 			c.log.Debug("Skill cache not saved", "error", err)
 		}
 	})
-}
-
-// background holds work that must finish before the process exits.
-var background sync.WaitGroup
-
-// discoverCached runs one discovery through the cache file.
-func discoverCached(ctx context.Context, cfg *config.Config, log *slog.Logger) *skills.Catalog {
-	opts := skillOptions(cfg)
-	c := openSkillCache(cfg, opts, log)
-	opts.Cache = c.cache
-	cat := skills.Discover(ctx, opts)
-	c.save()
-	return cat
 }

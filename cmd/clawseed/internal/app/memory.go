@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -62,20 +62,27 @@ func clipRunes(s string, n int) string {
 	return string([]rune(s)[:n-1]) + "…"
 }
 
+// OpenMemory opens the memory store of the configuration: [memory].dir,
+// with this workspace's project folder. Opening creates nothing; folders
+// and index.db appear on first use. The caller closes it.
+func OpenMemory(ctx context.Context, cfg *config.Config) (*memory.Store, error) {
+	return memory.Open(ctx, memory.Options{Dir: cfg.MemoryDir(), Workspace: cfg.Workspace})
+}
+
 // sessionMemory opens the session's memory store when [memory].enabled; the
 // tools, the prompt's `## Memory` section and automatic recall share it. A
-// store that cannot be opened leaves memory off for the session, with a
-// warning: memory helps, and its absence must not stop the work.
-func sessionMemory(ctx context.Context, cfg *config.Config, log *slog.Logger) (*memory.Store, error) {
+// store that cannot be opened leaves memory off for the session (nil), with
+// a warning: memory helps, and its absence must not stop the work.
+func sessionMemory(ctx context.Context, cfg *config.Config, log *slog.Logger) *memory.Store {
 	if !cfg.Memory.Enabled {
-		return nil, nil
+		return nil
 	}
-	s, err := openMemory(ctx, cfg)
+	s, err := OpenMemory(ctx, cfg)
 	if err != nil {
 		log.Warn("Memory not available", "dir", cfg.MemoryDir(), "error", err)
-		return nil, nil
+		return nil
 	}
-	return s, nil
+	return s
 }
 
 // memoryIndex is the agent's [agent.MemoryIndex], nil (not a typed nil)

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -81,4 +81,50 @@ func watchSkills(ctx context.Context, cfg *config.Config, log *slog.Logger) *wat
 		return nil
 	}
 	return w
+}
+
+// skillOptions returns the discovery options for the configuration.
+func skillOptions(cfg *config.Config) skills.Options {
+	return skills.Options{
+		Roots:        skills.StandardRoots(cfg.Workspace, cfg.Home, homeDir(), cfg.Skills.ExtraRoots),
+		Builtins:     true,
+		MaxFileBytes: int64(cfg.Skills.MaxSkillFileBytes),
+		Excluded:     cfg.Skills.Excluded,
+		Workspace:    cfg.Workspace,
+	}
+}
+
+// Discover runs skill discovery as a session does, through the parse cache
+// file of CLAWSEED_HOME (a save left running is the process's to wait for);
+// an empty catalog when skills are disabled.
+func Discover(ctx context.Context, cfg *config.Config, proc *Process, log *slog.Logger) *skills.Catalog {
+	if !cfg.Skills.Enabled {
+		return &skills.Catalog{}
+	}
+	opts := skillOptions(cfg)
+	c := openSkillCache(cfg, opts, proc, log)
+	opts.Cache = c.cache
+	cat := skills.Discover(ctx, opts)
+	c.save()
+	return cat
+}
+
+// DiscoverUncached runs skill discovery without the parse cache: every
+// skill is read and parsed (skills doctor --no-cache).
+func DiscoverUncached(ctx context.Context, cfg *config.Config) *skills.Catalog {
+	if !cfg.Skills.Enabled {
+		return &skills.Catalog{}
+	}
+	return skills.Discover(ctx, skillOptions(cfg))
+}
+
+// IndexBudget is the skill index budget of a session of cfg: a share of the
+// configured model's context window, or of the default window when no
+// provider resolves (listing skills needs none).
+func IndexBudget(cfg *config.Config) int {
+	window := 128000
+	if r, err := cfg.ResolveModel("", func() bool { return false }); err == nil && r.ContextWindow > 0 {
+		window = r.ContextWindow
+	}
+	return skills.IndexBudget(window, cfg.Skills.IndexBudgetPercent)
 }

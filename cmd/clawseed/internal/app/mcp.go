@@ -1,11 +1,10 @@
-package main
+package app
 
-// mcpwire.go turns [mcp] and .mcp.json into a running mcp.Manager, and the
-// manager into the agent's tool source, the permission check of
-// mcp:<server> and the chat's /mcp and /mcp__server__prompt.
+// This file turns [mcp] and .mcp.json into a running mcp.Manager, and the
+// manager into the agent's tool source, which also answers the skill
+// permissions of deferred MCP tools and mcp:<server>.
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -22,6 +21,7 @@ import (
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/runtime/mcp"
 	"github.com/clawseed/clawseed/runtime/tools"
+	"github.com/clawseed/clawseed/skills"
 )
 
 // mcpServerConfigs converts the configured servers; nil when MCP is off.
@@ -54,9 +54,28 @@ func mcpServerConfigs(cfg *config.Config) []mcp.ServerConfig {
 	return out
 }
 
+// StartMCP starts the configured servers with a session's tool policy and
+// OS sandbox, and waits for them up to their start-up deadline (`mcp list`,
+// `mcp tools`); nil when none are configured. The caller closes the
+// manager.
+func StartMCP(ctx context.Context, cfg *config.Config, proc *Process, log *slog.Logger) (*mcp.Manager, error) {
+	level, err := permissions.ParseLevel(cfg.Autonomy.Level)
+	if err != nil {
+		return nil, err
+	}
+	policy := permissions.Policy{Level: level, Allowed: cfg.Agent.AllowedTools, Denied: cfg.Agent.DeniedTools}
+	sb := newSandbox(cfg, &skills.Catalog{})
+	m := startMCP(ctx, cfg, mcpVisible(policy), newConfinement(cfg, sb.Control).prepareMCP, proc.clientVersion(), log)
+	if m != nil {
+		m.Wait(ctx)
+	}
+	return m, nil
+}
+
 // startMCP starts the configured servers in the background; nil when there
-// are none. visible filters tools by the session's policy.
-func startMCP(ctx context.Context, cfg *config.Config, visible func(string) bool, prepare func(string, *exec.Cmd) error, log *slog.Logger) *mcp.Manager {
+// are none. visible filters tools by the session's policy; version is the
+// client version the servers are told.
+func startMCP(ctx context.Context, cfg *config.Config, visible func(string) bool, prepare func(string, *exec.Cmd) error, version string, log *slog.Logger) *mcp.Manager {
 	servers := mcpServerConfigs(cfg)
 	if len(servers) == 0 {
 		return nil
@@ -73,7 +92,7 @@ func startMCP(ctx context.Context, cfg *config.Config, visible func(string) bool
 		// read, write only their state folder, and have the network.
 		Prepare: prepare,
 		Visible: visible,
-		Version: cmp.Or(version, "dev"),
+		Version: version,
 		Log:     log,
 	})
 }

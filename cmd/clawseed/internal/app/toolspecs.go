@@ -1,13 +1,10 @@
-package main
+package app
 
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"iter"
 	"log/slog"
-	"text/tabwriter"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/permissions"
@@ -16,14 +13,28 @@ import (
 	"github.com/clawseed/clawseed/skills"
 )
 
-// toolsBudget is the most JSON the tools array may take with every tool of
+// ToolsBudget is the most JSON the tools array may take with every tool of
 // the default configuration registered (issue 10): it travels with every
 // request, so each byte is paid for on every turn. It was 12 KB for the 21
 // tools before memory (11.8 KB used); issue 12 adds six tools the spec
 // requires (memory_* and knowledge, 2.7 KB with terse descriptions whose
 // rules live once in the ## Memory prompt section), so 16 KB keeps about
 // 2 KB of headroom without letting a verbose description slip through.
-const toolsBudget = 16 << 10
+const ToolsBudget = 16 << 10
+
+// ToolSpecs returns the tool specifications a session with cfg sends to the
+// model (`config show --tools`), and each tool's class. llm_task needs the
+// session's model: it is listed when one resolves. Nothing is started.
+func ToolSpecs(cfg *config.Config) ([]providers.ToolSpec, map[string]string, error) {
+	var model agent.Model
+	name := ""
+	if r, err := cfg.ResolveModel("", nil); err == nil {
+		if m, err := newModel(cfg, r, nil); err == nil {
+			model, name = m, r.Model
+		}
+	}
+	return sessionToolSpecs(cfg, model, name)
+}
 
 // sessionToolSpecs returns the tool specifications a session with cfg sends
 // to the model, sorted by name as the agent sends them: the registered tools
@@ -34,10 +45,7 @@ func sessionToolSpecs(cfg *config.Config, model agent.Model, modelName string) (
 	if err != nil {
 		return nil, nil, err
 	}
-	mem, err := sessionMemory(context.Background(), cfg, slog.New(slog.DiscardHandler))
-	if err != nil {
-		return nil, nil, err
-	}
+	mem := sessionMemory(context.Background(), cfg, slog.New(slog.DiscardHandler))
 	if mem != nil {
 		defer mem.Close()
 	}
@@ -82,26 +90,4 @@ type noModel struct{}
 
 func (noModel) Stream(context.Context, providers.Request) iter.Seq2[providers.Event, error] {
 	return func(func(providers.Event, error) bool) {}
-}
-
-// printToolSizes writes each tool's class and the size of its JSON
-// specification (`config show --tools`).
-func printToolSizes(w io.Writer, specs []providers.ToolSpec, classes map[string]string) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOOL\tCLASS\tBYTES")
-	total := 0
-	for _, s := range specs {
-		b, err := json.Marshal(s)
-		if err != nil {
-			return err
-		}
-		total += len(b)
-		fmt.Fprintf(tw, "%s\t%s\t%d\n", s.Name, classes[s.Name], len(b))
-	}
-	fmt.Fprintf(tw, "total\t\t%d\n", total)
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(w, "%d tools, %d bytes of JSON sent with every request (budget %d).\n", len(specs), total, toolsBudget)
-	return err
 }

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"errors"
@@ -25,10 +25,10 @@ func TestYesApprover(t *testing.T) {
 		{"no sandbox escalation", agent.ApprovalRequest{Tool: "shell", Escalation: permissions.EscalationNoSandbox}, agent.ApproveOnce, nil},
 		{"sandboxed, network offered", agent.ApprovalRequest{Tool: "shell", Sandboxed: true, CanAllowNetwork: true}, agent.ApproveOnce, nil},
 		{"control write", agent.ApprovalRequest{Tool: "file_write", Writes: []agent.ControlWrite{{Path: ".clawseed/config.toml"}}}, agent.ApproveOnce, nil},
-		{"untrusted skill", agent.ApprovalRequest{Tool: "shell", Untrusted: true, Escalation: permissions.EscalationNetwork}, agent.Deny, errUntrustedYes},
+		{"untrusted skill", agent.ApprovalRequest{Tool: "shell", Untrusted: true, Escalation: permissions.EscalationNetwork}, agent.Deny, ErrUntrustedYes},
 	}
 	for _, tt := range tests {
-		got, err := yesApprover{}.Approve(t.Context(), tt.req)
+		got, err := YesApprover{}.Approve(t.Context(), tt.req)
 		if got != tt.want || !errors.Is(err, tt.err) {
 			t.Errorf("%s: got %v, %v; want %v, %v", tt.name, got, err, tt.want, tt.err)
 		}

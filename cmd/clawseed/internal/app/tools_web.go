@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -8,8 +8,6 @@ import (
 	"net/netip"
 	"os"
 
-	"github.com/spf13/cobra"
-
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/runtime/tools"
 )
@@ -18,8 +16,8 @@ import (
 // when it can work. A table whose values use an unset ${VAR}, a search
 // provider without its key or base_url, and http_request without
 // allowed_domains leave their tool out with a line on env.notices;
-// [webConfigError] reports the same problems as errors for callers that
-// can stop the session (exit 2).
+// [webConfigError] reports the same problems as configuration errors, for
+// callers that can stop the session.
 func webTools(env toolEnv) []tools.Tool {
 	cfg := env.cfg
 	conf := env.confinement()
@@ -28,8 +26,9 @@ func webTools(env toolEnv) []tools.Tool {
 	if !conf.refused() { // [sandbox].required with no sandbox: the child may not run
 		list = append(list, tools.NewPDFRead(env.sb, tools.PDFReadOptions{MaxOutputChars: cfg.Agent.MaxToolOutputChars, Extract: pdf}))
 	}
-	for _, build := range []func(*config.Config, tools.PDFExtractor) (tools.Tool, error){webFetchTool, webSearchTool, httpRequestTool} {
-		t, err := build(cfg, pdf)
+	net := env.proc.webNet()
+	for _, build := range webBuilders() {
+		t, err := build(cfg, pdf, net)
 		switch {
 		case err != nil:
 			webNotice(env.notices, err)
@@ -46,14 +45,27 @@ func webTools(env toolEnv) []tools.Tool {
 // variable; a missing search key only leaves web_search out (see
 // [webTools]).
 func webConfigError(cfg *config.Config) error {
-	for _, build := range []func(*config.Config, tools.PDFExtractor) (tools.Tool, error){webFetchTool, webSearchTool, httpRequestTool} {
-		if _, err := build(cfg, nil); err != nil {
+	for _, build := range webBuilders() {
+		if _, err := build(cfg, nil, webNet{}); err != nil {
 			if ce := (*config.Error)(nil); errors.As(err, &ce) {
 				return ce
 			}
 		}
 	}
 	return nil
+}
+
+// webNet is what the network tools resolve names with (see
+// [Process.Resolve]); the zero value is the system's resolver.
+type webNet struct {
+	resolve func(ctx context.Context, host string) ([]netip.Addr, error)
+	trusted []string
+}
+
+// webBuilders returns the builders of the network tools, in the order
+// they are registered.
+func webBuilders() []func(*config.Config, tools.PDFExtractor, webNet) (tools.Tool, error) {
+	return []func(*config.Config, tools.PDFExtractor, webNet) (tools.Tool, error){webFetchTool, webSearchTool, httpRequestTool}
 }
 
 func webNotice(w io.Writer, err error) {
@@ -64,7 +76,7 @@ func webNotice(w io.Writer, err error) {
 
 // webFetchTool returns web_fetch, nil when [web_fetch] is disabled or
 // allows no domain.
-func webFetchTool(cfg *config.Config, pdf tools.PDFExtractor) (tools.Tool, error) {
+func webFetchTool(cfg *config.Config, pdf tools.PDFExtractor, net webNet) (tools.Tool, error) {
 	c := cfg.WebFetch
 	if !c.Enabled {
 		return nil, nil
@@ -75,7 +87,6 @@ func webFetchTool(cfg *config.Config, pdf tools.PDFExtractor) (tools.Tool, error
 	if len(c.AllowedDomains) == 0 {
 		return nil, nil
 	}
-	resolve, trusted := webTestNet.resolve, webTestNet.trusted
 	return tools.NewWebFetch(tools.WebFetchOptions{
 		AllowedDomains: c.AllowedDomains,
 		BlockedDomains: c.BlockedDomains,
@@ -83,14 +94,14 @@ func webFetchTool(cfg *config.Config, pdf tools.PDFExtractor) (tools.Tool, error
 		Timeout:        c.Timeout(),
 		MaxOutputChars: cfg.Agent.MaxToolOutputChars,
 		PDF:            pdf,
-		TrustedHosts:   trusted,
-		Resolve:        resolve,
+		TrustedHosts:   net.trusted,
+		Resolve:        net.resolve,
 	}), nil
 }
 
 // webSearchTool returns web_search for [web_search].provider; an error when
 // the provider lacks its key or base_url.
-func webSearchTool(cfg *config.Config, _ tools.PDFExtractor) (tools.Tool, error) {
+func webSearchTool(cfg *config.Config, _ tools.PDFExtractor, net webNet) (tools.Tool, error) {
 	c := cfg.WebSearch
 	if !c.Enabled {
 		return nil, nil
@@ -112,7 +123,7 @@ func webSearchTool(cfg *config.Config, _ tools.PDFExtractor) (tools.Tool, error)
 		APIKey:   key,
 		BaseURL:  c.BaseURL,
 		Timeout:  c.Timeout(),
-		Resolve:  webTestNet.resolve,
+		Resolve:  net.resolve,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("web_search is not available: %w", err)
@@ -122,7 +133,7 @@ func webSearchTool(cfg *config.Config, _ tools.PDFExtractor) (tools.Tool, error)
 
 // httpRequestTool returns http_request when [http_request] is enabled; an
 // error when it is enabled without allowed_domains.
-func httpRequestTool(cfg *config.Config, _ tools.PDFExtractor) (tools.Tool, error) {
+func httpRequestTool(cfg *config.Config, _ tools.PDFExtractor, net webNet) (tools.Tool, error) {
 	c := cfg.HTTPRequest
 	if !c.Enabled {
 		return nil, nil
@@ -135,8 +146,8 @@ func httpRequestTool(cfg *config.Config, _ tools.PDFExtractor) (tools.Tool, erro
 		MaxBytes:       int64(c.MaxBytes),
 		Timeout:        c.Timeout(),
 		MaxOutputChars: cfg.Agent.MaxToolOutputChars,
-		TrustedHosts:   webTestNet.trusted,
-		Resolve:        webTestNet.resolve,
+		TrustedHosts:   net.trusted,
+		Resolve:        net.resolve,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("http_request is not available: %w", err)
@@ -154,31 +165,10 @@ func pdfExtractor(start tools.Starter) tools.PDFExtractor {
 	if err != nil {
 		return nil
 	}
-	return tools.ChildPDF(start, exe, "clawseed", pdfTextCommand)
+	return tools.ChildPDF(start, exe, "clawseed", PDFTextCommand)
 }
 
-// pdfTextCommand is the hidden command of [pdfExtractor]'s child.
-const pdfTextCommand = "pdf-text"
-
-// newPDFTextCmd is the child side of pdfExtractor: a request line and a
-// PDF on stdin, the extracted text as JSON on stdout.
-func newPDFTextCmd(streams *IOStreams) *cobra.Command {
-	return &cobra.Command{
-		Use:    pdfTextCommand,
-		Short:  "Extract the text of the PDF on stdin for pdf_read and web_fetch (internal)",
-		Hidden: true,
-		Args:   cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return tools.ServePDFText(streams.In, streams.Out)
-		},
-	}
-}
-
-// webTestNet is set only by the test binary (script_web_test.go), so that
-// scripts reach their local page server under a test host name through the
-// real guard: resolve answers for the test names, trusted lists the names
-// that may resolve to loopback. The production binary leaves both empty.
-var webTestNet struct {
-	resolve func(ctx context.Context, host string) ([]netip.Addr, error)
-	trusted []string
-}
+// PDFTextCommand is the hidden command of [pdfExtractor]'s child: a
+// request line and a PDF on stdin, the extracted text as JSON on stdout
+// (tools.ServePDFText).
+const PDFTextCommand = "pdf-text"
