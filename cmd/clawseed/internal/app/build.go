@@ -152,7 +152,10 @@ func (p *Process) clientVersion() string {
 //     back, or the always-on skills are activated.
 //
 // Errors are the configuration's (*config.Error, *config.NoProviderError
-// and the others of resolving the provider chain) and [Session.open]'s.
+// and the others of resolving the provider chain) and those of the session
+// Options.Resume names: [ErrSessionsDisabled], one that matches
+// session.ErrNotFound or session.ErrInUse, the store's
+// session.ErrInvalidID and *session.AmbiguousError, a [StoreError].
 func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error) {
 	resolved, err := checkSession(cfg) // 1
 	if err != nil {
