@@ -41,9 +41,8 @@ func webTools(env toolEnv) []tools.Tool {
 
 // webConfigError returns the first configuration error (an unset ${VAR}
 // in a value a web tool uses) that keeps a web tool from being registered,
-// or nil. A session stops on it with exit 2, as on any used unset
-// variable; a missing search key only leaves web_search out (see
-// [webTools]).
+// or nil. A session does not start on it, as on any used unset variable;
+// a missing search key only leaves web_search out (see [webTools]).
 func webConfigError(cfg *config.Config) error {
 	for _, build := range webBuilders() {
 		if _, err := build(cfg, nil, webNet{}); err != nil {
