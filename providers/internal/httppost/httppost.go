@@ -3,6 +3,12 @@
 // POST, error statuses handed back, and redirects kept to the base URL's
 // origin. The provider packages use it instead of the SDKs' root packages,
 // whose initialisation cost milliseconds at every start (issue 13).
+//
+// It also holds what the adapters share of a request's life, so that each
+// rule is written once: the idle timeout ([Watchdog]), what a JSON answer
+// is ([IsJSON], [MaxJSONBody]), how what ended a request early is
+// classified ([Failure]), and the server's requested delay
+// ([RetryAfter]).
 package httppost
 
 import (
