@@ -12,6 +12,8 @@
 package httppost
 
 import (
+	"github.com/clawseed/clawseed/internal/origin"
+
 	"bytes"
 	"context"
 	"errors"
@@ -162,7 +164,7 @@ func sameOriginClient(hc *http.Client, base *url.URL) *http.Client {
 	}
 	check := c.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if !sameOrigin(req.URL, base) {
+		if !origin.Same(req.URL, base) {
 			return errOtherOrigin
 		}
 		if check != nil {
@@ -174,22 +176,4 @@ func sameOriginClient(hc *http.Client, base *url.URL) *http.Client {
 		return nil
 	}
 	return &c
-}
-
-func sameOrigin(a, b *url.URL) bool {
-	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) &&
-		effectivePort(a) == effectivePort(b)
-}
-
-func effectivePort(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "https":
-		return "443"
-	case "http":
-		return "80"
-	}
-	return ""
 }
