@@ -30,7 +30,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -41,10 +40,6 @@ import (
 
 // DefaultBaseURL is used when [Config.BaseURL] is empty.
 const DefaultBaseURL = "https://api.anthropic.com"
-
-// maxJSONBody bounds a non-streamed answer (a server that ignored
-// stream:true).
-const maxJSONBody = 32 << 20
 
 // A Config describes one Messages API endpoint.
 type Config struct {
@@ -85,9 +80,6 @@ type Provider struct {
 	cfg Config
 	ep  *httppost.Endpoint
 }
-
-// errTimeout is the cancellation cause when [Config.Timeout] elapses.
-var errTimeout = errors.New("timed out waiting for the server")
 
 // errIncomplete reports a stream that ended before message_stop, and
 // errNoEvents one that ended before any event.
@@ -158,8 +150,8 @@ func (p *Provider) stream(parent context.Context, req providers.Request, yield f
 	}
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
-	idle := newWatchdog(p.cfg.Timeout, cancel)
-	defer idle.stop()
+	idle := httppost.NewWatchdog(p.cfg.Timeout, cancel)
+	defer idle.Stop()
 
 	// A non-2xx status becomes a classified error here, keeping the headers
 	// (Retry-After) and the bodies that are not Anthropic-shaped.
@@ -170,12 +162,12 @@ func (p *Provider) stream(parent context.Context, req providers.Request, yield f
 		return p.failure(parent, ctx, err, "send request", model)
 	}
 	defer resp.Body.Close()
-	idle.reset()
+	idle.Reset()
 
-	if isJSON(resp.Header.Get("Content-Type")) {
+	if httppost.IsJSON(resp.Header.Get("Content-Type")) {
 		return p.whole(parent, ctx, resp.Body, model, yield)
 	}
-	err = p.decodeSSE(resp.Body, model, idle.reset, func(ev providers.Event) bool { return yield(ev, nil) })
+	err = p.decodeSSE(resp.Body, model, idle.Reset, func(ev providers.Event) bool { return yield(ev, nil) })
 	if errors.Is(err, errIncomplete) || errors.Is(err, errNoEvents) {
 		// A cut caused by the idle timeout or the caller is reported as such.
 		if ferr := p.failure(parent, ctx, nil, "", model); ferr != nil {
@@ -186,7 +178,7 @@ func (p *Provider) stream(parent context.Context, req providers.Request, yield f
 			// Typically a proxy's HTML page with a 200 status.
 			msg = fmt.Sprintf("the server sent no event (Content-Type %q)", resp.Header.Get("Content-Type"))
 		}
-		return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name, Message: withModel(msg, model)}
+		return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name, Message: httppost.WithModel(msg, model)}
 	}
 	if err != nil {
 		return p.failure(parent, ctx, err, "read stream", model)
@@ -226,7 +218,7 @@ func (p *Provider) decodeSSE(r io.Reader, model string, progress func(), yield f
 			var ev streamEvent
 			if err := json.Unmarshal(data, &ev); err != nil {
 				return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name,
-					Message: withModel(fmt.Sprintf("malformed stream event: %v", err), model)}
+					Message: httppost.WithModel(fmt.Sprintf("malformed stream event: %v", err), model)}
 			}
 			if ev.Type == "" {
 				ev.Type = string(name)
@@ -248,14 +240,14 @@ func (p *Provider) decodeSSE(r io.Reader, model string, progress func(), yield f
 // whole handles a server that answered with one JSON message (it ignored
 // stream:true) or a JSON error object with a 2xx status.
 func (p *Provider) whole(parent, ctx context.Context, r io.Reader, model string, yield func(providers.Event, error) bool) error {
-	data, err := io.ReadAll(io.LimitReader(r, maxJSONBody))
+	data, err := io.ReadAll(io.LimitReader(r, httppost.MaxJSONBody))
 	if err != nil {
 		return p.failure(parent, ctx, err, "read response", model)
 	}
 	var ev streamEvent
 	if err := json.Unmarshal(data, &ev); err != nil {
 		return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name,
-			Message: withModel(fmt.Sprintf("malformed response: %v", err), model)}
+			Message: httppost.WithModel(fmt.Sprintf("malformed response: %v", err), model)}
 	}
 	var d decoder
 	switch ev.Type {
@@ -266,7 +258,7 @@ func (p *Provider) whole(parent, ctx context.Context, r io.Reader, model string,
 		d.handle(&ev)
 	default:
 		return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name,
-			Message: withModel(fmt.Sprintf("unexpected response of type %q", ev.Type), model)}
+			Message: httppost.WithModel(fmt.Sprintf("unexpected response of type %q", ev.Type), model)}
 	}
 	for _, e := range d.out {
 		if !yield(e, nil) {
@@ -276,58 +268,10 @@ func (p *Provider) whole(parent, ctx context.Context, r io.Reader, model string,
 	return nil
 }
 
-// failure classifies err (nil when only the contexts are to be checked):
-// the caller's cancellation is returned as is, a [Config.Timeout] and
-// transport trouble are transient, and the errors of a non-2xx status,
-// already classified, pass through.
+// failure classifies what ended a request early ([httppost.Failure]):
+// the caller's cancellation as is, a [Config.Timeout] and transport
+// trouble as transient, and the errors of a non-2xx status, already
+// classified, as they are; the messages name the model.
 func (p *Provider) failure(parent, ctx context.Context, err error, op, model string) error {
-	if parent.Err() != nil {
-		return parent.Err()
-	}
-	if cause := context.Cause(ctx); errors.Is(cause, errTimeout) {
-		return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name,
-			Message: withModel(fmt.Sprintf("%v (%s)", errTimeout, p.cfg.Timeout), model), Err: cause}
-	}
-	if err == nil {
-		return nil
-	}
-	if pe, ok := errors.AsType[*providers.Error](err); ok {
-		return pe
-	}
-	kind := providers.KindTransient
-	if errors.Is(err, httppost.ErrBadURL) {
-		kind = providers.KindBadRequest
-	}
-	return &providers.Error{Kind: kind, Provider: p.cfg.Name,
-		Message: withModel(fmt.Sprintf("%s: %v", op, err), model), Err: err}
-}
-
-func isJSON(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
-}
-
-// A watchdog cancels a context when no progress is reported for d.
-type watchdog struct {
-	d time.Duration
-	t *time.Timer
-}
-
-func newWatchdog(d time.Duration, cancel context.CancelCauseFunc) *watchdog {
-	if d <= 0 {
-		return nil
-	}
-	return &watchdog{d: d, t: time.AfterFunc(d, func() { cancel(errTimeout) })}
-}
-
-func (w *watchdog) reset() {
-	if w != nil {
-		w.t.Reset(w.d)
-	}
-}
-
-func (w *watchdog) stop() {
-	if w != nil {
-		w.t.Stop()
-	}
+	return httppost.Failure(parent, ctx, err, op, httppost.Source{Provider: p.cfg.Name, Timeout: p.cfg.Timeout, Model: model})
 }

@@ -3,61 +3,14 @@ package anthropic_test
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/clawseed/clawseed/providers"
-	"github.com/clawseed/clawseed/providers/anthropic"
+	"github.com/clawseed/clawseed/providers/internal/adaptertest"
 )
 
-// benchRequest is a long session's request: an 8 KB system prompt in two
-// blocks, 15 tools and 200 messages of text, tool calls with JSON arguments
-// and 1.5 KB tool results, every assistant message with a signed thinking
-// block. providers/openai's bench_test.go builds the same one.
-func benchRequest() providers.Request {
-	schema := []byte(`{"type":"object","properties":{"path":{"type":"string","description":"File path, relative to the workspace."},"limit":{"type":"integer","minimum":1}},"required":["path"]}`)
-	var tools []providers.ToolSpec
-	for i := range 15 {
-		tools = append(tools, providers.ToolSpec{Name: fmt.Sprintf("tool_%02d", i), Description: strings.Repeat("Does a useful thing. ", 8), Schema: schema})
-	}
-	result := strings.Repeat("func main() {\n\tfmt.Println(\"hello, \\\"world\\\"\")\n}\n", 30) // ~1.5 KB with escapes
-	msgs := []providers.Message{providers.UserText("Please refactor the package and keep the tests green.")}
-	for i := 0; len(msgs) < 200; i++ {
-		id := fmt.Sprintf("toolu_%04d", i)
-		msgs = append(msgs,
-			providers.Message{Role: providers.RoleAssistant, Parts: []providers.Part{
-				{Type: providers.PartReasoning, Text: "I should read the next file before changing it.", Signature: strings.Repeat("EqQBCgIYAhIM", 20)},
-				{Type: providers.PartText, Text: fmt.Sprintf("Reading file %d.", i)},
-				{Type: providers.PartToolCall, ToolCall: &providers.ToolCall{ID: id, Name: "tool_03", Args: fmt.Sprintf(`{"path":"pkg/file_%d.go","limit":400}`, i)}},
-			}},
-			providers.Message{Role: providers.RoleUser, Parts: []providers.Part{
-				{Type: providers.PartToolResult, ToolResult: &providers.ToolResult{CallID: id, Name: "tool_03", Content: result}},
-			}},
-		)
-	}
-	system := strings.Repeat("You are a careful coding agent. Follow the rules below.\n", 150)
-	skill := "<active_skill name=\"go\">\nWrite idiomatic Go.\n</active_skill>"
-	return providers.Request{Model: "claude-sonnet-4-5", SystemBlocks: []string{system, skill}, System: system + "\n\n" + skill,
-		Messages: msgs[:200], Tools: tools, MaxTokens: 16384}
-}
-
-func BenchmarkEncodeRequest(b *testing.B) {
-	p := anthropic.New(anthropic.Config{})
-	req := benchRequest()
-	body, err := p.EncodeRequest(req)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := p.EncodeRequest(req); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
+// BenchmarkEncodeRequest encodes a long session ([adaptertest.LongSession]).
+func BenchmarkEncodeRequest(b *testing.B) { adaptertest.BenchmarkEncode(b, wire) }
 
 // benchStream is a long streamed answer: 300 thinking deltas, 2,000 text
 // deltas (~24 KB of text), two parallel tool calls whose input arrives in
@@ -94,28 +47,5 @@ func benchStream() []byte {
 	return b.Bytes()
 }
 
-func BenchmarkDecodeStream(b *testing.B) {
-	body := benchStream()
-	client := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}},
-			Body: io.NopCloser(bytes.NewReader(body)), Request: r}, nil
-	})}
-	p := anthropic.New(anthropic.Config{BaseURL: "http://bench.test", HTTPClient: client})
-	req := userReq("go")
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		n := 0
-		for ev, err := range p.Stream(b.Context(), req) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			if ev.Type == providers.EventToolCall {
-				n++
-			}
-		}
-		if n != 2 {
-			b.Fatalf("%d calls", n)
-		}
-	}
-}
+// BenchmarkDecodeStream decodes benchStream.
+func BenchmarkDecodeStream(b *testing.B) { adaptertest.BenchmarkDecode(b, wire, benchStream()) }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -78,7 +77,7 @@ func (p *Provider) httpError(status int, header http.Header, body []byte, model 
 		Kind:       providers.ClassifyStatus(status),
 		Provider:   p.cfg.Name,
 		StatusCode: status,
-		RetryAfter: retryAfter(header, time.Now()),
+		RetryAfter: httppost.RetryAfter(header, time.Now()),
 	}
 	ae := errorBody(body)
 	if kind, ok := errorKinds[ae.Type]; ok && status < 500 && status != 429 {
@@ -91,7 +90,7 @@ func (p *Provider) httpError(status int, header http.Header, body []byte, model 
 		msg = http.StatusText(status)
 	}
 	e.Kind = refine(e.Kind, msg)
-	e.Message = withModel(httppost.Message(msg), model)
+	e.Message = httppost.WithModel(httppost.Message(msg), model)
 	return e
 }
 
@@ -139,16 +138,6 @@ func refine(kind providers.ErrorKind, msg string) providers.ErrorKind {
 	return kind
 }
 
-// withModel names the model in an error message: the same provider entry
-// may serve several models (/model), and "which model said that" is the
-// first question when a request is refused.
-func withModel(msg, model string) string {
-	if model == "" || strings.Contains(msg, model) {
-		return msg
-	}
-	return fmt.Sprintf("%s (model %s)", msg, model)
-}
-
 // errorBody extracts the API error of a response body: Anthropic's
 // {"type":"error","error":{...}}, an OpenAI-style {"error":{"message"}}
 // from a gateway, {"message":"…"}, or else the first line of the text or
@@ -168,41 +157,4 @@ func errorBody(body []byte) *apiError {
 		return &apiError{Message: v.Message}
 	}
 	return &apiError{Message: httppost.BodyMessage(body)}
-}
-
-// retryAfter reads the server's requested delay: retry-after-ms (sent by
-// some gateways) first, then Retry-After as seconds or an HTTP date.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if v := h.Get("retry-after-ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return toDuration(ms, time.Millisecond)
-		}
-	}
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		return toDuration(s, time.Second)
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
-}
-
-// maxRetryAfter bounds a server's Retry-After: no client waits a day, and a
-// huge, infinite or NaN value must not overflow into a negative wait (which
-// would mean "retry now").
-const maxRetryAfter = 24 * time.Hour
-
-// toDuration converts n units to a Duration in [0, maxRetryAfter].
-func toDuration(n float64, unit time.Duration) time.Duration {
-	if !(n > 0) {
-		return 0
-	}
-	if n >= float64(maxRetryAfter/unit) {
-		return maxRetryAfter
-	}
-	return time.Duration(n * float64(unit))
 }

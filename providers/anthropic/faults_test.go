@@ -13,6 +13,7 @@ import (
 
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/providers/anthropic"
+	"github.com/clawseed/clawseed/providers/internal/adaptertest"
 	"github.com/clawseed/clawseed/providers/openai"
 )
 
@@ -40,26 +41,20 @@ func (s *scriptClient) requests() int {
 }
 
 func (s *scriptClient) client() *http.Client {
-	return &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+	return &http.Client{Transport: adaptertest.RoundTripFunc(func(r *http.Request) (*http.Response, error) {
 		io.Copy(io.Discard, r.Body)
 		s.mu.Lock()
 		st := s.steps[min(s.n, len(s.steps)-1)]
 		s.n++
 		s.mu.Unlock()
-		if st.serve == nil {
-			h := st.header
-			if h == nil {
-				h = http.Header{"Content-Type": {"application/json"}}
-			}
-			return &http.Response{StatusCode: st.status, Header: h, Body: io.NopCloser(strings.NewReader(st.body)), Request: r}, nil
+		if st.serve != nil {
+			return adaptertest.PipeResponse(r, st.serve), nil
 		}
-		pr, pw := io.Pipe()
-		context.AfterFunc(r.Context(), func() { pr.CloseWithError(r.Context().Err()) })
-		go func() {
-			st.serve(r.Context(), pw)
-			pw.Close()
-		}()
-		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: pr, Request: r}, nil
+		h := st.header
+		if h == nil {
+			h = http.Header{"Content-Type": {"application/json"}}
+		}
+		return &http.Response{StatusCode: st.status, Header: h, Body: io.NopCloser(strings.NewReader(st.body)), Request: r}, nil
 	})}
 }
 
@@ -167,8 +162,8 @@ func TestFaults(t *testing.T) {
 					providers.WithRand(func() float64 { return 0.5 }),
 					providers.WithSleep(func(ctx context.Context, d time.Duration) error { waits = append(waits, d); return nil }))
 				req := providers.Request{Messages: []providers.Message{providers.UserText("hi")}}
-				events, err := collect(r.Stream(t.Context(), req))
-				if got := text(events); got != tt.wantText {
+				events, err := adaptertest.Collect(r.Stream(t.Context(), req))
+				if got := adaptertest.Text(events); got != tt.wantText {
 					t.Errorf("text = %q, want %q", got, tt.wantText)
 				}
 				if got := script.requests(); got != tt.wantCalls {

@@ -6,10 +6,8 @@ import (
 	"errors"
 	"io"
 	"math"
-	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/clawseed/clawseed/providers"
 )
@@ -124,37 +122,6 @@ func TestThinkingOff(t *testing.T) {
 	}
 	if pl := p.plan(providers.Request{}, info, nil); pl.budget == 0 {
 		t.Errorf("the configured effort is not used: %+v", pl)
-	}
-}
-
-func TestRetryAfter(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	tests := []struct {
-		name   string
-		header map[string]string
-		want   time.Duration
-	}{
-		{"none", nil, 0},
-		{"seconds", map[string]string{"Retry-After": "3"}, 3 * time.Second},
-		{"fractional", map[string]string{"Retry-After": "0.5"}, 500 * time.Millisecond},
-		{"ms wins", map[string]string{"Retry-After": "3", "retry-after-ms": "250"}, 250 * time.Millisecond},
-		{"http date", map[string]string{"Retry-After": now.Add(7 * time.Second).Format(http.TimeFormat)}, 7 * time.Second},
-		{"past date", map[string]string{"Retry-After": now.Add(-time.Minute).Format(http.TimeFormat)}, 0},
-		{"garbage", map[string]string{"Retry-After": "soon"}, 0},
-		{"negative", map[string]string{"Retry-After": "-1"}, 0},
-		{"huge", map[string]string{"Retry-After": "1e300"}, maxRetryAfter},
-		{"infinite", map[string]string{"Retry-After": "+Inf"}, maxRetryAfter},
-		{"nan", map[string]string{"Retry-After": "NaN"}, 0},
-	}
-	for _, tt := range tests {
-		h := http.Header{}
-		for k, v := range tt.header {
-			h.Set(k, v)
-		}
-		if got := retryAfter(h, now); got != tt.want {
-			t.Errorf("%s: retryAfter = %v, want %v", tt.name, got, tt.want)
-		}
 	}
 }
 

@@ -43,7 +43,7 @@ func (p *Provider) httpError(status int, header http.Header, body []byte) *provi
 		Kind:       providers.ClassifyStatus(status),
 		Provider:   p.cfg.Name,
 		StatusCode: status,
-		RetryAfter: retryAfter(header, time.Now()),
+		RetryAfter: httppost.RetryAfter(header, time.Now()),
 		Message:    httppost.Message(msg),
 	}
 	if e.Kind == providers.KindBadRequest || e.Kind == providers.KindContextLength {
@@ -110,43 +110,6 @@ func codeString(c any) string {
 		return strconv.FormatFloat(c, 'f', -1, 64)
 	}
 	return ""
-}
-
-// retryAfter reads the server's requested delay: OpenAI's retry-after-ms
-// first (finer grained), then Retry-After as seconds or an HTTP date.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if v := h.Get("retry-after-ms"); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return toDuration(ms, time.Millisecond)
-		}
-	}
-	v := h.Get("Retry-After")
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		return toDuration(s, time.Second)
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
-}
-
-// maxRetryAfter bounds a server's Retry-After: no client waits a day, and a
-// huge, infinite or NaN value must not overflow into a negative wait (which
-// would mean "retry now").
-const maxRetryAfter = 24 * time.Hour
-
-// toDuration converts n units to a Duration in [0, maxRetryAfter].
-func toDuration(n float64, unit time.Duration) time.Duration {
-	if !(n > 0) {
-		return 0
-	}
-	if n >= float64(maxRetryAfter/unit) {
-		return maxRetryAfter
-	}
-	return time.Duration(n * float64(unit))
 }
 
 // streamError classifies an error object sent inside a 200 stream

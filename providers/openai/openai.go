@@ -28,11 +28,9 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"iter"
-	"mime"
 	"net/http"
 	"slices"
 	"strings"
@@ -46,10 +44,6 @@ import (
 
 // DefaultBaseURL is used when [Config.BaseURL] is empty.
 const DefaultBaseURL = "https://api.openai.com/v1"
-
-// maxJSONBody bounds a non-streamed answer (a server that ignored
-// stream:true).
-const maxJSONBody = 32 << 20
 
 // A Config describes one OpenAI-compatible endpoint.
 type Config struct {
@@ -89,9 +83,6 @@ type Provider struct {
 	ep       *httppost.Endpoint
 	isOpenAI bool
 }
-
-// errTimeout is the cancellation cause when [Config.Timeout] elapses.
-var errTimeout = errors.New("timed out waiting for the server")
 
 // New returns a provider for cfg.
 func New(cfg Config) *Provider {
@@ -144,29 +135,29 @@ func (p *Provider) stream(parent context.Context, req providers.Request, yield f
 	}
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
-	idle := newWatchdog(p.cfg.Timeout, cancel)
-	defer idle.stop()
+	idle := httppost.NewWatchdog(p.cfg.Timeout, cancel)
+	defer idle.Stop()
 
 	resp, err := p.ep.Post(ctx, body, requestHeaders, p.rejectStatus)
 	if err != nil {
 		return p.failure(parent, ctx, err, "send request")
 	}
 	defer resp.Body.Close()
-	idle.reset()
+	idle.Reset()
 
-	if isJSON(resp.Header.Get("Content-Type")) {
+	if httppost.IsJSON(resp.Header.Get("Content-Type")) {
 		return p.whole(parent, ctx, resp.Body, yield)
 	}
 	return p.sse(parent, ctx, resp, idle, yield)
 }
 
 // sse decodes an event stream into events.
-func (p *Provider) sse(parent, ctx context.Context, resp *http.Response, idle *watchdog, yield func(providers.Event, error) bool) error {
+func (p *Provider) sse(parent, ctx context.Context, resp *http.Response, idle *httppost.Watchdog, yield func(providers.Event, error) bool) error {
 	var acc accumulator
 	dec := ssestream.NewDecoder(resp)
 	complete := false
 	for !complete && dec.Next() {
-		idle.reset()
+		idle.Reset()
 		ev := dec.Event()
 		data := bytes.TrimSpace(ev.Data)
 		switch {
@@ -216,7 +207,7 @@ func (p *Provider) sse(parent, ctx context.Context, resp *http.Response, idle *w
 // whole handles a server that answered stream:true with one chat.completion
 // object.
 func (p *Provider) whole(parent, ctx context.Context, r io.Reader, yield func(providers.Event, error) bool) error {
-	data, err := io.ReadAll(io.LimitReader(r, maxJSONBody))
+	data, err := io.ReadAll(io.LimitReader(r, httppost.MaxJSONBody))
 	if err != nil {
 		return p.failure(parent, ctx, err, "read response")
 	}
@@ -237,58 +228,10 @@ func (p *Provider) whole(parent, ctx context.Context, r io.Reader, yield func(pr
 	return nil
 }
 
-// failure classifies err (nil when only the contexts are to be checked):
-// the caller's cancellation is returned as is, a [Config.Timeout] and
-// transport trouble are transient, and errors [Provider.rejectStatus]
-// already classified pass through.
+// failure classifies what ended a request early ([httppost.Failure]):
+// the caller's cancellation as is, a [Config.Timeout] and transport
+// trouble as transient, and the errors [Provider.rejectStatus] already
+// classified as they are.
 func (p *Provider) failure(parent, ctx context.Context, err error, op string) error {
-	if parent.Err() != nil {
-		return parent.Err()
-	}
-	if cause := context.Cause(ctx); errors.Is(cause, errTimeout) {
-		return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name,
-			Message: fmt.Sprintf("%v (%s)", errTimeout, p.cfg.Timeout), Err: cause}
-	}
-	if err == nil {
-		return nil
-	}
-	if pe, ok := errors.AsType[*providers.Error](err); ok {
-		return pe
-	}
-	kind := providers.KindTransient
-	if errors.Is(err, httppost.ErrBadURL) {
-		kind = providers.KindBadRequest
-	}
-	return &providers.Error{Kind: kind, Provider: p.cfg.Name,
-		Message: fmt.Sprintf("%s: %v", op, err), Err: err}
-}
-
-func isJSON(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
-}
-
-// A watchdog cancels a context when no progress is reported for d.
-type watchdog struct {
-	d time.Duration
-	t *time.Timer
-}
-
-func newWatchdog(d time.Duration, cancel context.CancelCauseFunc) *watchdog {
-	if d <= 0 {
-		return nil
-	}
-	return &watchdog{d: d, t: time.AfterFunc(d, func() { cancel(errTimeout) })}
-}
-
-func (w *watchdog) reset() {
-	if w != nil {
-		w.t.Reset(w.d)
-	}
-}
-
-func (w *watchdog) stop() {
-	if w != nil {
-		w.t.Stop()
-	}
+	return httppost.Failure(parent, ctx, err, op, httppost.Source{Provider: p.cfg.Name, Timeout: p.cfg.Timeout})
 }

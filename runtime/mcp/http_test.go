@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -111,26 +110,5 @@ func TestHeadersStayWithTheOrigin(t *testing.T) {
 				t.Errorf("the other origin got the Authorization header %d times", n)
 			}
 		})
-	}
-}
-
-func TestSameOrigin(t *testing.T) {
-	t.Parallel()
-	base, _ := url.Parse("https://mcp.example.com/mcp")
-	for _, tt := range []struct {
-		u    string
-		want bool
-	}{
-		{"https://mcp.example.com/other?x=1", true},
-		{"https://MCP.example.com:443/mcp", true},
-		{"http://mcp.example.com/mcp", false},
-		{"https://mcp.example.com:8443/mcp", false},
-		{"https://evil.test/mcp", false},
-		{"https://mcp.example.com.evil.test/mcp", false},
-	} {
-		u, _ := url.Parse(tt.u)
-		if got := sameOrigin(u, base); got != tt.want {
-			t.Errorf("sameOrigin(%s) = %v, want %v", tt.u, got, tt.want)
-		}
 	}
 }

@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"github.com/clawseed/clawseed/internal/origin"
+
 	"context"
 	"errors"
 	"net/http"
@@ -110,7 +112,7 @@ type headerTransport struct {
 }
 
 func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if h.origin == nil || !sameOrigin(req.URL, h.origin) {
+	if h.origin == nil || !origin.Same(req.URL, h.origin) {
 		return h.base.RoundTrip(req)
 	}
 	req = req.Clone(req.Context())
@@ -118,26 +120,6 @@ func (h *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Header.Set(k, v)
 	}
 	return h.base.RoundTrip(req)
-}
-
-// sameOrigin reports whether a and b have the same scheme, host and port
-// (a missing port is the scheme's default).
-func sameOrigin(a, b *url.URL) bool {
-	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) &&
-		effectivePort(a) == effectivePort(b)
-}
-
-func effectivePort(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "https":
-		return "443"
-	case "http":
-		return "80"
-	}
-	return ""
 }
 
 // httpClient returns a client sending headers with every request to the

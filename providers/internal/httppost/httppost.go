@@ -3,9 +3,17 @@
 // POST, error statuses handed back, and redirects kept to the base URL's
 // origin. The provider packages use it instead of the SDKs' root packages,
 // whose initialisation cost milliseconds at every start (issue 13).
+//
+// It also holds what the adapters share of a request's life, so that each
+// rule is written once: the idle timeout ([Watchdog]), what a JSON answer
+// is ([IsJSON], [MaxJSONBody]), how what ended a request early is
+// classified ([Failure]), and the server's requested delay
+// ([RetryAfter]).
 package httppost
 
 import (
+	"github.com/clawseed/clawseed/internal/origin"
+
 	"bytes"
 	"context"
 	"errors"
@@ -156,7 +164,7 @@ func sameOriginClient(hc *http.Client, base *url.URL) *http.Client {
 	}
 	check := c.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if !sameOrigin(req.URL, base) {
+		if !origin.Same(req.URL, base) {
 			return errOtherOrigin
 		}
 		if check != nil {
@@ -168,22 +176,4 @@ func sameOriginClient(hc *http.Client, base *url.URL) *http.Client {
 		return nil
 	}
 	return &c
-}
-
-func sameOrigin(a, b *url.URL) bool {
-	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) &&
-		effectivePort(a) == effectivePort(b)
-}
-
-func effectivePort(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "https":
-		return "443"
-	case "http":
-		return "80"
-	}
-	return ""
 }
