@@ -2,14 +2,13 @@ package app
 
 import (
 	"context"
-	"errors"
 
 	"github.com/clawseed/clawseed/runtime/agent"
 )
 
 // ErrUntrustedYes is [YesApprover]'s refusal of what a project skill of an
 // untrusted workspace runs.
-var ErrUntrustedYes = errors.New("the workspace is not trusted, and --yes does not approve what its skills run (run with --trust, or trust it with `clawseed trust`)")
+const ErrUntrustedYes = Error("the workspace is not trusted, and --yes does not approve what its skills run (run with --trust, or trust it with `clawseed trust`)")
 
 // YesApprover approves everything (run --yes) but what a project skill of
 // an untrusted workspace runs: --yes is consent to the model's calls, not to

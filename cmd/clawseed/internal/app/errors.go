@@ -7,9 +7,15 @@ import (
 	"github.com/clawseed/clawseed/runtime/session"
 )
 
+// Error is the type of app's sentinel errors. They are constants, so app
+// holds no package state; match them with errors.Is.
+type Error string
+
+func (e Error) Error() string { return string(e) }
+
 // ErrSessionsDisabled is the error of asking to resume a session with
 // [sessions].enabled = false.
-var ErrSessionsDisabled = errors.New("sessions are disabled ([sessions].enabled = false), so there is nothing to resume")
+const ErrSessionsDisabled = Error("sessions are disabled ([sessions].enabled = false), so there is nothing to resume")
 
 // A StoreError is a session store that could not be read or written: the
 // request was fine, the files were not.
