@@ -12,8 +12,9 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/clawseed/clawseed/internal/config"
-	"github.com/clawseed/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/session"
@@ -47,7 +48,7 @@ func isTerminal(f *os.File) bool {
 }
 
 func chatRun(ctx context.Context, opts *chatOptions) error {
-	cfg, err := loadConfig(opts.global)
+	cfg, err := loadConfig(opts.global, opts.io.Err)
 	if err != nil {
 		return err
 	}
@@ -79,46 +80,50 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	approver.Interrupt = chat.CancelTurn
 
 	if !cfg.Trusted {
-		trusted, err := askTrust(ctx, cfg, discover(ctx, cfg, false, log), reader, opts.io.Out)
+		trusted, err := askTrust(ctx, cfg, app.Discover(ctx, cfg, opts.global.proc, log), reader, opts.io.Out)
 		if err != nil {
 			return err
 		}
 		if trusted { // the store says so now: load the project config in full
-			if cfg, err = loadConfig(opts.global); err != nil {
+			if cfg, err = loadConfig(opts.global, opts.io.Err); err != nil {
 				return err
 			}
 		}
 	}
-	a, err := buildApp(ctx, cfg, appOptions{Approver: approver, Sink: renderer.Handle, Log: log, Notices: opts.io.Err, Session: opts.Session, Watch: true})
+	s, err := app.Build(ctx, cfg, app.Options{
+		Approver: approver, Sink: renderer.Handle, Log: log, Notices: opts.io.Err,
+		Resume: opts.Session.resume(), Watch: true, Process: opts.global.proc,
+	})
 	if err != nil {
 		return err
 	}
-	defer a.shutdown()
-	defer startCronScheduler(ctx, cfg, log)()
-	chat.Agent = a.agent
+	defer s.Shutdown()
+	defer app.StartScheduler(ctx, cfg, log)()
+	chat.Agent = s.Agent()
 	chat.Reader = reader
 	chat.Renderer = renderer
-	chat.NewSession = a.newSession
-	chat.SwitchModel = a.switchModel
-	chat.Memory = a.chatMemory
-	chat.Prices = a.priceFunc()
+	chat.NewSession = s.New
+	chat.SwitchModel = s.SwitchModel
+	chat.Memory = func(ctx context.Context, out, errw io.Writer) { chatMemory(ctx, s.Memory(), out, errw) }
+	chat.Prices = s.Prices()
 	chat.Trust = func() string { return trustCommand(cfg) }
-	if a.mcp != nil {
-		chat.MCP = mcpChat{a.mcp}
+	if s.MCP() != nil {
+		chat.MCP = mcpChat{s.MCP()}
 	}
-	printBanner(ctx, opts.io, a)
+	printBanner(ctx, opts.io, s)
 	if err := chat.Run(ctx); err != nil {
 		return err
 	}
-	return a.Close()
+	return s.Close()
 }
 
 // printBanner shows what the session runs on (§2.1). Names from the config and
 // the workspace path are escaped: they may hold control characters.
-func printBanner(ctx context.Context, io *IOStreams, a *app) {
+func printBanner(ctx context.Context, io *IOStreams, s *app.Session) {
+	cfg := s.Config()
 	listed, hidden := 0, 0
-	for _, s := range a.catalog.Skills {
-		switch s.Status {
+	for _, sk := range s.Catalog().Skills {
+		switch sk.Status {
 		case skills.StatusListed:
 			listed++
 		case skills.StatusHidden:
@@ -127,54 +132,54 @@ func printBanner(ctx context.Context, io *IOStreams, a *app) {
 	}
 	fmt.Fprintf(io.Out, "%s\n", versionString())
 	line := termtext.EscapeLine
-	fmt.Fprintf(io.Out, "provider %s · model %s · session %s\n", line(a.resolved.Provider), line(a.resolved.Model), a.sessionID)
+	fmt.Fprintf(io.Out, "provider %s · model %s · session %s\n", line(s.Provider()), line(s.Model()), s.ID())
 	trustNote := "trusted"
-	if !a.cfg.Trusted {
+	if !cfg.Trusted {
 		trustNote = "untrusted — /trust to change"
 	}
-	fmt.Fprintf(io.Out, "workspace %s (%s)\n", line(a.cfg.Workspace), trustNote)
+	fmt.Fprintf(io.Out, "workspace %s (%s)\n", line(cfg.Workspace), trustNote)
 	skillsLine := fmt.Sprintf("skills: %d indexed", listed)
 	if hidden > 0 {
 		skillsLine += fmt.Sprintf(", %d hidden (see /skills for why)", hidden)
 	}
-	if n := len(a.catalog.Diagnostics); n > 0 {
+	if n := len(s.Catalog().Diagnostics); n > 0 {
 		skillsLine += fmt.Sprintf(", %d diagnostics", n)
 	}
-	if !a.cfg.Skills.Enabled {
+	if !cfg.Skills.Enabled {
 		skillsLine = "skills: disabled"
 	}
 	fmt.Fprintln(io.Out, skillsLine)
-	if line := mcpBanner(ctx, a); line != "" {
+	if line := mcpBanner(ctx, s.MCP()); line != "" {
 		fmt.Fprintln(io.Out, line)
 	}
-	fmt.Fprintln(io.Out, line(a.conf.line()))
-	if a.resumed != nil {
-		printResumed(io.Out, a)
+	fmt.Fprintln(io.Out, line(s.SandboxLine()))
+	if s.Resumed() != nil {
+		printResumed(io.Out, s)
 	}
 	fmt.Fprintln(io.Out, "Type /help for commands. Ctrl-C cancels a turn, Ctrl-D exits.")
 }
 
 // printResumed says what a resumed session brought back, and the last
 // exchange, so the user knows where they left off.
-func printResumed(w io.Writer, a *app) {
-	s := a.resumed
-	line := fmt.Sprintf("resumed: %d messages", len(a.agent.History()))
-	switch s.Compactions {
+func printResumed(w io.Writer, s *app.Session) {
+	ag := s.Agent()
+	line := fmt.Sprintf("resumed: %d messages", len(ag.History()))
+	switch n := s.Resumed().Compactions; n {
 	case 0:
 	case 1:
 		line += " (compacted once)"
 	default:
-		line += fmt.Sprintf(" (compacted %d times)", s.Compactions)
+		line += fmt.Sprintf(" (compacted %d times)", n)
 	}
 	var names []string
-	for _, act := range a.agent.Skills().List() {
+	for _, act := range ag.Skills().List() {
 		names = append(names, act.Skill.Name)
 	}
 	if len(names) > 0 {
 		line += ", active skills: " + strings.Join(names, ", ")
 	}
 	fmt.Fprintln(w, line)
-	hist := a.agent.History()
+	hist := ag.History()
 	for i := len(hist) - 1; i >= 0; i-- {
 		if hist[i].Role == providers.RoleUser && hist[i].Text() != "" && len(hist[i].ToolResults()) == 0 {
 			fmt.Fprintln(w, "last: "+termtext.EscapeLine(session.Title(hist[i].Text())))
@@ -190,7 +195,7 @@ func trustCommand(cfg *config.Config) string {
 	if cfg.Trusted {
 		return "This workspace is already trusted."
 	}
-	if err := grantTrust(cfg); err != nil {
+	if err := app.GrantTrust(cfg); err != nil {
 		return "Could not trust this workspace: " + termtext.EscapeLine(err.Error())
 	}
 	return "Trusted " + termtext.EscapeLine(cfg.Workspace) + ". Its project config and skills apply in full from the next start of clawseed (this session keeps its current settings)."

@@ -1,18 +1,21 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	clawseed "github.com/clawseed/clawseed"
-	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/termtext"
-	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/providers"
 )
 
 // configOptions are the flags of `clawseed config`.
@@ -40,7 +43,7 @@ func newConfigCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		Short: "Print the effective configuration, secrets masked, with the source of every non-default value",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := loadConfig(g)
+			cfg, err := loadConfig(g, io.Err)
 			if err != nil {
 				return err
 			}
@@ -70,17 +73,13 @@ func newConfigCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 // do. Having no provider yet is not a config error: the environment can
 // supply one at run time, so it is only noted.
 func configCheckRun(g *globalOptions, io *IOStreams) error {
-	cfg, err := loadConfig(g)
+	cfg, err := loadConfig(g, io.Err)
 	if err != nil {
 		return err
 	}
-	err = cfg.CheckSession(probeOllama)
-	var np *config.NoProviderError
-	if err != nil && !errors.As(err, &np) {
-		return usageError(err)
-	}
-	if err := webConfigError(cfg); err != nil {
-		return usageError(err)
+	np, err := app.Check(cfg)
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(io.Out, "config OK (workspace %s)\n", cfg.Workspace)
 	for _, f := range cfg.Files {
@@ -99,7 +98,7 @@ func configCheckRun(g *globalOptions, io *IOStreams) error {
 }
 
 func configInitRun(opts *configOptions) error {
-	cfg, err := loadConfig(opts.global)
+	cfg, err := loadConfig(opts.global, opts.io.Err)
 	if err != nil {
 		return err
 	}
@@ -123,19 +122,33 @@ func configInitRun(opts *configOptions) error {
 }
 
 // configShowTools lists the tools a session with this configuration sends
-// to the model. llm_task needs the session's model: it is listed when one
-// resolves.
+// to the model (app.ToolSpecs).
 func configShowTools(cfg *config.Config, w io.Writer) error {
-	var model agent.Model
-	name := ""
-	if r, err := cfg.ResolveModel("", nil); err == nil {
-		if m, err := newModel(cfg, r, nil); err == nil {
-			model, name = m, r.Model
-		}
-	}
-	specs, classes, err := sessionToolSpecs(cfg, model, name)
+	specs, classes, err := app.ToolSpecs(cfg)
 	if err != nil {
-		return usageError(err)
+		return err
 	}
 	return printToolSizes(w, specs, classes)
+}
+
+// printToolSizes writes each tool's class and the size of its JSON
+// specification (`config show --tools`).
+func printToolSizes(w io.Writer, specs []providers.ToolSpec, classes map[string]string) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOOL\tCLASS\tBYTES")
+	total := 0
+	for _, s := range specs {
+		b, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
+		total += len(b)
+		fmt.Fprintf(tw, "%s\t%s\t%d\n", s.Name, classes[s.Name], len(b))
+	}
+	fmt.Fprintf(tw, "total\t\t%d\n", total)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%d tools, %d bytes of JSON sent with every request (budget %d).\n", len(specs), total, app.ToolsBudget)
+	return err
 }

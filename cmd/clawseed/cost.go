@@ -3,26 +3,8 @@ package main
 import (
 	"math"
 
-	"github.com/clawseed/clawseed/internal/config"
 	"github.com/clawseed/clawseed/providers"
 )
-
-// priceFunc returns the session's price lookup for /cost and cost_usd: an
-// entry's [providers.models.*].price, free for local presets, else the
-// built-in list (config.Prices). The selection in use is noted again at each
-// lookup, so a model that /model switched to is priced through its entry or
-// preset too.
-func (a *app) priceFunc() providers.PriceFunc {
-	used := []*config.Resolved{a.resolved}
-	if fallbacks, err := a.cfg.ResolveFallbacks(); err == nil {
-		used = append(used, fallbacks...)
-	}
-	book := a.cfg.Prices(used...)
-	return func(model string) (providers.Price, bool) {
-		book.Use(a.resolved)
-		return book.Price(model)
-	}
-}
 
 // modelsJSON is run's models: the usage of each model that answered, with
 // its cost.

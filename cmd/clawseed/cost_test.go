@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/providers/providertest"
 )

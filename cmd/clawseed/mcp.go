@@ -12,11 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/termtext"
-	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/runtime/mcp"
-	"github.com/clawseed/clawseed/skills"
 )
 
 // mcpOptions are the flags of `clawseed mcp list|tools`.
@@ -65,19 +64,13 @@ Their tools are named mcp__<server>__<tool>.`,
 // startMCPForCommand loads the configuration and starts its servers with
 // the session's tool policy, waiting for them up to the start-up deadline.
 func startMCPForCommand(ctx context.Context, g *globalOptions, io *IOStreams) (*config.Config, *mcp.Manager, error) {
-	cfg, err := loadConfig(g)
+	cfg, err := loadConfig(g, io.Err)
 	if err != nil {
 		return nil, nil, err
 	}
-	level, err := permissions.ParseLevel(cfg.Autonomy.Level)
+	m, err := app.StartMCP(ctx, cfg, g.proc, newLogger(g, io.Err))
 	if err != nil {
-		return nil, nil, usageError(err)
-	}
-	policy := permissions.Policy{Level: level, Allowed: cfg.Agent.AllowedTools, Denied: cfg.Agent.DeniedTools}
-	sb := newSandbox(cfg, &skills.Catalog{})
-	m := startMCP(ctx, cfg, mcpVisible(policy), newConfinement(cfg, sb.Control).prepareMCP, newLogger(g, io.Err))
-	if m != nil {
-		m.Wait(ctx)
+		return nil, nil, err
 	}
 	return cfg, m, nil
 }
@@ -106,9 +99,7 @@ func mcpListRun(ctx context.Context, opts *mcpOptions) error {
 	}
 	out.Deferred = out.SchemaBytes > out.MaxSchemaBytes
 	if opts.JSON {
-		enc := json.NewEncoder(opts.io.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if err := writeJSON(opts.io.Out, out); err != nil {
 			return err
 		}
 	} else {
@@ -212,9 +203,7 @@ func mcpToolsRun(ctx context.Context, opts *mcpOptions, server string) error {
 		out = append(out, mcpToolJSON{Name: spec.Name, Remote: t.Remote(), Description: spec.Description, SchemaBytes: len(b), Schema: spec.Schema})
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(opts.io.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeJSON(opts.io.Out, out)
 	}
 	tw := tabwriter.NewWriter(opts.io.Out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TOOL\tSCHEMA\tDESCRIPTION")
@@ -275,15 +264,15 @@ const bannerGrace = 250 * time.Millisecond
 // grace ("github 12 tools", "docs starting", "broken failed", "repo not
 // started: untrusted workspace"); "" without servers. The first request
 // still waits for servers that are starting, up to their deadline.
-func mcpBanner(ctx context.Context, a *app) string {
-	if a.mcp == nil {
+func mcpBanner(ctx context.Context, m *mcp.Manager) string {
+	if m == nil {
 		return ""
 	}
 	wctx, cancel := context.WithTimeout(ctx, bannerGrace)
 	defer cancel()
-	a.mcp.Wait(wctx)
+	m.Wait(wctx)
 	var parts []string
-	for _, st := range a.mcp.Status() {
+	for _, st := range m.Status() {
 		parts = append(parts, st.Label())
 	}
 	return termtext.EscapeLine("mcp: " + strings.Join(parts, ", ") + " — /mcp for status")

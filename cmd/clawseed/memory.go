@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/runtime/memory"
 )
@@ -78,15 +79,15 @@ func newMemoryCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 }
 
 // openMemoryStore opens the configured memory store for this workspace.
-func openMemoryStore(ctx context.Context, g *globalOptions) (*memory.Store, error) {
-	cfg, err := loadConfig(g)
+func openMemoryStore(ctx context.Context, g *globalOptions, stderr io.Writer) (*memory.Store, error) {
+	cfg, err := loadConfig(g, stderr)
 	if err != nil {
 		return nil, err
 	}
 	if err := cfg.Use("memory", "workspace_dir"); err != nil {
-		return nil, usageError(err)
+		return nil, err
 	}
-	s, err := openMemory(ctx, cfg)
+	s, err := app.OpenMemory(ctx, cfg)
 	if err != nil {
 		return nil, &exitError{code: exitFailure, err: err}
 	}
@@ -119,7 +120,7 @@ type memoryDiagnosticJSON struct {
 }
 
 func memoryListRun(ctx context.Context, opts *memoryOptions) error {
-	s, err := openMemoryStore(ctx, opts.global)
+	s, err := openMemoryStore(ctx, opts.global, opts.io.Err)
 	if err != nil {
 		return err
 	}
@@ -164,20 +165,21 @@ func printMemories(out, errw io.Writer, dir string, mems []memory.Memory, diags 
 	}
 }
 
-// chatMemory is /memory in chat: the memories and the folder they live in
-// (open it in an editor to change them by hand).
-func (a *app) chatMemory(ctx context.Context, out, errw io.Writer) {
-	if a.memory == nil {
+// chatMemory is /memory in chat: the memories of the session's store (nil
+// when memory is off) and the folder they live in (open it in an editor to
+// change them by hand).
+func chatMemory(ctx context.Context, store *memory.Store, out, errw io.Writer) {
+	if store == nil {
 		fmt.Fprintln(out, "Memory is off ([memory].enabled = false).")
 		return
 	}
-	mems, diags, err := a.memory.List(ctx)
+	mems, diags, err := store.List(ctx)
 	if err != nil {
 		fmt.Fprintln(errw, "✗ "+termtext.Escape(err.Error()))
 		return
 	}
-	printMemories(out, errw, a.memory.Dir(), mems, diags)
-	fmt.Fprintln(out, "Folder: "+termtext.EscapeLine(a.memory.Dir()))
+	printMemories(out, errw, store.Dir(), mems, diags)
+	fmt.Fprintln(out, "Folder: "+termtext.EscapeLine(store.Dir()))
 }
 
 func memoryTime(t time.Time) string {
@@ -201,7 +203,7 @@ func getMemory(ctx context.Context, s *memory.Store, name string, get func(conte
 }
 
 func memoryShowRun(ctx context.Context, opts *memoryOptions, name string) error {
-	s, err := openMemoryStore(ctx, opts.global)
+	s, err := openMemoryStore(ctx, opts.global, opts.io.Err)
 	if err != nil {
 		return err
 	}
@@ -231,7 +233,7 @@ func memoryShowRun(ctx context.Context, opts *memoryOptions, name string) error 
 }
 
 func memoryRmRun(ctx context.Context, opts *memoryOptions, name string) error {
-	s, err := openMemoryStore(ctx, opts.global)
+	s, err := openMemoryStore(ctx, opts.global, opts.io.Err)
 	if err != nil {
 		return err
 	}
@@ -251,7 +253,7 @@ func memoryExportRun(ctx context.Context, opts *memoryOptions) error {
 	if opts.Format != "markdown" && opts.Format != "json" {
 		return usageError(fmt.Errorf("--format must be markdown or json, not %q", opts.Format))
 	}
-	s, err := openMemoryStore(ctx, opts.global)
+	s, err := openMemoryStore(ctx, opts.global, opts.io.Err)
 	if err != nil {
 		return err
 	}
@@ -265,7 +267,7 @@ func memoryExportRun(ctx context.Context, opts *memoryOptions) error {
 }
 
 func memoryReindexRun(ctx context.Context, opts *memoryOptions) error {
-	s, err := openMemoryStore(ctx, opts.global)
+	s, err := openMemoryStore(ctx, opts.global, opts.io.Err)
 	if err != nil {
 		return err
 	}

@@ -10,9 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/procenv"
 	"github.com/clawseed/clawseed/internal/sandbox"
 	"github.com/clawseed/clawseed/internal/termtext"
+	"github.com/clawseed/clawseed/runtime/session"
 	"github.com/clawseed/clawseed/runtime/tools"
 )
 
@@ -70,10 +73,19 @@ type globalOptions struct {
 	NoSandbox bool
 
 	temperatureSet bool
+	// proc is what every session of the process shares (see run).
+	proc *app.Process
 }
 
 // run executes the command line and returns the process exit code.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runProcess(&app.Process{}, args, stdin, stdout, stderr)
+}
+
+// runProcess is run with the process's shared state made by the caller:
+// the tests' run sets its network hooks. The sessions' background work
+// (app.Process.Wait) finishes before it returns.
+func runProcess(proc *app.Process, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// The sandbox helper (internal/sandbox) comes first: it confines
 	// itself and executes a command in its place.
 	if len(args) > 0 && args[0] == sandbox.HelperArg {
@@ -92,13 +104,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer out.Flush()
 	defer errw.Flush()
 	io := &IOStreams{In: stdin, Out: out, Err: errw}
-	root := newRootCmd(io)
+	proc.Version, proc.ClientVersion = versionString(), version
+	root := newRootCmd(io, proc)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(out)
 	root.SetErr(errw)
 	err := root.ExecuteContext(context.Background())
-	background.Wait()
+	proc.Wait()
 	return exitCode(err, errw)
 }
 
@@ -108,7 +121,8 @@ func writerIsTerminal(w io.Writer) bool {
 	return isTerminal(f)
 }
 
-// exitCode prints err (unless already printed) and maps it to an exit code.
+// exitCode prints err (unless already printed) and maps it to an exit
+// code: the one place that does (§2).
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
@@ -120,17 +134,39 @@ func exitCode(err error, stderr io.Writer) int {
 		}
 		return ee.code
 	}
-	if errors.Is(err, context.Canceled) {
+	code := errorCode(err)
+	if code != exitInterrupted {
+		fmt.Fprintln(stderr, "clawseed: "+termtext.Escape(err.Error()))
+	}
+	return code
+}
+
+// errorCode is the exit code of an error the command did not mark itself
+// (an *exitError). The errors app and the configuration return are mapped
+// by their class, even when an interrupt caused them; an interrupt that
+// reached the command otherwise is 130. What is left, the errors cobra
+// returns itself (unknown command or flag, wrong arg count), are usage
+// errors.
+func errorCode(err error) int {
+	switch {
+	case errors.As(err, new(*app.StoreError)), errors.As(err, new(*app.SkillError)):
+		// The request was valid; the session store or the skill failed.
+		return exitFailure
+	case errors.As(err, new(*config.Error)), errors.As(err, new(*config.NoProviderError)),
+		errors.As(err, new(*app.PromptError)), errors.Is(err, app.ErrSessionsDisabled),
+		errors.Is(err, session.ErrNotFound), errors.Is(err, session.ErrInUse),
+		errors.Is(err, session.ErrInvalidID), errors.As(err, new(*session.AmbiguousError)):
+		// The configuration, or a request for what does not exist or is
+		// not allowed now.
+		return exitUsage
+	case errors.Is(err, context.Canceled):
 		return exitInterrupted
 	}
-	fmt.Fprintln(stderr, "clawseed: "+termtext.Escape(err.Error()))
-	// Errors cobra returns itself (unknown command or flag, wrong arg count)
-	// are usage errors.
 	return exitUsage
 }
 
-func newRootCmd(io *IOStreams) *cobra.Command {
-	g := &globalOptions{}
+func newRootCmd(io *IOStreams, proc *app.Process) *cobra.Command {
+	g := &globalOptions{proc: proc}
 	root := &cobra.Command{
 		Use:           "clawseed",
 		Short:         "An agent runtime whose skills live in the system prompt",

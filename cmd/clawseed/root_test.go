@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
 )
 
 // TestUnknownSubcommand walks every command group of the real root command
@@ -25,7 +27,7 @@ func TestUnknownSubcommand(t *testing.T) {
 			}
 		}
 	}
-	walk(newRootCmd(&IOStreams{}), nil)
+	walk(newRootCmd(&IOStreams{}, &app.Process{}), nil)
 	t.Logf("command groups: %v", groups)
 	if len(groups) < 8 { // the root, completion, config, cron, mcp, memory, sessions, skills
 		t.Fatalf("only %d command groups found: %v", len(groups), groups)
@@ -79,7 +81,7 @@ func runCLI(args ...string) (int, string, string) {
 
 // firstSubcommand names the first available subcommand of the group at path.
 func firstSubcommand(t *testing.T, path []string) string {
-	cmd, _, err := newRootCmd(&IOStreams{}).Find(path)
+	cmd, _, err := newRootCmd(&IOStreams{}, &app.Process{}).Find(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,12 +13,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/clawseed/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/agent"
-	"github.com/clawseed/clawseed/runtime/mcp"
-	"github.com/clawseed/clawseed/skills"
 )
 
 // runOptions are the flags of `clawseed run`.
@@ -51,23 +50,6 @@ func newRunCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	opts.Session.register(cmd)
 	return cmd
 }
-
-// yesApprover approves everything (--yes) but what a project skill of an
-// untrusted workspace runs: --yes is consent to the model's calls, not to a
-// cloned repository's commands (§9.1). That includes a call that asks for
-// more than the OS sandbox gives (network access, no sandbox), which runs
-// as it asked; it never answers "with network" for a sandboxed call: the
-// sandbox's own limits stay.
-type yesApprover struct{}
-
-func (yesApprover) Approve(_ context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
-	if req.Untrusted {
-		return agent.Deny, errUntrustedYes
-	}
-	return agent.ApproveOnce, nil
-}
-
-var errUntrustedYes = errors.New("the workspace is not trusted, and --yes does not approve what its skills run (run with --trust, or trust it with `clawseed trust`)")
 
 // runResult is the object `run --output json` prints (§2.2).
 type runResult struct {
@@ -128,118 +110,46 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if prompt == "" {
 		return usageError(errors.New("empty prompt"))
 	}
-	cfg, err := loadConfig(opts.global)
+	cfg, err := loadConfig(opts.global, opts.io.Err)
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 
-	o := appOptions{Sink: runSink(opts), MaxIterations: opts.MaxIterations, Log: newLogger(opts.global, opts.io.Err), Notices: opts.io.Err, Session: opts.Session, Watch: true}
-	if opts.Yes {
-		o.Approver = yesApprover{}
+	o := app.Options{
+		Sink: runSink(opts), MaxIterations: opts.MaxIterations, Log: newLogger(opts.global, opts.io.Err), Notices: opts.io.Err,
+		Resume: opts.Session.resume(), Watch: true, Process: opts.global.proc,
 	}
-	a, err := buildApp(ctx, cfg, o)
+	if opts.Yes {
+		o.Approver = app.YesApprover{}
+	}
+	s, err := app.Build(ctx, cfg, o)
 	if err != nil {
 		return err
 	}
-	defer a.shutdown()
+	defer s.Shutdown()
 	// run never asks whether to trust the workspace (§9.1): one line says
 	// what an untrusted one did not get.
-	if line := untrustedLine(cfg, a.catalog); line != "" {
+	if line := app.UntrustedLine(cfg, s.Catalog()); line != "" {
 		fmt.Fprintln(opts.io.Err, termtext.EscapeLine(line))
 	}
 	// run says how commands run only when they are not fully sandboxed
 	// (chat's banner always does).
-	if a.conf.degraded() {
-		fmt.Fprintln(opts.io.Err, "clawseed: "+a.conf.line())
+	if s.SandboxDegraded() {
+		fmt.Fprintln(opts.io.Err, "clawseed: "+s.SandboxLine())
 	}
-	before := a.agent.UsageByModel() // a fork skill run by /NAME is part of the run
-	text, err := slashPrompt(ctx, a, prompt, opts.io.Err)
+	ag := s.Agent()
+	before := ag.UsageByModel() // a fork skill run by /NAME is part of the run
+	text, err := s.Prompt(ctx, prompt, opts.io.Err)
 	if err != nil {
 		return err
 	}
-	res, turnErr := a.agent.Turn(ctx, text)
-	if err := a.Close(); err != nil {
+	res, turnErr := ag.Turn(ctx, text)
+	if err := s.Close(); err != nil {
 		fmt.Fprintln(opts.io.Err, "clawseed: session not saved: "+err.Error())
 	}
-	return finishRun(opts, a, res, providers.UsageSince(a.agent.UsageByModel(), before), turnErr)
-}
-
-// slashPrompt returns the message a prompt sends. A prompt that is a slash
-// command by [repl.ParseSlash]'s rule and names a known command runs it:
-// "/mcp__server__prompt args" is expanded with the server's prompt, "/name
-// args" activates the user-invocable skill name with args (§4.9). Any other
-// prompt is sent as it is (issue 20, item 18): one starting with a path
-// ("/etc/hosts: what is this?") and one whose NAME is no skill or command
-// ("/tmp is full, why?"); for the latter a notice on stderr says so, with
-// the closest skill name when there is one, so a mistyped skill shows. A
-// skill that exists but cannot be invoked (hidden by a gate, not
-// user-invocable) is a usage error that says why.
-func slashPrompt(ctx context.Context, a *app, prompt string, notices io.Writer) (string, error) {
-	name, args, ok := repl.ParseSlash(prompt)
-	switch {
-	case !ok:
-		return prompt, nil
-	case a.mcp != nil && strings.HasPrefix(name, mcp.Prefix):
-		a.mcp.Wait(ctx)
-		text, err := a.mcp.GetPrompt(ctx, name, args)
-		if err != nil {
-			return "", usageError(err)
-		}
-		return text, nil
-	}
-	if !knownSkill(a.agent, name) {
-		msg := fmt.Sprintf("clawseed: /%s is not a skill or command; sent as text", name)
-		if m := skills.Suggest(name, invocableNames(a.agent)); m != "" {
-			msg += fmt.Sprintf(" (did you mean /%s?)", m)
-		}
-		fmt.Fprintln(notices, termtext.EscapeLine(msg))
-		return prompt, nil
-	}
-	return invokeSkillPrompt(ctx, a.agent, name, args)
-}
-
-// knownSkill reports whether the session's catalog has a skill called name,
-// invocable or not.
-func knownSkill(ag *agent.Agent, name string) bool {
-	set := ag.Skills()
-	return set != nil && set.Catalog().Lookup(name) != nil
-}
-
-// invocableNames lists the skills a user may invoke with /NAME.
-func invocableNames(ag *agent.Agent) []string {
-	var names []string
-	if set := ag.Skills(); set != nil {
-		for _, c := range set.Catalog().Skills {
-			if c.UserInvocable && c.Status != skills.StatusHidden {
-				names = append(names, c.Name)
-			}
-		}
-	}
-	return names
-}
-
-// invokeSkillPrompt activates the user-invocable skill name with args,
-// which then become the user message.
-func invokeSkillPrompt(ctx context.Context, ag *agent.Agent, name, args string) (string, error) {
-	var s *skills.Skill
-	if set := ag.Skills(); set != nil {
-		s = set.Catalog().Lookup(name)
-	}
-	// A hidden (gated) skill goes on to the activation, which says why.
-	if s == nil || !s.UserInvocable {
-		msg := fmt.Sprintf("/%s is not a user-invocable skill", name)
-		if m := skills.Suggest(name, invocableNames(ag)); m != "" && m != name {
-			msg += fmt.Sprintf("; did you mean /%s?", m)
-		}
-		return "", usageError(errors.New(msg + " (see clawseed skills list)"))
-	}
-	send, out := ag.InvokeSkill(ctx, name, args)
-	if send == "" {
-		return "", &exitError{code: exitFailure, err: errors.New(out.Text)}
-	}
-	return send, nil
+	return finishRun(opts, s, res, providers.UsageSince(ag.UsageByModel(), before), turnErr)
 }
 
 // runSink returns the event sink for the output format. Text output shows
@@ -266,7 +176,7 @@ func runSink(opts *runOptions) agent.Sink {
 
 // finishRun prints the result and maps the turn's outcome to an exit code.
 // usage is the run's usage per model, which cost_usd prices.
-func finishRun(opts *runOptions, a *app, res agent.TurnResult, usage []providers.ModelUsage, turnErr error) error {
+func finishRun(opts *runOptions, s *app.Session, res agent.TurnResult, usage []providers.ModelUsage, turnErr error) error {
 	code := exitOK
 	switch res.Status {
 	case agent.StatusCancelled:
@@ -278,22 +188,22 @@ func finishRun(opts *runOptions, a *app, res agent.TurnResult, usage []providers
 	case "json":
 		out := runResult{
 			Status:     res.Status,
-			SessionID:  a.sessionID,
+			SessionID:  s.ID(),
 			Final:      res.Final,
 			Usage:      newUsageJSON(providers.TotalUsage(usage)),
-			CostUSD:    costUSD(usage, a.priceFunc()),
-			Models:     modelsJSON(usage, a.priceFunc()),
+			CostUSD:    costUSD(usage, s.Prices()),
+			Models:     modelsJSON(usage, s.Prices()),
 			Iterations: res.Iterations,
 			ToolCalls:  res.ToolCalls,
-			Model:      cmp.Or(res.Model, a.resolved.Model),
-			Provider:   a.resolved.Provider,
-			Context:    a.agent.ContextReport(),
+			Model:      cmp.Or(res.Model, s.Model()),
+			Provider:   s.Provider(),
+			Context:    s.Agent().ContextReport(),
 		}
 		if out.ToolCalls == nil {
 			out.ToolCalls = []agent.ToolCallSummary{}
 		}
 		out.ActiveSkills = []string{}
-		if set := a.agent.Skills(); set != nil {
+		if set := s.Agent().Skills(); set != nil {
 			for _, act := range set.List() {
 				out.ActiveSkills = append(out.ActiveSkills, act.Skill.Name)
 			}
@@ -301,9 +211,7 @@ func finishRun(opts *runOptions, a *app, res agent.TurnResult, usage []providers
 		if turnErr != nil && code != exitInterrupted {
 			out.Error = turnErr.Error()
 		}
-		enc := json.NewEncoder(opts.io.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if err := writeJSON(opts.io.Out, out); err != nil {
 			return err
 		}
 	case "text":

@@ -32,7 +32,7 @@ var update = flag.Bool("update", false, "rewrite the cmp files of the testscript
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"clawseed": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"clawseed": func() { os.Exit(runProcess(testProcess(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		// The test MCP server (runtime/mcp/mcptest), for [mcp.servers].
 		"mcptestserver": func() { os.Exit(mcptest.Main()) },
 	})

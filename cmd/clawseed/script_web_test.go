@@ -18,21 +18,27 @@ import (
 	"sync"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
 )
 
 // testWebHostsEnv names test host names (comma-separated) that the binary
 // under test resolves to 127.0.0.1 and trusts, so a script reaches its
 // `webserve` server through the network tools' real guard. Only this test
-// binary reads it (init below); the production binary has no such switch.
+// binary reads it (testProcess, for the clawseed command of TestMain); the
+// production binary has no such switch.
 const testWebHostsEnv = "CLAWSEED_TEST_WEB_HOSTS"
 
-func init() {
+// testProcess is the app.Process of the binary under test: the network
+// hooks of testWebHostsEnv, when it is set.
+func testProcess() *app.Process {
+	p := &app.Process{}
 	hosts := strings.Split(os.Getenv(testWebHostsEnv), ",")
 	if hosts[0] == "" {
-		return
+		return p
 	}
-	webTestNet.trusted = hosts
-	webTestNet.resolve = func(_ context.Context, host string) ([]netip.Addr, error) {
+	p.TrustedHosts = hosts
+	p.Resolve = func(_ context.Context, host string) ([]netip.Addr, error) {
 		for _, h := range hosts {
 			if h == host {
 				return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
@@ -40,6 +46,7 @@ func init() {
 		}
 		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 	}
+	return p
 }
 
 // webServers holds each running script's page server (testscript's

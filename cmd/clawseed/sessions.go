@@ -14,8 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/clawseed/clawseed/internal/config"
-	"github.com/clawseed/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/session"
 )
@@ -75,45 +76,30 @@ func newSessionsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 
 // sessionStore returns the configured session store. [sessions].enabled is
 // not consulted: these commands read what exists.
-func sessionStore(g *globalOptions) (*session.Store, *config.Config, error) {
-	cfg, err := loadConfig(g)
+func sessionStore(g *globalOptions, stderr io.Writer) (*session.Store, *config.Config, error) {
+	cfg, err := loadConfig(g, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := cfg.Use("sessions"); err != nil {
-		return nil, nil, usageError(err)
+		return nil, nil, err
 	}
 	return &session.Store{Dir: cfg.SessionsDir()}, cfg, nil
 }
 
-// resolveSession maps an id or prefix to an id; a name that matches no
-// session, or several, is a usage error.
-func resolveSession(store *session.Store, arg string) (string, error) {
-	id, err := store.Resolve(arg)
-	var amb *session.AmbiguousError
-	switch {
-	case err == nil:
-		return id, nil
-	case errors.Is(err, session.ErrNotFound):
-		return "", usageError(fmt.Errorf("no session %q in %s (see clawseed sessions list --all)", arg, store.Dir))
-	case errors.Is(err, session.ErrInvalidID), errors.As(err, &amb):
-		return "", usageError(err)
-	}
-	return "", &exitError{code: exitFailure, err: err}
-}
-
-// findSession opens the configured store and resolves arg in it.
-func findSession(g *globalOptions, arg string) (*session.Store, string, error) {
-	store, _, err := sessionStore(g)
+// findSession opens the configured store and resolves arg in it
+// (app.ResolveSession).
+func findSession(g *globalOptions, stderr io.Writer, arg string) (*session.Store, string, error) {
+	store, _, err := sessionStore(g, stderr)
 	if err != nil {
 		return nil, "", err
 	}
-	id, err := resolveSession(store, arg)
+	id, err := app.ResolveSession(store, arg)
 	return store, id, err
 }
 
 func sessionsListRun(opts *sessionsOptions) error {
-	store, cfg, err := sessionStore(opts.global)
+	store, cfg, err := sessionStore(opts.global, opts.io.Err)
 	if err != nil {
 		return err
 	}
@@ -178,7 +164,7 @@ func sessionTime(t time.Time) string {
 }
 
 func sessionsShowRun(opts *sessionsOptions, arg string) error {
-	store, id, err := findSession(opts.global, arg)
+	store, id, err := findSession(opts.global, opts.io.Err, arg)
 	if err != nil {
 		return err
 	}
@@ -291,7 +277,7 @@ func writeSessionJSON(w io.Writer, v any) error {
 }
 
 func sessionsRmRun(opts *sessionsOptions, arg string) error {
-	store, id, err := findSession(opts.global, arg)
+	store, id, err := findSession(opts.global, opts.io.Err, arg)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/clawseed/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/skills"
@@ -29,9 +30,13 @@ type skillsOptions struct {
 	Force   bool // skills new: replace an existing skill's files
 }
 
-// discover runs discovery for a skills subcommand.
+// discover runs discovery for a skills subcommand, through the parse cache
+// unless --no-cache.
 func (o *skillsOptions) discover(ctx context.Context, cfg *config.Config) *skills.Catalog {
-	return discover(ctx, cfg, o.NoCache, newLogger(o.global, o.io.Err))
+	if o.NoCache {
+		return app.DiscoverUncached(ctx, cfg)
+	}
+	return app.Discover(ctx, cfg, o.global.proc, newLogger(o.global, o.io.Err))
 }
 
 func newSkillsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
@@ -136,16 +141,16 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 func skillsListRun(ctx context.Context, opts *skillsOptions) error {
-	cfg, err := loadConfig(opts.global)
+	cfg, err := loadConfig(opts.global, opts.io.Err)
 	if err != nil {
 		return err
 	}
 	if err := cfg.Use("skills", "workspace_dir"); err != nil {
-		return usageError(err)
+		return err
 	}
 	cat := opts.discover(ctx, cfg)
 	if opts.Prompt {
-		idx := skills.RenderIndex(cat.Skills, skills.IndexBudget(contextWindow(cfg), cfg.Skills.IndexBudgetPercent))
+		idx := skills.RenderIndex(cat.Skills, app.IndexBudget(cfg))
 		if idx.Text != "" {
 			// A no-op: the index never holds control characters.
 			fmt.Fprintln(opts.io.Out, termtext.Escape(idx.Text))
@@ -195,15 +200,6 @@ func listOf(cat *skills.Catalog) listJSON {
 	return out
 }
 
-// contextWindow returns the configured model's context window, or the default
-// when no provider is configured (listing skills needs no provider).
-func contextWindow(cfg *config.Config) int {
-	if r, err := cfg.ResolveModel("", func() bool { return false }); err == nil && r.ContextWindow > 0 {
-		return r.ContextWindow
-	}
-	return 128000
-}
-
 type showJSON struct {
 	skillJSON
 	Root         string   `json:"root"`
@@ -222,7 +218,7 @@ type showJSON struct {
 }
 
 func skillsShowRun(ctx context.Context, opts *skillsOptions, name string) error {
-	cfg, err := loadConfig(opts.global)
+	cfg, err := loadConfig(opts.global, opts.io.Err)
 	if err != nil {
 		return err
 	}
@@ -279,7 +275,7 @@ func skillsValidateRun(ctx context.Context, opts *skillsOptions, dirs []string) 
 	var diags []skills.Diagnostic
 	valid := 0
 	if len(dirs) == 0 {
-		cfg, err := loadConfig(opts.global)
+		cfg, err := loadConfig(opts.global, opts.io.Err)
 		if err != nil {
 			return err
 		}
@@ -330,7 +326,7 @@ func printDiagnostics(w io.Writer, diags []skills.Diagnostic) {
 }
 
 func skillsDoctorRun(ctx context.Context, opts *skillsOptions) error {
-	cfg, err := loadConfig(opts.global)
+	cfg, err := loadConfig(opts.global, opts.io.Err)
 	if err != nil {
 		return err
 	}
@@ -364,7 +360,7 @@ Keep this file short: it is added to the system prompt while the skill is active
 `
 
 func skillsNewRun(ctx context.Context, opts *skillsOptions, name string) error {
-	cfg, err := loadConfig(opts.global)
+	cfg, err := loadConfig(opts.global, opts.io.Err)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/clawseed/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/skills"
 )
@@ -36,7 +36,7 @@ type searchHitJSON struct {
 // model's search plus the user-only skills) against query. No match is not
 // an error: it prints a sentence (or an empty list) and exits 0.
 func skillsSearchRun(ctx context.Context, opts *skillsOptions, query string) error {
-	cfg, err := loadConfig(opts.global)
+	cfg, err := loadConfig(opts.global, opts.io.Err)
 	if err != nil {
 		return err
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/trust"
 	"github.com/clawseed/clawseed/internal/termtext"
-	"github.com/clawseed/clawseed/internal/trust"
 )
 
 // trustOptions are the flags of `clawseed trust`.
@@ -60,7 +60,7 @@ func trustRun(opts *trustOptions, args []string) error {
 	case opts.JSON && !opts.List:
 		return usageError(errors.New("--json applies to --list only"))
 	}
-	cfg, err := loadConfig(opts.global)
+	cfg, err := loadConfig(opts.global, opts.io.Err)
 	if err != nil {
 		return err
 	}

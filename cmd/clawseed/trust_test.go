@@ -75,7 +75,9 @@ func TestTrustCommand(t *testing.T) {
 			errs: "clawseed: cannot trust " + filepath.Join(root, "nope") + ": it does not exist: file does not exist\n"},
 		{name: "damaged store", code: exitUsage,
 			setup: func(t *testing.T) { writeTrustFile(t, store, "[[workspace]]\npath = 3\n") },
-			errs:  "clawseed: " + store + ":2: workspace.path: expected a string, got an integer\n"},
+			// loadConfig's trust decision warns on the injected stderr too.
+			errs: "warning: " + store + ":2: workspace.path: expected a string, got an integer; the workspace is treated as untrusted\n" +
+				"clawseed: " + store + ":2: workspace.path: expected a string, got an integer\n"},
 		{name: "store unreadable", code: exitFailure,
 			setup: func(t *testing.T) {
 				os.Remove(store)
@@ -83,7 +85,8 @@ func TestTrustCommand(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			errs: "clawseed: read trust store: read " + store + ": is a directory\n"},
+			errs: "warning: read trust store: read " + store + ": is a directory; the workspace is treated as untrusted\n" +
+				"clawseed: read trust store: read " + store + ": is a directory\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.setup != nil {

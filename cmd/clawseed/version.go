@@ -9,7 +9,9 @@ import (
 )
 
 // version is set at link time (-ldflags "-X main.version=v1.2.3"); otherwise the
-// module version from the build info is used.
+// module version from the build info is used. It is the package's one var
+// because the linker can set only a string variable: a constant of the build,
+// never written at run time.
 var version = ""
 
 func versionString() string {

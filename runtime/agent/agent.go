@@ -145,6 +145,9 @@ type Options struct {
 	// skill system is off (no index, no Skill tool).
 	Skills        *skills.ActiveSet
 	SkillsEnabled bool
+	// SkillPermissions, when set, is the permission check Skills was made
+	// with: New connects it to this agent's tools.
+	SkillPermissions *SkillPermissions
 	// IndexBudget is the index budget in characters (see skills.IndexBudget).
 	IndexBudget int
 	// Rediscover rebuilds the catalog after skill_create wrote a skill.
@@ -163,9 +166,10 @@ type Options struct {
 	Reload Reloader
 
 	// ForkModel resolves a fork skill's `model` (an entry name, a model id
-	// or a Claude Code alias, §4.10); nil runs every fork on the session's
-	// model.
-	ForkModel func(name string) (ModelChoice, error)
+	// or a Claude Code alias, §4.10); current is the session's model at
+	// that moment (a name that only changes the model id keeps the rest of
+	// it). nil runs every fork on the session's model.
+	ForkModel func(name string, current ModelChoice) (ModelChoice, error)
 	// ForkMaxIterations bounds a fork's sub-agent (default 15).
 	ForkMaxIterations int
 	// UntrustedWorkspace is set when the workspace is not trusted (§9.1):
@@ -207,6 +211,9 @@ type Options struct {
 	// (default 20000; never more than half of what the window leaves for
 	// history).
 	KeepRecentTokens int
+	// Usage, when set, is the sink the tools were given for their own model
+	// requests (llm_task): New connects it to this agent's usage.
+	Usage *UsageSink
 	// Summarizer answers compaction summary requests; nil means Model.
 	Summarizer Model
 	// SummaryModelName is the model of summary requests; "" means ModelName.
@@ -351,6 +358,14 @@ func New(opts Options) (*Agent, error) {
 		a.opts.Prompt.Memory = memorySection(opts.Memory)
 	}
 	a.refreshIndex()
+	// The sinks made before the agent (the tools', the active set's) are
+	// connected last, to the agent as built.
+	if opts.Usage != nil {
+		opts.Usage.agent.Store(a)
+	}
+	if opts.SkillPermissions != nil {
+		opts.SkillPermissions.agent.Store(a)
+	}
 	return a, nil
 }
 

@@ -82,33 +82,31 @@ var fixedNow = time.Date(2026, 11, 22, 9, 30, 0, 0, time.UTC)
 func newEnv(t testing.TB, responses []providertest.Response, tweak func(*Options)) *testEnv {
 	t.Helper()
 	env := &testEnv{model: providertest.NewModel(responses...)}
-	var ag *Agent
+	perms := &SkillPermissions{}
 	set := skills.NewActiveSet(skills.ActiveConfig{
-		Enabled:   true,
-		MaxActive: 5,
-		CheckPermissions: func(skill string, perms []string) string {
-			return permissions.Check(skill, perms, permissions.AllowedSet(ag.ToolNames()))
-		},
-		SessionID: "sess-1",
-		Workspace: "/ws",
+		Enabled:          true,
+		MaxActive:        5,
+		CheckPermissions: perms.Check,
+		SessionID:        "sess-1",
+		Workspace:        "/ws",
 	}, testSkills())
 	opts := Options{
-		Model:         env.model,
-		ModelName:     "test-model",
-		Tools:         []Tool{echoTool("file_read", permissions.ClassRead), echoTool("shell", permissions.ClassExec)},
-		Policy:        permissions.Policy{Level: permissions.Full},
-		Prompt:        PromptConfig{Workspace: "/ws", GOOS: "linux", GOARCH: "amd64", Autonomy: permissions.Full},
-		Skills:        set,
-		SkillsEnabled: true,
-		IndexBudget:   100000,
-		Now:           func() time.Time { return fixedNow },
-		Sink:          env.sink,
+		Model:            env.model,
+		ModelName:        "test-model",
+		Tools:            []Tool{echoTool("file_read", permissions.ClassRead), echoTool("shell", permissions.ClassExec)},
+		Policy:           permissions.Policy{Level: permissions.Full},
+		Prompt:           PromptConfig{Workspace: "/ws", GOOS: "linux", GOARCH: "amd64", Autonomy: permissions.Full},
+		Skills:           set,
+		SkillsEnabled:    true,
+		SkillPermissions: perms,
+		IndexBudget:      100000,
+		Now:              func() time.Time { return fixedNow },
+		Sink:             env.sink,
 	}
 	if tweak != nil {
 		tweak(&opts)
 	}
-	var err error
-	ag, err = New(opts)
+	ag, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

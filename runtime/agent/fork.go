@@ -152,7 +152,7 @@ func (a *Agent) runFork(ctx context.Context, parent string, act skills.Active, a
 		TextTools: a.opts.TextTools, ContextWindow: a.opts.ContextWindow,
 	}
 	if s.Model != "" && s.Model != "inherit" && a.opts.ForkModel != nil {
-		c, err := a.opts.ForkModel(s.Model)
+		c, err := a.opts.ForkModel(s.Model, choice)
 		if err != nil {
 			return refused(name, fmt.Sprintf("model %q: %v", s.Model, err))
 		}

@@ -304,3 +304,34 @@ func TestSkillSearchBeyondIndex(t *testing.T) {
 		t.Error("the unlisted skill was not activated")
 	}
 }
+
+// TestForkModelCurrent: ForkModel is given the session's model as it is
+// when the fork runs (after /model), so that a name that changes only the
+// model id keeps the rest of it.
+func TestForkModelCurrent(t *testing.T) {
+	t.Parallel()
+	var got []string
+	env := newEnv(t, []providertest.Response{
+		skillCall(`{"skill":"pinned"}`),
+		{Text: "forked"},
+		{Text: "done"},
+	}, func(o *Options) {
+		runnerSkills(&skills.Skill{Name: "pinned", Dir: "/skills/pinned", Source: skills.SourceProject, Description: "Pinned.",
+			Context: "fork", Model: "small", Body: "Do it.", Status: skills.StatusListed})(o)
+		o.ForkModel = func(name string, current ModelChoice) (ModelChoice, error) {
+			got = append(got, name+" "+current.Name)
+			current.Name = "small-id"
+			return current, nil
+		}
+	})
+	env.agent.SetModel("switched") // /model MODEL-ID
+	if _, err := env.agent.Turn(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"small switched"}; !slices.Equal(got, want) {
+		t.Errorf("ForkModel calls %q, want %q", got, want)
+	}
+	if reqs := env.model.Requests(); len(reqs) < 2 || reqs[1].Model != "small-id" {
+		t.Errorf("the fork's request did not use the model ForkModel chose")
+	}
+}

@@ -15,6 +15,12 @@ type ToolSource interface {
 	// Tools returns the current set. It may block while the source gets
 	// ready (servers starting, bounded by their start-up deadline).
 	Tools(ctx context.Context) ToolSet
+	// Has reports whether the source offers name, in the tools array or
+	// not (a deferred tool), or the source's own permission pseudo-name
+	// (mcp:<server>, see permissions.Tools): what a skill's `permissions`
+	// may ask for beyond the tools array ([SkillPermissions]). It may block
+	// like Tools.
+	Has(name string) bool
 }
 
 // A ToolSet is a tool source's tools at one moment.

@@ -26,6 +26,19 @@ func (f *fakeSource) Tools(context.Context) ToolSet {
 	return f.set
 }
 
+func (f *fakeSource) Has(name string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, list := range [][]Tool{f.set.Listed, f.set.Appended, f.set.Hidden} {
+		for _, t := range list {
+			if t.Spec().Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (f *fakeSource) change(fn func(*ToolSet)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

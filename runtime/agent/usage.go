@@ -2,6 +2,7 @@ package agent
 
 import (
 	"slices"
+	"sync/atomic"
 
 	"github.com/clawseed/clawseed/providers"
 )
@@ -17,10 +18,24 @@ func (a *Agent) UsageByModel() []providers.ModelUsage {
 	return slices.Clone(a.byModel)
 }
 
-// AddUsage counts the usage of a model request a tool made for the session
-// (llm_task). Tools run concurrently, so it may be called from any
-// goroutine.
-func (a *Agent) AddUsage(model string, u providers.Usage) { a.addModelUsage(model, u) }
+// A UsageSink counts the model requests that tools make themselves
+// (llm_task) in the session of the agent it is given to
+// ([Options.Usage]), and so in its session file. It exists so that the
+// tools can be built before the agent, in dependency order: make the sink
+// first, give [UsageSink.Add] to the tools and the sink to [New], which
+// connects it. Tools run concurrently, so Add may be called from any
+// goroutine; usage added while no agent is connected is dropped.
+type UsageSink struct {
+	agent atomic.Pointer[Agent]
+}
+
+// Add counts the usage of one request a tool made, under the model that
+// answered it.
+func (s *UsageSink) Add(model string, u providers.Usage) {
+	if a := s.agent.Load(); a != nil {
+		a.addModelUsage(model, u)
+	}
+}
 
 // addUsage counts a response to a request of the session's model, under
 // the model that answered it.

@@ -48,15 +48,7 @@ type CoreOptions struct {
 // file_read, file_write, glob_search and shell. Whether ripgrep is used is
 // decided here, once.
 func Core(sb *Sandbox, opts CoreOptions) []Tool {
-	if opts.ShellTimeout <= 0 {
-		opts.ShellTimeout = defaultShellTimeout
-	}
-	if opts.MaxOutputChars <= 0 {
-		opts.MaxOutputChars = defaultMaxOutput
-	}
-	if opts.Environ == nil {
-		opts.Environ = os.Environ()
-	}
+	opts = opts.withDefaults()
 	rg := ""
 	if !opts.ForceGoSearch {
 		rg = findRipgrep()
@@ -71,4 +63,24 @@ func Core(sb *Sandbox, opts CoreOptions) []Tool {
 	}
 	slices.SortFunc(tools, func(a, b Tool) int { return strings.Compare(a.Spec().Name, b.Spec().Name) })
 	return tools
+}
+
+// NewShell returns the shell tool alone, as [Core] makes it (a cron shell
+// job runs its command with it).
+func NewShell(sb *Sandbox, opts CoreOptions) Tool {
+	return newShell(sb, opts.withDefaults())
+}
+
+// withDefaults fills in the documented defaults of the zero values.
+func (opts CoreOptions) withDefaults() CoreOptions {
+	if opts.ShellTimeout <= 0 {
+		opts.ShellTimeout = defaultShellTimeout
+	}
+	if opts.MaxOutputChars <= 0 {
+		opts.MaxOutputChars = defaultMaxOutput
+	}
+	if opts.Environ == nil {
+		opts.Environ = os.Environ()
+	}
+	return opts
 }

@@ -23,7 +23,7 @@ import (
 )
 
 // startTools builds the tools a session with the default configuration
-// builds before its first request (cmd/clawseed buildTools), except git,
+// builds before its first request (buildTools in cmd/clawseed/internal/app), except git,
 // whose constructor starts a git process to find the repository.
 func startTools(sb *Sandbox, dir string) []Tool {
 	list := Core(sb, CoreOptions{})

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/runtime/session"
+)
+
+// TestExitCode: the one mapping of errors to exit codes. A command's own
+// mark wins; app's and the configuration's errors keep their class even
+// when an interrupt caused them (as when the commands marked them); an
+// interrupt otherwise is 130 and prints nothing; anything else (cobra's
+// own errors) is a usage error.
+func TestExitCode(t *testing.T) {
+	t.Parallel()
+	canceled := fmt.Errorf("MCP server s: prompt p: %w", context.Canceled)
+	tests := []struct {
+		name    string
+		err     error
+		code    int
+		printed string
+	}{
+		{"nil", nil, exitOK, ""},
+		{"marked failure", &exitError{code: exitFailure, err: errors.New("x")}, exitFailure, "clawseed: x\n"},
+		{"marked silent", &exitError{code: exitFailure, err: errors.New("x"), silent: true}, exitFailure, ""},
+		{"config", &config.Error{File: "f.toml", Line: 2, Msg: "bad"}, exitUsage, "clawseed: f.toml:2: bad\n"},
+		{"no provider", fmt.Errorf("wrapped: %w", &config.NoProviderError{ConfigPath: "c"}), exitUsage, ""},
+		{"sessions disabled", app.ErrSessionsDisabled, exitUsage, "clawseed: " + app.ErrSessionsDisabled.Error() + "\n"},
+		{"no such session", fmt.Errorf("no session: %w", session.ErrNotFound), exitUsage, ""},
+		{"session in use", fmt.Errorf("in use: %w", session.ErrInUse), exitUsage, ""},
+		{"store failure", &app.StoreError{Err: errors.New("read: EIO")}, exitFailure, "clawseed: read: EIO\n"},
+		{"skill failure", &app.SkillError{Msg: "Failed to activate skill 'x'"}, exitFailure, ""},
+		{"prompt error, interrupted", &app.PromptError{Err: canceled}, exitUsage, "clawseed: " + canceled.Error() + "\n"},
+		{"interrupted", fmt.Errorf("turn: %w", context.Canceled), exitInterrupted, ""},
+		{"cobra's own", errors.New(`unknown flag: --nope`), exitUsage, "clawseed: unknown flag: --nope\n"},
+	}
+	for _, tt := range tests {
+		var errw bytes.Buffer
+		if got := exitCode(tt.err, &errw); got != tt.code {
+			t.Errorf("%s: exit %d, want %d", tt.name, got, tt.code)
+		}
+		if tt.printed != "" && errw.String() != tt.printed {
+			t.Errorf("%s: printed %q, want %q", tt.name, errw.String(), tt.printed)
+		}
+		if tt.code == exitInterrupted && errw.Len() != 0 {
+			t.Errorf("%s: printed %q for an interrupt", tt.name, errw.String())
+		}
+	}
+}

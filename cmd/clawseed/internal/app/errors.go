@@ -1,0 +1,56 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/clawseed/clawseed/runtime/session"
+)
+
+// Error is the type of app's sentinel errors. They are constants, so app
+// holds no package state; match them with errors.Is.
+type Error string
+
+func (e Error) Error() string { return string(e) }
+
+// ErrSessionsDisabled is the error of asking to resume a session with
+// [sessions].enabled = false.
+const ErrSessionsDisabled = Error("sessions are disabled ([sessions].enabled = false), so there is nothing to resume")
+
+// A StoreError is a session store that could not be read or written: the
+// request was fine, the files were not.
+type StoreError struct{ Err error }
+
+func (e *StoreError) Error() string { return e.Err.Error() }
+
+func (e *StoreError) Unwrap() error { return e.Err }
+
+// sentinelError has a message of its own, and matches its sentinel (a
+// session store error) with errors.Is: the caller maps the sentinel, the
+// user reads the message.
+type sentinelError struct {
+	msg      string
+	sentinel error
+}
+
+func (e *sentinelError) Error() string { return e.msg }
+
+func (e *sentinelError) Unwrap() error { return e.sentinel }
+
+// ResolveSession maps a session id or unique prefix to an id. A name that
+// matches no session matches session.ErrNotFound; an invalid id and an
+// ambiguous prefix are the store's errors (session.ErrInvalidID,
+// *session.AmbiguousError); a store that cannot be read is a [StoreError].
+func ResolveSession(store *session.Store, arg string) (string, error) {
+	id, err := store.Resolve(arg)
+	var amb *session.AmbiguousError
+	switch {
+	case err == nil:
+		return id, nil
+	case errors.Is(err, session.ErrNotFound):
+		return "", &sentinelError{fmt.Sprintf("no session %q in %s (see clawseed sessions list --all)", arg, store.Dir), session.ErrNotFound}
+	case errors.Is(err, session.ErrInvalidID), errors.As(err, &amb):
+		return "", err
+	}
+	return "", &StoreError{Err: err}
+}

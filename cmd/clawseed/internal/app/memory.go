@@ -1,0 +1,103 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/memory"
+)
+
+// Automatic recall (§8): at most this many memories, each cut to this many
+// characters, are prefixed to a user message.
+const (
+	autoRecallHits  = 3
+	autoRecallChars = 700
+)
+
+// recallStore is what automatic recall needs of the memory store.
+type recallStore interface {
+	Recall(ctx context.Context, q memory.RecallQuery) ([]memory.Hit, error)
+	Dir() string
+}
+
+// memoryRecaller returns the agent's [agent.Recaller]: the best matches
+// above [memory.DefaultMinScore], not recalled before in the session,
+// each with its file (relative to the memory folder) and the date it was
+// last updated. A failing index recalls nothing: recall is a help, never a
+// reason for a turn to fail.
+func memoryRecaller(store recallStore) agent.Recaller {
+	return func(ctx context.Context, text string, exclude []string) (string, []string) {
+		hits, err := store.Recall(ctx, memory.RecallQuery{Query: text, Limit: autoRecallHits, MinScore: memory.DefaultMinScore, Exclude: exclude})
+		if err != nil || len(hits) == 0 {
+			return "", nil
+		}
+		var b strings.Builder
+		var used []string
+		b.WriteString("<memory_context>\nMemories that may be relevant (verify before relying on them):\n")
+		for _, h := range hits {
+			m := h.Memory
+			rel, err := filepath.Rel(store.Dir(), m.Path)
+			if err != nil {
+				rel = filepath.Base(m.Path)
+			}
+			fmt.Fprintf(&b, "\n[%s, updated %s] %s — %s\n%s\n", filepath.ToSlash(rel), m.Updated.Format("2006-01-02"), m.Name, m.Description, clipRunes(strings.TrimSpace(m.Body), autoRecallChars))
+			used = append(used, m.Path)
+		}
+		b.WriteString("</memory_context>\n\n")
+		return b.String(), used
+	}
+}
+
+// clipRunes cuts s to n runes, marking the cut.
+func clipRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// OpenMemory opens the memory store of the configuration: [memory].dir,
+// with this workspace's project folder. Opening creates nothing; folders
+// and index.db appear on first use. The caller closes it.
+func OpenMemory(ctx context.Context, cfg *config.Config) (*memory.Store, error) {
+	return memory.Open(ctx, memory.Options{Dir: cfg.MemoryDir(), Workspace: cfg.Workspace})
+}
+
+// sessionMemory opens the session's memory store when [memory].enabled; the
+// tools, the prompt's `## Memory` section and automatic recall share it. A
+// store that cannot be opened leaves memory off for the session (nil), with
+// a warning: memory helps, and its absence must not stop the work.
+func sessionMemory(ctx context.Context, cfg *config.Config, log *slog.Logger) *memory.Store {
+	if !cfg.Memory.Enabled {
+		return nil
+	}
+	s, err := OpenMemory(ctx, cfg)
+	if err != nil {
+		log.Warn("Memory not available", "dir", cfg.MemoryDir(), "error", err)
+		return nil
+	}
+	return s
+}
+
+// memoryIndex is the agent's [agent.MemoryIndex], nil (not a typed nil)
+// when memory is off.
+func memoryIndex(s *memory.Store) agent.MemoryIndex {
+	if s == nil {
+		return nil
+	}
+	return s
+}
+
+// autoRecall is the agent's recaller when [memory].auto_recall is on.
+func autoRecall(cfg *config.Config, s *memory.Store) agent.Recaller {
+	if s == nil || !cfg.Memory.AutoRecall {
+		return nil
+	}
+	return memoryRecaller(s)
+}

@@ -1,0 +1,236 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"maps"
+	"net"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/providers/anthropic"
+	"github.com/clawseed/clawseed/providers/openai"
+	"github.com/clawseed/clawseed/runtime/agent"
+)
+
+// This file turns configuration into models: the session's provider chain,
+// the summary model, /model switches and fork skills' models.
+
+// SwitchModel handles /model [NAME [MODEL]]. NAME is a [providers.models]
+// entry or a provider preset: the session goes on with that provider (and
+// the configured fallbacks), under MODEL or the entry's model, with the
+// entry's settings; the history is carried over. Any other NAME is a model
+// id of the current provider. No argument describes the model in use.
+func (s *Session) SwitchModel(args string) (string, error) {
+	fields := strings.Fields(args)
+	if len(fields) == 0 {
+		return "model: " + s.describeModel(), nil
+	}
+	if len(fields) > 2 {
+		return "", errors.New("usage: /model [NAME [MODEL]]")
+	}
+	name, model := fields[0], ""
+	if len(fields) == 2 {
+		model = fields[1]
+	}
+	r, ok, err := s.cfg.ResolveNamed(name, model)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		if model != "" {
+			return "", fmt.Errorf("%s is neither a [providers.models] entry nor a provider (%s)", name, strings.Join(config.PresetNames(), ", "))
+		}
+		s.agent.SetModel(name)
+		s.resolved.Model = name
+		return "model set to " + name + " (" + s.resolved.Name + ")", nil
+	}
+	m, err := newModel(s.cfg, r, s.notices)
+	if err != nil {
+		return "", err
+	}
+	s.agent.SwitchModel(modelChoice(m, r))
+	s.resolved = r
+	return "model set to " + s.describeModel(), nil
+}
+
+// forkModel resolves a fork skill's `model` (§4.10): a [providers.models]
+// entry or a provider preset runs the fork there, with that entry's
+// settings; Claude Code's `sonnet`, `opus` and `haiku` name the newest model
+// of that family when the session's provider speaks the Anthropic wire, and
+// the session's model otherwise (the skill was written for another vendor);
+// any other name is a model id of the session's provider.
+func (s *Session) forkModel(name string, current agent.ModelChoice) (agent.ModelChoice, error) {
+	if id, ok := config.ClaudeAlias(name); ok {
+		if s.resolved.Wire == config.WireAnthropic {
+			current.Name = id
+		}
+		return current, nil
+	}
+	named, ok, err := s.cfg.ResolveNamed(name, "")
+	if err != nil {
+		return agent.ModelChoice{}, err
+	}
+	if !ok {
+		current.Name = name
+		return current, nil
+	}
+	m, err := newModel(s.cfg, named, s.notices)
+	if err != nil {
+		return agent.ModelChoice{}, err
+	}
+	return modelChoice(m, named), nil
+}
+
+// modelChoice is what switching to r's model changes: the client m, the
+// model id and r's settings.
+func modelChoice(m agent.Model, r *config.Resolved) agent.ModelChoice {
+	temp := r.Temperature
+	return agent.ModelChoice{
+		Model: m, Name: r.Model, MaxTokens: r.MaxTokens, Temperature: &temp,
+		ReasoningEffort: r.ReasoningEffort, TextTools: !r.NativeTools, ContextWindow: r.ContextWindow,
+	}
+}
+
+// Prices returns the session's price lookup for /cost and run's cost_usd:
+// an entry's [providers.models.*].price, free for local presets, else the
+// built-in list (config.Prices). The selection in use is noted again at
+// each lookup, so a model that /model switched to is priced through its
+// entry or preset too.
+func (s *Session) Prices() providers.PriceFunc {
+	used := []*config.Resolved{s.resolved}
+	if fallbacks, err := s.cfg.ResolveFallbacks(); err == nil {
+		used = append(used, fallbacks...)
+	}
+	book := s.cfg.Prices(used...)
+	return func(model string) (providers.Price, bool) {
+		book.Use(s.resolved)
+		return book.Price(model)
+	}
+}
+
+// describeModel names the model in use, its entry and provider, and the
+// entries /model can switch to.
+func (s *Session) describeModel() string {
+	r := s.resolved
+	text := fmt.Sprintf("%s (%s, provider %s)", s.agent.ModelName(), r.Name, r.Provider)
+	names := slices.Sorted(maps.Keys(s.cfg.Providers.Models))
+	if len(names) > 0 {
+		text += "\nconfigured entries: " + strings.Join(names, ", ")
+	}
+	return text
+}
+
+// newSummarizer returns the model for compaction summaries ([context]
+// summary_model): the name of a [providers.models] entry gets that entry's
+// provider; any other name is a model id of the session's provider; "" is
+// the session's model (nil, "").
+func newSummarizer(cfg *config.Config, notices io.Writer) (agent.Model, string, error) {
+	name := cfg.Context.SummaryModel
+	if name == "" {
+		return nil, "", nil
+	}
+	if _, ok := cfg.Providers.Models[name]; !ok {
+		return nil, name, nil
+	}
+	r, err := cfg.ResolveModel(name, nil)
+	if err != nil {
+		return nil, "", fmt.Errorf("[context].summary_model: %w", err)
+	}
+	s, err := streamerFor(r)
+	if err != nil {
+		return nil, "", fmt.Errorf("[context].summary_model: %w", err)
+	}
+	return providers.NewReliable([]providers.Named{{Name: r.Name, Streamer: s}}, cfg.Providers.MaxRetries, reliableOptions(cfg, notices)...), r.Model, nil
+}
+
+// reliableOptions applies [providers].max_retry_wait_secs and prints a "↻"
+// line per retry or fallback to notices.
+func reliableOptions(cfg *config.Config, notices io.Writer) []providers.ReliableOption {
+	opts := []providers.ReliableOption{providers.WithMaxRetryWait(cfg.Providers.MaxRetryWait())}
+	if notices == nil {
+		return opts
+	}
+	return append(opts, providers.WithOnAttempt(func(a providers.Attempt) {
+		if msg := a.String(); msg != "" {
+			fmt.Fprintln(notices, "↻ "+msg)
+		}
+	}))
+}
+
+// newModel builds the provider chain: the resolved default plus the
+// configured fallbacks, with retries (§6.3).
+func newModel(cfg *config.Config, r *config.Resolved, notices io.Writer) (agent.Model, error) {
+	entries := []providers.Named{}
+	primary, err := streamerFor(r)
+	if err != nil {
+		return nil, err
+	}
+	entries = append(entries, providers.Named{Name: r.Name, Streamer: primary})
+	fallbacks, err := cfg.ResolveFallbacks()
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fallbacks {
+		s, err := streamerFor(f)
+		if err != nil {
+			return nil, err
+		}
+		entries = append(entries, providers.Named{Name: f.Name, Streamer: ownSettings{s}, Model: f.Model})
+	}
+	return providers.NewReliable(entries, cfg.Providers.MaxRetries, reliableOptions(cfg, notices)...), nil
+}
+
+// ownSettings makes a fallback entry use its own model, max_tokens and
+// reasoning_effort: the agent's request carries the primary entry's (or the
+// one chosen with /model), which another provider may not even know.
+type ownSettings struct{ providers.Streamer }
+
+func (o ownSettings) Stream(ctx context.Context, req providers.Request) iter.Seq2[providers.Event, error] {
+	req.Model, req.MaxTokens, req.ReasoningEffort = "", 0, ""
+	return o.Streamer.Stream(ctx, req)
+}
+
+func streamerFor(r *config.Resolved) (providers.Streamer, error) {
+	switch r.Wire {
+	case "openai":
+		return openai.New(openai.Config{
+			Name:            r.Name,
+			BaseURL:         r.BaseURL,
+			APIKey:          r.APIKey,
+			Model:           r.Model,
+			MaxTokens:       r.MaxTokens,
+			ExtraHeaders:    r.ExtraHeaders,
+			Timeout:         r.Timeout,
+			ReasoningEffort: r.ReasoningEffort,
+		}), nil
+	case "anthropic":
+		return anthropic.New(anthropic.Config{
+			Name:            r.Name,
+			BaseURL:         r.BaseURL,
+			APIKey:          r.APIKey,
+			Model:           r.Model,
+			MaxTokens:       r.MaxTokens,
+			ExtraHeaders:    r.ExtraHeaders,
+			Timeout:         r.Timeout,
+			ReasoningEffort: r.ReasoningEffort,
+		}), nil
+	}
+	return nil, fmt.Errorf("provider %q: unknown wire format %q", r.Name, r.Wire)
+}
+
+// probeOllama reports whether something answers on Ollama's port.
+func probeOllama() bool {
+	conn, err := net.DialTimeout("tcp", "127.0.0.1:11434", 300*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
+}

@@ -1,0 +1,234 @@
+// Package app assembles a clawseed session from its configuration and runs
+// what a session runs besides the agent loop.
+//
+// [Build] turns a loaded configuration into a [Session] in dependency
+// order: the provider chain, the session file, the sandboxes, the MCP
+// servers, the skills with their reloader and parse cache, memory, the
+// tools and the agent. The package also holds what commands other than a
+// session need of the same wiring ([Discover], [StartMCP], [ToolSpecs],
+// [OpenMemory]), the runner of `shell:` skills and dynamic context, the OS
+// sandbox of every process clawseed starts, the cron job runner
+// ([NewJobRunner], [ExecShellJob], [ExecPromptJob]) and the workspace trust
+// decision ([WorkspaceTrusted], [UntrustedLine]).
+//
+// It is the only package that knows the concrete types. It knows nothing of
+// flags or exit codes: it returns *config.Error and the other configuration
+// errors, its own sentinel errors ([ErrSessionsDisabled]), errors that
+// match the session store's (session.ErrNotFound, session.ErrInUse) and
+// [StoreError]; cmd/clawseed maps them to exit codes.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/internal/termtext"
+	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/mcp"
+	"github.com/clawseed/clawseed/runtime/memory"
+	"github.com/clawseed/clawseed/runtime/session"
+	"github.com/clawseed/clawseed/skills"
+)
+
+// A Session is a built session: the agent, what it was built from, and what
+// the UI shows about it. Its methods are for the goroutine that runs the
+// session's turns.
+type Session struct {
+	cfg       *config.Config
+	resolved  *config.Resolved
+	agent     *agent.Agent
+	catalog   *skills.Catalog
+	sessionID string
+	// store is nil when [sessions].enabled is false; writer is then nil too.
+	store  *session.Store
+	writer *session.Writer
+	// resumed is the session loaded by Options.Resume, nil for a new one.
+	resumed *session.Session
+	// notices receives retry and fallback lines (also of a model switched to).
+	notices io.Writer
+	// memory is the session's memory store, nil when [memory] is off.
+	memory *memory.Store
+	// mcp runs the session's MCP servers, nil when none are configured.
+	mcp *mcp.Manager
+	// conf is the session's OS sandbox.
+	conf *confinement
+}
+
+// Agent is the session's agent.
+func (s *Session) Agent() *agent.Agent { return s.agent }
+
+// Config is the configuration the session was built from.
+func (s *Session) Config() *config.Config { return s.cfg }
+
+// Catalog is the skill catalog discovered at start.
+func (s *Session) Catalog() *skills.Catalog { return s.catalog }
+
+// ID is the session's id; [Session.New] changes it.
+func (s *Session) ID() string { return s.sessionID }
+
+// Provider names the provider in use (a /model switch changes it).
+func (s *Session) Provider() string { return s.resolved.Provider }
+
+// Model is the model id in use (a /model switch changes it).
+func (s *Session) Model() string { return s.resolved.Model }
+
+// Resumed is the session Options.Resume loaded, nil for a new one.
+func (s *Session) Resumed() *session.Session { return s.resumed }
+
+// MCP runs the session's MCP servers; nil when none are configured.
+func (s *Session) MCP() *mcp.Manager { return s.mcp }
+
+// Memory is the session's memory store; nil when [memory] is off or the
+// store could not be opened.
+func (s *Session) Memory() *memory.Store { return s.memory }
+
+// SandboxLine is the start-up line that says how commands run.
+func (s *Session) SandboxLine() string { return s.conf.line() }
+
+// SandboxDegraded reports whether commands are not (fully) confined: `run`
+// prints [Session.SandboxLine] only then.
+func (s *Session) SandboxDegraded() bool { return s.conf.degraded() }
+
+// recorder returns the writer as an agent.Recorder, nil (not a typed nil)
+// when sessions are off.
+func (s *Session) recorder() agent.Recorder {
+	if s.writer == nil {
+		return nil
+	}
+	return s.writer
+}
+
+// New closes the current session file and starts a new session (/clear):
+// the id comes first, so the always-on skills that Agent.Reset activates
+// again substitute the new ${CLAWSEED_SESSION_ID}. It returns the new id.
+func (s *Session) New(ctx context.Context) string {
+	s.Close()
+	s.sessionID = session.NewID(time.Now())
+	s.resumed = nil
+	if set := s.agent.Skills(); set != nil {
+		set.SetSessionID(s.sessionID)
+	}
+	s.agent.SetSessionID(s.sessionID)
+	s.agent.Reset(ctx)
+	if s.store != nil {
+		s.writer = s.store.Create(s.header())
+	}
+	s.agent.SetRecorder(s.recorder())
+	return s.sessionID
+}
+
+func (s *Session) header() session.Header {
+	return session.Header{ID: s.sessionID, Workspace: s.cfg.Workspace, Provider: s.resolved.Provider, Model: s.resolved.Model, Trust: trustWord(s.cfg.Trusted)}
+}
+
+// Shutdown closes the session file, stops the MCP servers, closes the
+// memory index and removes the session's temporary folder: the end of the
+// process's session ([Session.Close] alone is also /clear's). The session
+// owns the memory store it opened: closing its database is what removes
+// index.db-wal and index.db-shm.
+func (s *Session) Shutdown() error {
+	if s.mcp != nil {
+		s.mcp.Close()
+		s.mcp = nil
+	}
+	var memErr, tmpErr error
+	if s.memory != nil {
+		memErr = s.memory.Close()
+	}
+	if s.conf != nil {
+		tmpErr = s.conf.close()
+	}
+	return errors.Join(s.Close(), memErr, tmpErr)
+}
+
+// Close flushes and closes the session file.
+func (s *Session) Close() error {
+	if s.writer == nil {
+		return nil
+	}
+	err := s.writer.Close()
+	s.writer = nil
+	return err
+}
+
+// open picks the session to resume (none with the zero Resume) and opens
+// its file for appending, or prepares a new one. Asking to resume with
+// sessions disabled is [ErrSessionsDisabled]; a session that does not
+// exist matches session.ErrNotFound, one open in another process
+// session.ErrInUse; a store that cannot be read is a [StoreError].
+func (s *Session) open(r Resume) error {
+	if s.cfg.Sessions.Enabled {
+		s.store = &session.Store{Dir: s.cfg.SessionsDir()}
+	}
+	if !r.Latest && r.ID == "" {
+		s.sessionID = session.NewID(time.Now())
+		if s.store != nil {
+			s.writer = s.store.Create(s.header())
+		}
+		return nil
+	}
+	if s.store == nil {
+		return ErrSessionsDisabled
+	}
+	var id string
+	var err error
+	if r.Latest {
+		id, err = s.store.Latest(s.cfg.Workspace)
+		if errors.Is(err, session.ErrNotFound) {
+			return &sentinelError{fmt.Sprintf("no session to continue in %s (clawseed sessions list --all shows every session)", s.cfg.Workspace), session.ErrNotFound}
+		}
+	} else if id, err = ResolveSession(s.store, r.ID); err != nil {
+		return err
+	}
+	if err != nil {
+		return &StoreError{Err: err}
+	}
+	w, sess, err := s.store.Open(id)
+	if errors.Is(err, session.ErrInUse) {
+		return &sentinelError{fmt.Sprintf("session %s is open in another clawseed process; finish it there, or start a new session (without --continue/--resume)", id), session.ErrInUse}
+	}
+	if err != nil {
+		return &StoreError{Err: fmt.Errorf("resume session %s: %w", id, err)}
+	}
+	s.sessionID, s.writer, s.resumed = id, w, sess
+	return nil
+}
+
+// resume puts the resumed session into the agent and reports on notices
+// what could not be restored as it was.
+func (s *Session) resume(ctx context.Context, notices io.Writer) {
+	r := s.resumed
+	diags := s.agent.Resume(ctx, r.Messages, r.Skills, r.UsageByModel, r.Recalled)
+	if s.mcp != nil {
+		// Deferred MCP tools the session had called are in its tools
+		// array again, in the order first called.
+		var called []string
+		for _, m := range r.Messages {
+			for _, c := range m.ToolCalls() {
+				if strings.HasPrefix(c.Name, mcp.Prefix) {
+					called = append(called, c.Name)
+				}
+			}
+		}
+		s.mcp.Prefound(called)
+	}
+	if notices == nil {
+		return
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintln(notices, "warning: "+termtext.Escape(w))
+	}
+	for _, d := range diags {
+		fmt.Fprintln(notices, "warning: "+termtext.Escape(d.Message))
+	}
+	for _, act := range s.agent.Skills().List() {
+		if s.agent.Skills().ChangedOnDisk(act.Skill.Name) {
+			fmt.Fprintf(notices, "note: skill %s changed on disk since the session was saved; its current text is active\n", termtext.EscapeLine(act.Skill.Name))
+		}
+	}
+}

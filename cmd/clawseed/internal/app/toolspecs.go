@@ -1,0 +1,93 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"log/slog"
+
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/permissions"
+	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/skills"
+)
+
+// ToolsBudget is the most JSON the tools array may take with every tool of
+// the default configuration registered (issue 10): it travels with every
+// request, so each byte is paid for on every turn. It was 12 KB for the 21
+// tools before memory (11.8 KB used); issue 12 adds six tools the spec
+// requires (memory_* and knowledge, 2.7 KB with terse descriptions whose
+// rules live once in the ## Memory prompt section), so 16 KB keeps about
+// 2 KB of headroom without letting a verbose description slip through.
+const ToolsBudget = 16 << 10
+
+// ToolSpecs returns the tool specifications a session with cfg sends to the
+// model (`config show --tools`), and each tool's class. llm_task needs the
+// session's model: it is listed when one resolves. Nothing is started.
+func ToolSpecs(cfg *config.Config) ([]providers.ToolSpec, map[string]string, error) {
+	var model agent.Model
+	name := ""
+	if r, err := cfg.ResolveModel("", nil); err == nil {
+		if m, err := newModel(cfg, r, nil); err == nil {
+			model, name = m, r.Model
+		}
+	}
+	return sessionToolSpecs(cfg, model, name)
+}
+
+// sessionToolSpecs returns the tool specifications a session with cfg sends
+// to the model, sorted by name as the agent sends them: the registered tools
+// that the autonomy level and allowed_tools/denied_tools leave visible, and
+// Skill when skills are on. model may be nil (llm_task is then left out).
+func sessionToolSpecs(cfg *config.Config, model agent.Model, modelName string) ([]providers.ToolSpec, map[string]string, error) {
+	level, err := permissions.ParseLevel(cfg.Autonomy.Level)
+	if err != nil {
+		return nil, nil, err
+	}
+	mem := sessionMemory(context.Background(), cfg, slog.New(slog.DiscardHandler))
+	if mem != nil {
+		defer mem.Close()
+	}
+	sb := newSandbox(cfg, &skills.Catalog{})
+	// The sandbox decides the shell tool's description and whether the
+	// command tools are registered; nothing is started here.
+	list := buildTools(toolEnv{cfg: cfg, sb: sb, conf: newConfinement(cfg, sb.Control), model: model, modelName: modelName,
+		usage: &agent.UsageSink{}, memory: mem})
+	classes := map[string]string{"Skill": permissions.ClassRead.String()}
+	for _, t := range list {
+		c := t.Class().String()
+		if _, perCall := t.(interface {
+			CallClass(json.RawMessage) permissions.Class
+		}); perCall {
+			c = "read/" + c // git, backup: read actions run without asking
+		}
+		classes[t.Spec().Name] = c
+	}
+	var set *skills.ActiveSet
+	if cfg.Skills.Enabled {
+		set = skills.NewActiveSet(skills.ActiveConfig{Enabled: true}, &skills.Catalog{})
+	}
+	if model == nil {
+		model = noModel{}
+	}
+	ag, err := agent.New(agent.Options{
+		Model:         model,
+		Tools:         list,
+		Policy:        permissions.Policy{Level: level, Allowed: cfg.Agent.AllowedTools, Denied: cfg.Agent.DeniedTools},
+		Skills:        set,
+		SkillsEnabled: cfg.Skills.Enabled,
+		Prompt:        agent.PromptConfig{Workspace: cfg.Workspace, Autonomy: level},
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return ag.ToolSpecs(), classes, nil
+}
+
+// noModel stands in for a model when only the tool set is wanted.
+type noModel struct{}
+
+func (noModel) Stream(context.Context, providers.Request) iter.Seq2[providers.Event, error] {
+	return func(func(providers.Event, error) bool) {}
+}

@@ -1,0 +1,164 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/trust"
+	"github.com/clawseed/clawseed/internal/termtext"
+	"github.com/clawseed/clawseed/permissions"
+	"github.com/clawseed/clawseed/skills"
+)
+
+// Workspace trust (§9.1) is decided once per process, when the
+// configuration is loaded: --trust, CLAWSEED_TRUST_WORKSPACE=1, or an entry
+// of $CLAWSEED_HOME/trust.toml. An untrusted workspace's project config may
+// only lower privileges (config), its skills run no commands at
+// activation (skills.DynamicAllowed), its `shell:` and fork skills are
+// asked about whatever the autonomy level, and their allowed-tools
+// pre-approve nothing (agent.Options.UntrustedWorkspace).
+
+// TrustEnv is the variable that trusts the workspace for one process, like
+// --trust.
+const TrustEnv = "CLAWSEED_TRUST_WORKSPACE"
+
+// trustStorePath is where the trust store lives for a CLAWSEED_HOME.
+func trustStorePath(home string) string { return filepath.Join(home, trust.DefaultFile) }
+
+// WorkspaceTrusted answers config.LoadOptions.Trusted. flag is --trust;
+// home is the CLAWSEED_HOME the configuration will resolve ([HomeFor]). A
+// trust store that cannot be read counts as trusting nothing, with a
+// warning on stderr.
+func WorkspaceTrusted(flag bool, stderr io.Writer, home string) func(string) bool {
+	return func(ws string) bool {
+		if flag || os.Getenv(TrustEnv) == "1" {
+			return true
+		}
+		if home == "" {
+			return false
+		}
+		st, err := trust.Load(trustStorePath(home))
+		if err != nil {
+			fmt.Fprintln(stderr, "warning: "+termtext.EscapeLine(err.Error())+"; the workspace is treated as untrusted")
+			return false
+		}
+		return st.IsTrusted(ws)
+	}
+}
+
+// HomeFor is the CLAWSEED_HOME the configuration will resolve (computed
+// the same way: the variable, else ~/.clawseed), "" when there is none
+// (then nothing is trusted).
+func HomeFor(cwd, userHome string) string {
+	home, err := config.HomeDir(os.Getenv("CLAWSEED_HOME"), userHome, cwd)
+	if err != nil {
+		return ""
+	}
+	return home
+}
+
+// TrustAsks lists what an untrusted workspace asks for and does not get:
+// the project config keys that were ignored or limited, the project skills
+// that would run commands (their `shell:` command, their dynamic context, or
+// a sub-agent), and those whose allowed-tools would pre-approve calls.
+// Empty when there is nothing to trust.
+func TrustAsks(cfg *config.Config, cat *skills.Catalog) []string {
+	var out []string
+	for _, ig := range cfg.Ignored {
+		out = append(out, fmt.Sprintf("config %s = %s (%s:%d): %s", ig.Key, ig.Value, ig.File, ig.Line, ig.Why))
+	}
+	commands, allowed := projectSkillAsks(cat)
+	out = append(out, commands...)
+	for _, s := range allowed {
+		out = append(out, fmt.Sprintf("skill %s pre-approves: %s", s.Name, strings.Join(permissions.DescribeAllowedTools(s.AllowedTools), ", ")))
+	}
+	return out
+}
+
+// projectSkillAsks returns what the catalog's project skills (skills,
+// commands and plugin skills of the workspace's roots) ask for: one line
+// per command they would run, and the skills whose allowed-tools would
+// pre-approve calls (agent.Options.UntrustedWorkspace: they pre-approve
+// nothing).
+func projectSkillAsks(cat *skills.Catalog) (commands []string, allowed []*skills.Skill) {
+	for _, s := range cat.Skills {
+		if !s.Source.Project() {
+			continue
+		}
+		if s.Shell != nil {
+			cmd := s.Shell.Command
+			if len(s.Shell.Args) > 0 {
+				cmd += " " + strings.Join(s.Shell.Args, " ")
+			}
+			commands = append(commands, fmt.Sprintf("skill %s runs a shell command: %s", s.Name, cmd))
+		}
+		if s.Context == "fork" {
+			commands = append(commands, fmt.Sprintf("skill %s runs as a sub-agent", s.Name))
+		}
+		for _, seg := range skills.ParseDynamic(s.Body) {
+			if seg.Kind != skills.SegmentText {
+				commands = append(commands, fmt.Sprintf("skill %s runs at activation: %s", s.Name, strings.TrimSpace(seg.Command)))
+			}
+		}
+		if len(s.AllowedTools) > 0 {
+			allowed = append(allowed, s)
+		}
+	}
+	return commands, allowed
+}
+
+// UntrustedLine is the one stderr line of `run` in an untrusted workspace
+// that asks for something; "" otherwise.
+func UntrustedLine(cfg *config.Config, cat *skills.Catalog) string {
+	if cfg.Trusted {
+		return ""
+	}
+	var what []string
+	for _, ig := range cfg.Ignored {
+		what = append(what, ig.Key)
+	}
+	commands, allowed := projectSkillAsks(cat)
+	switch n := len(commands); {
+	case n == 1:
+		what = append(what, "1 command of a project skill (not run unasked)")
+	case n > 1:
+		what = append(what, fmt.Sprintf("%d commands of project skills (not run unasked)", n))
+	}
+	if len(allowed) > 0 {
+		names := make([]string, len(allowed))
+		for i, s := range allowed {
+			names[i] = s.Name
+		}
+		noun := "skill"
+		if len(names) > 1 {
+			noun = "skills"
+		}
+		what = append(what, fmt.Sprintf("the allowed-tools of project %s %s (nothing pre-approved)", noun, strings.Join(names, ", ")))
+	}
+	if len(what) == 0 {
+		return ""
+	}
+	return "clawseed: untrusted workspace: ignored " + strings.Join(what, ", ") + " (trust it with `clawseed trust`, or run with --trust)"
+}
+
+// GrantTrust records the workspace in the trust store.
+func GrantTrust(cfg *config.Config) error {
+	st, err := trust.Load(trustStorePath(cfg.Home))
+	if err != nil {
+		return err
+	}
+	return st.Grant(cfg.Workspace, false, time.Now())
+}
+
+// trustWord is the banner's and session header's word for the decision.
+func trustWord(trusted bool) string {
+	if trusted {
+		return "trusted"
+	}
+	return "untrusted"
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/internal/termtext"
+)
+
+// loadConfig loads the layered configuration and applies the global flags.
+// Its warnings, and those of the trust store, go to stderr. A failure is a
+// *config.Error naming the file, line and key (exit 2, as exitCode maps
+// it).
+func loadConfig(g *globalOptions, stderr io.Writer) (*config.Config, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, usageError(fmt.Errorf("current directory: %w", err))
+	}
+	home, _ := os.UserHomeDir()
+	cfg, err := config.Load(config.LoadOptions{
+		ConfigFile: g.ConfigFile,
+		Workspace:  g.Workspace,
+		Getenv:     os.Getenv,
+		LookupEnv:  os.LookupEnv,
+		Cwd:        cwd,
+		Home:       home,
+		Trusted:    app.WorkspaceTrusted(g.Trust, stderr, app.HomeFor(cwd, home)),
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintln(stderr, "clawseed: warning: "+termtext.EscapeLine(w))
+	}
+	o := config.Overrides{Provider: g.Provider, Model: g.Model, SystemPrompt: g.SystemPrompt, Autonomy: g.Autonomy, NoSandbox: g.NoSandbox}
+	if g.temperatureSet {
+		t := g.Temperature
+		o.Temperature = &t
+	}
+	if err := cfg.Apply(o); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// newLogger returns the debug logger of -v, or one that discards.
+func newLogger(g *globalOptions, stderr io.Writer) *slog.Logger {
+	if !g.Verbose {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// sessionFlags are the --continue and --resume flags of chat and run.
+type sessionFlags struct {
+	Continue bool
+	Resume   string
+}
+
+func (f *sessionFlags) register(cmd *cobra.Command) {
+	cmd.Flags().BoolVarP(&f.Continue, "continue", "c", false, "resume the latest session of this workspace")
+	cmd.Flags().StringVar(&f.Resume, "resume", "", "resume session `ID` (or a unique prefix; see clawseed sessions list)")
+	cmd.MarkFlagsMutuallyExclusive("continue", "resume")
+}
+
+// resume is the session the flags ask to continue.
+func (f sessionFlags) resume() app.Resume { return app.Resume{Latest: f.Continue, ID: f.Resume} }

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/internal/termtext"
+	"github.com/clawseed/clawseed/skills"
+)
+
+// The trust decision itself is app's (app.WorkspaceTrusted, §9.1); chat
+// asks the question once per workspace.
+
+// askTrust shows what the workspace asks for and asks once whether to trust
+// it; a yes is recorded in the trust store. The question is asked once per
+// workspace: a no is remembered (a marker in $CLAWSEED_HOME/cache), and
+// /trust changes it later. No answer (end of input, Ctrl-C) is not a no:
+// the workspace stays untrusted for this run and is asked about again.
+func askTrust(ctx context.Context, cfg *config.Config, cat *skills.Catalog, in repl.LineReader, out io.Writer) (bool, error) {
+	asks := app.TrustAsks(cfg, cat)
+	if cfg.Trusted || len(asks) == 0 || cfg.Home == "" {
+		return false, nil
+	}
+	marker := filepath.Join(cfg.Home, "cache", "trust-asked", workspaceKey(cfg.Workspace))
+	if _, err := os.Stat(marker); err == nil {
+		return false, nil
+	}
+	fmt.Fprintf(out, "This workspace is not trusted: %s\nIt asks for:\n", termtext.EscapeLine(cfg.Workspace))
+	for _, a := range asks {
+		fmt.Fprintln(out, "  "+termtext.EscapeLine(a))
+	}
+	line, err := in.ReadLine(ctx, "Trust this workspace? [y/N] ")
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		// End of input or Ctrl-C is no answer: untrusted for this run
+		// only, nothing remembered, asked again at the next start.
+		fmt.Fprintln(out, "\nNot trusted for this run (no answer); the question comes back at the next start.")
+		return false, nil
+	}
+	if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
+		if err := os.MkdirAll(filepath.Dir(marker), 0o700); err == nil {
+			os.WriteFile(marker, []byte(cfg.Workspace+"\n"), 0o600)
+		}
+		fmt.Fprintln(out, "Not trusted: the project's config may only lower privileges, its skills run no commands unasked, and their allowed-tools pre-approve nothing. /trust changes this.")
+		return false, nil
+	}
+	if err := app.GrantTrust(cfg); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// workspaceKey names a workspace's marker file.
+func workspaceKey(ws string) string {
+	sum := sha256.Sum256([]byte(ws))
+	return hex.EncodeToString(sum[:8])
+}
