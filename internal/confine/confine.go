@@ -40,6 +40,9 @@ const (
 	MaxConfigFile = 1 << 20
 	// MaxMCPJSON caps the workspace's .mcp.json.
 	MaxMCPJSON = 1 << 20
+	// MaxSettingsJSON caps Claude Code's settings.json files,
+	// installed_plugins.json and a plugin's hooks/hooks.json.
+	MaxSettingsJSON = 1 << 20
 	// MaxAtFile caps one file a command's @path inlines; MaxAtFiles all of
 	// one activation.
 	MaxAtFile  = 64 << 10
