@@ -25,6 +25,7 @@ import (
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/tools/netguard"
+	"github.com/clawseed/clawseed/runtime/tools/pdftext"
 )
 
 //go:embed web_fetch.md
@@ -312,7 +313,7 @@ func pageTitle(n *html.Node) string {
 }
 
 // renderPDFPages joins extracted pages with page markers.
-func renderPDFPages(doc *pdfDoc) string {
+func renderPDFPages(doc *pdftext.Doc) string {
 	var b strings.Builder
 	for i, pg := range doc.Pages {
 		if i > 0 {
