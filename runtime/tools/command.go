@@ -26,8 +26,8 @@ const (
 // check, the children's environment, its own process group killed on timeout
 // or cancellation, head+tail output cap.
 type CommandSpec struct {
-	// Script is run by the shell tool's shell ([shellpolicy.FindShell]) when Argv
-	// is empty.
+	// Script is run by the shell tool's shell ([shellpolicy.FindShell])
+	// when Argv is empty.
 	Script string
 	// Argv, when set, is run as a vector (Argv[0] looked up on PATH).
 	Argv []string

@@ -13,6 +13,7 @@ import (
 // `(( … ))` or `10>f` differently, so a line checked as bash but run by
 // dash could run anything. That is why one value both checks a line
 // ([Shell.Check]) and makes the process that runs it ([Shell.Command]).
+// Get one from [FindShell].
 type Shell struct {
 	// path is the program: bash's absolute path, or "sh".
 	path string
