@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/clawseed/clawseed/runtime/tools/shellpolicy"
 )
 
 // Limits of [RunCommand].
@@ -24,8 +26,8 @@ const (
 // check, the children's environment, its own process group killed on timeout
 // or cancellation, head+tail output cap.
 type CommandSpec struct {
-	// Script is run by the shell tool's shell ([findLineShell]) when Argv
-	// is empty.
+	// Script is run by the shell tool's shell ([shellpolicy.FindShell])
+	// when Argv is empty.
 	Script string
 	// Argv, when set, is run as a vector (Argv[0] looked up on PATH).
 	Argv []string
@@ -123,7 +125,7 @@ func RunCommand(ctx context.Context, spec CommandSpec) CommandResult {
 		res.Footer = "[cannot run command: empty command]"
 		return res
 	}
-	sh := findLineShell()
+	sh := shellpolicy.FindShell()
 	if res.Refusal = spec.check(sh); res.Refusal != "" {
 		res.Footer = "[" + res.Refusal + "]"
 		return res
@@ -135,7 +137,7 @@ func RunCommand(ctx context.Context, spec CommandSpec) CommandResult {
 	if len(spec.Argv) > 0 {
 		cmd = exec.CommandContext(runCtx, spec.Argv[0], spec.Argv[1:]...)
 	} else {
-		cmd = sh.command(runCtx, spec.Script)
+		cmd = sh.Command(runCtx, spec.Script)
 	}
 	cmd.Dir = spec.Dir
 	environ := spec.Environ
@@ -172,16 +174,11 @@ func RunCommand(ctx context.Context, spec CommandSpec) CommandResult {
 }
 
 // check applies [autonomy].allowed_commands: Script as a line of sh, Argv
-// as the command it names (quoted word by word, so that only its own
-// semantics count: sh -c STRING is still looked into). No shell reads Argv,
-// so it is checked as bash alone.
-func (spec CommandSpec) check(sh lineShell) string {
+// as the command it names ([shellpolicy.Policy.CheckArgv]).
+func (spec CommandSpec) check(sh shellpolicy.Shell) string {
+	p := shellpolicy.Policy{Allowed: spec.AllowedCommands, Files: spec.Sandbox.shellFiles(), Dir: spec.Dir}
 	if len(spec.Argv) == 0 {
-		return sh.check(spec.Script, spec.AllowedCommands, spec.Sandbox, spec.Dir)
+		return sh.Check(spec.Script, p)
 	}
-	words := make([]string, len(spec.Argv))
-	for i, a := range spec.Argv {
-		words[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return checkLine(strings.Join(words, " "), spec.AllowedCommands, spec.Sandbox, spec.Dir, false)
+	return p.CheckArgv(spec.Argv)
 }

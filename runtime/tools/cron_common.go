@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/clawseed/clawseed/runtime/cron"
+	"github.com/clawseed/clawseed/runtime/tools/shellpolicy"
 )
 
 // CronOptions configures [CronTools].
@@ -44,7 +45,7 @@ func (o CronOptions) checkCommand(command string) string {
 	if sb == nil {
 		sb = &Sandbox{Workspace: o.Workspace}
 	}
-	if msg := findLineShell().check(command, o.AllowedCommands, sb, ""); msg != "" {
+	if msg := shellpolicy.FindShell().Check(command, shellpolicy.Policy{Allowed: o.AllowedCommands, Files: sb.shellFiles()}); msg != "" {
 		return "The job's command would be refused: " + msg
 	}
 	return ""

@@ -19,6 +19,7 @@ import (
 
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/tools/netguard"
 )
 
 //go:embed http_request.md
@@ -64,7 +65,7 @@ var shownResponseHeaders = []string{
 
 type httpRequest struct {
 	opts  HTTPRequestOptions
-	guard NetGuard
+	guard netguard.Guard
 }
 
 // NewHTTPRequest returns http_request, or an error when no domain is
@@ -82,8 +83,8 @@ func NewHTTPRequest(opts HTTPRequestOptions) (Tool, error) {
 	if opts.MaxOutputChars <= 0 {
 		opts.MaxOutputChars = defaultMaxOutput
 	}
-	t := &httpRequest{opts: opts, guard: NetGuard{
-		Table: "http_request", Allowed: opts.AllowedDomains, Trusted: normHosts(opts.TrustedHosts), Resolve: opts.Resolve,
+	t := &httpRequest{opts: opts, guard: netguard.Guard{
+		Table: "http_request", Allowed: opts.AllowedDomains, Trusted: opts.TrustedHosts, Resolve: opts.Resolve,
 	}}
 	limit := int(opts.Timeout / time.Second)
 	desc := strings.ReplaceAll(httpRequestDescription, "{{domains}}", strings.Join(opts.AllowedDomains, ", "))
@@ -134,12 +135,12 @@ func (t *httpRequest) run(ctx context.Context, args httpRequestArgs) providers.T
 	}
 	resp, err := t.guard.Client().Do(req)
 	if err != nil {
-		return errorResult("%s", netErrorText(err, u.Redacted(), limit))
+		return errorResult("%s", netguard.ErrorText(err, u.Redacted(), limit))
 	}
 	defer resp.Body.Close()
 	data, cut, err := readBodyCapped(resp.Body, t.opts.MaxBytes)
 	if err != nil {
-		return errorResult("%s", netErrorText(err, u.Redacted(), limit))
+		return errorResult("%s", netguard.ErrorText(err, u.Redacted(), limit))
 	}
 	return textResult(t.render(resp, u.String(), data, cut))
 }

@@ -12,23 +12,25 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/clawseed/clawseed/runtime/tools/pdftext"
 )
 
 // A PDFExtractor returns the text of the selected pages of a PDF, stopping
-// after limit characters (0 = no limit), like [extractPDF].
-type PDFExtractor func(ctx context.Context, data []byte, pages string, limit int) (*pdfDoc, error)
+// after limit characters (0 = no limit), like [pdftext.Extract].
+type PDFExtractor func(ctx context.Context, data []byte, pages string, limit int) (*pdftext.Doc, error)
 
 // inProcessPDF extracts in this process. The PDF library trusts the file:
 // fuzzing found inputs that make it loop for ever (an unterminated hex
 // string at the end of a content stream), and a cyclic xref /Prev chain or
 // a huge /Size does the same or exhausts memory. In process, ctx only
 // abandons such a call; [ChildPDF] contains it.
-func inProcessPDF(ctx context.Context, data []byte, pages string, limit int) (*pdfDoc, error) {
-	sel, err := parsePages(pages)
+func inProcessPDF(ctx context.Context, data []byte, pages string, limit int) (*pdftext.Doc, error) {
+	sel, err := pdftext.ParsePages(pages)
 	if err != nil {
 		return nil, err
 	}
-	return extractPDF(ctx, bytes.NewReader(data), int64(len(data)), sel, limit)
+	return pdftext.Extract(ctx, bytes.NewReader(data), int64(len(data)), sel, limit)
 }
 
 // Limits of the extraction child process.
@@ -50,8 +52,8 @@ const (
 // killed when ctx ends. start starts it (nil: unconfined; it needs no
 // network and writes nothing).
 func ChildPDF(start Starter, path string, args ...string) PDFExtractor {
-	return func(ctx context.Context, data []byte, pages string, limit int) (*pdfDoc, error) {
-		if _, err := parsePages(pages); err != nil {
+	return func(ctx context.Context, data []byte, pages string, limit int) (*pdftext.Doc, error) {
+		if _, err := pdftext.ParsePages(pages); err != nil {
 			return nil, err
 		}
 		req, err := json.Marshal(pdfChildRequest{Pages: pages, Limit: limit})
@@ -79,11 +81,11 @@ func ChildPDF(start Starter, path string, args ...string) PDFExtractor {
 		}
 		switch {
 		case res.Encrypted:
-			return nil, errPDFEncrypted
+			return nil, pdftext.ErrEncrypted
 		case res.Error != "":
 			return nil, errors.New(res.Error)
 		}
-		return &pdfDoc{NumPages: res.NumPages, Pages: res.Pages, Rest: res.Rest}, nil
+		return &pdftext.Doc{NumPages: res.NumPages, Pages: res.Pages, Rest: res.Rest}, nil
 	}
 }
 
@@ -104,11 +106,11 @@ type pdfChildRequest struct {
 }
 
 type pdfChildResult struct {
-	NumPages  int       `json:"num_pages"`
-	Pages     []pdfPage `json:"pages"`
-	Rest      []int     `json:"rest,omitempty"`
-	Error     string    `json:"error,omitempty"`
-	Encrypted bool      `json:"encrypted,omitempty"`
+	NumPages  int            `json:"num_pages"`
+	Pages     []pdftext.Page `json:"pages"`
+	Rest      []int          `json:"rest,omitempty"`
+	Error     string         `json:"error,omitempty"`
+	Encrypted bool           `json:"encrypted,omitempty"`
 }
 
 // ServePDFText is the child side of [ChildPDF]: it reads the request line
@@ -136,7 +138,7 @@ func ServePDFText(r io.Reader, w io.Writer) error {
 	var res pdfChildResult
 	doc, err := inProcessPDF(context.Background(), data, req.Pages, req.Limit)
 	switch {
-	case errors.Is(err, errPDFEncrypted):
+	case errors.Is(err, pdftext.ErrEncrypted):
 		res.Encrypted = true
 	case err != nil:
 		res.Error = err.Error()

@@ -14,6 +14,7 @@ import (
 	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/tools/pdftext"
 )
 
 //go:embed pdf_read.md
@@ -64,7 +65,7 @@ func NewPDFRead(sb *Sandbox, opts PDFReadOptions) Tool {
 }
 
 func (t *pdfRead) run(ctx context.Context, args pdfReadArgs) providers.ToolResult {
-	if _, err := parsePages(args.Pages); err != nil {
+	if _, err := pdftext.ParsePages(args.Pages); err != nil {
 		return errorResult("Invalid pages: %v.", err)
 	}
 	real, err := t.sb.ResolveRead(args.Path)
@@ -83,7 +84,7 @@ func (t *pdfRead) run(ctx context.Context, args pdfReadArgs) providers.ToolResul
 	defer cancel()
 	doc, err := t.extract(ctx, data, args.Pages, limit)
 	switch {
-	case errors.Is(err, errPDFEncrypted):
+	case errors.Is(err, pdftext.ErrEncrypted):
 		return errorResult("%s is encrypted with a password; pdf_read cannot read it.", args.Path)
 	case err != nil:
 		return errorResult("Cannot read %s: %v.", args.Path, err)
@@ -117,7 +118,7 @@ func readPDFFile(real, shown string) ([]byte, string) {
 // renderPDFRead lays out pdf_read's result within limit characters of
 // page text: a header with the page count, each page under a marker, and
 // a note naming the pages to ask for next when it stops early.
-func renderPDFRead(shown string, doc *pdfDoc, limit int) string {
+func renderPDFRead(shown string, doc *pdftext.Doc, limit int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s.\n", shown, plural(doc.NumPages, "page"))
 	used := 0

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/clawseed/clawseed/internal/confine"
+	"github.com/clawseed/clawseed/runtime/tools/shellpolicy"
 )
 
 // A Sandbox confines the file tools to the workspace.
@@ -45,6 +46,41 @@ type Sandbox struct {
 	// the allowlist passes can run unasked, and a write there would turn
 	// model-written text into configuration or commands nobody approved.
 	Control *ControlPaths
+}
+
+// shellFiles returns the sandbox as [autonomy].allowed_commands sees the
+// files a command line opens ([shellpolicy.Files]); nil when sb is nil
+// (no workspace).
+func (sb *Sandbox) shellFiles() shellpolicy.Files {
+	if sb == nil {
+		return nil
+	}
+	return shellFiles{sb}
+}
+
+// shellFiles is [Sandbox.shellFiles]: the sandbox's rules, and no writes
+// to a control path (see [Sandbox.Control]).
+type shellFiles struct{ sb *Sandbox }
+
+func (f shellFiles) Workspace() string {
+	if f.sb.Workspace == "" {
+		return ""
+	}
+	return f.sb.workspace()
+}
+
+func (f shellFiles) CheckOpen(p string, read bool) error {
+	if read {
+		_, err := f.sb.ResolveRead(p)
+		return err
+	}
+	if _, err := f.sb.ResolveWrite(p); err != nil {
+		return err
+	}
+	if name, ok := f.sb.Control.Match(p); ok {
+		return refusal("It writes %s, which decides what clawseed runs or allows: a command line may not write there (file_write and file_edit can, after asking the user with the content shown).", name)
+	}
+	return nil
 }
 
 // ResolveRead returns the real (symlink-free) absolute path that p names, if

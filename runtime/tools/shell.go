@@ -14,6 +14,7 @@ import (
 
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/tools/shellpolicy"
 )
 
 //go:embed shell.md
@@ -40,11 +41,11 @@ const (
 	sandboxOff     = "off"
 )
 
-// shell runs a command line in the workspace, with the shell [findLineShell]
+// shell runs a command line in the workspace, with the shell [shellpolicy.FindShell]
 // chose when the tool was built.
 type shell struct {
 	sb          *Sandbox
-	sh          lineShell
+	sh          shellpolicy.Shell
 	timeout     time.Duration
 	allowed     []string
 	environ     []string
@@ -58,7 +59,7 @@ type shell struct {
 func newShell(sb *Sandbox, opts CoreOptions) Tool {
 	t := &shell{
 		sb:          sb,
-		sh:          findLineShell(),
+		sh:          shellpolicy.FindShell(),
 		timeout:     opts.ShellTimeout,
 		allowed:     opts.AllowedCommands,
 		environ:     opts.Environ,
@@ -71,7 +72,7 @@ func newShell(sb *Sandbox, opts CoreOptions) Tool {
 	desc := strings.ReplaceAll(shellDescription, "{{timeout}}", fmt.Sprintf("%d", int(t.timeout.Seconds())))
 	if len(t.allowed) > 0 {
 		desc += "\nOnly these commands may be used, in every part of a pipeline or list: " +
-			strings.Join(allowedNames(t.allowed), ", ") + ".\n" +
+			strings.Join(shellpolicy.Names(t.allowed), ", ") + ".\n" +
 			"Redirections must name files inside the workspace, and variables such as PATH, IFS or LD_* cannot be set.\n"
 	}
 	if t.sandboxed {
@@ -128,7 +129,7 @@ func (t *shell) run(ctx context.Context, args shellArgs) providers.ToolResult {
 	if strings.TrimSpace(args.Command) == "" {
 		return errorResult("command must not be empty.")
 	}
-	if msg := t.sh.check(args.Command, t.allowed, t.sb, ""); msg != "" {
+	if msg := t.sh.Check(args.Command, shellpolicy.Policy{Allowed: t.allowed, Files: t.sb.shellFiles()}); msg != "" {
 		return errorResult("%s", msg)
 	}
 	timeout := t.timeout
@@ -138,7 +139,7 @@ func (t *shell) run(ctx context.Context, args shellArgs) providers.ToolResult {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	cmd := t.sh.command(runCtx, args.Command)
+	cmd := t.sh.Command(runCtx, args.Command)
 	cmd.Dir = t.sb.workspace()
 	cmd.Env = ScrubbedEnv(t.environ, t.passthrough)
 	stdout, stderr := newHeadTail(t.maxOutput), newHeadTail(t.maxOutput)

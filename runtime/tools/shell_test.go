@@ -263,3 +263,63 @@ func TestShellCannotStart(t *testing.T) {
 		t.Errorf("got %+v", got)
 	}
 }
+
+// The allowlist's refusals as the model reads them, whole, with the
+// sandbox's own sentences for what it refuses: outside the workspace, and
+// a write into a control path, which the file tools may make after asking
+// but a command line may not.
+func TestShellAllowlistMessages(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	e.sb.Control = NewControlPaths(ControlConfig{Workspace: e.ws})
+	const (
+		control = "which decides what clawseed runs or allows: a command line may not write there (file_write and file_edit can, after asking the user with the content shown)."
+		inside  = " With [autonomy].allowed_commands set, redirections must stay inside the workspace."
+	)
+	tests := []struct{ line, want string }{
+		{"ls > ../x", "Command refused: redirection > ../x: Path " + filepath.Dir(e.ws) + "/x is outside the workspace (" + e.ws + ")." + inside},
+		{"ls > $X", "Command refused: the redirection target $X is not a literal path, so it cannot be checked against the workspace; " +
+			"with [autonomy].allowed_commands set, redirections must name a file inside the workspace."},
+		{"PATH=./evil ls", "Command refused: setting PATH is not allowed with [autonomy].allowed_commands, because it changes which programs run or what code they load."},
+		{"ls > .clawseed/config.toml", "Command refused: redirection > .clawseed/config.toml: It writes .clawseed/, " + control + inside},
+		{"ls >> sub/../.mcp.json", "Command refused: redirection >> sub/../.mcp.json: It writes .mcp.json, " + control + inside},
+		{"ls > out.txt; cat < .mcp.json", ""},
+	}
+	e.write(t, "sub/b.txt", "2\n")
+	tl := e.tool(t, "shell", CoreOptions{AllowedCommands: []string{"ls", "cat"}})
+	for _, tt := range tests {
+		got := call(t, tl, map[string]any{"command": tt.line})
+		if tt.want == "" {
+			if got.IsError && strings.HasPrefix(got.Content, "Command refused: ") {
+				t.Errorf("%q refused: %s", tt.line, got.Content)
+			}
+			continue
+		}
+		if diff := cmp.Diff(providers.ToolResult{Content: tt.want, IsError: true}, got); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tt.line, diff)
+		}
+	}
+}
+
+// Through the tool: a refused redirection creates nothing, an allowed one
+// writes its file.
+func TestShellAllowlistRedirections(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	e.write(t, "a.txt", "1\n")
+	tl := e.tool(t, "shell", CoreOptions{AllowedCommands: []string{"ls", "cat"}})
+	got := call(t, tl, map[string]any{"command": "ls > ../escaped.txt"})
+	if !got.IsError || !strings.HasPrefix(got.Content, "Command refused: redirection > ../escaped.txt: ") {
+		t.Errorf("got %+v", got)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(e.ws), "escaped.txt")); !os.IsNotExist(err) {
+		t.Errorf("the refused redirection created its file (stat: %v)", err)
+	}
+	got = call(t, tl, map[string]any{"command": "ls > out.txt"})
+	if diff := cmp.Diff(providers.ToolResult{Content: "[exit code: 0]"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if !strings.Contains(readFile(t, filepath.Join(e.ws, "out.txt")), "a.txt") {
+		t.Errorf("out.txt lacks the listing")
+	}
+}

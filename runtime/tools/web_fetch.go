@@ -24,6 +24,8 @@ import (
 
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/tools/netguard"
+	"github.com/clawseed/clawseed/runtime/tools/pdftext"
 )
 
 //go:embed web_fetch.md
@@ -41,7 +43,7 @@ const (
 // WebFetchOptions configures [NewWebFetch].
 type WebFetchOptions struct {
 	// AllowedDomains and BlockedDomains are host patterns (see
-	// [NetGuard]); an empty AllowedDomains allows no host.
+	// [netguard.Guard]); an empty AllowedDomains allows no host.
 	AllowedDomains, BlockedDomains []string
 	// TrustedHosts are exact host names the user vouches for, which may
 	// resolve to private addresses (never to cloud metadata).
@@ -65,7 +67,7 @@ type webFetchArgs struct {
 
 type webFetch struct {
 	opts  WebFetchOptions
-	guard NetGuard
+	guard netguard.Guard
 }
 
 // NewWebFetch returns web_fetch: GET a URL and return it as text.
@@ -82,11 +84,11 @@ func NewWebFetch(opts WebFetchOptions) Tool {
 	if opts.PDF == nil {
 		opts.PDF = inProcessPDF
 	}
-	t := &webFetch{opts: opts, guard: NetGuard{
+	t := &webFetch{opts: opts, guard: netguard.Guard{
 		Table:   "web_fetch",
 		Allowed: opts.AllowedDomains,
 		Blocked: opts.BlockedDomains,
-		Trusted: normHosts(opts.TrustedHosts),
+		Trusted: opts.TrustedHosts,
 		Resolve: opts.Resolve,
 	}}
 	return &summaryTool[webFetchArgs]{
@@ -114,12 +116,12 @@ func (t *webFetch) run(ctx context.Context, args webFetchArgs) providers.ToolRes
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,application/pdf;q=0.8,*/*;q=0.5")
 	resp, err := t.guard.Client().Do(req)
 	if err != nil {
-		return errorResult("%s", netErrorText(err, u.Redacted(), t.opts.Timeout))
+		return errorResult("%s", netguard.ErrorText(err, u.Redacted(), t.opts.Timeout))
 	}
 	defer resp.Body.Close()
 	body, cut, err := readBodyCapped(resp.Body, t.opts.MaxBytes)
 	if err != nil {
-		return errorResult("%s", netErrorText(err, u.Redacted(), t.opts.Timeout))
+		return errorResult("%s", netguard.ErrorText(err, u.Redacted(), t.opts.Timeout))
 	}
 	page := fetchedPage{
 		url:   resp.Request.URL,
@@ -311,7 +313,7 @@ func pageTitle(n *html.Node) string {
 }
 
 // renderPDFPages joins extracted pages with page markers.
-func renderPDFPages(doc *pdfDoc) string {
+func renderPDFPages(doc *pdftext.Doc) string {
 	var b strings.Builder
 	for i, pg := range doc.Pages {
 		if i > 0 {

@@ -1,18 +1,38 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/clawseed/clawseed/runtime/tools/netguard"
 )
+
+// fakeDNS answers lookups from a table; names not in it do not exist.
+type fakeDNS map[string][]string
+
+func (f fakeDNS) resolve(_ context.Context, host string) ([]netip.Addr, error) {
+	answers, ok := f[host]
+	if !ok {
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
+	out := make([]netip.Addr, len(answers))
+	for i, a := range answers {
+		out[i] = netip.MustParseAddr(a)
+	}
+	return out, nil
+}
 
 // webSite is an httptest server reachable as http://site.test:PORT through
 // a fake resolver that maps site.test (a trusted name) to it; every other
@@ -287,5 +307,75 @@ func TestNetToolsNeverPanic(t *testing.T) {
 				t.Errorf("%s(%s): %s", tl.Spec().Name, a, res.Content)
 			}
 		}
+	}
+}
+
+// TestLoopbackRefusedByDefault: with the system resolver and no trusted
+// host, a server on 127.0.0.1 — by address or by the name localhost — is
+// never reached.
+func TestLoopbackRefusedByDefault(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Write([]byte("secret"))
+	}))
+	defer srv.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	fetch := NewWebFetch(WebFetchOptions{AllowedDomains: []string{"*"}})
+	for _, u := range []string{srv.URL + "/", "http://localhost:" + strconv.Itoa(port) + "/", "http://[::ffff:127.0.0.1]:" + strconv.Itoa(port) + "/", "http://2130706433:" + strconv.Itoa(port) + "/"} {
+		res := call(t, fetch, map[string]any{"url": u})
+		if !res.IsError || !strings.Contains(res.Content, "loopback") {
+			t.Errorf("fetch %s: %+v, want a loopback refusal", u, res)
+		}
+	}
+	// Without keep-alives, a direct request through the guard's client
+	// refuses at the dialer too.
+	g := &netguard.Guard{Table: "web_fetch", Allowed: []string{"*"}}
+	resp, err := g.Client().Get(srv.URL)
+	if err == nil {
+		resp.Body.Close()
+		t.Error("guard client reached the loopback server")
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("server got %d requests", n)
+	}
+}
+
+// TestRebindingUsesCheckedAddress: each connection resolves once and dials
+// what it checked. The fake DNS gives the test server's address the first
+// time and the metadata address after: the first connection goes to the
+// server, the redirect's new connection sees (and refuses) the new answer;
+// no connection ever uses an answer that was not checked.
+func TestRebindingUsesCheckedAddress(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/start" {
+			http.Redirect(w, r, "/next", http.StatusFound)
+			return
+		}
+		w.Write([]byte("second hop"))
+	}))
+	defer srv.Close()
+	var mu sync.Mutex
+	lookups := 0
+	resolve := func(_ context.Context, host string) ([]netip.Addr, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		lookups++
+		if lookups == 1 {
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+		}
+		return []netip.Addr{netip.MustParseAddr("169.254.169.254")}, nil
+	}
+	port := strconv.Itoa(srv.Listener.Addr().(*net.TCPAddr).Port)
+	fetch := NewWebFetch(WebFetchOptions{AllowedDomains: []string{"*"}, TrustedHosts: []string{"rebind.test"}, Resolve: resolve})
+	res := call(t, fetch, map[string]any{"url": "http://rebind.test:" + port + "/start"})
+	want := "Refused to connect to rebind.test: it resolves to 169.254.169.254, a cloud metadata address."
+	if !res.IsError || !strings.HasPrefix(res.Content, want) {
+		t.Errorf("got %+v\nwant it to start with %q", res, want)
+	}
+	if lookups != 2 {
+		t.Errorf("%d lookups, want one per connection (2)", lookups)
 	}
 }

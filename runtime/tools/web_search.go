@@ -15,6 +15,7 @@ import (
 
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/tools/netguard"
 )
 
 //go:embed web_search.md
@@ -134,7 +135,7 @@ type webSearch struct {
 	endpoint string
 	key      string
 	timeout  time.Duration
-	guard    NetGuard
+	guard    netguard.Guard
 }
 
 // NewWebSearch returns web_search for the configured provider, or an error
@@ -168,7 +169,6 @@ func NewWebSearch(opts WebSearchOptions) (Tool, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = defaultNetTimeout
 	}
-	host := normHost(u.Hostname())
 	t := &webSearch{
 		prov:     prov,
 		endpoint: endpoint,
@@ -176,7 +176,7 @@ func NewWebSearch(opts WebSearchOptions) (Tool, error) {
 		timeout:  opts.Timeout,
 		// The endpoint is the user's choice, so it may be a private
 		// SearXNG; redirects elsewhere are checked like any URL.
-		guard: NetGuard{Table: "web_search", Allowed: []string{"*"}, Trusted: []string{host}, Resolve: opts.Resolve},
+		guard: netguard.Guard{Table: "web_search", Allowed: []string{"*"}, Trusted: []string{u.Hostname()}, Resolve: opts.Resolve},
 	}
 	desc := strings.ReplaceAll(webSearchDescription, "{{provider}}", prov.name)
 	return &summaryTool[webSearchArgs]{
@@ -205,12 +205,12 @@ func (t *webSearch) run(ctx context.Context, args webSearchArgs) providers.ToolR
 	req.Header.Set("User-Agent", userAgent)
 	resp, err := t.guard.Client().Do(req)
 	if err != nil {
-		return errorResult("%s", netErrorText(err, t.prov.name+" ("+redactQuery(req.URL)+")", t.timeout))
+		return errorResult("%s", netguard.ErrorText(err, t.prov.name+" ("+redactQuery(req.URL)+")", t.timeout))
 	}
 	defer resp.Body.Close()
 	body, _, err := readBodyCapped(resp.Body, defaultNetMaxBytes)
 	if err != nil {
-		return errorResult("%s", netErrorText(err, t.prov.name, t.timeout))
+		return errorResult("%s", netguard.ErrorText(err, t.prov.name, t.timeout))
 	}
 	if resp.StatusCode != http.StatusOK {
 		return errorResult("%s", t.statusProblem(resp, body))

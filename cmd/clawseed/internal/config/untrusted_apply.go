@@ -227,7 +227,7 @@ func commandCovered(user []string, e string) bool {
 }
 
 // domainCovered reports whether every host the pattern e matches is matched
-// by one of the user's patterns (the semantics of runtime/tools
+// by one of the user's patterns (the semantics of runtime/tools/netguard
 // hostMatches: a plain name matches itself and its subdomains, a pattern
 // with wildcards is a glob over the host). It answers only cases it can
 // prove: "*", the same pattern, and patterns that reduce to "ends with".

@@ -1,6 +1,6 @@
 //go:build unix
 
-package tools
+package shellpolicy
 
 import (
 	"strings"
@@ -153,7 +153,7 @@ func TestCheckAllowedNestedCommands(t *testing.T) {
 		if list == nil {
 			list = allowed
 		}
-		got := checkAllowed(tt.line, list, e.sb)
+		got := checkAllowed(tt.line, list, e.files)
 		switch {
 		case tt.want == "" && got != "":
 			t.Errorf("%q refused: %s", tt.line, got)
@@ -174,7 +174,7 @@ func TestCheckAllowedNestingLimit(t *testing.T) {
 	for range maxNestedStrings + 1 {
 		line = "sh -c " + shellQuote(line)
 	}
-	got := checkAllowed(line, []string{"ls", "sh"}, e.sb)
+	got := checkAllowed(line, []string{"ls", "sh"}, e.files)
 	if !strings.Contains(got, "nested more than 8 deep") {
 		t.Errorf("got %q", got)
 	}
@@ -189,7 +189,7 @@ func shellQuote(s string) string {
 func TestCheckAllowedNestedMessage(t *testing.T) {
 	t.Parallel()
 	e, _ := allowEnv(t)
-	got := checkAllowed(`bash -c "ls; curl x"`, []string{"ls", "bash"}, e.sb)
+	got := checkAllowed(`bash -c "ls; curl x"`, []string{"ls", "bash"}, e.files)
 	want := `Command refused: bash -c runs "ls; curl x": 'curl' is not in [autonomy].allowed_commands (allowed: bash, ls).`
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package tools
+package shellpolicy
 
 import (
 	"context"
@@ -30,7 +30,7 @@ import (
 // stubs' records.
 type diffEnv struct {
 	root, ws, home, stubs, log string
-	sb                         *Sandbox
+	files                      testFiles
 	allowed                    []string
 }
 
@@ -42,7 +42,7 @@ func newDiffEnv(t *testing.T, allowed []string) *diffEnv {
 	}
 	e := &diffEnv{root: root, ws: filepath.Join(root, "ws"), home: filepath.Join(root, "home"),
 		stubs: filepath.Join(root, "stubs"), log: filepath.Join(root, "log"), allowed: allowed}
-	e.sb = &Sandbox{Workspace: e.ws, Home: e.home}
+	e.files = testFiles{ws: e.ws}
 	writeFile(t, filepath.Join(e.ws, "a.txt"), "a.txt\n")
 	writeFile(t, filepath.Join(e.ws, "sub", "b.txt"), "b\n")
 	writeFile(t, filepath.Join(e.home, ".bashrc"), "# rc\n")
@@ -149,11 +149,11 @@ func (e *diffEnv) run(t *testing.T, argv []string) (forbidden []string, changed 
 // that may then run it.
 type diffRunner struct {
 	name  string
-	check func(line string, allowed []string, sb *Sandbox) string
+	check func(line string, allowed []string, files Files) string
 	argvs func(line string) [][]string
 }
 
-// diffRunners are the two decisions findLineShell may make: bash runs the
+// diffRunners are the two decisions FindShell may make: bash runs the
 // line (checked as bash), or sh does (checked as bash and POSIX sh; run by
 // dash and by bash, either of which sh may be).
 func diffRunners(t *testing.T) []diffRunner {
@@ -167,7 +167,7 @@ func diffRunners(t *testing.T) []diffRunner {
 	}
 	return []diffRunner{
 		{name: "bash", check: checkAllowed, argvs: func(line string) [][]string {
-			return [][]string{lineShell{path: bash}.command(t.Context(), line).Args}
+			return [][]string{Shell{path: bash}.Command(t.Context(), line).Args}
 		}},
 		{name: "sh", check: checkAllowedPOSIX, argvs: func(line string) [][]string {
 			return [][]string{{dash, "-c", line}, {bash, "-c", line}}
@@ -367,7 +367,7 @@ func TestCheckAllowedDifferential(t *testing.T) {
 			e := newDiffEnv(t, allowed)
 			accepted := 0
 			for _, line := range lines {
-				if runner.check(line, allowed, e.sb) != "" {
+				if runner.check(line, allowed, e.files) != "" {
 					continue
 				}
 				accepted++

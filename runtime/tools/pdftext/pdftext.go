@@ -1,4 +1,13 @@
-package tools
+// Package pdftext extracts the text of PDF pages, for pdf_read and for
+// web_fetch of a PDF.
+//
+// The PDF library it uses (github.com/ledongthuc/pdf) trusts the file's
+// structure: it panics on many malformed files, and some make it loop or
+// allocate without bound. [Extract] turns panics into errors, bounds the
+// page-tree walk, refuses the content streams known to hang the library,
+// and gives up when its context ends; a caller that must survive any file
+// runs it in a child process (tools.ChildPDF).
+package pdftext
 
 import (
 	"context"
@@ -21,21 +30,22 @@ const (
 	maxPDFPageNodes     = 100000
 )
 
-// pageSet is a parsed page selection such as "1-3,5,9-"; an empty set
-// means every page.
-type pageSet []pageSpan
+// Pages is a parsed page selection such as "1-3,5,9-". The zero value
+// selects every page.
+type Pages []pageSpan
 
 // pageSpan is one range; to 0 means "to the last page".
 type pageSpan struct{ from, to int }
 
-// parsePages reads a selection: comma-separated page numbers and ranges
-// (N, N-M, N-), 1-based, ascending within a range.
-func parsePages(s string) (pageSet, error) {
+// ParsePages reads a selection: comma-separated page numbers and ranges
+// (N, N-M, N-), 1-based, ascending within a range; "" and "all" select
+// every page. Its errors are phrases for the model.
+func ParsePages(s string) (Pages, error) {
 	s = strings.TrimSpace(s)
 	if s == "" || strings.EqualFold(s, "all") {
 		return nil, nil
 	}
-	var set pageSet
+	var set Pages
 	for part := range strings.SplitSeq(s, ",") {
 		part = strings.TrimSpace(part)
 		lo, hi, isRange := strings.Cut(part, "-")
@@ -68,9 +78,9 @@ func pageNumber(s, part string) (int, error) {
 
 // pages returns the selected page numbers of a document of n pages, in
 // order, without repeats, or an error naming a page past the end.
-func (set pageSet) pages(n int) ([]int, error) {
+func (set Pages) pages(n int) ([]int, error) {
 	if len(set) == 0 {
-		set = pageSet{{1, 0}}
+		set = Pages{{1, 0}}
 	}
 	seen := make(map[int]bool)
 	var out []int
@@ -92,34 +102,40 @@ func (set pageSet) pages(n int) ([]int, error) {
 	return out, nil
 }
 
-// pdfDoc is the text of some pages of a PDF.
-type pdfDoc struct {
+// Doc is the text of some pages of a PDF.
+type Doc struct {
 	// NumPages is the number of pages in the document.
 	NumPages int
-	Pages    []pdfPage
+	// Pages are the extracted pages, in the order selected.
+	Pages []Page
 	// Rest are the selected pages not extracted because the character
 	// limit was reached first.
 	Rest []int
 }
 
-type pdfPage struct {
-	Num  int
+// A Page is the text of one page. Its fields are also the JSON that
+// tools.ServePDFText sends.
+type Page struct {
+	// Num is the page number, from 1.
+	Num int
+	// Text is the page's text, one line per line of text, without
+	// trailing spaces or runs of blank lines.
 	Text string
 	// Err says why the page's text could not be extracted ("" when it was).
 	Err string
 }
 
-// errPDFEncrypted is returned for a PDF that needs a password.
-var errPDFEncrypted = errors.New("the PDF is encrypted with a password")
+// ErrEncrypted is returned for a PDF that needs a password.
+var ErrEncrypted = errors.New("the PDF is encrypted with a password")
 
-// extractPDF returns the text of the selected pages of the PDF in r,
+// Extract returns the text of the selected pages of the PDF in r,
 // stopping once limit characters (0 = no limit) were extracted. It never
 // panics: the PDF library panics on many malformed files, which become
 // errors here. ctx bounds the time spent; a library call stuck in a
 // malformed file is then abandoned.
-func extractPDF(ctx context.Context, r io.ReaderAt, size int64, sel pageSet, limit int) (*pdfDoc, error) {
+func Extract(ctx context.Context, r io.ReaderAt, size int64, sel Pages, limit int) (*Doc, error) {
 	type result struct {
-		doc *pdfDoc
+		doc *Doc
 		err error
 	}
 	done := make(chan result, 1)
@@ -131,7 +147,7 @@ func extractPDF(ctx context.Context, r io.ReaderAt, size int64, sel pageSet, lim
 			}
 			done <- res
 		}()
-		res.doc, res.err = extractPDFSync(ctx, r, size, sel, limit)
+		res.doc, res.err = extract(ctx, r, size, sel, limit)
 	}()
 	select {
 	case res := <-done:
@@ -141,10 +157,10 @@ func extractPDF(ctx context.Context, r io.ReaderAt, size int64, sel pageSet, lim
 	}
 }
 
-func extractPDFSync(ctx context.Context, r io.ReaderAt, size int64, sel pageSet, limit int) (*pdfDoc, error) {
+func extract(ctx context.Context, r io.ReaderAt, size int64, sel Pages, limit int) (*Doc, error) {
 	rd, err := pdf.NewReader(versionFix{r}, size)
 	if errors.Is(err, pdf.ErrInvalidPassword) {
-		return nil, errPDFEncrypted
+		return nil, ErrEncrypted
 	}
 	if err != nil {
 		return nil, fmt.Errorf("the file is not a readable PDF (%s)", strings.TrimPrefix(err.Error(), "malformed PDF: "))
@@ -157,7 +173,7 @@ func extractPDFSync(ctx context.Context, r io.ReaderAt, size int64, sel pageSet,
 	if err != nil {
 		return nil, err
 	}
-	doc := &pdfDoc{NumPages: len(all)}
+	doc := &Doc{NumPages: len(all)}
 	chars := 0
 	for i, n := range nums {
 		if ctx.Err() != nil {
@@ -167,7 +183,7 @@ func extractPDFSync(ctx context.Context, r io.ReaderAt, size int64, sel pageSet,
 			doc.Rest = nums[i:]
 			break
 		}
-		pg := pdfPage{Num: n}
+		pg := Page{Num: n}
 		if err := pageHazard(all[n-1]); err != nil {
 			pg.Err = err.Error()
 		} else if text, err := pdfPageText(all[n-1]); err != nil {
@@ -440,3 +456,11 @@ func (v versionFix) ReadAt(p []byte, off int64) (int, error) {
 }
 
 func pdfDigit(b byte) bool { return b >= '0' && b <= '9' }
+
+// plural returns "1 page", "3 pages".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

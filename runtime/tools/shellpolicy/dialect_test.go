@@ -1,6 +1,6 @@
 //go:build unix
 
-package tools
+package shellpolicy
 
 import (
 	"strings"
@@ -142,10 +142,10 @@ func TestCheckAllowedDialects(t *testing.T) {
 	for _, tt := range tests {
 		for _, mode := range []struct {
 			name  string
-			check func(string, []string, *Sandbox) string
+			check func(string, []string, Files) string
 			want  string
 		}{{"bash", checkAllowed, tt.bash}, {"sh", checkAllowedPOSIX, tt.sh}} {
-			got := mode.check(tt.line, tt.allowed, e.sb)
+			got := mode.check(tt.line, tt.allowed, e.files)
 			switch {
 			case mode.want == "" && got != "":
 				t.Errorf("%s: %q refused: %s", mode.name, tt.line, got)
@@ -156,7 +156,7 @@ func TestCheckAllowedDialects(t *testing.T) {
 			}
 		}
 		if tt.shMessage != "" {
-			if got := checkAllowedPOSIX(tt.line, tt.allowed, e.sb); got != tt.shMessage {
+			if got := checkAllowedPOSIX(tt.line, tt.allowed, e.files); got != tt.shMessage {
 				t.Errorf("%q:\n got: %s\nwant: %s", tt.line, got, tt.shMessage)
 			}
 		}
@@ -165,18 +165,18 @@ func TestCheckAllowedDialects(t *testing.T) {
 
 // The runner: bash where it exists, with no start-up files and privileged
 // mode (which ignores BASH_ENV and functions in the environment).
-func TestFindLineShell(t *testing.T) {
+func TestFindShell(t *testing.T) {
 	t.Parallel()
-	sh := findLineShell()
+	sh := FindShell()
 	if sh.posix || !strings.HasSuffix(sh.path, "/bash") {
 		t.Skipf("bash is not on PATH: %+v", sh)
 	}
-	got := sh.command(t.Context(), "echo hi").Args
+	got := sh.Command(t.Context(), "echo hi").Args
 	want := []string{sh.path, "--noprofile", "--norc", "-p", "-c", "echo hi"}
 	if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
 		t.Errorf("argv = %q, want %q", got, want)
 	}
-	if got := (lineShell{path: "sh", posix: true}).command(t.Context(), "ls").Args; strings.Join(got, " ") != "sh -c ls" {
+	if got := (Shell{path: "sh", posix: true}).Command(t.Context(), "ls").Args; strings.Join(got, " ") != "sh -c ls" {
 		t.Errorf("argv = %q", got)
 	}
 }

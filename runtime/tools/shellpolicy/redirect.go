@@ -1,4 +1,4 @@
-package tools
+package shellpolicy
 
 import (
 	"fmt"
@@ -24,12 +24,14 @@ var fdWord = regexp.MustCompile(`^(?:[0-9]+-?|-)$`)
 // (< <(cmd)) open no file.
 //
 // The target is checked the way the shell will open it: relative to the
-// directory the line runs in (the workspace, or a `shell:` skill's folder), ".." resolved against the real directory it follows (a/..
-// where a is a link leads next to the link's target, not back), then the
-// sandbox's own rules (symlinks, forbidden paths). A relative target is
-// refused when the line changes directory, as it would then be relative to
-// somewhere else. The check runs before the command: a link that an
-// allowed command creates earlier in the same line is not seen.
+// directory the line runs in (the workspace, or a `shell:` skill's
+// folder), ".." resolved against the real directory it follows (a/.. where
+// a is a link leads next to the link's target, not back), then by [Files]
+// (the sandbox's rules: symlinks, forbidden paths, control paths). A
+// relative target is refused when the line changes directory, as it would
+// then be relative to somewhere else. The check runs before the command: a
+// link that an allowed command creates earlier in the same line is not
+// seen.
 func (c *allowCheck) checkRedirect(r *syntax.Redirect) {
 	if r.N != nil && strings.HasPrefix(r.N.Value, "{") {
 		c.checkVar(strings.Trim(r.N.Value, "{}")) // {name}> stores the descriptor in name
@@ -123,7 +125,7 @@ func (c *allowCheck) redirectTarget(target string, read bool) string {
 	if target == "" {
 		return "The target is empty."
 	}
-	if c.sb == nil {
+	if c.files == nil {
 		return "No workspace is configured."
 	}
 	p := target
@@ -131,39 +133,29 @@ func (c *allowCheck) redirectTarget(target string, read bool) string {
 		if c.changesDir {
 			return "The target is relative and the command line changes directory (cd, pushd, popd, env -C, find -execdir), so where it points cannot be checked."
 		}
-		switch {
+		switch ws := c.files.Workspace(); {
 		case c.dir != "":
 			p = c.dir + string(filepath.Separator) + p // where the command runs: a skill's folder
-		case c.sb.Workspace == "":
+		case ws == "":
 			return "No workspace is configured."
 		default:
-			p = c.sb.workspace() + string(filepath.Separator) + p
+			p = ws + string(filepath.Separator) + p
 		}
 	}
 	p, err := resolveDotDot(p)
 	if err != nil {
 		return err.Error()
 	}
-	if read {
-		_, err = c.sb.ResolveRead(p)
-	} else {
-		_, err = c.sb.ResolveWrite(p)
-	}
-	if err != nil {
+	if err := c.files.CheckOpen(p, read); err != nil {
 		return err.Error()
-	}
-	if !read {
-		if name, ok := c.sb.Control.Match(p); ok {
-			return fmt.Sprintf("It writes %s, which decides what clawseed runs or allows: a command line may not write there (file_write and file_edit can, after asking the user with the content shown).", name)
-		}
 	}
 	return ""
 }
 
 // resolveDotDot returns the absolute path p with every ".." applied the way
 // the kernel does: to the real directory reached so far, after its symlinks
-// are resolved. Paths without ".." come back unchanged (the sandbox resolves
-// their links itself).
+// are resolved. Paths without ".." come back unchanged ([Files] resolves
+// their links itself). Its error is a sentence for the model.
 func resolveDotDot(p string) (string, error) {
 	if !slices.Contains(strings.Split(filepath.ToSlash(p), "/"), "..") {
 		return p, nil
@@ -175,7 +167,7 @@ func resolveDotDot(p string) (string, error) {
 		case "..":
 			real, err := filepath.EvalSymlinks(cur)
 			if err != nil {
-				return "", refusal("The path before \"..\" in %s does not exist, so it cannot be checked.", p)
+				return "", fmt.Errorf("The path before \"..\" in %s does not exist, so it cannot be checked.", p)
 			}
 			cur = filepath.Dir(real)
 		default:

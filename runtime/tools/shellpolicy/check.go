@@ -1,4 +1,4 @@
-package tools
+package shellpolicy
 
 import (
 	"bytes"
@@ -12,17 +12,17 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// checkLine returns "" when allowed is empty or the line passes every
+// checkLine returns "" when p.Allowed is empty or the line passes every
 // check below, else a refusal: a sentence for the model naming the first
 // problem. The line is parsed in the grammar of the shell that runs it (see
-// [lineShell]): as bash, and with posix also as POSIX sh, when both must
-// read it the same way. Every node of it is checked, so the simple commands
-// of pipelines, &&/||/; lists, subshells, blocks, functions, command and
+// [Shell]): as bash, and with posix also as POSIX sh, when both must read
+// it the same way. Every node of it is checked, so the simple commands of
+// pipelines, &&/||/; lists, subshells, blocks, functions, command and
 // process substitutions, here-documents and arithmetic are all seen. A line
-// that does not parse is refused. dir is the directory it runs in, which
-// relative redirections are resolved against ("" is the workspace).
+// that does not parse is refused. Relative redirections are resolved
+// against p.Dir.
 //
-//   - Every command's name (compared by base name) must be in allowed;
+//   - Every command's name (compared by base name) must be in p.Allowed;
 //     declaration builtins (export, local, ...) and let count as commands
 //     too. A name that is not a literal word ($CMD, $(...)) is refused. The
 //     command that env, command, builtin or exec runs is checked like one
@@ -37,27 +37,27 @@ import (
 //     (see checkRedirect).
 //   - Bash evaluates text as code in a few places (arithmetic on a variable
 //     holding "a[$(cmd)]", ${!name}, ${name@P}, namerefs); those are refused
-//     when the text comes from this line (see shell_allow_arith.go).
+//     when the text comes from this line (see arith.go).
 //   - The strings eval, trap and sh -c run are checked as lines, in the
 //     grammar of the shell that runs them, and the commands xargs, find
 //     -exec and wrappers such as timeout run are checked like commands
-//     written directly (see shell_allow_nested.go).
+//     written directly (see nested.go).
 //
 // What it cannot do is constrain what an allowed program does with its
 // arguments or its own configuration: sudo, source or an interpreter's -c
 // run what their arguments say, and git, make or an interpreter what their
 // files say, so allowing them allows anything. The README's Security
 // section says so.
-func checkLine(line string, allowed []string, sb *Sandbox, dir string, posix bool) string {
-	if len(allowed) == 0 {
+func checkLine(line string, p Policy, posix bool) string {
+	if len(p.Allowed) == 0 {
 		return ""
 	}
-	names := allowedNames(allowed)
+	names := Names(p.Allowed)
 	f, err := parseLine(line, posix)
 	if err != nil {
 		return fmt.Sprintf("Command refused: %s, so it cannot be checked against [autonomy].allowed_commands (allowed: %s).", unparsable(err, false), strings.Join(names, ", "))
 	}
-	c := &allowCheck{names: names, sb: sb, dir: dir, posix: posix}
+	c := &allowCheck{names: names, files: p.Files, dir: p.Dir, posix: posix}
 	c.scan(f)
 	syntax.Walk(f, c.visit)
 	return c.refusal
@@ -114,9 +114,9 @@ func unparsable(err error, nested bool) string {
 // An allowCheck walks one parsed command line; the first refusal stops it.
 type allowCheck struct {
 	names   []string // allowed base names, sorted
-	sb      *Sandbox
-	dir     string // where the line runs ("" = the workspace)
-	posix   bool   // the line may run as POSIX sh too (see parseLine)
+	files   Files    // nil: no workspace
+	dir     string   // where the line runs ("" = the workspace)
+	posix   bool     // the line may run as POSIX sh too (see parseLine)
 	refusal string
 
 	tainted map[string]bool // variables this line sets from text (see scan)
@@ -301,7 +301,7 @@ func wrappedCommand(wrapper string, args []*syntax.Word) int {
 // PROMPT_COMMAND, SHELLOPTS, ...), what the dynamic loader injects (LD_*,
 // DYLD_*), or where common allowed programs load code or configuration from
 // (HOME, interpreters' search paths and option variables, git's hooks). The
-// last group cannot be complete; see checkAllowed.
+// last group cannot be complete; see checkLine.
 var (
 	riskyExact = []string{
 		"BASHOPTS", "BASH_ENV", "CDPATH", "EDITOR", "ENV", "EXECIGNORE",
@@ -480,19 +480,6 @@ func (c *allowCheck) checkTestVarSet(args []*syntax.Word) {
 			c.checkVarArg("test "+a, args[i+1])
 		}
 	}
-}
-
-// allowedNames returns the base names of the allowed_commands entries,
-// sorted, without blanks and duplicates.
-func allowedNames(allowed []string) []string {
-	var names []string
-	for _, a := range allowed {
-		if a = strings.TrimSpace(a); a != "" {
-			names = append(names, path.Base(a))
-		}
-	}
-	slices.Sort(names)
-	return slices.Compact(names)
 }
 
 // literalWord returns the value of a word made only of literal text and

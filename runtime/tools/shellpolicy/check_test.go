@@ -1,6 +1,6 @@
 //go:build unix
 
-package tools
+package shellpolicy
 
 import (
 	"fmt"
@@ -9,34 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/clawseed/clawseed/providers"
 )
-
-// checkAllowed checks a line as the shell tool does where bash runs it.
-func checkAllowed(line string, allowed []string, sb *Sandbox) string {
-	return checkLine(line, allowed, sb, "", false)
-}
-
-// checkAllowedPOSIX checks a line as the shell tool does where sh runs it.
-func checkAllowedPOSIX(line string, allowed []string, sb *Sandbox) string {
-	return checkLine(line, allowed, sb, "", true)
-}
-
-// allowEnv is a workspace with a file, a subdirectory, a link to the
-// directory outside it and the allowlist the checks below use.
-func allowEnv(t *testing.T) (*testEnv, []string) {
-	t.Helper()
-	e := newTestEnv(t)
-	e.write(t, "a.txt", "1\n")
-	e.write(t, "sub/b.txt", "2\n")
-	symlink(t, e.outside, filepath.Join(e.ws, "out-link"))
-	allowed := []string{"ls", "cat", "echo", "grep", "env", "export", "read", "printf", "cd", "let", "declare",
-		"local", "test", "[", "unset", "mapfile", "wc", "true", "wait", "getopts", "command"}
-	return e, allowed
-}
 
 // Redirections and assignments under an allowlist: a table of lines that
 // pass and lines that are refused, with a fragment of the refusal.
@@ -258,7 +231,7 @@ func TestCheckAllowedRedirectionsAndAssignments(t *testing.T) {
 		{"unset FOO 'arr[1]'", ""},
 	}
 	for _, tt := range tests {
-		got := checkAllowed(tt.line, allowed, e.sb)
+		got := checkAllowed(tt.line, allowed, e.files)
 		switch {
 		case tt.want == "" && got != "":
 			t.Errorf("%q refused: %s", tt.line, got)
@@ -270,54 +243,13 @@ func TestCheckAllowedRedirectionsAndAssignments(t *testing.T) {
 	}
 }
 
-// The refusals as the model reads them, whole.
-func TestCheckAllowedMessages(t *testing.T) {
-	t.Parallel()
-	e, _ := allowEnv(t)
-	allowed := []string{"ls"}
-	tests := []struct{ line, want string }{
-		{"ls > ../x", "Command refused: redirection > ../x: Path " + filepath.Dir(e.ws) + "/x is outside the workspace (" + e.ws +
-			"). With [autonomy].allowed_commands set, redirections must stay inside the workspace."},
-		{"ls > $X", "Command refused: the redirection target $X is not a literal path, so it cannot be checked against the workspace; " +
-			"with [autonomy].allowed_commands set, redirections must name a file inside the workspace."},
-		{"PATH=./evil ls", "Command refused: setting PATH is not allowed with [autonomy].allowed_commands, because it changes which programs run or what code they load."},
-	}
-	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, checkAllowed(tt.line, allowed, e.sb)); diff != "" {
-			t.Errorf("%q (-want +got):\n%s", tt.line, diff)
-		}
-	}
-}
-
-// Through the tool: a refused redirection creates nothing, an allowed one
-// writes its file.
-func TestShellAllowlistRedirections(t *testing.T) {
-	t.Parallel()
-	e, allowed := allowEnv(t)
-	tl := e.tool(t, "shell", CoreOptions{AllowedCommands: allowed})
-	got := call(t, tl, map[string]any{"command": "ls > ../escaped.txt"})
-	if !got.IsError || !strings.HasPrefix(got.Content, "Command refused: redirection > ../escaped.txt: ") {
-		t.Errorf("got %+v", got)
-	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(e.ws), "escaped.txt")); !os.IsNotExist(err) {
-		t.Errorf("the refused redirection created its file (stat: %v)", err)
-	}
-	got = call(t, tl, map[string]any{"command": "ls > out.txt"})
-	if diff := cmp.Diff(providers.ToolResult{Content: "[exit code: 0]"}, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	if !strings.Contains(readFile(t, filepath.Join(e.ws, "out.txt")), "a.txt") {
-		t.Errorf("out.txt lacks the listing")
-	}
-}
-
 // Without an allowlist nothing of this is checked: the shell is already
 // unrestricted.
 func TestCheckAllowedNoAllowlist(t *testing.T) {
 	t.Parallel()
 	e, _ := allowEnv(t)
 	for _, line := range []string{"ls > ../x", "PATH=./evil ls", "x='a[$(id)]'; echo $((x))"} {
-		if got := checkAllowed(line, nil, e.sb); got != "" {
+		if got := checkAllowed(line, nil, e.files); got != "" {
 			t.Errorf("%q refused without an allowlist: %s", line, got)
 		}
 	}
@@ -360,7 +292,7 @@ func TestCheckAllowedGeneratedLines(t *testing.T) {
 			bad = bad || c.bad || p.bad || d.bad
 		}
 		line := strings.Join(parts, "")
-		got := checkAllowed(line, allowed, e.sb)
+		got := checkAllowed(line, allowed, e.files)
 		if (got != "") != bad {
 			t.Fatalf("line %d %q: bad=%v, got %q", i, line, bad, got)
 		}
@@ -376,42 +308,45 @@ func FuzzCheckAllowed(f *testing.F) {
 		"cat <<EOF\n$(ls)\nEOF", "read -ra x; echo ${x[@]}", "declare -n r=x", "ls {fd}>&-", "echo ${!a[@]} ${#b}"} {
 		f.Add(s)
 	}
-	base := f.TempDir()
+	base, err := filepath.EvalSymlinks(f.TempDir())
+	if err != nil {
+		f.Fatal(err)
+	}
 	ws := filepath.Join(base, "ws")
 	if err := os.Mkdir(ws, 0o755); err != nil {
 		f.Fatal(err)
 	}
-	sb := &Sandbox{Workspace: ws, Home: base}
+	files := testFiles{ws: ws}
 	allowed := []string{"ls", "cat", "echo", "env", "read", "declare", "export", "let", "printf", "test"}
 	f.Fuzz(func(t *testing.T, line string) {
-		if got := checkAllowed(line, allowed, sb); got != "" && !strings.HasPrefix(got, "Command refused: ") {
+		if got := checkAllowed(line, allowed, files); got != "" && !strings.HasPrefix(got, "Command refused: ") {
 			t.Fatalf("%q: %q", line, got)
 		}
 		// Checked as bash and POSIX sh, a line is accepted only if bash
 		// alone accepts it too.
-		if got := checkAllowedPOSIX(line, allowed, sb); got == "" && checkAllowed(line, allowed, sb) != "" {
+		if got := checkAllowedPOSIX(line, allowed, files); got == "" && checkAllowed(line, allowed, files) != "" {
 			t.Fatalf("%q is accepted for sh but refused for bash", line)
 		} else if got != "" && !strings.HasPrefix(got, "Command refused: ") {
 			t.Fatalf("%q: %q", line, got)
 		}
 		for _, first := range []string{"PATH=./evil ls\n", "ls > ../escape\n", "curl x\n"} {
-			if checkAllowed(first+line, allowed, sb) == "" {
+			if checkAllowed(first+line, allowed, files) == "" {
 				t.Fatalf("%q accepted", first+line)
 			}
 		}
 		// A string run by eval or sh -c is checked like the line itself:
 		// wrapping never turns a refusal into an acceptance.
 		withRunners := append([]string{"eval", "sh"}, allowed...)
-		if checkAllowed(line, withRunners, sb) != "" {
+		if checkAllowed(line, withRunners, files) != "" {
 			for _, wrapped := range []string{"eval " + shellQuote(line), "sh -c " + shellQuote(line)} {
-				if checkAllowed(wrapped, withRunners, sb) == "" {
+				if checkAllowed(wrapped, withRunners, files) == "" {
 					t.Fatalf("%q is refused but %q is accepted", line, wrapped)
 				}
 			}
 		}
 		// sh -c may run its string in dash: it is accepted only if the
 		// string is accepted as both bash and POSIX sh.
-		if checkAllowedPOSIX(line, withRunners, sb) != "" && checkAllowed("sh -c "+shellQuote(line), withRunners, sb) == "" {
+		if checkAllowedPOSIX(line, withRunners, files) != "" && checkAllowed("sh -c "+shellQuote(line), withRunners, files) == "" {
 			t.Fatalf("%q is refused for POSIX sh but sh -c of it is accepted", line)
 		}
 	})

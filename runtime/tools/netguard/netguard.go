@@ -1,4 +1,13 @@
-package tools
+// Package netguard decides which URLs clawseed's network tools (web_fetch,
+// web_search, http_request) may request and which addresses they may
+// connect to: their protection against server-side request forgery.
+//
+// A [Guard] checks every URL — the first and each redirect — against the
+// scheme, credential and domain rules, resolves the host once, requires
+// every address to be a public internet address, and dials only those
+// addresses, so a second DNS answer (rebinding) is never used. Its
+// refusals ([Refusal]) are sentences for the model.
+package netguard
 
 import (
 	"context"
@@ -18,8 +27,8 @@ import (
 // maxRedirects is how many redirects the network tools follow.
 const maxRedirects = 10
 
-// A NetGuard decides which URLs the network tools may request and which
-// addresses they may connect to (server-side request forgery protection).
+// A Guard decides which URLs a network tool may request and which
+// addresses it may connect to (server-side request forgery protection).
 //
 // Every URL — the first and each redirect — must be http or https, carry no
 // user:password@, and have a host the domain lists allow. The host is then
@@ -27,7 +36,7 @@ const maxRedirects = 10
 // address (see [addrProblem]), and the connection goes to one of exactly
 // those addresses: the dialer refuses any other, so a second, different DNS
 // answer (rebinding) is never used.
-type NetGuard struct {
+type Guard struct {
 	// Table names the configuration table in messages ("web_fetch").
 	Table string
 	// Allowed are host patterns (see [hostMatches]) a URL's host must match;
@@ -36,22 +45,24 @@ type NetGuard struct {
 	// Blocked are host patterns refused even when allowed.
 	Blocked []string
 	// Trusted are exact host names the user configured (a SearXNG
-	// base_url): they may resolve to private or loopback addresses, never
-	// to a cloud metadata address. Model-supplied hosts are never trusted.
+	// base_url), compared without regard to case or a trailing dot: they
+	// may resolve to private or loopback addresses, never to a cloud
+	// metadata address. Model-supplied hosts are never trusted.
 	Trusted []string
 	// Resolve returns the addresses of a host name; nil uses the system
 	// resolver.
 	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
 }
 
-// A NetRefusal is a URL or address the guard refused. Its text is a
+// A Refusal is a URL or address the guard refused. Its text is a
 // sentence for the model.
-type NetRefusal struct{ msg string }
+type Refusal struct{ msg string }
 
-func (e *NetRefusal) Error() string { return e.msg }
+// Error returns the sentence.
+func (e *Refusal) Error() string { return e.msg }
 
-func netRefusal(format string, args ...any) error {
-	return &NetRefusal{msg: fmt.Sprintf(format, args...)}
+func refusal(format string, args ...any) error {
+	return &Refusal{msg: fmt.Sprintf(format, args...)}
 }
 
 // normHost lower-cases a host and drops a trailing dot.
@@ -59,28 +70,19 @@ func normHost(h string) string {
 	return strings.TrimSuffix(strings.ToLower(h), ".")
 }
 
-// normHosts applies [normHost] to every name.
-func normHosts(hs []string) []string {
-	out := make([]string, len(hs))
-	for i, h := range hs {
-		out[i] = normHost(h)
-	}
-	return out
-}
-
 // CheckURL checks what can be checked without DNS: the scheme, credentials
 // in the URL, the domain lists, metadata host names, and IP-literal hosts.
-func (g *NetGuard) CheckURL(u *url.URL) error {
+func (g *Guard) CheckURL(u *url.URL) error {
 	shown := u.Redacted()
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return netRefusal("Refused %s: only http:// and https:// URLs are allowed.", shown)
+		return refusal("Refused %s: only http:// and https:// URLs are allowed.", shown)
 	}
 	if u.User != nil {
-		return netRefusal("Refused %s: URLs with a user name or password (user@host) are not allowed.", shown)
+		return refusal("Refused %s: URLs with a user name or password (user@host) are not allowed.", shown)
 	}
 	host := normHost(u.Hostname())
 	if host == "" {
-		return netRefusal("Refused %s: the URL has no host.", shown)
+		return refusal("Refused %s: the URL has no host.", shown)
 	}
 	name := host
 	ip, canonical, isIP := parseHostIP(host)
@@ -88,17 +90,17 @@ func (g *NetGuard) CheckURL(u *url.URL) error {
 		name = ip.WithZone("").String()
 	}
 	if pat, ok := firstHostMatch(g.Blocked, name); ok {
-		return netRefusal("Refused %s: %s is blocked by [%s].blocked_domains (%q).", shown, name, g.Table, pat)
+		return refusal("Refused %s: %s is blocked by [%s].blocked_domains (%q).", shown, name, g.Table, pat)
 	}
 	if _, ok := firstHostMatch(g.Allowed, name); !ok {
-		return netRefusal("Refused %s: %s is not in [%s].allowed_domains (%s).", shown, name, g.Table, listPatterns(g.Allowed))
+		return refusal("Refused %s: %s is not in [%s].allowed_domains (%s).", shown, name, g.Table, listPatterns(g.Allowed))
 	}
 	if slices.Contains(metadataHosts, host) {
-		return netRefusal("Refused %s: %s is a cloud metadata service.", shown, host)
+		return refusal("Refused %s: %s is a cloud metadata service.", shown, host)
 	}
 	if isIP {
 		if p := addrProblem(ip, g.trusted(host)); p != "" {
-			return netRefusal("Refused %s: %s%s is %s. %s", shown, host, spelledAs(ip, canonical), p, publicOnly)
+			return refusal("Refused %s: %s%s is %s. %s", shown, host, spelledAs(ip, canonical), p, publicOnly)
 		}
 	}
 	return nil
@@ -115,23 +117,24 @@ func spelledAs(ip netip.Addr, canonical bool) string {
 	return " (the IPv4 address " + ip.String() + ")"
 }
 
-func (g *NetGuard) trusted(host string) bool {
-	return slices.Contains(g.Trusted, host)
+// trusted reports whether host (normalized) is one of g.Trusted.
+func (g *Guard) trusted(host string) bool {
+	return slices.ContainsFunc(g.Trusted, func(t string) bool { return normHost(t) == host })
 }
 
 // resolve returns the addresses to dial for host: the literal itself, or
 // every address DNS gives, each of which must pass.
-func (g *NetGuard) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
+func (g *Guard) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
 	host = normHost(host)
 	trusted := g.trusted(host)
 	if ip, canonical, ok := parseHostIP(host); ok {
 		if p := addrProblem(ip, trusted); p != "" {
-			return nil, netRefusal("Refused to connect to %s%s: it is %s. %s", host, spelledAs(ip, canonical), p, publicOnly)
+			return nil, refusal("Refused to connect to %s%s: it is %s. %s", host, spelledAs(ip, canonical), p, publicOnly)
 		}
 		return []netip.Addr{ip.WithZone("")}, nil
 	}
 	if slices.Contains(metadataHosts, host) {
-		return nil, netRefusal("Refused to connect to %s: it is a cloud metadata service.", host)
+		return nil, refusal("Refused to connect to %s: it is a cloud metadata service.", host)
 	}
 	lookup := g.Resolve
 	if lookup == nil {
@@ -158,7 +161,7 @@ func (g *NetGuard) resolve(ctx context.Context, host string) ([]netip.Addr, erro
 		// Every answer must pass: a name that also points inside the
 		// network is refused as a whole rather than tried address by address.
 		if p := addrProblem(a, trusted); p != "" {
-			return nil, netRefusal("Refused to connect to %s: it resolves to %s, %s. %s", host, a, p, publicOnly)
+			return nil, refusal("Refused to connect to %s: it resolves to %s, %s. %s", host, a, p, publicOnly)
 		}
 		out = append(out, a)
 	}
@@ -167,7 +170,7 @@ func (g *NetGuard) resolve(ctx context.Context, host string) ([]netip.Addr, erro
 
 // DialContext resolves and checks the host of addr and connects to one of
 // the checked addresses, in order.
-func (g *NetGuard) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+func (g *Guard) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
@@ -200,10 +203,10 @@ func dialOnly(ips []netip.Addr) func(network, address string, _ syscall.RawConn)
 	return func(_, address string, _ syscall.RawConn) error {
 		ap, err := netip.ParseAddrPort(address)
 		if err != nil {
-			return netRefusal("Refused to connect to %s: not an IP address.", address)
+			return refusal("Refused to connect to %s: not an IP address.", address)
 		}
 		if !slices.Contains(ips, ap.Addr().WithZone("").Unmap()) {
-			return netRefusal("Refused to connect to %s: it is not an address that was checked.", address)
+			return refusal("Refused to connect to %s: it is not an address that was checked.", address)
 		}
 		return nil
 	}
@@ -211,9 +214,9 @@ func dialOnly(ips []netip.Addr) func(network, address string, _ syscall.RawConn)
 
 // Client returns an HTTP client that reaches the network only through the
 // guard: no proxy from the environment (it would resolve names itself), no
-// cookies, at most maxRedirects redirects, each checked with [CheckURL], and
+// cookies, at most maxRedirects redirects, each checked with [Guard.CheckURL], and
 // no redirect from https to http.
-func (g *NetGuard) Client() *http.Client {
+func (g *Guard) Client() *http.Client {
 	tr := &http.Transport{
 		Proxy:                  nil,
 		DialContext:            g.DialContext,
@@ -226,28 +229,29 @@ func (g *NetGuard) Client() *http.Client {
 		Transport: tr,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > maxRedirects {
-				return netRefusal("Stopped after %d redirects (the last one to %s).", maxRedirects, req.URL.Redacted())
+				return refusal("Stopped after %d redirects (the last one to %s).", maxRedirects, req.URL.Redacted())
 			}
 			prev := via[len(via)-1].URL
 			if prev.Scheme == "https" && req.URL.Scheme == "http" {
-				return netRefusal("Refused the redirect from %s to %s: it leaves https for plain http. Request the http URL directly if it is really wanted.", prev.Redacted(), req.URL.Redacted())
+				return refusal("Refused the redirect from %s to %s: it leaves https for plain http. Request the http URL directly if it is really wanted.", prev.Redacted(), req.URL.Redacted())
 			}
 			if err := g.CheckURL(req.URL); err != nil {
-				return netRefusal("Refused the redirect from %s: %s", prev.Redacted(), err)
+				return refusal("Refused the redirect from %s: %s", prev.Redacted(), err)
 			}
 			return nil
 		},
 	}
 }
 
-// netErrorText turns a request error into a sentence for the model: a
-// refusal as it is, a timeout as such, anything else with its cause.
-func netErrorText(err error, u string, timeout time.Duration) string {
-	var ref *NetRefusal
+// ErrorText turns the error of a request to u, made with a [Guard.Client]
+// and a timeout, into a sentence for the model: a refusal as it is, a
+// timeout as such, anything else with its cause.
+func ErrorText(err error, u string, timeout time.Duration) string {
+	var ref *Refusal
 	if errors.As(err, &ref) {
 		return ref.Error()
 	}
-	if errors.Is(err, context.DeadlineExceeded) || netIsTimeout(err) {
+	if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
 		return fmt.Sprintf("Request to %s timed out after %s.", u, timeout)
 	}
 	var ue *url.Error
@@ -257,7 +261,7 @@ func netErrorText(err error, u string, timeout time.Duration) string {
 	return fmt.Sprintf("Request to %s failed: %v.", u, err)
 }
 
-func netIsTimeout(err error) bool {
+func isTimeout(err error) bool {
 	var te interface{ Timeout() bool }
 	return errors.As(err, &te) && te.Timeout()
 }
