@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/streamjson"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/agent"
@@ -27,8 +27,11 @@ type runOptions struct {
 	Output        string
 	MaxIterations int
 	Yes           bool
-	Prompt        string
-	Session       sessionFlags
+	// Partial adds the partial streaming events to stream-json
+	// (--include-partial-messages).
+	Partial bool
+	Prompt  string
+	Session sessionFlags
 }
 
 func newRunCmd(g *globalOptions, io *IOStreams) *cobra.Command {
@@ -44,14 +47,27 @@ func newRunCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 			return runRun(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Output, "output", "text", "output format: text, json or stream-json")
+	cmd.Flags().StringVar(&opts.Output, "output", "text", "output format: text, json or stream-json (Claude Code's SDK messages)")
 	cmd.Flags().IntVar(&opts.MaxIterations, "max-iterations", 0, "maximum model requests in the turn (default [agent].max_tool_iterations)")
 	cmd.Flags().BoolVar(&opts.Yes, "yes", false, "approve every tool call that would need approval")
+	cmd.Flags().BoolVar(&opts.Partial, "include-partial-messages", false, "with --output stream-json, stream each response as it comes (stream_event lines)")
+	// Claude Code's spellings, so that `claude -p ... --output-format
+	// stream-json --max-turns N` command lines run as they are.
+	cmd.Flags().StringVar(&opts.Output, "output-format", "text", "same as --output")
+	cmd.Flags().IntVar(&opts.MaxIterations, "max-turns", 0, "same as --max-iterations")
+	cmd.Flags().BoolP("print", "p", false, "accepted and ignored: run always prints")
+	for _, name := range []string{"output-format", "max-turns", "print"} {
+		_ = cmd.Flags().MarkHidden(name)
+	}
 	opts.Session.register(cmd)
 	return cmd
 }
 
-// runResult is the object `run --output json` prints (§2.2).
+// runResult is the object `run --output json` prints (§2.2): clawseed's
+// fields, then those of Claude Code's result message (`claude -p
+// --output-format json`) that do not clash. usage and session_id keep
+// clawseed's meaning: usage.input_tokens includes the cached tokens, which
+// Claude Code's does not (stream-json's result has Claude Code's usage).
 type runResult struct {
 	Status       string                  `json:"status"`
 	SessionID    string                  `json:"session_id"`
@@ -66,6 +82,19 @@ type runResult struct {
 	Provider     string                  `json:"provider"`
 	Context      agent.ContextReport     `json:"context"`
 	Error        string                  `json:"error,omitempty"`
+
+	Type              string                           `json:"type"`
+	Subtype           string                           `json:"subtype"`
+	IsError           bool                             `json:"is_error"`
+	Result            string                           `json:"result"`
+	TotalCostUSD      float64                          `json:"total_cost_usd"`
+	NumTurns          int                              `json:"num_turns"`
+	DurationMS        int64                            `json:"duration_ms"`
+	DurationAPIMS     int64                            `json:"duration_api_ms"`
+	ModelUsage        map[string]streamjson.ModelUsage `json:"modelUsage"`
+	PermissionDenials []streamjson.Denial              `json:"permission_denials"`
+	Errors            []string                         `json:"errors,omitempty"`
+	UUID              string                           `json:"uuid"`
 }
 
 // usageJSON is the run's usage (its turn, and the fork skill a /NAME prompt
@@ -96,6 +125,9 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	default:
 		return usageError(fmt.Errorf("--output must be text, json or stream-json, not %q", opts.Output))
 	}
+	if opts.Partial && opts.Output != "stream-json" {
+		return usageError(errors.New("--include-partial-messages needs --output stream-json"))
+	}
 	prompt := opts.Prompt
 	if prompt == "" {
 		if isTerminal(stdinFile(opts.io.In)) {
@@ -117,8 +149,9 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 
+	stream := runStream(opts)
 	o := app.Options{
-		Sink: runSink(opts), MaxIterations: opts.MaxIterations, Log: newLogger(opts.global, opts.io.Err), Notices: opts.io.Err,
+		Sink: runSink(opts, stream), MaxIterations: opts.MaxIterations, Log: newLogger(opts.global, opts.io.Err), Notices: opts.io.Err,
 		Resume: opts.Session.resume(), Watch: true, Process: opts.global.proc,
 	}
 	if opts.Yes {
@@ -139,30 +172,46 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if s.SandboxDegraded() {
 		fmt.Fprintln(opts.io.Err, "clawseed: "+s.SandboxLine())
 	}
+	if opts.Output == "stream-json" {
+		stream.Init(streamInit(s, opts.Yes))
+	}
 	ag := s.Agent()
 	before := ag.UsageByModel() // a fork skill run by /NAME is part of the run
 	text, err := s.Prompt(ctx, prompt, opts.io.Err)
 	if err != nil {
+		if opts.Output == "stream-json" {
+			// The stream ends with a result whatever happens.
+			usage := providers.UsageSince(ag.UsageByModel(), before)
+			stream.WriteResult(stream.Result(streamOutcome(s, agent.StatusError, "", 0, usage, err)))
+		}
 		return err
 	}
 	res, turnErr := ag.Turn(ctx, text)
 	if err := s.Close(); err != nil {
 		fmt.Fprintln(opts.io.Err, "clawseed: session not saved: "+err.Error())
 	}
-	return finishRun(opts, s, res, providers.UsageSince(ag.UsageByModel(), before), turnErr)
+	return finishRun(opts, s, stream, res, providers.UsageSince(ag.UsageByModel(), before), turnErr)
+}
+
+// runStream returns what turns the run's events into Claude Code's
+// messages: written for stream-json, tallied only (API time, permission
+// denials) for json, nil for text.
+func runStream(opts *runOptions) *streamjson.Stream {
+	switch opts.Output {
+	case "stream-json":
+		return streamjson.New(opts.io.Out, streamjson.Options{Partial: opts.Partial})
+	case "json":
+		return streamjson.New(nil, streamjson.Options{})
+	}
+	return nil
 }
 
 // runSink returns the event sink for the output format. Text output shows
 // progress (tool calls, skills, errors) on stderr and prints only the answer
 // on stdout at the end, so `clawseed run ... > answer.txt` stays clean.
-func runSink(opts *runOptions) agent.Sink {
-	switch opts.Output {
-	case "stream-json":
-		enc := json.NewEncoder(opts.io.Out)
-		enc.SetEscapeHTML(false)
-		return func(ev agent.Event) { enc.Encode(ev) }
-	case "json":
-		return func(agent.Event) {}
+func runSink(opts *runOptions, stream *streamjson.Stream) agent.Sink {
+	if stream != nil {
+		return stream.Handle
 	}
 	progress := repl.NewRenderer(opts.io.Err, opts.io.Err, false)
 	return func(ev agent.Event) {
@@ -176,7 +225,7 @@ func runSink(opts *runOptions) agent.Sink {
 
 // finishRun prints the result and maps the turn's outcome to an exit code.
 // usage is the run's usage per model, which cost_usd prices.
-func finishRun(opts *runOptions, s *app.Session, res agent.TurnResult, usage []providers.ModelUsage, turnErr error) error {
+func finishRun(opts *runOptions, s *app.Session, stream *streamjson.Stream, res agent.TurnResult, usage []providers.ModelUsage, turnErr error) error {
 	code := exitOK
 	switch res.Status {
 	case agent.StatusCancelled:
@@ -184,7 +233,13 @@ func finishRun(opts *runOptions, s *app.Session, res agent.TurnResult, usage []p
 	case agent.StatusError, agent.StatusMaxIterations:
 		code = exitFailure
 	}
+	var result streamjson.Result
+	if stream != nil {
+		result = stream.Result(streamOutcome(s, res.Status, res.Final, res.Iterations, usage, turnErr))
+	}
 	switch opts.Output {
+	case "stream-json":
+		stream.WriteResult(result)
 	case "json":
 		out := runResult{
 			Status:     res.Status,
@@ -198,6 +253,12 @@ func finishRun(opts *runOptions, s *app.Session, res agent.TurnResult, usage []p
 			Model:      cmp.Or(res.Model, s.Model()),
 			Provider:   s.Provider(),
 			Context:    s.Agent().ContextReport(),
+
+			Type: result.Type, Subtype: result.Subtype, IsError: result.IsError, Result: result.Result,
+			TotalCostUSD: result.TotalCostUSD, NumTurns: result.NumTurns,
+			DurationMS: result.DurationMS, DurationAPIMS: result.DurationAPIMS,
+			ModelUsage: result.ModelUsage, PermissionDenials: result.PermissionDenials,
+			Errors: result.Errors, UUID: result.UUID,
 		}
 		if out.ToolCalls == nil {
 			out.ToolCalls = []agent.ToolCallSummary{}

@@ -90,6 +90,9 @@ func scriptParams(dir, config string) testscript.Params {
 			"expandenv": cmdExpandEnv,
 			"genskills": cmdGenSkills,
 			"mcpserve":  cmdMCPServe,
+			// script_stream_test.go: stream-json with its random ids
+			// and times replaced, for golden files.
+			"streamnorm": cmdStreamNorm,
 		},
 	}
 }

@@ -15,14 +15,19 @@ import (
 var version = ""
 
 func versionString() string {
-	v := version
-	if v == "" {
-		v = "devel"
-		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v = bi.Main.Version
-		}
+	return fmt.Sprintf("clawseed %s (%s, %s/%s)", versionNumber(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// versionNumber is the version alone ("v1.2.3", "devel"): the link-time
+// string, else the module's, else "devel".
+func versionNumber() string {
+	if version != "" {
+		return version
 	}
-	return fmt.Sprintf("clawseed %s (%s, %s/%s)", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
 }
 
 func newVersionCmd(io *IOStreams) *cobra.Command {

@@ -1,16 +1,27 @@
 package agent
 
-import "github.com/clawseed/clawseed/providers"
+import (
+	"time"
+
+	"github.com/clawseed/clawseed/providers"
+)
 
 // An EventType names the kind of an [Event] (§5.6).
 type EventType string
 
 // The events the loop emits, in the order they can occur within a turn.
 const (
-	EventTurnStart        EventType = "turn_start"
-	EventTextDelta        EventType = "text_delta"
-	EventReasoningDelta   EventType = "reasoning_delta"
-	EventToolCall         EventType = "tool_call"
+	EventTurnStart      EventType = "turn_start"
+	EventTextDelta      EventType = "text_delta"
+	EventReasoningDelta EventType = "reasoning_delta"
+	// EventResponse: one model response is complete (after its deltas,
+	// before its tool calls run); Response holds it whole.
+	EventResponse EventType = "response"
+	EventToolCall EventType = "tool_call"
+	// EventPermissionDenied: a tool call was refused by the autonomy
+	// level, the user, or because nobody could approve it (ID, Name and
+	// Args are the call's); its tool_result follows with the reason.
+	EventPermissionDenied EventType = "permission_denied"
 	EventToolResult       EventType = "tool_result"
 	EventSkillActivated   EventType = "skill_activated"
 	EventSkillDeactivated EventType = "skill_deactivated"
@@ -38,21 +49,24 @@ const (
 	StatusMaxIterations = "max_iterations"
 )
 
-// An Event is one thing that happened during a turn. It marshals to the JSON
-// object that `clawseed run --output stream-json` prints, one per line; only the
-// fields meaningful for its Type are set.
+// An Event is one thing that happened during a turn; only the fields
+// meaningful for its Type are set. `clawseed run --output stream-json`
+// turns events into Claude Code's SDK messages
+// (cmd/clawseed/internal/streamjson); the JSON form here is for tests and
+// logs.
 type Event struct {
 	Type EventType `json:"type"`
 	// Text is the delta of text_delta/reasoning_delta, the final text of
 	// turn_end, and the message of error.
 	Text string `json:"text,omitempty"`
-	// ID is the tool call id of tool_call/tool_result.
+	// ID is the tool call id of tool_call/tool_result/permission_denied.
 	ID string `json:"id,omitempty"`
-	// Name is the tool name of tool_call/tool_result, or the skill name of
+	// Name is the tool name of tool_call/tool_result/permission_denied, or
+	// the skill name of
 	// skill_activated/skill_deactivated/skill_allowed_tools.
 	Name string `json:"name,omitempty"`
-	// Args is the raw argument text of tool_call, or the skill arguments of
-	// skill_activated.
+	// Args is the raw argument text of tool_call and permission_denied, or
+	// the skill arguments of skill_activated.
 	Args string `json:"args,omitempty"`
 	// Result is the content of tool_result.
 	Result  string `json:"result,omitempty"`
@@ -70,6 +84,28 @@ type Event struct {
 	Parent string `json:"parent,omitempty"`
 	// Reload lists what a skills_reloaded event changed.
 	Reload *ReloadInfo `json:"reload,omitempty"`
+	// Response is the complete model response of a response event.
+	Response *ResponseInfo `json:"response,omitempty"`
+}
+
+// A ResponseInfo is one complete model response, as `run --output
+// stream-json` shows it in an assistant message.
+type ResponseInfo struct {
+	// Message is the assistant message: reasoning, text and tool calls in
+	// the order history keeps them. In text tool-call mode the calls that
+	// were parsed from the text follow it as tool-call parts (history
+	// keeps them inside the text only).
+	Message providers.Message `json:"message"`
+	// StopReason is why the model stopped ("" when the provider said
+	// nothing).
+	StopReason providers.StopReason `json:"stop_reason,omitempty"`
+	// Model is the model that answered (a fallback's own when one did).
+	Model string `json:"model"`
+	// Usage is the response's usage, as the provider reported it.
+	Usage providers.Usage `json:"usage"`
+	// Duration is the time from sending the request to the end of its
+	// stream.
+	Duration time.Duration `json:"duration"`
 }
 
 // A Sink receives events. It is called from the turn's goroutine, in order, and

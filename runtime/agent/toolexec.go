@@ -207,6 +207,9 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 		req.CanAllowNetwork = req.Sandboxed
 	}
 	v, err := a.authorize(ctx, req, summary)
+	if v.denied() {
+		a.opts.Sink(Event{Type: EventPermissionDenied, ID: c.ID, Name: c.Name, Args: string(args)})
+	}
 	switch v {
 	case notAllowed:
 		return pendingCall{}, errorResult("Tool %s is not allowed at autonomy level %s.", c.Name, a.opts.Policy.Level), false
@@ -240,6 +243,13 @@ const (
 	askFailed                  // the prompt failed
 	userDenied
 )
+
+// denied reports whether v refuses the call on permission grounds (the
+// level, nobody to ask, the user's no): what `run`'s result lists as
+// permission_denials. A cancelled or failed prompt is not a denial.
+func (v verdict) denied() bool {
+	return v == notAllowed || v == cannotAsk || v == userDenied
+}
 
 // authorize applies the autonomy policy to a call, asking the user with req
 // when it says so; an "always" answer pre-approves the tool for the

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/clawseed/clawseed/providers"
 )
@@ -96,6 +97,7 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 		if a.opts.TextTools {
 			calls = parseTextToolCalls(resp.text.String())
 		}
+		a.emitResponse(resp, msg, calls, res.Iterations)
 		if len(msg.Parts) > 0 {
 			a.add(msg)
 		}
@@ -189,7 +191,26 @@ type response struct {
 	calls     []providers.ToolCall
 	usage     providers.Usage
 	stop      providers.StopReason
-	model     string // the model that answered, when not the request's (a fallback)
+	model     string        // the model that answered, when not the request's (a fallback)
+	took      time.Duration // from sending the request to the end of the stream
+}
+
+// emitResponse sends the response event: the assistant message msg as
+// history keeps it and, in text tool-call mode, the calls parsed from its
+// text as tool-call parts, so that what the model asked for shows the same
+// whatever the protocol.
+func (a *Agent) emitResponse(resp *response, msg providers.Message, calls []providers.ToolCall, iteration int) {
+	if a.opts.TextTools {
+		msg.Parts = slices.Clone(msg.Parts)
+		for i := range calls {
+			call := calls[i]
+			msg.Parts = append(msg.Parts, providers.Part{Type: providers.PartToolCall, ToolCall: &call})
+		}
+	}
+	a.opts.Sink(Event{Type: EventResponse, Iteration: iteration, Response: &ResponseInfo{
+		Message: msg, StopReason: resp.stop, Model: resp.answeredBy(a.opts.ModelName),
+		Usage: resp.usage, Duration: resp.took,
+	}})
 }
 
 // answeredBy is the model that answered: requested unless a fallback did.
@@ -230,6 +251,8 @@ func (a *Agent) request(ctx context.Context, iteration, estimate int) (*response
 		req.Tools = a.specs
 	}
 	resp := &response{}
+	start := time.Now()
+	defer func() { resp.took = time.Since(start) }()
 	var current *providers.Part // reasoning block being streamed
 	for ev, err := range a.opts.Model.Stream(ctx, req) {
 		if err != nil {

@@ -77,6 +77,10 @@ func (s *Session) Provider() string { return s.resolved.Provider }
 // Model is the model id in use (a /model switch changes it).
 func (s *Session) Model() string { return s.resolved.Model }
 
+// KeySource says where the provider's API key came from: "config KEY",
+// "env NAME", or "" when there is none.
+func (s *Session) KeySource() string { return s.resolved.KeySource }
+
 // Resumed is the session Options.Resume loaded, nil for a new one.
 func (s *Session) Resumed() *session.Session { return s.resumed }
 
