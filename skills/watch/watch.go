@@ -65,17 +65,17 @@ type Options struct {
 // A Watcher reports changes under the skill roots. Its methods are safe for
 // concurrent use.
 type Watcher struct {
-	opts    Options
-	roots   []string
-	files   map[string]bool
+	opts  Options
+	roots []string
+	files map[string]bool
 	// fileDirs are the folders of files, watched like roots of depth 0.
 	fileDirs []string
-	dirty   atomic.Bool
-	polling atomic.Bool
-	changed chan struct{}
-	cancel  context.CancelFunc
-	done    chan struct{}
-	once    sync.Once
+	dirty    atomic.Bool
+	polling  atomic.Bool
+	changed  chan struct{}
+	cancel   context.CancelFunc
+	done     chan struct{}
+	once     sync.Once
 
 	// Owned by the goroutine (and New before it starts).
 	fsw     *fsnotify.Watcher
