@@ -286,7 +286,7 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	o.Log.Debug("Skills discovered", "skills", len(s.catalog.Skills), "diagnostics", len(s.catalog.Diagnostics),
 		"cached", p.reloader.cache.cache.Len(), "took", time.Since(began))
 	if o.Watch {
-		p.reloader.startWatch = func(roots []string) *watch.Watcher { return watchSkills(ctx, cfg, roots, o.Log) }
+		p.reloader.startWatch = func(roots []skills.Root) *watch.Watcher { return watchSkills(ctx, cfg, roots, o.Log) }
 	}
 	// The plugins installed with Claude Code (their skills are among the
 	// roots above), kept for their hooks and agents.

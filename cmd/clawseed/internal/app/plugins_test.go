@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/runtime/tools"
@@ -125,9 +126,9 @@ func TestInstalledPluginsWiring(t *testing.T) {
 func TestReloaderFollowsPluginRoots(t *testing.T) {
 	home, ws, _ := pluginHome(t)
 	cfg := &config.Config{Workspace: ws, Trusted: true, Skills: config.Skills{Enabled: true, ClaudePlugins: true, Watch: true}}
-	var started [][]string
+	var started [][]skills.Root
 	r := &skillReloader{cfg: cfg, sb: &tools.Sandbox{SkillDirs: &tools.DirSet{}}, cache: &skillCache{cache: skills.NewParseCache()}}
-	r.startWatch = func(roots []string) *watch.Watcher {
+	r.startWatch = func(roots []skills.Root) *watch.Watcher {
 		started = append(started, roots)
 		return watchSkills(t.Context(), cfg, roots, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	}
@@ -148,11 +149,28 @@ func TestReloaderFollowsPluginRoots(t *testing.T) {
 	if !ok || cat.Lookup("new:n") == nil || cat.Lookup("p:s") != nil {
 		t.Fatalf("reload after installing: ok %v, new:n %v", ok, cat != nil && cat.Lookup("new:n") != nil)
 	}
-	if len(started) != 2 || !slices.Contains(started[1], filepath.Join(home, "newplug")) || slices.Contains(started[1], filepath.Join(filepath.Dir(home), "plugins", "p")) {
-		t.Errorf("watcher started over %q", started)
+	if len(started) != 2 || !slices.Contains(started[1], skills.PluginRoot("new", filepath.Join(home, "newplug"))) || slices.Contains(started[1], skills.PluginRoot("p", filepath.Join(filepath.Dir(home), "plugins", "p"))) {
+		t.Errorf("watcher started over %v", started)
 	}
 	r.reload(t.Context(), true)
 	if len(started) != 2 {
-		t.Errorf("watcher restarted though the roots did not change: %q", started)
+		t.Errorf("watcher restarted though the roots did not change: %v", started)
 	}
+
+	// The new watcher sees an edit of the plugin's skill and of the list.
+	w := r.watcher
+	changed := func(what string) {
+		t.Helper()
+		select {
+		case <-w.Changed():
+			w.Reset()
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: no change reported", what)
+		}
+	}
+	changed("watches in place")
+	writeFiles(t, home, map[string]string{"newplug/skills/n/SKILL.md": "---\ndescription: edited\n---\nN.\n"})
+	changed("plugin skill edited")
+	writeFiles(t, home, map[string]string{".claude/settings.json": `{"enabledPlugins": {"new@m": false}}`})
+	changed("settings edited")
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"sync"
 
@@ -30,7 +31,7 @@ type skillReloader struct {
 	// instead of delaying the request. The watcher asks for one rebuild
 	// once its watches are in place, which catches a change made in
 	// between.
-	startWatch func(roots []string) *watch.Watcher
+	startWatch func(roots []skills.Root) *watch.Watcher
 	watchOnce  sync.Once
 	watcher    *watch.Watcher // nil: no watching ([skills].watch = false)
 
@@ -38,8 +39,8 @@ type skillReloader struct {
 	// the watcher watches: the installed Claude Code plugins can change
 	// the roots mid-session, and then the watcher is started again.
 	mu      sync.Mutex
-	roots   []string
-	watched []string
+	roots   []skills.Root
+	watched []skills.Root
 }
 
 // discover runs a discovery with the cache and makes the new skill
@@ -54,7 +55,7 @@ func (r *skillReloader) discover(ctx context.Context) *skills.Catalog {
 	r.cache.save()
 	r.sb.SkillDirs.Replace(skillReadDirs(cat))
 	r.mu.Lock()
-	r.roots = rootPaths(opts.Roots)
+	r.roots = opts.Roots
 	r.mu.Unlock()
 	return cat
 }
@@ -91,27 +92,29 @@ func (r *skillReloader) rewatch(again bool) {
 	r.watcher = r.startWatch(roots)
 }
 
-// rootPaths are the paths of roots.
-func rootPaths(roots []skills.Root) []string {
-	out := make([]string, 0, len(roots))
-	for _, r := range roots {
-		out = append(out, r.Path)
-	}
-	return out
-}
-
 // watchSkills starts the watcher over the skill roots (and commands
 // folders) and the files that name the installed Claude Code plugins when
-// [skills].watch is on; it stops with ctx. A watcher that cannot start
-// leaves hot reload off, with a debug line: skills still load at start and
-// on /reload.
-func watchSkills(ctx context.Context, cfg *config.Config, roots []string, log *slog.Logger) *watch.Watcher {
+// [skills].watch is on; it stops with ctx. Of an installed plugin, only
+// what discovery reads is watched: its skills/ and commands/, its
+// plugin.json and top SKILL.md, not the rest of its folder. A watcher that
+// cannot start leaves hot reload off, with a debug line: skills still load
+// at start and on /reload.
+func watchSkills(ctx context.Context, cfg *config.Config, roots []skills.Root, log *slog.Logger) *watch.Watcher {
 	if !cfg.Skills.Enabled || !cfg.Skills.Watch {
 		return nil
 	}
+	opts := watch.Options{Files: pluginWatchFiles(cfg)}
+	for _, r := range roots {
+		if r.Plugin == "" {
+			opts.Roots = append(opts.Roots, r.Path)
+			continue
+		}
+		opts.Roots = append(opts.Roots, filepath.Join(r.Path, "skills"), filepath.Join(r.Path, "commands"))
+		opts.Files = append(opts.Files, filepath.Join(r.Path, ".claude-plugin", "plugin.json"), filepath.Join(r.Path, "SKILL.md"))
+	}
 	// Started, not waited for: setting up thousands of watches would delay
 	// the first request; the watcher asks for one rebuild once ready.
-	w, err := watch.Start(ctx, watch.Options{Roots: roots, Files: pluginWatchFiles(cfg)})
+	w, err := watch.Start(ctx, opts)
 	if err != nil {
 		log.Debug("Skill watcher not started", "error", err)
 		return nil
