@@ -49,6 +49,9 @@ func CacheFileName(opts Options) string {
 	h := sha256.New()
 	for _, r := range opts.Roots {
 		fmt.Fprintf(h, "%q %q %q %t\n", r.Path, r.Source, r.Within, r.Commands)
+		if r.Plugin != "" {
+			fmt.Fprintf(h, "plugin %q\n", r.Plugin)
+		}
 	}
 	fmt.Fprintf(h, "limit %d\n", fileLimit(opts.MaxFileBytes))
 	return "skills-" + hex.EncodeToString(h.Sum(nil)[:8]) + ".bin"

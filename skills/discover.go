@@ -171,9 +171,12 @@ func (w *walker) walkRoot(ctx context.Context, root Root) {
 	}
 	w.seenRoot[rootReal] = path
 	rw := &rootWalk{root: root, realPath: rootReal, dirs: 1, visited: map[string]bool{rootReal: true}}
-	if root.Commands {
+	switch {
+	case root.Plugin != "":
+		w.walkInstalledPlugin(ctx, rw, path, rootReal, entries)
+	case root.Commands:
 		w.walkCommands(ctx, rw, path, path, rootReal, entries, 0)
-	} else {
+	default:
 		w.visit(ctx, rw, path, rootReal, entries, 0, true)
 	}
 	w.reportPassedOver(ctx, rw)

@@ -284,6 +284,9 @@ func TestDynamicAllowedAndNote(t *testing.T) {
 		{DynamicAll, true, SourceProjectClaude, "!`touch PWNED`", `not run (the workspace is not trusted (clawseed trust)); the command text stays in the body as written`},
 		{DynamicTrusted, true, SourceProject, "!`date`", `not run (the workspace is not trusted (clawseed trust)); the command text stays in the body as written`},
 		{DynamicTrusted, true, SourceUser, "!`date`", "1 command, run in the workspace at activation"},
+		// A plugin installed with Claude Code is the user's, also in an
+		// untrusted workspace.
+		{DynamicTrusted, true, SourceClaudePlugin, "!`date`", "1 command, run in the workspace at activation"},
 	}
 	for _, tt := range tests {
 		got := DynamicContextNote(tt.mode, tt.untrusted, &Skill{Source: tt.src, Body: tt.body})

@@ -96,3 +96,45 @@ func resolveExtraRoot(p, workspace, home string) string {
 	}
 	return filepath.Join(workspace, p)
 }
+
+// PluginRoot is the root of a plugin installed with Claude Code: dir is the
+// plugin's folder (its installPath), name the name it was installed under
+// (the "name" of "name@marketplace"), which names its skills when its
+// plugin.json does not. The list of installed plugins is the user's own
+// file, so where the folder lies is the user's choice (no [Root.Within]);
+// links inside the plugin must still stay inside it.
+func PluginRoot(name, dir string) Root {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return Root{Path: filepath.Clean(dir), Source: SourceClaudePlugin, Plugin: name}
+}
+
+// WithPlugins returns roots with the installed plugins' roots added after
+// the skill roots (extra roots included) and before the commands
+// directories: a plugin's skills are named `plugin:name`, so they clash
+// only with a skill that takes such a name, and then the configured root
+// wins, with a "shadowed by" diagnostic (Claude Code, too, ranks plugin
+// skills last). A plugin whose folder is already a root is left out.
+func WithPlugins(roots, plugins []Root) []Root {
+	if len(plugins) == 0 {
+		return roots
+	}
+	at := len(roots)
+	seen := map[string]bool{}
+	for i, r := range roots {
+		seen[r.Path] = true
+		if r.Commands && at == len(roots) {
+			at = i
+		}
+	}
+	out := make([]Root, 0, len(roots)+len(plugins))
+	out = append(out, roots[:at]...)
+	for _, p := range plugins {
+		if !seen[p.Path] {
+			seen[p.Path] = true
+			out = append(out, p)
+		}
+	}
+	return append(out, roots[at:]...)
+}

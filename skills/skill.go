@@ -27,11 +27,16 @@ const (
 	SourceUserClaude    Source = "user-claude"    // ~/.claude/skills
 	SourceUserAgents    Source = "user-agents"    // ~/.agents/skills
 	SourceExtra         Source = "extra"          // [skills].extra_roots
-	SourceBuiltin       Source = "builtin"        // compiled into the binary
+	// SourceClaudePlugin is a plugin installed with Claude Code
+	// (~/.claude/plugins/installed_plugins.json): the user's own, like
+	// ~/.claude/skills, also when it was installed for one project.
+	SourceClaudePlugin Source = "claude-plugin"
+	SourceBuiltin      Source = "builtin" // compiled into the binary
 )
 
 // Trusted reports whether skills from this source may run dynamic-context
-// commands under dynamic_context = "trusted" (project and user roots).
+// commands under dynamic_context = "trusted" (project and user roots, and
+// the plugins the user installed with Claude Code).
 func (s Source) Trusted() bool {
 	return s != SourceExtra && s != SourceBuiltin && s != ""
 }
@@ -56,6 +61,12 @@ type Root struct {
 	// Commands marks a Claude Code commands directory (.claude/commands):
 	// every Markdown file below it is a command ([Skill.Command]).
 	Commands bool
+	// Plugin marks a root that is itself a Claude Code plugin, installed
+	// with Claude Code ([PluginRoot]): only its skills/ and commands/ are
+	// searched (a SKILL.md at its top when it has no skills/), and what
+	// they hold is named `plugin:name`, plugin being its plugin.json's
+	// "name", else Plugin (the name it was installed under).
+	Plugin string
 }
 
 // A Severity grades a [Diagnostic].

@@ -113,6 +113,9 @@ type skillJSON struct {
 type listJSON struct {
 	Skills      []skillJSON         `json:"skills"`
 	Diagnostics []skills.Diagnostic `json:"diagnostics"`
+	// Plugins are the plugins installed with Claude Code for this
+	// workspace, enabled or not, and why.
+	Plugins []app.PluginStatus `json:"plugins"`
 }
 
 // skillPath is where a skill comes from: its directory, a command's file,
@@ -163,6 +166,7 @@ func skillsListRun(ctx context.Context, opts *skillsOptions) error {
 		return nil
 	}
 	out := listOf(cat)
+	out.Plugins = app.ClaudePlugins(cfg)
 	if opts.JSON {
 		return writeJSON(opts.io.Out, out)
 	}
@@ -177,16 +181,36 @@ func skillsListRun(ctx context.Context, opts *skillsOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", termtext.EscapeLine(s.Name), s.Source, s.Status, s.Tokens, termtext.EscapeLine(s.Reason))
 	}
 	tw.Flush()
+	printPlugins(opts.io.Out, out.Plugins)
 	if n := len(out.Diagnostics); n > 0 {
 		fmt.Fprintf(opts.io.Err, "%d diagnostics; run `clawseed skills doctor` to see them.\n", n)
 	}
 	return nil
 }
 
+// printPlugins lists the plugins installed with Claude Code after the
+// skills: key, on or off, what decided, folder.
+func printPlugins(w io.Writer, plugins []app.PluginStatus) {
+	if len(plugins) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nClaude Code plugins:")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PLUGIN\tSTATE\tWHY\tPATH")
+	for _, p := range plugins {
+		state := "disabled"
+		if p.Enabled {
+			state = "enabled"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", termtext.EscapeLine(p.Key), state, termtext.EscapeLine(p.Why), termtext.EscapeLine(p.Path))
+	}
+	tw.Flush()
+}
+
 // listOf is what `skills list --json` prints for cat: every skill, the
 // commands and plugin skills included, with its source and path.
 func listOf(cat *skills.Catalog) listJSON {
-	out := listJSON{Skills: []skillJSON{}, Diagnostics: cat.Diagnostics}
+	out := listJSON{Skills: []skillJSON{}, Diagnostics: cat.Diagnostics, Plugins: []app.PluginStatus{}}
 	if out.Diagnostics == nil {
 		out.Diagnostics = []skills.Diagnostic{}
 	}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -112,9 +113,34 @@ func appliesTo(project, workspace string) bool {
 }
 
 // LoadInstalled reads the installed plugins of home that apply to workspace
-// and are enabled in set. The list is the user's own file, so it may be a
-// link; a plugin folder that does not exist is a diagnostic.
+// and are enabled in set ([ListInstalled]).
 func LoadInstalled(home, workspace string, set *Set) ([]InstalledPlugin, []Diagnostic) {
+	all, diags := ListInstalled(home, workspace, set)
+	var out []InstalledPlugin
+	for _, p := range all {
+		if p.Enabled {
+			out = append(out, p.InstalledPlugin)
+		}
+	}
+	return out, diags
+}
+
+// A PluginState is an installed plugin that applies to the workspace, and
+// whether it is used.
+type PluginState struct {
+	InstalledPlugin
+	Enabled bool
+	// Why says what decided, such as `enabledPlugins in
+	// /home/u/.claude/settings.json` or `folder /x not found`.
+	Why string
+}
+
+// ListInstalled reads the installed plugins of home that apply to
+// workspace, sorted by key, each with the decision of set
+// ([Set.PluginDecision]; nil: every plugin is on). The list is the user's
+// own file, so it may be a link; an enabled plugin whose folder does not
+// exist is off, with a diagnostic.
+func ListInstalled(home, workspace string, set *Set) ([]PluginState, []Diagnostic) {
 	if home == "" {
 		return nil, nil
 	}
@@ -130,18 +156,47 @@ func LoadInstalled(home, workspace string, set *Set) ([]InstalledPlugin, []Diagn
 	if err != nil {
 		return nil, []Diagnostic{{Message: err.Error() + " (file not used)"}}
 	}
-	var out []InstalledPlugin
+	out := make([]PluginState, 0, len(all))
 	for _, p := range all {
-		if set != nil && !set.PluginEnabled(p.Key) {
-			continue
+		st := PluginState{InstalledPlugin: p, Enabled: true, Why: "installed; no enabledPlugins entry"}
+		if set != nil {
+			st.Enabled, st.Why = set.PluginDecision(p.Key)
 		}
-		if fi, err := os.Stat(p.Path); err != nil || !fi.IsDir() {
-			diags = append(diags, Diagnostic{Path: path, Where: "plugins." + p.Key, Message: "plugin folder " + p.Path + " not found"})
-			continue
+		if st.Enabled {
+			if fi, err := os.Stat(p.Path); err != nil || !fi.IsDir() {
+				st.Enabled, st.Why = false, "folder "+p.Path+" not found"
+				diags = append(diags, Diagnostic{Path: path, Where: "plugins." + p.Key, Message: "plugin folder " + p.Path + " not found"})
+			}
 		}
-		out = append(out, p)
+		out = append(out, st)
 	}
 	return out, diags
+}
+
+// PluginDecision reports whether the plugin with the key
+// "name@marketplace" is on, and what decided: the last file (highest
+// precedence) that names it in `enabledPlugins`, and a plugin no file names
+// is on (installing it is consent). An untrusted project's file may turn a
+// plugin off but not on: its `true` is ignored, and why says so.
+func (set *Set) PluginDecision(key string) (bool, string) {
+	on, why := true, "installed; no enabledPlugins entry"
+	var ignored []string
+	for _, s := range set.Files {
+		i := slices.IndexFunc(s.EnabledPlugins, func(p PluginSwitch) bool { return p.Key == key })
+		if i < 0 {
+			continue
+		}
+		if s.EnabledPlugins[i].Enabled && !set.honoured(s) {
+			ignored = append(ignored, s.Path)
+			continue
+		}
+		on = s.EnabledPlugins[i].Enabled
+		why = "enabledPlugins in " + s.Path
+	}
+	if len(ignored) > 0 && !on {
+		why += "; enabling in " + strings.Join(ignored, ", ") + " ignored: the workspace is not trusted"
+	}
+	return on, why
 }
 
 // PluginHooks reads a plugin's hooks/hooks.json (`{"hooks": {...}}`, the

@@ -26,7 +26,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -400,20 +399,8 @@ func plural(n int, what string) string {
 }
 
 // PluginEnabled reports whether the plugin with the key "name@marketplace"
-// is on: the last file (highest precedence) that names it decides, and a
-// plugin no file names is on (installing it is consent). An untrusted
-// project's file may turn a plugin off but not on.
+// is on ([Set.PluginDecision]).
 func (set *Set) PluginEnabled(key string) bool {
-	on := true
-	for _, s := range set.Files {
-		i := slices.IndexFunc(s.EnabledPlugins, func(p PluginSwitch) bool { return p.Key == key })
-		if i < 0 {
-			continue
-		}
-		if s.EnabledPlugins[i].Enabled && !set.honoured(s) {
-			continue
-		}
-		on = s.EnabledPlugins[i].Enabled
-	}
+	on, _ := set.PluginDecision(key)
 	return on
 }

@@ -58,6 +58,12 @@ func (w *Watcher) snapshot() uint64 {
 		}
 		snapDir(&h, r, 0)
 	}
+	for _, f := range w.opts.Files {
+		h.WriteString("file:" + f + "\x00")
+		if fi, err := os.Stat(f); err == nil {
+			snapStat(&h, fi)
+		}
+	}
 	return h.Sum64()
 }
 
@@ -65,11 +71,6 @@ func snapDir(h *maphash.Hash, dir string, depth int) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
-	}
-	var buf [8]byte
-	num := func(n int64) {
-		binary.LittleEndian.PutUint64(buf[:], uint64(n))
-		h.Write(buf[:])
 	}
 	for _, e := range entries {
 		p := filepath.Join(dir, e.Name())
@@ -86,9 +87,16 @@ func snapDir(h *maphash.Hash, dir string, depth int) {
 		}
 		h.WriteString("f:" + e.Name() + "\x00")
 		if fi, err := os.Stat(p); err == nil {
-			num(fi.Size())
-			num(fi.ModTime().UnixNano())
-			num(int64(fi.Mode()))
+			snapStat(h, fi)
 		}
+	}
+}
+
+// snapStat hashes a file's size, mtime and mode.
+func snapStat(h *maphash.Hash, fi os.FileInfo) {
+	var buf [8]byte
+	for _, n := range []int64{fi.Size(), fi.ModTime().UnixNano(), int64(fi.Mode())} {
+		binary.LittleEndian.PutUint64(buf[:], uint64(n))
+		h.Write(buf[:])
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -42,6 +43,11 @@ type Options struct {
 	// Roots are the skill roots (and commands directories) to watch; missing
 	// ones are watched for through their nearest existing ancestor.
 	Roots []string
+	// Files are single files whose every change is relevant, such as
+	// Claude Code's installed_plugins.json and settings files (which name
+	// the plugin roots): their folder is watched alone, not recursively,
+	// and only events on the files themselves count.
+	Files []string
 	// Debounce is the quiet period after the last relevant event before the
 	// watcher reports a change; 0 means DefaultDebounce.
 	Debounce time.Duration
@@ -59,14 +65,17 @@ type Options struct {
 // A Watcher reports changes under the skill roots. Its methods are safe for
 // concurrent use.
 type Watcher struct {
-	opts    Options
-	roots   []string
-	dirty   atomic.Bool
-	polling atomic.Bool
-	changed chan struct{}
-	cancel  context.CancelFunc
-	done    chan struct{}
-	once    sync.Once
+	opts  Options
+	roots []string
+	files map[string]bool
+	// fileDirs are the folders of files, watched like roots of depth 0.
+	fileDirs []string
+	dirty    atomic.Bool
+	polling  atomic.Bool
+	changed  chan struct{}
+	cancel   context.CancelFunc
+	done     chan struct{}
+	once     sync.Once
 
 	// Owned by the goroutine (and New before it starts).
 	fsw     *fsnotify.Watcher
@@ -119,13 +128,21 @@ func prepare(ctx context.Context, opts Options) (*Watcher, context.Context, erro
 	if opts.MaxDirs <= 0 {
 		opts.MaxDirs = DefaultMaxDirs
 	}
-	w := &Watcher{opts: opts, changed: make(chan struct{}, 1), done: make(chan struct{}), watched: map[string]bool{}}
+	w := &Watcher{opts: opts, changed: make(chan struct{}, 1), done: make(chan struct{}), watched: map[string]bool{}, files: map[string]bool{}}
 	for _, r := range opts.Roots {
 		abs, err := filepath.Abs(r)
 		if err != nil {
 			return nil, nil, err
 		}
 		w.roots = append(w.roots, abs)
+	}
+	for _, f := range opts.Files {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return nil, nil, err
+		}
+		w.files[abs] = true
+		w.fileDirs = append(w.fileDirs, filepath.Dir(abs))
 	}
 	ctx, w.cancel = context.WithCancel(ctx)
 	return w, ctx, nil
@@ -210,13 +227,19 @@ func (w *Watcher) startNotify() error {
 	return nil
 }
 
-// watchRoots watches each existing root recursively and, for a missing one,
-// its nearest existing ancestor (alone). It is called again whenever a
-// directory on the way to a missing root appears or a root disappears.
+// watchRoots watches each existing root recursively, the folder of each
+// file alone and, for a missing one, its nearest existing ancestor (alone).
+// It is called again whenever a directory on the way to a missing root
+// appears or a root disappears.
 func (w *Watcher) watchRoots() error {
-	for _, r := range w.roots {
+	for i, r := range append(w.roots[:len(w.roots):len(w.roots)], w.fileDirs...) {
 		if fi, err := os.Stat(r); err == nil && fi.IsDir() {
-			if err := w.addTree(r, 0); err != nil {
+			if i >= len(w.roots) {
+				err = w.add(r)
+			} else {
+				err = w.addTree(r, 0)
+			}
+			if err != nil {
 				return err
 			}
 			continue
@@ -362,6 +385,9 @@ func (w *Watcher) schedule() {
 // change the catalog.
 func (w *Watcher) handle(ev fsnotify.Event) (bool, error) {
 	path := ev.Name
+	if w.files[path] {
+		return ev.Op != fsnotify.Chmod, nil
+	}
 	switch {
 	case ev.Has(fsnotify.Create):
 		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
@@ -379,7 +405,7 @@ func (w *Watcher) handle(ev fsnotify.Event) (bool, error) {
 	case ev.Has(fsnotify.Remove), ev.Has(fsnotify.Rename):
 		if w.watched[path] {
 			w.forget(path)
-			if !w.underRoot(path) || w.isRoot(path) {
+			if !w.underRoot(path) || w.isRoot(path) || w.isFileDir(path) {
 				return true, w.watchRoots()
 			}
 			return true, nil
@@ -431,18 +457,21 @@ func (w *Watcher) rootOf(path string) string {
 func (w *Watcher) underRoot(path string) bool { return w.rootOf(path) != "" }
 
 func (w *Watcher) isRoot(path string) bool {
-	for _, r := range w.roots {
-		if r == path {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(w.roots, path)
 }
 
-// onWayToRoot reports whether path is an ancestor of some root.
+func (w *Watcher) isFileDir(path string) bool {
+	return slices.Contains(w.fileDirs, path)
+}
+
+// onWayToRoot reports whether path is an ancestor of some root, or the
+// folder of a file or an ancestor of it.
 func (w *Watcher) onWayToRoot(path string) bool {
+	if w.isFileDir(path) {
+		return true
+	}
 	prefix := path + string(filepath.Separator)
-	for _, r := range w.roots {
+	for _, r := range append(w.roots[:len(w.roots):len(w.roots)], w.fileDirs...) {
 		if strings.HasPrefix(r, prefix) {
 			return true
 		}

@@ -182,3 +182,41 @@ func TestStartCloseBeforeReady(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWatcherFiles: a change to a watched file (written, replaced by a
+// rename, created in a folder that did not exist) is reported; another file
+// of its folder is not, and the folder is not searched recursively.
+func TestWatcherFiles(t *testing.T) {
+	for _, poll := range []bool{false, true} {
+		t.Run(map[bool]string{false: "fsnotify", true: "poll"}[poll], func(t *testing.T) {
+			home := t.TempDir()
+			list := filepath.Join(home, ".claude", "plugins", "installed_plugins.json")
+			settings := filepath.Join(home, ".claude", "settings.json")
+			write(t, settings, "{}")
+			w := start(t, Options{Files: []string{list, settings}, ForcePoll: poll})
+
+			write(t, settings, `{"enabledPlugins": {}}`)
+			expectChange(t, w, "settings written")
+
+			write(t, list, "{}") // its folder did not exist
+			expectChange(t, w, "list created")
+
+			tmp := list + ".tmp"
+			write(t, tmp, `{"version": 2}`)
+			if err := os.Rename(tmp, list); err != nil {
+				t.Fatal(err)
+			}
+			expectChange(t, w, "list replaced by a rename")
+
+			if poll {
+				return // a poll hashes only the named files: nothing else can show
+			}
+			write(t, filepath.Join(home, ".claude", "other.json"), "{}")
+			write(t, filepath.Join(home, ".claude", "plugins", "cache", "x", "SKILL.md"), "x")
+			time.Sleep(200 * time.Millisecond)
+			if w.Take() {
+				t.Error("a change to another file was reported")
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/netip"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/internal/claudesettings"
+	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/runtime/memory"
@@ -212,6 +215,10 @@ type parts struct {
 	tools        []agent.Tool
 	perms        *agent.SkillPermissions
 	active       *skills.ActiveSet
+	// plugins are the enabled plugins installed with Claude Code
+	// ([installedPlugins]); their agents/ folders are [pluginAgentDirs], their
+	// hooks claudesettings.PluginHooks(plugin.Path).
+	plugins []claudesettings.InstalledPlugin
 }
 
 // checkSession checks what a session reads of the configuration before
@@ -279,8 +286,15 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	o.Log.Debug("Skills discovered", "skills", len(s.catalog.Skills), "diagnostics", len(s.catalog.Diagnostics),
 		"cached", p.reloader.cache.cache.Len(), "took", time.Since(began))
 	if o.Watch {
-		p.reloader.startWatch = func() *watch.Watcher { return watchSkills(ctx, cfg, o.Log) }
+		p.reloader.startWatch = func(roots []skills.Root) *watch.Watcher { return watchSkills(ctx, cfg, roots, o.Log) }
 	}
+	// The plugins installed with Claude Code (their skills are among the
+	// roots above), kept for their hooks and agents.
+	p.plugins = installedPlugins(cfg, func(msg string) {
+		if o.Notices != nil {
+			fmt.Fprintln(o.Notices, "clawseed: warning: "+termtext.EscapeLine(msg))
+		}
+	})
 	// 7. Memory.
 	s.memory = sessionMemory(ctx, cfg, o.Log)
 	// 8. The tools, with the sink of llm_task's usage, and the active set,

@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
@@ -23,14 +25,22 @@ type skillReloader struct {
 	sb    *tools.Sandbox
 	cache *skillCache
 
-	// startWatch, when set, starts the watcher at the first reload, that
-	// is just as the first request goes out: setting up one watch per skill
-	// directory then overlaps the model's answer instead of delaying the
-	// request. The watcher asks for one rebuild once its watches are in
-	// place, which catches a change made in between.
-	startWatch func() *watch.Watcher
+	// startWatch, when set, starts the watcher over the given roots at the
+	// first reload, that is just as the first request goes out: setting up
+	// one watch per skill directory then overlaps the model's answer
+	// instead of delaying the request. The watcher asks for one rebuild
+	// once its watches are in place, which catches a change made in
+	// between.
+	startWatch func(roots []skills.Root) *watch.Watcher
 	watchOnce  sync.Once
 	watcher    *watch.Watcher // nil: no watching ([skills].watch = false)
+
+	// mu guards roots, the roots of the last discovery, and watched, those
+	// the watcher watches: the installed Claude Code plugins can change
+	// the roots mid-session, and then the watcher is started again.
+	mu      sync.Mutex
+	roots   []skills.Root
+	watched []skills.Root
 }
 
 // discover runs a discovery with the cache and makes the new skill
@@ -39,43 +49,72 @@ func (r *skillReloader) discover(ctx context.Context) *skills.Catalog {
 	if !r.cfg.Skills.Enabled {
 		return &skills.Catalog{}
 	}
-	opts := skillOptions(r.cfg)
+	opts, notes := skillSetup(r.cfg)
 	opts.Cache = r.cache.cache
-	cat := skills.Discover(ctx, opts)
+	cat := discoverNoting(ctx, opts, notes)
 	r.cache.save()
 	r.sb.SkillDirs.Replace(skillReadDirs(cat))
+	r.mu.Lock()
+	r.roots = opts.Roots
+	r.mu.Unlock()
 	return cat
 }
 
 // reload is the agent's [agent.Reloader].
 func (r *skillReloader) reload(ctx context.Context, wrote bool) (*skills.Catalog, bool) {
-	r.watchOnce.Do(func() {
-		if r.startWatch != nil {
-			r.watcher = r.startWatch()
-		}
-	})
+	r.watchOnce.Do(func() { r.rewatch(false) })
 	due := r.watcher != nil && r.watcher.Take()
 	if !due && !wrote {
 		return nil, false
 	}
-	return r.discover(ctx), true
+	cat := r.discover(ctx)
+	r.rewatch(true)
+	return cat, true
 }
 
-// watchSkills starts the watcher over every skill root (and commands
-// folder) when [skills].watch is on; it stops with ctx. A watcher that
+// rewatch starts the watcher over the roots of the last discovery: at
+// first (again false), or again when they are no longer the roots watched.
+func (r *skillReloader) rewatch(again bool) {
+	if r.startWatch == nil || again && r.watcher == nil {
+		return
+	}
+	r.mu.Lock()
+	roots := r.roots
+	same := slices.Equal(roots, r.watched)
+	r.watched = roots
+	r.mu.Unlock()
+	if again && same {
+		return
+	}
+	if r.watcher != nil {
+		r.watcher.Close()
+	}
+	r.watcher = r.startWatch(roots)
+}
+
+// watchSkills starts the watcher over the skill roots (and commands
+// folders) and the files that name the installed Claude Code plugins when
+// [skills].watch is on; it stops with ctx. Of an installed plugin, only
+// what discovery reads is watched: its skills/ and commands/, its
+// plugin.json and top SKILL.md, not the rest of its folder. A watcher that
 // cannot start leaves hot reload off, with a debug line: skills still load
 // at start and on /reload.
-func watchSkills(ctx context.Context, cfg *config.Config, log *slog.Logger) *watch.Watcher {
+func watchSkills(ctx context.Context, cfg *config.Config, roots []skills.Root, log *slog.Logger) *watch.Watcher {
 	if !cfg.Skills.Enabled || !cfg.Skills.Watch {
 		return nil
 	}
-	var dirs []string
-	for _, r := range skillOptions(cfg).Roots {
-		dirs = append(dirs, r.Path)
+	opts := watch.Options{Files: pluginWatchFiles(cfg)}
+	for _, r := range roots {
+		if r.Plugin == "" {
+			opts.Roots = append(opts.Roots, r.Path)
+			continue
+		}
+		opts.Roots = append(opts.Roots, filepath.Join(r.Path, "skills"), filepath.Join(r.Path, "commands"))
+		opts.Files = append(opts.Files, filepath.Join(r.Path, ".claude-plugin", "plugin.json"), filepath.Join(r.Path, "SKILL.md"))
 	}
 	// Started, not waited for: setting up thousands of watches would delay
 	// the first request; the watcher asks for one rebuild once ready.
-	w, err := watch.Start(ctx, watch.Options{Roots: dirs})
+	w, err := watch.Start(ctx, opts)
 	if err != nil {
 		log.Debug("Skill watcher not started", "error", err)
 		return nil
@@ -85,13 +124,33 @@ func watchSkills(ctx context.Context, cfg *config.Config, log *slog.Logger) *wat
 
 // skillOptions returns the discovery options for the configuration.
 func skillOptions(cfg *config.Config) skills.Options {
+	opts, _ := skillSetup(cfg)
+	return opts
+}
+
+// skillSetup returns the discovery options for the configuration: the
+// standard roots with those of the installed Claude Code plugins, read
+// afresh ([claudePlugins]), and the problems of the plugin files, as skill
+// diagnostics.
+func skillSetup(cfg *config.Config) (skills.Options, []skills.Diagnostic) {
+	states, diags := claudePlugins(cfg)
 	return skills.Options{
-		Roots:        skills.StandardRoots(cfg.Workspace, cfg.Home, homeDir(), cfg.Skills.ExtraRoots),
+		Roots:        skills.WithPlugins(skills.StandardRoots(cfg.Workspace, cfg.Home, homeDir(), cfg.Skills.ExtraRoots), pluginRoots(enabledPlugins(states))),
 		Builtins:     true,
 		MaxFileBytes: int64(cfg.Skills.MaxSkillFileBytes),
 		Excluded:     cfg.Skills.Excluded,
 		Workspace:    cfg.Workspace,
+	}, pluginDiagnostics(diags)
+}
+
+// discoverNoting runs discovery with opts; the catalog's diagnostics begin
+// with notes.
+func discoverNoting(ctx context.Context, opts skills.Options, notes []skills.Diagnostic) *skills.Catalog {
+	cat := skills.Discover(ctx, opts)
+	if len(notes) > 0 {
+		cat.Diagnostics = append(notes, cat.Diagnostics...)
 	}
+	return cat
 }
 
 // Discover runs skill discovery as a session does, through the parse cache
@@ -101,10 +160,10 @@ func Discover(ctx context.Context, cfg *config.Config, proc *Process, log *slog.
 	if !cfg.Skills.Enabled {
 		return &skills.Catalog{}
 	}
-	opts := skillOptions(cfg)
+	opts, notes := skillSetup(cfg)
 	c := openSkillCache(cfg, opts, proc, log)
 	opts.Cache = c.cache
-	cat := skills.Discover(ctx, opts)
+	cat := discoverNoting(ctx, opts, notes)
 	c.save()
 	return cat
 }
@@ -115,7 +174,8 @@ func DiscoverUncached(ctx context.Context, cfg *config.Config) *skills.Catalog {
 	if !cfg.Skills.Enabled {
 		return &skills.Catalog{}
 	}
-	return skills.Discover(ctx, skillOptions(cfg))
+	opts, notes := skillSetup(cfg)
+	return discoverNoting(ctx, opts, notes)
 }
 
 // IndexBudget is the skill index budget of a session of cfg: a share of the

@@ -148,6 +148,9 @@ type Skills struct {
 	Watch          bool   `toml:"watch"`
 	// ForkMaxIterations bounds the sub-agent of a `context: fork` skill.
 	ForkMaxIterations int `toml:"fork_max_iterations"`
+	// ClaudePlugins reads the plugins installed with Claude Code
+	// (~/.claude/plugins/installed_plugins.json); false leaves them out.
+	ClaudePlugins bool `toml:"claude_plugins"`
 }
 
 // Autonomy is the [autonomy] table.
@@ -297,6 +300,7 @@ func Default() *Config {
 			DynamicContext:     "trusted",
 			Watch:              true,
 			ForkMaxIterations:  15,
+			ClaudePlugins:      true,
 		},
 		Autonomy: Autonomy{
 			Level:                "supervised",

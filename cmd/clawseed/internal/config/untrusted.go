@@ -140,6 +140,7 @@ var projectRules = map[string]keyRule{
 	"skills.dynamic_context":              {kind: ignored, why: whyDynamic},
 	"skills.watch":                        {kind: applies},
 	"skills.fork_max_iterations":          {kind: lowerOnly},
+	"skills.claude_plugins":               {kind: offOnly},
 	"autonomy.level":                      {kind: lowerLevel},
 	"autonomy.auto_approve":               {kind: ignored, why: whyApprove},
 	"autonomy.always_ask":                 {kind: union},

@@ -310,6 +310,19 @@ func TestUntrustedProjectRules(t *testing.T) {
 			},
 		},
 		{
+			name:      "Claude Code plugins the user turned off stay off",
+			user:      "[skills]\nclaude_plugins = false\n",
+			project:   "[skills]\nclaude_plugins = true\n",
+			get:       func(c *Config) any { return c.Skills.ClaudePlugins },
+			untrusted: false, trusted: true,
+			ignored: []ignoredWant{{"skills.claude_plugins", "true", "off, not on", 2}},
+		},
+		{
+			name: "Claude Code plugins may be turned off", project: "[skills]\nclaude_plugins = false\n",
+			get:       func(c *Config) any { return c.Skills.ClaudePlugins },
+			untrusted: false, trusted: false,
+		},
+		{
 			name: "capabilities may be turned off", project: "[web_fetch]\nenabled = false\n[memory]\nauto_recall = false\n",
 			get:       func(c *Config) any { return []bool{c.WebFetch.Enabled, c.Memory.AutoRecall} },
 			untrusted: []bool{false, false}, trusted: []bool{false, false},
