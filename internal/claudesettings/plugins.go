@@ -179,6 +179,9 @@ func ListInstalled(home, workspace string, set *Set) ([]PluginState, []Diagnosti
 // is on (installing it is consent). An untrusted project's file may turn a
 // plugin off but not on: its `true` is ignored, and why says so.
 func (set *Set) PluginDecision(key string) (bool, string) {
+	if len(set.Unusable) > 0 {
+		return false, "off while " + strings.Join(set.Unusable, ", ") + " cannot be used (its enabledPlugins are unknown)"
+	}
 	on, why := true, "installed; no enabledPlugins entry"
 	var ignored []string
 	for _, s := range set.Files {

@@ -278,11 +278,13 @@ func Load(sources []Source, opt Options) *Set {
 		}
 		if err != nil {
 			set.Diagnostics = append(set.Diagnostics, Diagnostic{Path: src.Path, Message: "not read: " + confine.Why(err)})
+			set.Unusable = append(set.Unusable, src.Path)
 			continue
 		}
 		s, diags, err := Parse(src.Path, src.Scope, data)
 		if err != nil {
 			set.Diagnostics = append(set.Diagnostics, Diagnostic{Message: err.Error() + " (file not used)"})
+			set.Unusable = append(set.Unusable, src.Path)
 			continue
 		}
 		set.Diagnostics = append(set.Diagnostics, diags...)
@@ -296,6 +298,10 @@ func Load(sources []Source, opt Options) *Set {
 type Set struct {
 	// Files are the files read, lowest precedence first.
 	Files []*Settings
+	// Unusable are the files that exist but could not be read or parsed.
+	// What they say is unknown, so the decisions they could narrow fail
+	// closed: no installed plugin is on while one is unusable.
+	Unusable []string
 	// Trusted is the workspace's trust decision.
 	Trusted bool
 	// Diagnostics are the files and parts not used.

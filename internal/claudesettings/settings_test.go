@@ -214,3 +214,15 @@ func FuzzParse(f *testing.F) {
 		_, _, _ = ParseInstalled("/f.json", data, "/w")
 	})
 }
+
+// A settings file that exists but cannot be parsed may have turned a plugin
+// off; its plugins stay off until it is fixed.
+func TestUnusableFileTurnsPluginsOff(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(home, ".claude", "settings.json"), `{"enabledPlugins": {"x@m": false},}`)
+	set := Load(Sources(home, ws), Options{Workspace: ws})
+	on, why := set.PluginDecision("y@m")
+	if on || !strings.Contains(why, "settings.json cannot be used") {
+		t.Errorf("PluginDecision = %v, %q", on, why)
+	}
+}
