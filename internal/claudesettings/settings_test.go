@@ -95,10 +95,9 @@ func TestSetTrust(t *testing.T) {
 	hook := `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]}, `
 	write(t, filepath.Join(home, ".claude", "settings.json"), hook+`"permissions": {"allow": ["Read"], "deny": ["Bash(rm:*)"]}, "enabledPlugins": {"off@m": false}}`)
 	write(t, filepath.Join(ws, ".claude", "settings.json"), hook+`"permissions": {"allow": ["Bash"], "deny": ["WebFetch"], "ask": ["Edit"]}, "enabledPlugins": {"off@m": true, "p@m": false}}`)
-	write(t, filepath.Join(ws, ".claude", "settings.local.json"), `{`)
 	for _, trusted := range []bool{false, true} {
 		set := Load(Sources(home, ws), Options{Workspace: ws, Trusted: trusted})
-		if len(set.Files) != 2 || len(set.Diagnostics) != 1 || !strings.Contains(set.Diagnostics[0].Message, "settings.local.json:1:2") {
+		if len(set.Files) != 2 || len(set.Diagnostics) != 0 {
 			t.Fatalf("trusted=%v: files %d, diagnostics %v", trusted, len(set.Files), set.Diagnostics)
 		}
 		var rules []string
@@ -219,8 +218,12 @@ func FuzzParse(f *testing.F) {
 // off; its plugins stay off until it is fixed.
 func TestUnusableFileTurnsPluginsOff(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
-	write(t, filepath.Join(home, ".claude", "settings.json"), `{"enabledPlugins": {"x@m": false},}`)
+	write(t, filepath.Join(home, ".claude", "settings.json"), `{"enabledPlugins": {"x@m": false}}`)
+	write(t, filepath.Join(ws, ".claude", "settings.local.json"), `{`)
 	set := Load(Sources(home, ws), Options{Workspace: ws})
+	if len(set.Files) != 1 || len(set.Diagnostics) != 1 || !strings.Contains(set.Diagnostics[0].Message, "settings.local.json:1:2") {
+		t.Fatalf("files %d, diagnostics %v", len(set.Files), set.Diagnostics)
+	}
 	on, why := set.PluginDecision("y@m")
 	if on || !strings.Contains(why, "settings.json cannot be used") {
 		t.Errorf("PluginDecision = %v, %q", on, why)
