@@ -225,7 +225,7 @@ func TestUnusableFileTurnsPluginsOff(t *testing.T) {
 		t.Fatalf("files %d, diagnostics %v", len(set.Files), set.Diagnostics)
 	}
 	on, why := set.PluginDecision("y@m")
-	if on || !strings.Contains(why, "settings.json cannot be used") {
+	if on || !strings.Contains(why, "settings.local.json cannot be used") {
 		t.Errorf("PluginDecision = %v, %q", on, why)
 	}
 }
