@@ -88,11 +88,15 @@ func (c *ActiveConfig) render(ctx context.Context, s *Skill, args string) (strin
 			}
 		}
 	}
-	sub := newSubstituter(args, s.Arguments, map[string]string{
+	vars := map[string]string{
 		VarSkillDir:  s.Dir,
 		VarSessionID: c.SessionID,
 		VarWorkspace: c.Workspace,
-	})
+	}
+	if s.PluginDir != "" {
+		vars[VarPluginRoot] = s.PluginDir
+	}
+	sub := newSubstituter(args, s.Arguments, vars)
 	files := newAtFiles("", c.Forbidden)
 	if s.Command {
 		files = newAtFiles(c.Workspace, c.Forbidden)

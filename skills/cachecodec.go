@@ -137,10 +137,10 @@ func (r *cacheReader) strs() []string {
 
 // skillFieldCount is the number of fields of Skill the codec writes; a test
 // fails when Skill gains a field this file does not know.
-const skillFieldCount = 39
+const skillFieldCount = 40
 
 func (w *cacheWriter) skill(s *Skill) error {
-	for _, v := range []string{s.Name, s.Dir, s.RealDir, string(s.Source), s.Root, s.ManifestPath, s.SkillPath, s.Plugin,
+	for _, v := range []string{s.Name, s.Dir, s.RealDir, string(s.Source), s.Root, s.ManifestPath, s.SkillPath, s.Plugin, s.PluginDir,
 		s.Description, s.WhenToUse, s.Version, s.Author, s.License, s.Category, s.Compatibility} {
 		w.str(v)
 	}
@@ -181,7 +181,7 @@ func (w *cacheWriter) skill(s *Skill) error {
 
 func (r *cacheReader) skill() *Skill {
 	s := &Skill{}
-	for _, p := range []*string{&s.Name, &s.Dir, &s.RealDir, (*string)(&s.Source), &s.Root, &s.ManifestPath, &s.SkillPath, &s.Plugin,
+	for _, p := range []*string{&s.Name, &s.Dir, &s.RealDir, (*string)(&s.Source), &s.Root, &s.ManifestPath, &s.SkillPath, &s.Plugin, &s.PluginDir,
 		&s.Description, &s.WhenToUse, &s.Version, &s.Author, &s.License, &s.Category, &s.Compatibility} {
 		*p = r.str()
 	}

@@ -98,7 +98,7 @@ func (w *walker) addCommand(rw *rootWalk, base, dir, dirReal string, e fs.DirEnt
 	}
 	c := &candidate{
 		root: rw.root, rootReal: rw.realPath, dir: dir, dirReal: dirReal,
-		entries: []fs.DirEntry{e}, plugin: rw.plugin, cmdPath: path, cmdName: name,
+		entries: []fs.DirEntry{e}, plugin: rw.plugin, pluginDir: rw.pluginDir, cmdPath: path, cmdName: name,
 	}
 	w.events = append(w.events, walkEvent{cand: c})
 	w.jobs <- c
@@ -128,6 +128,7 @@ func (w *walker) parseCommand(ctx context.Context, c *candidate) {
 		c.skill.RealDir = c.dirReal
 		c.skill.Source = c.root.Source
 		c.skill.Plugin = c.plugin
+		c.skill.PluginDir = c.pluginDir
 	}
 }
 

@@ -122,8 +122,9 @@ type candidate struct {
 	skill    *Skill
 	diags    []Diagnostic
 	dropped  bool // not parsed: the context was cancelled
-	// plugin is the Claude Code plugin the candidate belongs to ("").
-	plugin string
+	// plugin is the Claude Code plugin the candidate belongs to (""), and
+	// pluginDir its folder.
+	plugin, pluginDir string
 	// cmdPath and cmdName are set for a Claude Code command: its file
 	// (entries holds its one entry) and its full name.
 	cmdPath, cmdName string
@@ -137,6 +138,8 @@ type rootWalk struct {
 	visited  map[string]bool // real paths of directories read
 	capped   bool
 	plugin   string // the plugin being walked, if any
+	// pluginDir is that plugin's folder.
+	pluginDir string
 	// passed are the folders the walk did not search, and scanned the
 	// real paths of those reportPassedOver has counted.
 	passed  []passedOver
@@ -336,7 +339,7 @@ func (w *walker) childReal(rw *rootWalk, child, parentReal string, e fs.DirEntry
 }
 
 func (w *walker) addCandidate(rw *rootWalk, dir, dirReal string, entries []fs.DirEntry) {
-	c := &candidate{root: rw.root, rootReal: rw.realPath, dir: dir, dirReal: dirReal, entries: entries, plugin: rw.plugin}
+	c := &candidate{root: rw.root, rootReal: rw.realPath, dir: dir, dirReal: dirReal, entries: entries, plugin: rw.plugin, pluginDir: rw.pluginDir}
 	w.events = append(w.events, walkEvent{cand: c})
 	w.jobs <- c
 }
@@ -407,7 +410,7 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 		}
 		if ev.cand.plugin != "" && !s.Command {
 			var d *Diagnostic
-			if s, d = inPlugin(s, ev.cand.plugin); d != nil {
+			if s, d = inPlugin(s, ev.cand.plugin, ev.cand.pluginDir); d != nil {
 				cat.Diagnostics = append(cat.Diagnostics, *d)
 				continue
 			}

@@ -282,20 +282,25 @@ func DynamicContextNote(mode string, untrustedWorkspace bool, s *Skill) string {
 	return fmt.Sprintf("%d commands, run in the workspace at activation", n)
 }
 
-// CommandEnv returns the variables a skill's commands (a `shell:` skill, its
+// CommandEnv returns the variables the commands of s (a `shell:` skill, its
 // dynamic context) get on top of the scrubbed environment: $ARGUMENTS, the
-// CLAWSEED_ variables of §4.9 and their Claude Code aliases. The arguments
-// reach the command only this way, never inside its text.
-func CommandEnv(skillDir, workspace, sessionID, args string) []string {
-	return []string{
+// CLAWSEED_ variables of §4.9 and their Claude Code aliases, and the plugin
+// root for a plugin's skill. The arguments reach the command only this way,
+// never inside its text.
+func CommandEnv(s *Skill, workspace, sessionID, args string) []string {
+	env := []string{
 		"ARGUMENTS=" + args,
-		VarSkillDir + "=" + skillDir,
+		VarSkillDir + "=" + s.Dir,
 		VarWorkspace + "=" + workspace,
 		VarSessionID + "=" + sessionID,
-		"CLAUDE_SKILL_DIR=" + skillDir,
+		"CLAUDE_SKILL_DIR=" + s.Dir,
 		"CLAUDE_PROJECT_DIR=" + workspace,
 		"CLAUDE_SESSION_ID=" + sessionID,
 	}
+	if s.PluginDir != "" {
+		env = append(env, VarPluginRoot+"="+s.PluginDir, "CLAUDE_PLUGIN_ROOT="+s.PluginDir)
+	}
+	return env
 }
 
 // runDynamic runs the commands of segs in order and returns their outputs
@@ -303,7 +308,7 @@ func CommandEnv(skillDir, workspace, sessionID, args string) []string {
 // names the command and carries its stderr.
 func (c *ActiveConfig) runDynamic(ctx context.Context, s *Skill, segs []Segment, args string) ([]string, error) {
 	out := make([]string, len(segs))
-	env := CommandEnv(s.Dir, c.Workspace, c.SessionID, args)
+	env := CommandEnv(s, c.Workspace, c.SessionID, args)
 	for i, seg := range segs {
 		if seg.Kind == SegmentText {
 			continue

@@ -30,8 +30,8 @@ func (w *walker) walkInstalledPlugin(ctx context.Context, rw *rootWalk, dir, dir
 	if !ok {
 		return
 	}
-	rw.plugin = name
-	defer func() { rw.plugin = "" }()
+	rw.plugin, rw.pluginDir = name, dir
+	defer func() { rw.plugin, rw.pluginDir = "", "" }()
 	hasSkillsDir := false
 	for _, e := range entries {
 		if e.Name() == pluginSkillsDir && isDirEntry(joinPath(dir, e.Name()), e) {

@@ -80,7 +80,7 @@ func Reread(s *Skill, maxFileBytes int64) (*Skill, error) {
 	if s.Plugin != "" && !s.Command {
 		n.Name = s.Plugin + ":" + n.Name // n is new: not shared with a cache
 	}
-	n.Plugin = s.Plugin
+	n.Plugin, n.PluginDir = s.Plugin, s.PluginDir
 	if n.Name != s.Name {
 		return nil, fmt.Errorf("its name is now %q", n.Name)
 	}

@@ -90,13 +90,13 @@ func (w *walker) walkPlugin(ctx context.Context, rw *rootWalk, dir, dirReal stri
 		if !ok {
 			continue
 		}
-		rw.plugin = name
+		rw.plugin, rw.pluginDir = name, dir
 		if e.Name() == pluginCommandsDir {
 			w.walkCommands(ctx, rw, child, child, childReal, childEntries, 0)
 		} else {
 			w.visit(ctx, rw, child, childReal, childEntries, 0, true)
 		}
-		rw.plugin = ""
+		rw.plugin, rw.pluginDir = "", ""
 	}
 	if isSkill {
 		w.passOverChildren(rw, dir, dirReal, rest, skipInSkill, nil)
@@ -207,10 +207,10 @@ func jsonMsg(data []byte, err error) string {
 // inPlugin returns a copy of s named plugin:name (s may be shared with a
 // parse cache, so it is not changed), or an error diagnostic when the
 // combined name is too long.
-func inPlugin(s *Skill, plugin string) (*Skill, *Diagnostic) {
+func inPlugin(s *Skill, plugin, pluginDir string) (*Skill, *Diagnostic) {
 	n := *s
 	n.Name = plugin + ":" + s.Name
-	n.Plugin = plugin
+	n.Plugin, n.PluginDir = plugin, pluginDir
 	if !ValidName(n.Name) {
 		return nil, &Diagnostic{Path: diagPathOf(s), Severity: SeverityError,
 			Message: fmt.Sprintf("skill name %q in plugin %q is longer than %d characters", n.Name, plugin, maxNameLen)}

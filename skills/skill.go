@@ -150,6 +150,9 @@ type Skill struct {
 	// (<root>/<plugin>/.claude-plugin/plugin.json); Name then starts with
 	// Plugin + ":". "" otherwise.
 	Plugin string
+	// PluginDir is that plugin's folder, ${CLAUDE_PLUGIN_ROOT} in its
+	// bodies and commands ("" outside a plugin).
+	PluginDir string
 
 	Description   string
 	WhenToUse     string

@@ -11,6 +11,9 @@ const (
 	VarSkillDir  = "CLAWSEED_SKILL_DIR"
 	VarSessionID = "CLAWSEED_SESSION_ID"
 	VarWorkspace = "CLAWSEED_WORKSPACE"
+	// VarPluginRoot is the folder of the Claude Code plugin a skill or
+	// command came from; plugins write it ${CLAUDE_PLUGIN_ROOT}.
+	VarPluginRoot = "CLAWSEED_PLUGIN_ROOT"
 )
 
 // varKey maps a `${...}` name to its vars key; the CLAUDE_ spellings are
@@ -23,6 +26,8 @@ func varKey(name string) (string, bool) {
 		return VarSessionID, true
 	case VarWorkspace, "CLAUDE_PROJECT_DIR":
 		return VarWorkspace, true
+	case VarPluginRoot, "CLAUDE_PLUGIN_ROOT":
+		return VarPluginRoot, true
 	}
 	return "", false
 }
@@ -37,10 +42,12 @@ func varKey(name string) (string, bool) {
 //     placeholder at all: "costs $45" and LaTeX's "\$45" stay as written.
 //   - $name, for each entry of named (the skill's `arguments`), is the word at
 //     that entry's position; longer names are tried first.
-//   - ${CLAWSEED_SKILL_DIR}, ${CLAWSEED_SESSION_ID} and ${CLAWSEED_WORKSPACE},
-//     and Claude Code's ${CLAUDE_SKILL_DIR}, ${CLAUDE_SESSION_ID} and
-//     ${CLAUDE_PROJECT_DIR}, are the value of the CLAWSEED_ key in vars; a key
-//     missing from vars leaves the placeholder untouched.
+//   - ${CLAWSEED_SKILL_DIR}, ${CLAWSEED_SESSION_ID}, ${CLAWSEED_WORKSPACE}
+//     and ${CLAWSEED_PLUGIN_ROOT}, and Claude Code's ${CLAUDE_SKILL_DIR},
+//     ${CLAUDE_SESSION_ID}, ${CLAUDE_PROJECT_DIR} and ${CLAUDE_PLUGIN_ROOT},
+//     are the value of the CLAWSEED_ key in vars; a key missing from vars
+//     leaves the placeholder untouched (a skill outside a plugin has no
+//     plugin root).
 //   - \ before a placeholder is an escape: \$ARGUMENTS, \$1, \${CLAWSEED_WORKSPACE}
 //     give the placeholder as written, without the backslash. A backslash
 //     before any other $ (\$$TOTAL in a shell line, \$HOME) is text and

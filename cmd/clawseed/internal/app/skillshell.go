@@ -41,7 +41,7 @@ func newSkillShell(cfg *config.Config, sb *tools.Sandbox, conf *confinement) ski
 		}
 		spec := tools.CommandSpec{
 			Dir:             dir,
-			Env:             skills.CommandEnv(s.Dir, cfg.Workspace, sessionID, args),
+			Env:             skills.CommandEnv(s, cfg.Workspace, sessionID, args),
 			Environ:         conf.environ(os.Environ()),
 			EnvPassthrough:  cfg.Autonomy.EnvPassthrough,
 			Timeout:         time.Duration(s.Shell.TimeoutSecs) * time.Second,
