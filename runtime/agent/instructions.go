@@ -37,7 +37,7 @@ type NestedInstruction struct {
 // NestedInstructions returns the instruction files of the subfolders on
 // the way to path (as the tool was given it: relative to the workspace, or
 // absolute), outermost first, without those of the system prompt.
-type NestedInstructions func(path string) []NestedInstruction
+type NestedInstructions func(ctx context.Context, path string) []NestedInstruction
 
 // A fileToucher names the files a call reads or writes as files
 // (file_read, file_write, file_edit; not a search, whose results are
@@ -55,7 +55,7 @@ const nestedLead = "<system-reminder>\nProject instructions: "
 // nestedBlocks returns the blocks of the instruction files that the
 // successful calls of a response newly reach, in call order, each file
 // once per session.
-func (a *Agent) nestedBlocks(calls []providers.ToolCall, results []providers.ToolResult) []string {
+func (a *Agent) nestedBlocks(ctx context.Context, calls []providers.ToolCall, results []providers.ToolResult) []string {
 	if a.opts.NestedInstructions == nil {
 		return nil
 	}
@@ -69,7 +69,7 @@ func (a *Agent) nestedBlocks(calls []providers.ToolCall, results []providers.Too
 			continue
 		}
 		for _, p := range t.Touches(callArgs(c.Args)) {
-			for _, n := range a.opts.NestedInstructions(p) {
+			for _, n := range a.opts.NestedInstructions(ctx, p) {
 				if a.attached()[n.Path] {
 					continue
 				}
