@@ -254,13 +254,17 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// show names a file: `~/…` for the user's files under the home folder,
-// else relative to the workspace (`../CLAUDE.md` above it), else absolute.
+// show names a file: the user's files as `~/…` under the home folder, else
+// absolute; the others relative to the workspace (`../CLAUDE.md` above
+// it).
 func (l *loader) show(p string, org origin) string {
-	if org.user && l.o.Home != "" && confine.Within(p, l.o.Home) {
-		if rel, err := filepath.Rel(l.o.Home, p); err == nil {
-			return "~/" + filepath.ToSlash(rel)
+	if org.user {
+		if l.o.Home != "" && confine.Within(p, l.o.Home) {
+			if rel, err := filepath.Rel(l.o.Home, p); err == nil {
+				return "~/" + filepath.ToSlash(rel)
+			}
 		}
+		return p
 	}
 	if rel, err := filepath.Rel(l.o.Workspace, p); err == nil {
 		return filepath.ToSlash(rel)

@@ -397,3 +397,19 @@ func TestNested(t *testing.T) {
 		t.Errorf("a linked CLAUDE.md leaving the workspace: %+v", refusals)
 	}
 }
+
+// A CLAWSEED_HOME outside the home folder is named by its absolute path,
+// never as a path relative to the workspace.
+func TestShownUserFileOutsideHome(t *testing.T) {
+	t.Parallel()
+	root, o := layout(t, map[string]string{"claw/AGENTS.md": "mine", "repo/mid/ws/": ""})
+	if err := os.MkdirAll(o.Workspace, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o.ClawseedHome = filepath.Join(root, "claw")
+	s := Load(context.Background(), o)
+	want := []string{"user " + filepath.Join(root, "claw", "AGENTS.md")}
+	if diff := cmp.Diff(want, shown(s)); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+}
