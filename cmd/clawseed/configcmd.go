@@ -25,6 +25,8 @@ type configOptions struct {
 	Project bool
 	Force   bool
 	Tools   bool
+	// Instructions lists the project instruction files (instructions.go).
+	Instructions bool
 }
 
 func newConfigCmd(g *globalOptions, io *IOStreams) *cobra.Command {
@@ -50,10 +52,14 @@ func newConfigCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 			if opts.Tools {
 				return configShowTools(cfg, io.Out)
 			}
+			if opts.Instructions {
+				return configShowInstructions(cmd.Context(), cfg, io.Out)
+			}
 			return cfg.Show(io.Out)
 		},
 	}
 	showCmd.Flags().BoolVar(&opts.Tools, "tools", false, "list the tools a session registers, with their class and the size of their schema")
+	showCmd.Flags().BoolVar(&opts.Instructions, "instructions", false, "list the project instruction files (CLAUDE.md, AGENTS.md, imports, rules) a session reads, and why")
 	cmd.AddCommand(
 		initCmd,
 		showCmd,

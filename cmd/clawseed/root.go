@@ -192,6 +192,7 @@ func newRootCmd(io *IOStreams, proc *app.Process) *cobra.Command {
 	root.AddCommand(
 		newChatCmd(g, io),
 		newRunCmd(g, io),
+		newInitCmd(g, io),
 		newSkillsCmd(g, io),
 		newSessionsCmd(g, io),
 		newMemoryCmd(g, io),

@@ -36,6 +36,10 @@ const (
 	// MaxIdentityFile caps each of SOUL.md, AGENTS.md and the other
 	// identity files; the prompt keeps the first 20,000 characters of it.
 	MaxIdentityFile = 256 << 10
+	// MaxInstructionFile caps each project instruction file (CLAUDE.md,
+	// AGENTS.md, their imports, rules); the prompt keeps at most
+	// [instructions].max_file_bytes of it, which may not exceed this.
+	MaxInstructionFile = 256 << 10
 	// MaxConfigFile caps config.toml (user, project and --config).
 	MaxConfigFile = 1 << 20
 	// MaxMCPJSON caps the workspace's .mcp.json.

@@ -161,6 +161,15 @@ type Options struct {
 	// relevant to it ([memory].auto_recall).
 	Recall Recaller
 
+	// RefreshInstructions, when set, re-reads the `## Project
+	// instructions` section (Prompt.Instructions holds it at start) after
+	// a compaction and at /clear.
+	RefreshInstructions func(ctx context.Context) string
+	// NestedInstructions, when set, finds the instruction files of the
+	// subfolders a file a tool read or wrote lies in; each is attached
+	// once, after that call's result (instructions.go).
+	NestedInstructions NestedInstructions
+
 	// Reload, when set, is asked before each model request whether the
 	// skill catalog must be rebuilt (hot reload, §4.13).
 	Reload Reloader
@@ -274,6 +283,10 @@ type Agent struct {
 	// recalled lists the memory files recalled this session, each given
 	// once.
 	recalled []string
+	// nested holds the nested instruction files the history has a block
+	// of; nil when unknown (the history was replaced), found again from
+	// the history on first use (instructions.go).
+	nested map[string]bool
 	// wrote is set when a write or exec call succeeded since the last
 	// reload check (paths gating may now match).
 	wrote bool
@@ -456,6 +469,7 @@ func (a *Agent) History() []providers.Message { return slices.Clone(a.history) }
 func (a *Agent) SetHistory(msgs []providers.Message) {
 	a.history = repairHistory(slices.Clone(msgs))
 	a.reported = 0
+	a.nested = nil
 }
 
 // Reset starts a new session in the same process (/clear): it clears the
@@ -468,7 +482,9 @@ func (a *Agent) Reset(ctx context.Context) {
 	a.reported, a.reportedAt = 0, 0
 	a.alwaysAllow = map[string]bool{}
 	a.recalled = nil
+	a.nested = nil
 	a.refreshMemory()
+	a.refreshInstructions(ctx)
 	a.opts.Recorder = nil
 	a.recordedSkills = nil
 	if a.opts.Skills != nil {

@@ -127,6 +127,10 @@ func (a *Agent) compact(ctx context.Context, reason, focus string) (CompactionIn
 	// The prompt's cached prefix is lost with the history anyway: take the
 	// memories written since the session started.
 	a.refreshMemory()
+	// The instructions too, and a subfolder's instructions are attached
+	// again when a call reaches it if the summary replaced their block.
+	a.refreshInstructions(ctx)
+	a.nested = nil
 	info.Replaced, info.Kept = len(head), len(kept)
 	info.TokensAfter = a.estimate(a.Context())
 	if a.opts.Recorder != nil {

@@ -7,8 +7,11 @@ import (
 // ContextStats estimates how the context window is used, in tokens (about four
 // characters per token).
 type ContextStats struct {
-	// Base is the system prompt before the skills index.
+	// Base is the system prompt before the skills index, without the
+	// project instructions.
 	Base int
+	// Instructions is the `## Project instructions` section.
+	Instructions int
 	// Index is the <available_skills> section.
 	Index int
 	// Active is the <active_skill> blocks.
@@ -20,14 +23,17 @@ type ContextStats struct {
 }
 
 // Total is the estimated size of the next request.
-func (s ContextStats) Total() int { return s.Base + s.Index + s.Active + s.Tools + s.History }
+func (s ContextStats) Total() int {
+	return s.Base + s.Instructions + s.Index + s.Active + s.Tools + s.History
+}
 
 // EstimateTokens approximates the token count of s (~4 characters a token).
 func EstimateTokens(s string) int { return (len(s) + 3) / 4 }
 
 // Context returns the current context usage estimate, from characters only.
 func (a *Agent) Context() ContextStats {
-	st := ContextStats{Base: EstimateTokens(a.base), Index: EstimateTokens(a.index.Text), Tools: a.toolTokens}
+	instr := EstimateTokens(a.opts.Prompt.Instructions)
+	st := ContextStats{Base: max(EstimateTokens(a.base)-instr, 0), Instructions: instr, Index: EstimateTokens(a.index.Text), Tools: a.toolTokens}
 	if a.opts.SkillsEnabled {
 		st.Active = EstimateTokens(a.opts.Skills.Render())
 	}
@@ -52,13 +58,14 @@ func (a *Agent) estimate(st ContextStats) int {
 type ContextReport struct {
 	// Window is the model's context window.
 	Window int `json:"window"`
-	// Base, Index, Active, Tools and History estimate the parts of the next
-	// request (see [ContextStats]).
-	Base    int `json:"base"`
-	Index   int `json:"index"`
-	Active  int `json:"active_skills"`
-	Tools   int `json:"tools"`
-	History int `json:"history"`
+	// Base, Instructions, Index, Active, Tools and History estimate the
+	// parts of the next request (see [ContextStats]).
+	Base         int `json:"base"`
+	Instructions int `json:"instructions"`
+	Index        int `json:"index"`
+	Active       int `json:"active_skills"`
+	Tools        int `json:"tools"`
+	History      int `json:"history"`
 	// Total is the expected size of the next request, anchored on the
 	// provider's last reported count when there is one.
 	Total int `json:"total"`
@@ -82,6 +89,7 @@ func (a *Agent) ContextReport() ContextReport {
 	return ContextReport{
 		Window:       a.opts.ContextWindow,
 		Base:         st.Base,
+		Instructions: st.Instructions,
 		Index:        st.Index,
 		Active:       st.Active,
 		Tools:        st.Tools,

@@ -12,9 +12,12 @@ import (
 // section when no [agent].system_prompt is set, in the order they are
 // rendered (§5.1). The agent does not read them: the caller does, with the
 // checks files a repository planted need, and passes them in
-// [PromptConfig.Identity].
+// [PromptConfig.Identity]. AGENTS.md is not one: it is a project
+// instruction file, read with CLAUDE.md into the `## Project
+// instructions` section ([PromptConfig.Instructions]), so that it is in
+// the prompt once.
 func IdentityFileNames() []string {
-	return []string{"SOUL.md", "IDENTITY.md", "USER.md", "AGENTS.md", "TOOLS.md", "MEMORY.md"}
+	return []string{"SOUL.md", "IDENTITY.md", "USER.md", "TOOLS.md", "MEMORY.md"}
 }
 
 // An IdentityFile is one identity file's name and contents.
@@ -46,6 +49,11 @@ type PromptConfig struct {
 	// Identity are the identity files found, in [IdentityFileNames] order,
 	// read once for the session so the section stays byte-identical.
 	Identity []IdentityFile
+	// Instructions is the rendered `## Project instructions` section
+	// (CLAUDE.md, AGENTS.md, …; runtime/instructions), "" for none. It
+	// comes after the workspace section and is kept when SystemPrompt
+	// replaces the identity: it is about the project, not the agent.
+	Instructions string
 }
 
 // buildBase renders sections 1–5 of §5.1 except the text-protocol tools
@@ -55,6 +63,7 @@ func buildBase(cfg PromptConfig, toolsSection string) string {
 		identitySection(cfg),
 		platformSection(cfg),
 		"## Workspace\n\nWorking directory: `"+cfg.Workspace+"`",
+		cfg.Instructions,
 		toolsSection,
 		cfg.Memory,
 		safetySection(cfg.Autonomy),

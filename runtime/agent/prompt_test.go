@@ -52,6 +52,9 @@ func TestBuildBaseGolden(t *testing.T) {
 		{"prompt_full_autonomy", PromptConfig{Workspace: "/ws", GOOS: "darwin", GOARCH: "arm64", Autonomy: permissions.Full}, false},
 		{"prompt_system_prompt", PromptConfig{SystemPrompt: "You are a terse analyst.", Workspace: "/ws", GOOS: "linux", GOARCH: "amd64", Autonomy: permissions.Supervised}, false},
 		{"prompt_text_tools", PromptConfig{Workspace: "/ws", GOOS: "linux", GOARCH: "amd64", Autonomy: permissions.ReadOnly}, true},
+		{"prompt_instructions", PromptConfig{Workspace: "/ws", GOOS: "linux", GOARCH: "amd64", Autonomy: permissions.Supervised,
+			Identity:     []IdentityFile{{"SOUL.md", "You are a careful reviewer."}},
+			Instructions: "## Project instructions\n\nLead.\n\n### CLAUDE.md\n\nRun `make test` before you finish.\n"}, false},
 	}
 	for _, c := range cases {
 		tools := ""

@@ -112,6 +112,7 @@ func (a *Agent) Resume(ctx context.Context, history []providers.Message, active 
 	a.restoreUsage(usage)
 	a.recalled = slices.Clone(recalled)
 	a.reported = 0
+	a.nested = nil
 	var diags []skills.Diagnostic
 	saved := make([]skills.SnapshotEntry, len(active))
 	for i, s := range active {

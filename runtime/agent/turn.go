@@ -113,7 +113,7 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 		for i, r := range results {
 			res.ToolCalls = append(res.ToolCalls, ToolCallSummary{Name: calls[i].Name, OK: !r.IsError})
 		}
-		a.add(a.resultsMessage(results))
+		a.add(withBlocks(a.resultsMessage(results), a.nestedBlocks(ctx, calls, results)))
 		if slices.ContainsFunc(calls, func(c providers.ToolCall) bool {
 			return c.Name == skillToolName || c.Name == skillCreateToolName
 		}) {

@@ -47,7 +47,7 @@ func newFileEdit(sb *Sandbox) Tool {
 		return textResult(fmt.Sprintf("Edited %s: replaced %d %s", args.Path, n, noun))
 	}
 	t := newTypedTool("file_edit", permissions.ClassWrite, fileEditDescription, run)
-	return withWrites(t, func(a fileEditArgs) string { return a.Path }, func(a fileEditArgs) []permissions.FileWrite {
+	return withFileWrites(t, func(a fileEditArgs) string { return a.Path }, func(a fileEditArgs) []permissions.FileWrite {
 		return []permissions.FileWrite{editWrite(sb, a)}
 	})
 }

@@ -34,8 +34,8 @@ type fileRead struct {
 
 func newFileRead(sb *Sandbox, maxOutput int) Tool {
 	t := &fileRead{sb: sb, maxOutput: maxOutput}
-	return newTypedTool("file_read", permissions.ClassRead, fileReadDescription, t.run,
-		minimum("offset", 0), minimum("limit", 0))
+	return withReads(newTypedTool("file_read", permissions.ClassRead, fileReadDescription, t.run,
+		minimum("offset", 0), minimum("limit", 0)), func(a fileReadArgs) string { return a.Path })
 }
 
 func (t *fileRead) run(_ context.Context, args fileReadArgs) providers.ToolResult {

@@ -33,7 +33,7 @@ func newFileWrite(sb *Sandbox) Tool {
 		return textResult(fmt.Sprintf("Wrote %d bytes to %s", len(args.Content), args.Path))
 	}
 	t := newTypedTool("file_write", permissions.ClassWrite, fileWriteDescription, run)
-	return withWrites(t, func(a fileWriteArgs) string { return a.Path }, func(a fileWriteArgs) []permissions.FileWrite {
+	return withFileWrites(t, func(a fileWriteArgs) string { return a.Path }, func(a fileWriteArgs) []permissions.FileWrite {
 		return []permissions.FileWrite{{Path: sb.absolute(a.Path), Content: []byte(a.Content)}}
 	})
 }

@@ -147,7 +147,7 @@ func (p *Process) clientVersion() string {
 //     so that they start up while skills are discovered;
 //  6. the skills: reloader, cache and catalog (need the file sandbox,
 //     which they widen to the skill directories);
-//  7. memory (needs the configuration);
+//  7. memory and the project instructions (need the configuration);
 //  8. the tools (need the sandboxes, the model chain, memory and the usage
 //     sink) and the active skill set (needs the catalog, the sandboxes and
 //     the session id);
@@ -211,6 +211,8 @@ type parts struct {
 	sb           *tools.Sandbox
 	reloader     *skillReloader
 	mem          *memory.Store
+	instr        *sessionInstructions
+	instrSection string
 	usage        *agent.UsageSink
 	tools        []agent.Tool
 	perms        *agent.SkillPermissions
@@ -295,8 +297,10 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 			fmt.Fprintln(o.Notices, "clawseed: warning: "+termtext.EscapeLine(msg))
 		}
 	})
-	// 7. Memory.
+	// 7. Memory, and the project instructions.
 	s.memory = sessionMemory(ctx, cfg, o.Log)
+	p.instr = newSessionInstructions(cfg, o.Notices)
+	p.instrSection = p.instr.section(ctx)
 	// 8. The tools, with the sink of llm_task's usage, and the active set,
 	// with the permission check: both are connected by agent.New.
 	p.usage = &agent.UsageSink{}
@@ -331,6 +335,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 	if o.MaxIterations > 0 {
 		maxIter = o.MaxIterations
 	}
+	refreshInstructions, nestedInstructions := p.instr.agentHooks()
 	var toolSource agent.ToolSource
 	if s.mcp != nil {
 		toolSource = &mcpSource{m: s.mcp, notices: o.Notices}
@@ -351,16 +356,19 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 			Workspace:    cfg.Workspace,
 			Autonomy:     p.level,
 			Identity:     identityFiles(cfg, p.sb, o.Notices),
+			Instructions: p.instrSection,
 		},
-		Skills:             p.active,
-		SkillsEnabled:      cfg.Skills.Enabled,
-		SkillPermissions:   p.perms,
-		IndexBudget:        skills.IndexBudget(resolved.ContextWindow, cfg.Skills.IndexBudgetPercent),
-		ForkModel:          s.forkModel,
-		SkillShell:         newSkillShell(cfg, p.sb, s.conf),
-		ForkMaxIterations:  cfg.Skills.ForkMaxIterations,
-		UntrustedWorkspace: !cfg.Trusted,
-		ControlPath:        p.sb.Control.Match,
+		RefreshInstructions: refreshInstructions,
+		NestedInstructions:  nestedInstructions,
+		Skills:              p.active,
+		SkillsEnabled:       cfg.Skills.Enabled,
+		SkillPermissions:    p.perms,
+		IndexBudget:         skills.IndexBudget(resolved.ContextWindow, cfg.Skills.IndexBudgetPercent),
+		ForkModel:           s.forkModel,
+		SkillShell:          newSkillShell(cfg, p.sb, s.conf),
+		ForkMaxIterations:   cfg.Skills.ForkMaxIterations,
+		UntrustedWorkspace:  !cfg.Trusted,
+		ControlPath:         p.sb.Control.Match,
 		Rediscover: func(ctx context.Context) (*skills.Catalog, error) {
 			return p.reloader.discover(ctx), nil
 		},

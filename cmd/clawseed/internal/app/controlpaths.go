@@ -5,17 +5,18 @@ import (
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/instructions"
 	"github.com/clawseed/clawseed/runtime/tools"
 )
 
 // controlPaths are the files whose writes the agent always asks about
 // (§9): the workspace's fixed ones (tools.ControlPaths), its identity
-// files, the config files read, CLAWSEED_HOME, ~/.claude and ~/.agents,
+// and instruction files, the config files read, CLAWSEED_HOME, ~/.claude and ~/.agents,
 // and every skill root (extra roots included).
 func controlPaths(cfg *config.Config) *tools.ControlPaths {
 	cc := tools.ControlConfig{
 		Workspace:      cfg.Workspace,
-		WorkspaceFiles: agent.IdentityFileNames(),
+		WorkspaceFiles: append(agent.IdentityFileNames(), instructions.FileNames()...),
 		Files:          cfg.Files,
 		Dirs:           []string{cfg.Home},
 	}

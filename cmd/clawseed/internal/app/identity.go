@@ -15,8 +15,9 @@ import (
 	"github.com/clawseed/clawseed/runtime/tools"
 )
 
-// identityFiles reads the workspace's identity files (SOUL.md, AGENTS.md, …)
-// once for the session. A repository supplies them and they reach the first
+// identityFiles reads the workspace's identity files (SOUL.md, USER.md, …;
+// AGENTS.md is a project instruction file: instructions.go) once for the
+// session. A repository supplies them and they reach the first
 // request with no tool call, so each goes through [confine.Read] with the
 // file tools' read check: a regular file of at most
 // [confine.MaxIdentityFile] bytes whose real path is inside the workspace

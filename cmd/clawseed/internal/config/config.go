@@ -14,21 +14,24 @@ package config
 type Config struct {
 	// WorkspaceDir is the workspace_dir key. After [Load] it holds the same
 	// resolved path as Workspace.
-	WorkspaceDir string      `toml:"workspace_dir"`
-	Providers    Providers   `toml:"providers"`
-	Agent        Agent       `toml:"agent"`
-	Skills       Skills      `toml:"skills"`
-	Autonomy     Autonomy    `toml:"autonomy"`
-	Sandbox      Sandbox     `toml:"sandbox"`
-	Context      Context     `toml:"context"`
-	Sessions     Sessions    `toml:"sessions"`
-	Memory       Memory      `toml:"memory"`
-	WebFetch     WebFetch    `toml:"web_fetch"`
-	WebSearch    WebSearch   `toml:"web_search"`
-	HTTPRequest  HTTPRequest `toml:"http_request"`
-	Backup       Backup      `toml:"backup"`
-	Cron         Cron        `toml:"cron"`
-	MCP          MCP         `toml:"mcp"`
+	WorkspaceDir string    `toml:"workspace_dir"`
+	Providers    Providers `toml:"providers"`
+	Agent        Agent     `toml:"agent"`
+	Skills       Skills    `toml:"skills"`
+	Autonomy     Autonomy  `toml:"autonomy"`
+	Sandbox      Sandbox   `toml:"sandbox"`
+	Context      Context   `toml:"context"`
+	Sessions     Sessions  `toml:"sessions"`
+	Memory       Memory    `toml:"memory"`
+
+	Instructions Instructions `toml:"instructions"`
+
+	WebFetch    WebFetch    `toml:"web_fetch"`
+	WebSearch   WebSearch   `toml:"web_search"`
+	HTTPRequest HTTPRequest `toml:"http_request"`
+	Backup      Backup      `toml:"backup"`
+	Cron        Cron        `toml:"cron"`
+	MCP         MCP         `toml:"mcp"`
 
 	// Workspace is the absolute, cleaned, symlink-resolved workspace
 	// directory: the one path every component uses.
@@ -222,6 +225,17 @@ type Memory struct {
 	AutoRecall bool   `toml:"auto_recall"`
 }
 
+// Instructions is the [instructions] table: the project instruction files
+// (CLAUDE.md, AGENTS.md, their imports, .claude/rules) of the system
+// prompt's `## Project instructions` section (runtime/instructions).
+type Instructions struct {
+	Enabled bool `toml:"enabled"`
+	// MaxFileBytes caps each file's text in the prompt (at most
+	// confine.MaxInstructionFile); MaxTotalBytes all of them together.
+	MaxFileBytes  int `toml:"max_file_bytes"`
+	MaxTotalBytes int `toml:"max_total_bytes"`
+}
+
 // WebFetch is the [web_fetch] table.
 type WebFetch struct {
 	Enabled        bool     `toml:"enabled"`
@@ -325,10 +339,13 @@ func Default() *Config {
 		Backup:      Backup{Enabled: true, Paths: []string{}},
 		Cron:        Cron{Enabled: true},
 		MCP:         MCP{Enabled: true, StartupTimeoutSecs: 10, MaxSchemaBytes: 16384, Servers: map[string]MCPServer{}},
-		Trusted:     true,
-		sources:     map[string]origin{},
-		unresolved:  map[string]unresolved{},
-		merged:      map[string]bool{},
+
+		Instructions: Instructions{Enabled: true, MaxFileBytes: 40000, MaxTotalBytes: 80000},
+
+		Trusted:    true,
+		sources:    map[string]origin{},
+		unresolved: map[string]unresolved{},
+		merged:     map[string]bool{},
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/clawseed/clawseed/permissions"
 )
 
@@ -71,6 +72,10 @@ func (c *Config) validate() error {
 		atLeast("http_request.max_bytes", c.HTTPRequest.MaxBytes, 1),
 		secsRange("http_request.timeout_secs", c.HTTPRequest.TimeoutSecs, 1),
 		atLeast("context.keep_recent_tokens", c.Context.KeepRecentTokens, 0),
+		// A file is read whole up to confine's cap, so no more of it can be
+		// kept.
+		between("instructions.max_file_bytes", c.Instructions.MaxFileBytes, 1, confine.MaxInstructionFile),
+		atLeast("instructions.max_total_bytes", c.Instructions.MaxTotalBytes, 1),
 	} {
 		if err := c.checkInt(r); err != nil {
 			return err

@@ -23,6 +23,7 @@ var builtinCommands = []struct{ name, args, help string }{
 	{"/trust", "", "trust this workspace: its project config and skills apply in full from the next start"},
 	{"/mcp", "", "list MCP servers (status, tools, prompts, errors); run a server prompt as /mcp__SERVER__PROMPT ARGS"},
 	{"/context", "", "show how the context window is used"},
+	{"/init", "[FOCUS]", "survey the project and write (or improve) AGENTS.md, its instructions for agents"},
 	{"/cost", "", "show this session's tokens, cache hit ratio and cost in US dollars"},
 	{"/compact", "[FOCUS]", "summarise older messages now (optionally focused)"},
 	{"/clear", "", "start a new session"},
@@ -117,6 +118,8 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 		}
 	case "context":
 		c.showContext()
+	case "init":
+		return agent.InitPrompt(args), false
 	case "cost":
 		c.showCost()
 	case "compact":
@@ -308,6 +311,7 @@ func (c *Chat) showContext() {
 		n    int
 	}{
 		{"base prompt", r.Base},
+		{"instructions", r.Instructions},
 		{"skill index", r.Index},
 		{"active skills", r.Active},
 		{"tool schemas", r.Tools},
