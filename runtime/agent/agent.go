@@ -23,6 +23,7 @@ import (
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/skills"
+	"github.com/clawseed/clawseed/subagents"
 )
 
 // A Model streams one response for a request (see [providers.Streamer]).
@@ -172,6 +173,13 @@ type Options struct {
 	ForkModel func(name string, current ModelChoice) (ModelChoice, error)
 	// ForkMaxIterations bounds a fork's sub-agent (default 15).
 	ForkMaxIterations int
+	// Subagents are the subagent definitions the Agent tool runs, fixed for
+	// the session (the tool's description lists them); nil or empty: no
+	// Agent tool. A fork skill's `agent` names one of them.
+	Subagents *subagents.Catalog
+	// MaxParallelSubagents is how many Agent calls of one response run at
+	// once (default 4).
+	MaxParallelSubagents int
 	// UntrustedWorkspace is set when the workspace is not trusted (§9.1):
 	// `shell:` and `context: fork` skills from project roots then need an
 	// approval prompt whatever the autonomy level.
@@ -250,6 +258,9 @@ type Agent struct {
 	fixed string
 	// skillTool is true when the Skill tool is offered (skills on, not denied).
 	skillTool bool
+	// agentTool is true when the Agent tool is offered, as agentSpec.
+	agentTool bool
+	agentSpec providers.ToolSpec
 	index     skills.Index
 
 	history []providers.Message
@@ -319,6 +330,9 @@ func New(opts Options) (*Agent, error) {
 	if opts.Sink == nil {
 		opts.Sink = func(Event) {}
 	}
+	// Sub-agents running at once, and the usage they record, reach the
+	// sink from their own goroutines.
+	opts.Sink = lockedSink(opts.Sink)
 	if opts.Actions == nil {
 		opts.Actions = NewActionLimiter(opts.MaxActionsPerHour, opts.Now)
 	}
@@ -347,6 +361,9 @@ func New(opts Options) (*Agent, error) {
 		a.ownSpecs = append(a.ownSpecs, spec)
 	}
 	a.skillTool = a.opts.SkillsEnabled && opts.Policy.Visible(skillToolName, permissions.ClassRead)
+	if a.agentTool = agentVisible(opts); a.agentTool {
+		a.agentSpec = agentToolSpec(opts.Subagents)
+	}
 	// The skills' files as the session starts: a skill that differs later
 	// pre-approves nothing until the user approves its content.
 	var cat *skills.Catalog
