@@ -193,6 +193,7 @@ func newRootCmd(io *IOStreams, proc *app.Process) *cobra.Command {
 		newChatCmd(g, io),
 		newRunCmd(g, io),
 		newSkillsCmd(g, io),
+		newAgentsCmd(g, io),
 		newSessionsCmd(g, io),
 		newMemoryCmd(g, io),
 		newConfigCmd(g, io),

@@ -143,7 +143,8 @@ func (p *Process) clientVersion() string {
 //  5. the MCP servers (need the policy and the OS sandbox), started first
 //     so that they start up while skills are discovered;
 //  6. the skills: reloader, cache and catalog (need the file sandbox,
-//     which they widen to the skill directories);
+//     which they widen to the skill directories), then the subagent
+//     definitions (need the catalog's plugin folders);
 //  7. memory (needs the configuration);
 //  8. the tools (need the sandboxes, the model chain, memory and the usage
 //     sink) and the active skill set (needs the catalog, the sandboxes and
@@ -281,6 +282,9 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	if o.Watch {
 		p.reloader.startWatch = func() *watch.Watcher { return watchSkills(ctx, cfg, o.Log) }
 	}
+	// Subagent definitions, with the plugins' agents/ folders discovery
+	// found; fixed for the session.
+	s.subagents = loadSubagents(ctx, agentFolders(cfg, s.catalog), p.sb.ForbiddenRule())
 	// 7. Memory.
 	s.memory = sessionMemory(ctx, cfg, o.Log)
 	// 8. The tools, with the sink of llm_task's usage, and the active set,
@@ -338,15 +342,17 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 			Autonomy:     p.level,
 			Identity:     identityFiles(cfg, p.sb, o.Notices),
 		},
-		Skills:             p.active,
-		SkillsEnabled:      cfg.Skills.Enabled,
-		SkillPermissions:   p.perms,
-		IndexBudget:        skills.IndexBudget(resolved.ContextWindow, cfg.Skills.IndexBudgetPercent),
-		ForkModel:          s.forkModel,
-		SkillShell:         newSkillShell(cfg, p.sb, s.conf),
-		ForkMaxIterations:  cfg.Skills.ForkMaxIterations,
-		UntrustedWorkspace: !cfg.Trusted,
-		ControlPath:        p.sb.Control.Match,
+		Skills:               p.active,
+		SkillsEnabled:        cfg.Skills.Enabled,
+		SkillPermissions:     p.perms,
+		IndexBudget:          skills.IndexBudget(resolved.ContextWindow, cfg.Skills.IndexBudgetPercent),
+		ForkModel:            s.forkModel,
+		SkillShell:           newSkillShell(cfg, p.sb, s.conf),
+		ForkMaxIterations:    cfg.Skills.ForkMaxIterations,
+		Subagents:            s.subagents,
+		MaxParallelSubagents: cfg.Agent.MaxParallelSubagents,
+		UntrustedWorkspace:   !cfg.Trusted,
+		ControlPath:          p.sb.Control.Match,
 		Rediscover: func(ctx context.Context) (*skills.Catalog, error) {
 			return p.reloader.discover(ctx), nil
 		},
