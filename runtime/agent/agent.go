@@ -261,7 +261,9 @@ type Agent struct {
 	// agentTool is true when the Agent tool is offered, as agentSpec.
 	agentTool bool
 	agentSpec providers.ToolSpec
-	index     skills.Index
+	// out orders the sink's events and sub-agents' approval prompts.
+	out   outputLock
+	index skills.Index
 
 	history []providers.Message
 	// usageMu guards usage and byModel, which tools (llm_task) add to from
@@ -332,7 +334,8 @@ func New(opts Options) (*Agent, error) {
 	}
 	// Sub-agents running at once, and the usage they record, reach the
 	// sink from their own goroutines.
-	opts.Sink = lockedSink(opts.Sink)
+	out := newOutputLock()
+	opts.Sink = lockedSink(out, opts.Sink)
 	if opts.Actions == nil {
 		opts.Actions = NewActionLimiter(opts.MaxActionsPerHour, opts.Now)
 	}
@@ -348,7 +351,7 @@ func New(opts Options) (*Agent, error) {
 	if opts.KeepRecentTokens <= 0 {
 		opts.KeepRecentTokens = 20000
 	}
-	a := &Agent{opts: opts, own: map[string]Tool{}, alwaysAllow: map[string]bool{}}
+	a := &Agent{opts: opts, out: out, own: map[string]Tool{}, alwaysAllow: map[string]bool{}}
 	for _, t := range opts.Tools {
 		spec := t.Spec()
 		if !opts.Policy.Visible(spec.Name, t.Class()) {

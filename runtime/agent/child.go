@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"sync"
 
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/session"
@@ -162,39 +161,59 @@ func (r *childRecorder) RecordUsage(model string, u providers.Usage) error {
 	return nil
 }
 
-// A serialApprover lets the sub-agents of one response that run at once
-// ask the user one at a time: a prompt is a conversation with one person.
-// Waiting for the turn to ask ends with the context.
-type serialApprover struct {
-	turn  chan struct{} // holds a token while someone asks
-	inner Approver
-}
+// An outputLock orders what reaches the user from sub-agents that run at
+// once: their events, and their approval prompts, one at a time. A prompt
+// holds it until answered, so no other sub-agent's output lands in the
+// middle of the question (and the chat renderer, which the prompt also
+// uses, is never used by two goroutines).
+type outputLock chan struct{}
 
-func newSerialApprover(inner Approver) Approver {
-	if inner == nil {
-		return nil // nobody can ask: every call that needs asking is refused
-	}
-	return &serialApprover{turn: make(chan struct{}, 1), inner: inner}
-}
+func newOutputLock() outputLock { return make(chan struct{}, 1) }
 
-func (s *serialApprover) Approve(ctx context.Context, req ApprovalRequest) (Approval, error) {
+func (l outputLock) lock()   { l <- struct{}{} }
+func (l outputLock) unlock() { <-l }
+
+// lockContext takes the lock, or gives up when ctx ends.
+func (l outputLock) lockContext(ctx context.Context) error {
 	select {
-	case s.turn <- struct{}{}:
+	case l <- struct{}{}:
+		return nil
 	case <-ctx.Done():
-		return Deny, ctx.Err()
+		return ctx.Err()
 	}
-	defer func() { <-s.turn }()
-	return s.inner.Approve(ctx, req)
 }
 
 // lockedSink makes a sink safe to call from several goroutines, one event
-// at a time: sub-agents running at once share their session's sink, whose
-// consumers (the chat renderer, stream-json) write one event at a time.
-func lockedSink(sink Sink) Sink {
-	var mu sync.Mutex
+// at a time under l: sub-agents running at once share their session's
+// sink, whose consumers (the chat renderer, stream-json) write one event
+// at a time.
+func lockedSink(l outputLock, sink Sink) Sink {
 	return func(ev Event) {
-		mu.Lock()
-		defer mu.Unlock()
+		l.lock()
+		defer l.unlock()
 		sink(ev)
 	}
+}
+
+// A serialApprover lets the sub-agents of one response that run at once
+// ask the user one at a time, holding their session's output lock while
+// asking. Waiting for the turn to ask ends with the context.
+type serialApprover struct {
+	out   outputLock
+	inner Approver
+}
+
+func newSerialApprover(out outputLock, inner Approver) Approver {
+	if inner == nil {
+		return nil // nobody can ask: every call that needs asking is refused
+	}
+	return &serialApprover{out: out, inner: inner}
+}
+
+func (s *serialApprover) Approve(ctx context.Context, req ApprovalRequest) (Approval, error) {
+	if err := s.out.lockContext(ctx); err != nil {
+		return Deny, err
+	}
+	defer s.out.unlock()
+	return s.inner.Approve(ctx, req)
 }

@@ -85,7 +85,7 @@ type agentCall struct {
 // MaxParallelSubagents at once, sharing a sink and an approver that take
 // one at a time; then their transcripts are recorded in call order.
 func (a *Agent) runAgentCalls(ctx context.Context, calls []providers.ToolCall, results []providers.ToolResult) {
-	sink, approver := a.opts.Sink, newSerialApprover(a.opts.Approver)
+	sink, approver := a.opts.Sink, newSerialApprover(a.out, a.opts.Approver)
 	var ready []*agentCall
 	for i, c := range calls {
 		if ctx.Err() != nil {

@@ -411,3 +411,61 @@ func TestSubagentPreloadsSkills(t *testing.T) {
 		t.Error("preloading activated the skill in the session")
 	}
 }
+
+// overlapApprover approves after a pause and records whether two prompts
+// were ever open at once, or a prompt was open while an event arrived.
+type overlapApprover struct {
+	open    atomic.Int32
+	overlap atomic.Bool
+	asked   atomic.Int32
+}
+
+func (o *overlapApprover) Approve(ctx context.Context, _ ApprovalRequest) (Approval, error) {
+	if o.open.Add(1) > 1 {
+		o.overlap.Store(true)
+	}
+	defer o.open.Add(-1)
+	o.asked.Add(1)
+	time.Sleep(20 * time.Millisecond)
+	return ApproveOnce, nil
+}
+
+// TestConcurrentSubagentsAskOneAtATime: subagents running at once ask the
+// user one at a time, and no event reaches the sink while a question is
+// open.
+func TestConcurrentSubagentsAskOneAtATime(t *testing.T) {
+	t.Parallel()
+	ap := &overlapApprover{}
+	var during atomic.Bool
+	env := newEnv(t, []providertest.Response{
+		{ToolCalls: []providertest.Call{callAgent("call_a", "general-purpose", "task-A"), callAgent("call_b", "general-purpose", "task-B")}},
+		{When: "task-A", ToolCalls: []providertest.Call{{Name: "shell", Args: `{"command":"a"}`}}},
+		{When: "task-A", Text: "A done"},
+		{When: "task-B", ToolCalls: []providertest.Call{{Name: "shell", Args: `{"command":"b"}`}}},
+		{When: "task-B", Text: "B done"},
+		{Text: "both done"},
+	}, func(o *Options) {
+		o.Subagents = testSubagents()
+		o.Policy = permissions.Policy{Level: permissions.Supervised}
+		o.Approver = ap
+		inner := o.Sink
+		o.Sink = func(ev Event) {
+			if ap.open.Load() > 0 {
+				during.Store(true)
+			}
+			inner(ev)
+		}
+	})
+	if _, err := env.agent.Turn(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if ap.asked.Load() != 2 {
+		t.Fatalf("asked %d times, want 2", ap.asked.Load())
+	}
+	if ap.overlap.Load() {
+		t.Error("two approval prompts were open at once")
+	}
+	if during.Load() {
+		t.Error("an event reached the sink while a prompt was open")
+	}
+}
