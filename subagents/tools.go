@@ -37,7 +37,7 @@ Your final message is all the main agent will see of your work. Make it a concis
 func generalPurpose() *Definition {
 	return &Definition{
 		Name:        GeneralPurpose,
-		Description: "General-purpose agent for researching complex questions, searching for code and carrying out multi-step tasks on its own. Use it when a search may take several rounds, or to keep long outputs out of your context; it has all of your tools except Agent.",
+		Description: "General-purpose agent for research, code search and multi-step tasks; it has all of your tools except Agent.",
 		Prompt:      generalPurposePrompt,
 		Source:      skills.SourceBuiltin,
 	}

@@ -37,7 +37,7 @@ const (
 
 // agentToolIntro and agentToolSchema are interface facts: models and cached
 // prompts depend on these bytes. The list of subagents follows the intro.
-const agentToolIntro = `Launch a subagent to carry out a task on its own: it works in a fresh context with its own instructions and tools, and its final answer comes back as this tool's result (you see nothing else of its work). Use it for self-contained tasks, above all searches and research that would fill your context. Several Agent calls in one response run at the same time. The subagent does not see this conversation: give the prompt everything it needs, and say what it should report.
+const agentToolIntro = `Run a subagent on a self-contained task: it works in a fresh context with its own instructions and tools, and only its final answer comes back as this tool's result. Use it for searches and research that would fill your context. Agent calls in one response run at the same time. The subagent does not see this conversation: the prompt must say all it needs, and what to report.
 
 Available subagents (subagent_type: description):`
 
