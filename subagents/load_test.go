@@ -53,7 +53,7 @@ func TestLoad(t *testing.T) {
 	write(t, filepath.Join(cs, "agents/general-purpose.md"), def("general-purpose", "My own general agent."))
 
 	cat := Load(context.Background(), Options{Folders: StandardFolders(ws, cs, home), Builtins: true})
-	if got, want := cat.Names(), []string{"general-purpose", "mine", "project-only", "shared"}; !slices.Equal(got, want) {
+	if got, want := cat.Names(), []string{"Explore", "Plan", "general-purpose", "mine", "project-only", "shared"}; !slices.Equal(got, want) {
 		t.Fatalf("names = %v, want %v\n%s", got, want, diagText(cat))
 	}
 	shared := cat.Lookup("shared")

@@ -128,7 +128,7 @@ func TestParse(t *testing.T) {
 			if tt.want != nil {
 				tt.want.Path = path
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(Definition{})); diff != "" {
 				t.Errorf("definition (-want +got):\n%s", diff)
 			}
 		})
@@ -239,4 +239,31 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%d diagnostics", len(diags))
 		}
 	})
+}
+
+// TestBuiltins: general-purpose has every tool; Explore and Plan, as in
+// Claude Code, only the read-class ones.
+func TestBuiltins(t *testing.T) {
+	t.Parallel()
+	cat := Load(t.Context(), Options{Builtins: true})
+	if got := cat.Names(); !slices.Equal(got, []string{"Explore", "Plan", "general-purpose"}) {
+		t.Fatalf("built-ins = %v", got)
+	}
+	for _, tt := range []struct {
+		name  string
+		class string
+		want  []bool // general-purpose, Explore, Plan
+	}{
+		{"file_read", "read", []bool{true, true, true}},
+		{"mcp__gh__issues", "read", []bool{true, true, true}},
+		{"shell", "exec", []bool{true, false, false}},
+		{"file_write", "write", []bool{true, false, false}},
+		{"web_fetch", "network", []bool{true, false, false}},
+	} {
+		for i, name := range []string{"general-purpose", "Explore", "Plan"} {
+			if got := cat.Lookup(name).Allows(tt.name, classOf(tt.class)); got != tt.want[i] {
+				t.Errorf("%s allows %s = %v, want %v", name, tt.name, got, tt.want[i])
+			}
+		}
+	}
 }

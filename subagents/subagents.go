@@ -133,6 +133,8 @@ type Definition struct {
 	Path   string
 	Source skills.Source
 	Plugin string
+	// readOnly limits a built-in to the session's read-class tools.
+	readOnly bool
 }
 
 // Project reports whether the definition comes from the workspace, so that
@@ -179,14 +181,14 @@ type Options struct {
 	// Forbidden are the [autonomy].forbidden_paths: a definition there is
 	// not read.
 	Forbidden confine.Forbidden
-	// Builtins adds general-purpose at the lowest priority.
+	// Builtins adds the built-in subagents at the lowest priority.
 	Builtins bool
 }
 
 // Load reads every folder's definitions. On a name clash the first folder
 // wins (the project's over the user's), with an info diagnostic; the
-// built-in general-purpose comes last, so a definition of that name
-// replaces it. Problems are diagnostics; a cancelled ctx stops the load
+// built-ins (general-purpose, Explore, Plan) come last, so a definition of
+// the same name replaces one. Problems are diagnostics; a cancelled ctx stops the load
 // with a warning and returns what was read.
 func Load(ctx context.Context, opts Options) *Catalog {
 	cat := &Catalog{}
@@ -211,7 +213,9 @@ func Load(ctx context.Context, opts Options) *Catalog {
 		}
 	}
 	if opts.Builtins {
-		claim(generalPurpose())
+		for _, d := range builtins() {
+			claim(d)
+		}
 	}
 	slices.SortFunc(cat.Agents, func(a, b *Definition) int { return strings.Compare(a.Name, b.Name) })
 	return cat

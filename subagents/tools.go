@@ -19,6 +19,9 @@ import (
 // session does not have. The caller also leaves out the tools no subagent
 // gets (Agent, Skill, skill_create).
 func (d *Definition) Allows(tool string, c permissions.Class) bool {
+	if d.readOnly && c != permissions.ClassRead {
+		return false
+	}
 	if d.Tools != nil && !permissions.NamesTool(d.Tools, tool, c) {
 		return false
 	}
@@ -27,18 +30,45 @@ func (d *Definition) Allows(tool string, c permissions.Class) bool {
 	return !permissions.NamesTool(d.DisallowedTools, tool, permissions.ClassRead)
 }
 
-// generalPurposePrompt is the built-in subagent's system prompt.
-const generalPurposePrompt = `You are a subagent: the main agent gave you one task, and you work on it alone with the tools you have. Do the task completely: search and read as widely as it needs, run what it needs, and change files only when the task asks for it.
+// ReadOnly reports whether the definition is limited to the session's
+// read-class tools (the built-in Explore and Plan).
+func (d *Definition) ReadOnly() bool { return d.readOnly }
 
-Your final message is all the main agent will see of your work. Make it a concise report of what you found or did, with the file paths, names and details that matter to the task. Do not ask questions: nobody can answer them. If you could not finish, say what is missing and why.`
-
-// generalPurpose is the built-in subagent: every tool of the session but
-// Agent.
-func generalPurpose() *Definition {
-	return &Definition{
-		Name:        GeneralPurpose,
-		Description: "General-purpose agent for research, code search and multi-step tasks; it has all of your tools except Agent.",
-		Prompt:      generalPurposePrompt,
-		Source:      skills.SourceBuiltin,
+// The built-in subagents: general-purpose (every tool of the session but
+// Agent), and Claude Code's read-only Explore and Plan, so that skills
+// written for Claude Code with `agent: Explore` or `agent: Plan` run. A
+// definition of the same name replaces one.
+func builtins() []*Definition {
+	return []*Definition{
+		{
+			Name:        GeneralPurpose,
+			Description: "General-purpose agent for research, code search and multi-step tasks; it has all of your tools except Agent.",
+			Prompt:      generalPurposePrompt,
+			Source:      skills.SourceBuiltin,
+		},
+		{
+			Name:        "Explore",
+			Description: "Fast read-only agent for exploring a codebase: finds files, searches code and reads it to answer a question. Say how thorough to be.",
+			Prompt:      explorePrompt,
+			Source:      skills.SourceBuiltin,
+			readOnly:    true,
+		},
+		{
+			Name:        "Plan",
+			Description: "Read-only research agent that gathers the context a plan needs and proposes a step-by-step implementation plan.",
+			Prompt:      planPrompt,
+			Source:      skills.SourceBuiltin,
+			readOnly:    true,
+		},
 	}
 }
+
+const reportRules = `
+
+Your final message is all the main agent will see of your work. Make it a concise report with the file paths, names and details that matter to the task. Do not ask questions: nobody can answer them. If you could not finish, say what is missing and why.`
+
+const generalPurposePrompt = `You are a subagent: the main agent gave you one task, and you work on it alone with the tools you have. Do the task completely: search and read as widely as it needs, run what it needs, and change files only when the task asks for it.` + reportRules
+
+const explorePrompt = `You are a read-only subagent exploring a codebase for the main agent: find files by name and pattern, search their contents, read what matters, and answer the question you were given. You cannot change anything. Search broadly first, then narrow down; match your effort to the thoroughness asked for.` + reportRules
+
+const planPrompt = `You are a read-only planning subagent: gather the context the main agent's task needs (the files and code paths involved, conventions, constraints, risks) and propose a concrete step-by-step implementation plan. You cannot change anything.` + reportRules

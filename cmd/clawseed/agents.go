@@ -49,7 +49,9 @@ type agentJSON struct {
 	Plugin      string `json:"plugin,omitempty"`
 	// Tools is null when the definition names none (every tool of the
 	// session but Agent).
-	Tools           []string `json:"tools"`
+	Tools []string `json:"tools"`
+	// ReadOnly: only the session's read-class tools (Explore, Plan).
+	ReadOnly        bool     `json:"read_only,omitempty"`
 	DisallowedTools []string `json:"disallowed_tools"`
 	Model           string   `json:"model"`
 	Effort          string   `json:"effort"`
@@ -88,7 +90,7 @@ func agentsListRun(ctx context.Context, opts *agentsOptions) error {
 		for _, d := range cat.Agents {
 			out.Agents = append(out.Agents, agentJSON{
 				Name: d.Name, Description: d.Description, Source: string(d.Source), Path: agentPath(d), Plugin: d.Plugin,
-				Tools: d.Tools, DisallowedTools: orEmpty(d.DisallowedTools), Model: d.Model, Effort: d.Effort,
+				Tools: d.Tools, ReadOnly: d.ReadOnly(), DisallowedTools: orEmpty(d.DisallowedTools), Model: d.Model, Effort: d.Effort,
 				MaxTurns: d.MaxTurns, Skills: orEmpty(d.Skills), Memory: d.Memory,
 			})
 		}
@@ -119,6 +121,8 @@ func WriteAgents(w io.Writer, cat *subagents.Catalog) {
 func agentTools(d *subagents.Definition) string {
 	text := "all"
 	switch {
+	case d.ReadOnly():
+		text = "read-only"
 	case d.Tools == nil:
 	case len(d.Tools) == 0:
 		return "none"
