@@ -17,7 +17,8 @@ import (
 // It only ever narrows: the caller asks about the session's own tools, so
 // a definition, wherever it comes from, cannot give a subagent a tool the
 // session does not have. The caller also leaves out the tools no subagent
-// gets (Agent, Skill, skill_create).
+// gets (Agent, Skill, skill_create), and the memory tools unless `tools`
+// names them (memory is the session's).
 func (d *Definition) Allows(tool string, c permissions.Class) bool {
 	if d.readOnly && c != permissions.ClassRead {
 		return false
@@ -35,14 +36,14 @@ func (d *Definition) Allows(tool string, c permissions.Class) bool {
 func (d *Definition) ReadOnly() bool { return d.readOnly }
 
 // The built-in subagents: general-purpose (every tool of the session but
-// Agent), and Claude Code's read-only Explore and Plan, so that skills
+// Agent and memory), and Claude Code's read-only Explore and Plan, so that skills
 // written for Claude Code with `agent: Explore` or `agent: Plan` run. A
 // definition of the same name replaces one.
 func builtins() []*Definition {
 	return []*Definition{
 		{
 			Name:        GeneralPurpose,
-			Description: "General-purpose agent for research, code search and multi-step tasks; it has all of your tools except Agent.",
+			Description: "General-purpose agent for research, code search and multi-step tasks; it has your tools except Agent and memory.",
 			Prompt:      generalPurposePrompt,
 			Source:      skills.SourceBuiltin,
 		},

@@ -167,7 +167,8 @@ func (a *Agent) runFork(ctx context.Context, parent string, act skills.Active, a
 	}
 	if def != nil {
 		model, effort = cmp.Or(model, def.Model), cmp.Or(effort, def.Effort)
-		spec.tools, spec.prompt = a.subagentTools(def), a.subagentPrompt(def)
+		spec.tools = a.subagentTools(def)
+		spec.prompt = a.subagentPrompt(def, spec.tools)
 		spec.iterations = a.subagentTurns(def, spec.iterations)
 		blocks, bad := a.preloadSkills(ctx, def)
 		if bad != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -167,9 +168,10 @@ func (a *Agent) prepareAgentCall(ctx context.Context, c providers.ToolCall) (*ag
 	if bad != "" {
 		return nil, errorResult("Subagent '%s' cannot run: %s", def.Name, bad)
 	}
+	tools := a.subagentTools(def)
 	spec := childSpec{
 		parent: c.ID, key: "agent/" + def.Name, choice: choice,
-		tools: a.subagentTools(def), prompt: a.subagentPrompt(def), extra: blocks,
+		tools: tools, prompt: a.subagentPrompt(def, tools), extra: blocks,
 		iterations: a.subagentTurns(def, a.opts.MaxIterations),
 	}
 	return &agentCall{def: def, prompt: args.Prompt, spec: spec}, providers.ToolResult{}
@@ -210,12 +212,16 @@ func (a *Agent) finishAgentCall(ctx context.Context, c providers.ToolCall, ac *a
 // subagentTools returns the tools of a subagent: the session's tools (as
 // the model sees them now) that its definition allows, never Agent, Skill
 // or skill_create: a subagent does not start subagents, activate skills in
-// the session's set or write skills.
+// the session's set or write skills. Memory is the session's, as for
+// forks (§8): the memory tools only when its `tools` name them.
 func (a *Agent) subagentTools(def *subagents.Definition) []Tool {
 	var out []Tool
 	for _, spec := range a.specs {
 		t, ok := a.tools[spec.Name]
 		if !ok || spec.Name == skillCreateToolName || spec.Name == agentToolName || spec.Name == skillToolName {
+			continue
+		}
+		if isMemoryTool(spec.Name) && !permissions.NamesTool(def.Tools, spec.Name, t.Class()) {
 			continue
 		}
 		if def.Allows(spec.Name, t.Class()) {
@@ -238,13 +244,17 @@ func (a *Agent) describeTools(def *subagents.Definition) string {
 }
 
 // subagentPrompt is a subagent's system prompt: the session's sections with
-// the definition's body in place of the identity section, without the
-// session's memory (a subagent's own memory is not built yet).
-func (a *Agent) subagentPrompt(def *subagents.Definition) PromptConfig {
+// the definition's body in place of the identity section. The session's
+// `## Memory` section (the memory tools' rules) stays only when tools, the
+// subagent's, hold a memory tool (a subagent's own memory, Claude Code's
+// `memory` field, is not built yet).
+func (a *Agent) subagentPrompt(def *subagents.Definition, tools []Tool) PromptConfig {
 	p := a.opts.Prompt
 	p.SystemPrompt = def.Prompt
 	p.Identity = nil
-	p.Memory = ""
+	if !slices.ContainsFunc(tools, func(t Tool) bool { return isMemoryTool(t.Spec().Name) }) {
+		p.Memory = ""
+	}
 	return p
 }
 

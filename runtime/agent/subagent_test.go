@@ -126,7 +126,8 @@ func TestSubagentTools(t *testing.T) {
 		def  subagents.Definition
 		want []string
 	}{
-		{"no tools field: all", subagents.Definition{}, []string{"file_read", "mcp__gh__issue", "memory_store", "shell", "web_fetch"}},
+		{"no tools field: all but memory", subagents.Definition{}, []string{"file_read", "mcp__gh__issue", "shell", "web_fetch"}},
+		{"memory by name", subagents.Definition{Tools: []string{"Read", "memory_*"}}, []string{"file_read", "memory_store"}},
 		{"tools: []", subagents.Definition{Tools: []string{}}, nil},
 		{"Claude Code names", subagents.Definition{Tools: []string{"Bash", "Read", "WebFetch"}}, []string{"file_read", "shell", "web_fetch"}},
 		{"glob gives no network", subagents.Definition{Tools: []string{"*"}}, []string{"file_read", "mcp__gh__issue", "memory_store", "shell"}},
@@ -467,5 +468,37 @@ func TestConcurrentSubagentsAskOneAtATime(t *testing.T) {
 	}
 	if during.Load() {
 		t.Error("an event reached the sink while a prompt was open")
+	}
+}
+
+// TestSubagentMemory: memory is the session's, as for forks: a subagent
+// gets the memory tools, and the `## Memory` section that explains them,
+// only when its tools name them.
+func TestSubagentMemory(t *testing.T) {
+	t.Parallel()
+	withMemory := &subagents.Definition{Name: "keeper", Description: "Keeps.", Prompt: "You keep.", Tools: []string{"Read", "memory_store"}, Source: skills.SourceUser}
+	for _, tt := range []struct {
+		typ  string
+		want bool
+	}{{"general-purpose", false}, {"keeper", true}} {
+		env := newEnv(t, []providertest.Response{
+			{ToolCalls: []providertest.Call{callAgent("c1", tt.typ, "go")}},
+			{Text: "ok"},
+			{Text: "ok"},
+		}, func(o *Options) {
+			o.Subagents = testSubagents(withMemory)
+			o.Tools = append(o.Tools, echoTool("memory_store", permissions.ClassWrite))
+			o.Prompt.Memory = "## Memory\n\nMEMORY-SECTION"
+		})
+		if _, err := env.agent.Turn(t.Context(), "go"); err != nil {
+			t.Fatal(err)
+		}
+		sub := env.model.Requests()[1]
+		if got := strings.Contains(sub.System, "MEMORY-SECTION"); got != tt.want {
+			t.Errorf("%s: memory section in the prompt = %v, want %v", tt.typ, got, tt.want)
+		}
+		if got := slices.Contains(toolNames(sub), "memory_store"); got != tt.want {
+			t.Errorf("%s: memory_store among %v = %v, want %v", tt.typ, toolNames(sub), got, tt.want)
+		}
 	}
 }
