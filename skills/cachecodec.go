@@ -156,6 +156,7 @@ func (w *cacheWriter) skill(s *Skill) error {
 	w.bool(s.UserInvocable)
 	w.bool(s.Command)
 	w.str(s.Context)
+	w.str(s.Agent)
 	w.str(s.Model)
 	w.str(s.Effort)
 	w.bool(s.Shell != nil)
@@ -197,6 +198,7 @@ func (r *cacheReader) skill() *Skill {
 	s.UserInvocable = r.bool()
 	s.Command = r.bool()
 	s.Context = r.str()
+	s.Agent = r.str()
 	s.Model = r.str()
 	s.Effort = r.str()
 	if r.bool() {

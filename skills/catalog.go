@@ -43,6 +43,9 @@ type Catalog struct {
 	Skills []*Skill
 	// Diagnostics are in discovery order: roots by priority, paths sorted.
 	Diagnostics []Diagnostic
+	// PluginAgents are the agents/ folders of the Claude Code plugins
+	// found, in discovery order (roots by priority, paths sorted).
+	PluginAgents []PluginFolder
 }
 
 // Lookup returns the skill with the given effective name, or nil.

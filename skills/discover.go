@@ -104,6 +104,8 @@ type walker struct {
 	realWithin map[string]string // Root.Within → its real path
 	stop       bool
 	cache      *cacheRun
+	// pluginAgents are the plugins' agents/ folders, in walk order.
+	pluginAgents []PluginFolder
 }
 
 // A walkEvent is either a diagnostic or a skill directory.
@@ -434,6 +436,7 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 		claim(s)
 	}
 	cat.Diagnostics = append(cat.Diagnostics, g.notes...)
+	cat.PluginAgents = w.pluginAgents
 	sort.Slice(cat.Skills, func(i, j int) bool { return cat.Skills[i].Name < cat.Skills[j].Name })
 	return cat
 }

@@ -168,6 +168,7 @@ var skillFields = numberFields(map[string]fieldSpec{
 	"argument-hint": strField(func(f *fieldSet) *string { return &f.s.ArgumentHint }),
 	"model":         strField(func(f *fieldSet) *string { return &f.s.Model }),
 	"effort":        strField(func(f *fieldSet) *string { return &f.s.Effort }),
+	"agent":         strField(func(f *fieldSet) *string { return &f.s.Agent }),
 
 	"tags":          listField(splitCommaOrSpace, func(f *fieldSet) *[]string { return &f.s.Tags }),
 	"permissions":   listField(splitCommaOrSpace, func(f *fieldSet) *[]string { return &f.s.Permissions }),
@@ -237,7 +238,7 @@ var skillFields = numberFields(map[string]fieldSpec{
 // and Hermes skills load cleanly; `hooks` is listed in SPEC §4.3 as later.
 // Hermes' required_environment_variables are prompted for, not a gate.
 var peerFields = map[string]bool{
-	"hooks": true, "disallowed-tools": true, "agent": true, "background": true,
+	"hooks": true, "disallowed-tools": true, "background": true,
 	"homepage": true, "emoji": true, "command-dispatch": true, "command-tool": true,
 	"command-arg-mode": true, "required-environment-variables": true,
 }

@@ -34,8 +34,11 @@ func (w *walker) walkInstalledPlugin(ctx context.Context, rw *rootWalk, dir, dir
 	defer func() { rw.plugin, rw.pluginDir = "", "" }()
 	hasSkillsDir := false
 	for _, e := range entries {
-		if e.Name() == pluginSkillsDir && isDirEntry(joinPath(dir, e.Name()), e) {
+		switch {
+		case e.Name() == pluginSkillsDir && isDirEntry(joinPath(dir, e.Name()), e):
 			hasSkillsDir = true
+		case e.Name() == pluginAgentsDir && isDirEntry(joinPath(dir, e.Name()), e):
+			w.pluginAgents = append(w.pluginAgents, PluginFolder{Plugin: name, Path: joinPath(dir, e.Name()), Source: rw.root.Source, Root: rw.realPath})
 		}
 	}
 	if !hasSkillsDir && hasSkillFile(entries, false) {

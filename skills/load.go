@@ -183,19 +183,7 @@ func finishSkill(f *fieldSet, src skillSource, body string, add func(string, Sev
 // problem is a note and the field is skipped) and the body.
 func parseSkillMD(text string) (*fieldSet, string, []fmNote) {
 	f := newFieldSet()
-	fm, body, ok := splitFrontmatter(normaliseText(text))
-	body = cleanBody(body)
-	if !ok {
-		return f, body, unclosedFrontmatter(text)
-	}
-	m, notes, err := parseFrontmatterYAML(fm)
-	if err != nil {
-		line := 0
-		if fe, ok := err.(*fmError); ok {
-			line = fe.line
-		}
-		return f, body, append(notes, fmNote{line: line, msg: "invalid YAML frontmatter ignored: " + err.Error()})
-	}
+	m, body, notes := parseMarkdown(text)
 	unknown, bad := applyFields(f, m, true)
 	for _, p := range unknown {
 		notes = append(notes, fmNote{line: p.line, msg: p.msg + "; ignored"})
@@ -204,6 +192,28 @@ func parseSkillMD(text string) (*fieldSet, string, []fmNote) {
 		notes = append(notes, fmNote{line: p.line, msg: p.msg + "; ignored"})
 	}
 	return f, body, notes
+}
+
+// parseMarkdown splits Markdown text into its frontmatter, parsed
+// leniently (every problem is a note, and frontmatter that cannot be read
+// is ignored whole), and its cleaned body: the rules of SKILL.md, which
+// every Markdown file with frontmatter clawseed reads shares
+// ([ParseMarkdown]).
+func parseMarkdown(text string) (kvList, string, []fmNote) {
+	fm, body, ok := splitFrontmatter(normaliseText(text))
+	body = cleanBody(body)
+	if !ok {
+		return nil, body, unclosedFrontmatter(text)
+	}
+	m, notes, err := parseFrontmatterYAML(fm)
+	if err != nil {
+		line := 0
+		if fe, ok := err.(*fmError); ok {
+			line = fe.line
+		}
+		return nil, body, append(notes, fmNote{line: line, msg: "invalid YAML frontmatter ignored: " + err.Error()})
+	}
+	return m, body, notes
 }
 
 // markdownMsg prefixes msg with `NAME:LINE: `.

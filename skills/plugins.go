@@ -83,6 +83,9 @@ func (w *walker) walkPlugin(ctx context.Context, rw *rootWalk, dir, dirReal stri
 			return
 		}
 		if !isPluginContent(e.Name()) {
+			if e.Name() == pluginAgentsDir && isDirEntry(joinPath(dir, e.Name()), e) {
+				w.pluginAgents = append(w.pluginAgents, PluginFolder{Plugin: name, Path: joinPath(dir, e.Name()), Source: rw.root.Source, Root: rw.realPath})
+			}
 			rest = append(rest, e)
 			continue
 		}
@@ -103,6 +106,20 @@ func (w *walker) walkPlugin(ctx context.Context, rw *rootWalk, dir, dirReal stri
 		return
 	}
 	w.walkDir(ctx, rw, dir, dirReal, rest, depth)
+}
+
+// A PluginFolder is the agents/ folder of a plugin discovery found: its
+// Markdown files are subagent definitions, which package subagents reads
+// (named plugin:name). The skill walk does not read them.
+type PluginFolder struct {
+	Plugin string
+	// Path is the folder as reached from its root.
+	Path string
+	// Source is the source of the skill root the plugin is in.
+	Source Source
+	// Root is the real path of that skill root: what the folder and its
+	// files must stay inside, as the plugin's skills must.
+	Root string
 }
 
 // pluginName decides the name of the plugin in dir. ok is false (with a

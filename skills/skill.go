@@ -179,10 +179,14 @@ type Skill struct {
 	Command bool
 
 	Context string // "fork" or ""
-	Model   string
-	Effort  string
-	Shell   *ShellSpec
-	Paths   []string
+	// Agent is a fork skill's `agent`: the subagent definition its
+	// sub-agent runs in (its system prompt, tools and model); "" for the
+	// fork's own.
+	Agent  string
+	Model  string
+	Effort string
+	Shell  *ShellSpec
+	Paths  []string
 	// OS is the union of `os`/`platforms`, `requires.os` and
 	// `metadata.openclaw.os`.
 	OS       []string

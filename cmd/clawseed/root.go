@@ -194,6 +194,7 @@ func newRootCmd(io *IOStreams, proc *app.Process) *cobra.Command {
 		newRunCmd(g, io),
 		newInitCmd(g, io),
 		newSkillsCmd(g, io),
+		newAgentsCmd(g, io),
 		newSessionsCmd(g, io),
 		newMemoryCmd(g, io),
 		newConfigCmd(g, io),

@@ -233,9 +233,11 @@ type showJSON struct {
 	AllowedTools []string `json:"allowed_tools"`
 	Arguments    []string `json:"arguments"`
 	ArgumentHint string   `json:"argument_hint"`
-	UserOnly     bool     `json:"disable_model_invocation"`
-	Invocable    bool     `json:"user_invocable"`
-	Body         string   `json:"body"`
+	// Agent is a fork skill's subagent (omitted when none).
+	Agent     string `json:"agent,omitempty"`
+	UserOnly  bool   `json:"disable_model_invocation"`
+	Invocable bool   `json:"user_invocable"`
+	Body      string `json:"body"`
 	// DynamicContext says whether the body's !`cmd` lines run (omitted
 	// when it has none).
 	DynamicContext string `json:"dynamic_context,omitempty"`
@@ -256,7 +258,7 @@ func skillsShowRun(ctx context.Context, opts *skillsOptions, name string) error 
 			Status: string(s.Status), Reason: s.Reason, Triggers: orEmpty(s.Triggers), Permissions: orEmpty(s.Permissions),
 			Tokens: agent.EstimateTokens(s.Body)},
 		Root: s.Root, Manifest: s.ManifestPath, SkillFile: s.SkillPath, Version: s.Version,
-		AllowedTools: orEmpty(s.AllowedTools), Arguments: orEmpty(s.Arguments), ArgumentHint: s.ArgumentHint,
+		AllowedTools: orEmpty(s.AllowedTools), Arguments: orEmpty(s.Arguments), ArgumentHint: s.ArgumentHint, Agent: s.Agent,
 		UserOnly: s.DisableModelInvocation, Invocable: s.UserInvocable, Body: s.Body,
 		DynamicContext: skills.DynamicContextNote(cfg.Skills.DynamicContext, !cfg.Trusted, s),
 	}
@@ -277,7 +279,7 @@ func skillsShowRun(ctx context.Context, opts *skillsOptions, name string) error 
 		{"description", s.Description, true}, {"when to use", s.WhenToUse, true},
 		{"triggers", strings.Join(s.Triggers, ", "), false}, {"permissions", strings.Join(s.Permissions, ", "), false},
 		{"allowed-tools", strings.Join(s.AllowedTools, " "), false}, {"arguments", strings.Join(s.Arguments, " "), false},
-		{"argument-hint", s.ArgumentHint, false}, {"status", string(s.Status), false}, {"reason", s.Reason, false},
+		{"argument-hint", s.ArgumentHint, false}, {"agent", s.Agent, false}, {"status", string(s.Status), false}, {"reason", s.Reason, false},
 	} {
 		if f.v == "" {
 			continue

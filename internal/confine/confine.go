@@ -53,6 +53,9 @@ const (
 	MaxAtFiles = 256 << 10
 	// MaxMemoryFile caps a memory file and MEMORY.md.
 	MaxMemoryFile = 1 << 20
+	// MaxAgentFile caps a subagent definition (.claude/agents/*.md): its
+	// body is the subagent's system prompt.
+	MaxAgentFile = 256 << 10
 )
 
 // Options say which files [Read] accepts.

@@ -23,6 +23,7 @@ import (
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/skills"
+	"github.com/clawseed/clawseed/subagents"
 )
 
 // A Model streams one response for a request (see [providers.Streamer]).
@@ -181,6 +182,13 @@ type Options struct {
 	ForkModel func(name string, current ModelChoice) (ModelChoice, error)
 	// ForkMaxIterations bounds a fork's sub-agent (default 15).
 	ForkMaxIterations int
+	// Subagents are the subagent definitions the Agent tool runs, fixed for
+	// the session (the tool's description lists them); nil or empty: no
+	// Agent tool. A fork skill's `agent` names one of them.
+	Subagents *subagents.Catalog
+	// MaxParallelSubagents is how many Agent calls of one response run at
+	// once (default 4).
+	MaxParallelSubagents int
 	// UntrustedWorkspace is set when the workspace is not trusted (§9.1):
 	// `shell:` and `context: fork` skills from project roots then need an
 	// approval prompt whatever the autonomy level.
@@ -259,7 +267,12 @@ type Agent struct {
 	fixed string
 	// skillTool is true when the Skill tool is offered (skills on, not denied).
 	skillTool bool
-	index     skills.Index
+	// agentTool is true when the Agent tool is offered, as agentSpec.
+	agentTool bool
+	agentSpec providers.ToolSpec
+	// out orders the sink's events and sub-agents' approval prompts.
+	out   outputLock
+	index skills.Index
 
 	history []providers.Message
 	// usageMu guards usage and byModel, which tools (llm_task) add to from
@@ -332,6 +345,10 @@ func New(opts Options) (*Agent, error) {
 	if opts.Sink == nil {
 		opts.Sink = func(Event) {}
 	}
+	// Sub-agents running at once, and the usage they record, reach the
+	// sink from their own goroutines.
+	out := newOutputLock()
+	opts.Sink = lockedSink(out, opts.Sink)
 	if opts.Actions == nil {
 		opts.Actions = NewActionLimiter(opts.MaxActionsPerHour, opts.Now)
 	}
@@ -347,7 +364,7 @@ func New(opts Options) (*Agent, error) {
 	if opts.KeepRecentTokens <= 0 {
 		opts.KeepRecentTokens = 20000
 	}
-	a := &Agent{opts: opts, own: map[string]Tool{}, alwaysAllow: map[string]bool{}}
+	a := &Agent{opts: opts, out: out, own: map[string]Tool{}, alwaysAllow: map[string]bool{}}
 	for _, t := range opts.Tools {
 		spec := t.Spec()
 		if !opts.Policy.Visible(spec.Name, t.Class()) {
@@ -360,6 +377,9 @@ func New(opts Options) (*Agent, error) {
 		a.ownSpecs = append(a.ownSpecs, spec)
 	}
 	a.skillTool = a.opts.SkillsEnabled && opts.Policy.Visible(skillToolName, permissions.ClassRead)
+	if a.agentTool = agentVisible(opts); a.agentTool {
+		a.agentSpec = agentToolSpec(opts.Subagents)
+	}
 	// The skills' files as the session starts: a skill that differs later
 	// pre-approves nothing until the user approves its content.
 	var cat *skills.Catalog

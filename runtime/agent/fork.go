@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/session"
 	"github.com/clawseed/clawseed/skills"
+	"github.com/clawseed/clawseed/subagents"
 )
 
 // defaultForkIterations bounds a fork's sub-agent when
@@ -102,26 +104,26 @@ func untrustedCannotAsk(name, what string) string {
 	return fmt.Sprintf("Skill '%s' comes from this workspace, which is not trusted, so %s needs the user's approval, and this session cannot ask (trust the workspace with `clawseed trust`, or run with --trust).", name, what)
 }
 
-// approveUntrustedFork asks before a project skill of an untrusted
-// workspace runs as a sub-agent: the repository chose its instructions and
-// its tools.
-func (a *Agent) approveUntrustedFork(ctx context.Context, s *skills.Skill) (skillRun, bool) {
-	tools := strings.Join(s.AllowedTools, ", ")
-	if tools == "" {
-		tools = "read-only tools"
-	}
-	req := ApprovalRequest{Tool: skillToolName, Summary: "skill " + s.Name + " (from the untrusted workspace) runs as a sub-agent with " + tools, Class: permissions.ClassRead, Untrusted: true}
+// askUntrusted asks before a sub-agent from an untrusted workspace runs —
+// a project skill's fork, or a project subagent definition: the repository
+// chose its instructions and its tools (§9.1). It is asked whatever the
+// autonomy level, and "always" counts as once. summary is the question;
+// cannot is the refusal when nobody can answer. It returns "" when the
+// sub-agent may run, else why not; cancelled is set when the turn was
+// cancelled at the prompt.
+func (a *Agent) askUntrusted(ctx context.Context, tool, summary, cannot string) (why string, cancelled bool) {
+	req := ApprovalRequest{Tool: tool, Summary: summary, Class: permissions.ClassRead, Untrusted: true}
 	switch v, err := a.authorize(ctx, req, ""); v {
 	case cannotAsk:
-		return refused(s.Name, untrustedCannotAsk(s.Name, "its sub-agent")), false
+		return cannot, false
 	case askCancelled:
-		return skillRun{ToolResult: providers.ToolResult{Content: cancelledText, IsError: true}}, false
+		return cancelledText, true
 	case askFailed:
-		return refused(s.Name, "Approval failed: "+err.Error()), false
+		return "Approval failed: " + err.Error(), false
 	case userDenied, notAllowed:
-		return refused(s.Name, "The user denied running its sub-agent."), false
+		return "The user denied running its sub-agent.", false
 	}
-	return skillRun{}, true
+	return "", false
 }
 
 // shellSummary is the command line shown in an approval prompt.
@@ -136,99 +138,100 @@ func shellSummary(sh *skills.ShellSpec) string {
 // fresh history, the base sections plus the skill's block as its system
 // prompt, the tools its allowed-tools name (read-class tools by default,
 // never Skill: forks do not nest) and its own model and iteration limit.
-// Its events reach the sink with Parent set, its usage counts toward the
-// session, and its transcript becomes a fork record of the session file.
+// With `agent: NAME` it runs in that subagent definition instead: the
+// definition's system prompt, preloaded skills and tools, its model and
+// effort unless the skill sets its own. Its events reach the sink with
+// Parent set, its usage counts toward the session, and its transcript
+// becomes a fork record of the session file.
 func (a *Agent) runFork(ctx context.Context, parent string, act skills.Active, args string) skillRun {
 	name, s := act.Skill.Name, act.Skill
-	untrusted := a.untrustedSkill(s)
-	if untrusted {
-		if r, ok := a.approveUntrustedFork(ctx, s); !ok {
-			return r
+	var def *subagents.Definition
+	if s.Agent != "" {
+		if def = a.opts.Subagents.Lookup(s.Agent); def == nil {
+			return refused(name, fmt.Sprintf("Skill '%s' runs in the subagent '%s', which does not exist (%s).", name, s.Agent, a.knownSubagents()))
 		}
 	}
-	choice := ModelChoice{
-		Model: a.opts.Model, Name: a.opts.ModelName, MaxTokens: a.opts.MaxTokens,
-		Temperature: a.opts.Temperature, ReasoningEffort: a.opts.ReasoningEffort,
-		TextTools: a.opts.TextTools, ContextWindow: a.opts.ContextWindow,
-	}
-	if s.Model != "" && s.Model != "inherit" && a.opts.ForkModel != nil {
-		c, err := a.opts.ForkModel(s.Model, choice)
-		if err != nil {
-			return refused(name, fmt.Sprintf("model %q: %v", s.Model, err))
-		}
-		choice = c
-		if choice.ContextWindow <= 0 {
-			choice.ContextWindow = a.opts.ContextWindow
+	if a.untrustedSkill(s) || def != nil && a.untrustedSubagent(def) {
+		if why, cancelled := a.askUntrusted(ctx, skillToolName, forkQuestion(s, def), untrustedCannotAsk(name, "its sub-agent")); cancelled {
+			return skillRun{ToolResult: providers.ToolResult{Content: cancelledText, IsError: true}}
+		} else if why != "" {
+			return refused(name, why)
 		}
 	}
-	if s.Effort != "" {
-		choice.ReasoningEffort = s.Effort
+	spec := childSpec{parent: parent, key: "fork/" + name, prompt: a.opts.Prompt, sink: a.opts.Sink, approver: a.opts.Approver}
+	model, effort := s.Model, s.Effort
+	spec.tools = a.forkTools(s.AllowedTools)
+	spec.iterations = a.opts.ForkMaxIterations
+	if spec.iterations <= 0 {
+		spec.iterations = defaultForkIterations
 	}
-	// What its allowed-tools pre-approve is decided as for an active
-	// skill: nothing for a repository's skill in an untrusted workspace,
-	// nor for a skill changed since the session started.
-	pre, _ := a.skillAllowedTools(s)
-	a.reportSkillAllowedTools(s)
-	iterations := a.opts.ForkMaxIterations
-	if iterations <= 0 {
-		iterations = defaultForkIterations
+	if def != nil {
+		model, effort = cmp.Or(model, def.Model), cmp.Or(effort, def.Effort)
+		spec.tools = a.subagentTools(def)
+		spec.prompt = a.subagentPrompt(def, spec.tools)
+		spec.iterations = a.subagentTurns(def, spec.iterations)
+		blocks, bad := a.preloadSkills(ctx, def)
+		if bad != "" {
+			return refused(name, bad)
+		}
+		spec.extra = blocks
 	}
-	rec := &forkRecorder{parent: a}
-	child, err := New(Options{
-		Model:              choice.Model,
-		ModelName:          choice.Name,
-		MaxTokens:          choice.MaxTokens,
-		Temperature:        choice.Temperature,
-		ReasoningEffort:    choice.ReasoningEffort,
-		TextTools:          choice.TextTools,
-		Tools:              a.forkTools(s.AllowedTools),
-		Policy:             a.opts.Policy,
-		Approver:           a.opts.Approver,
-		Prompt:             a.opts.Prompt,
-		SystemExtra:        []string{act.Block()},
-		PreApproved:        pre,
-		ControlPath:        a.opts.ControlPath,
-		MaxIterations:      iterations,
-		ParallelTools:      a.opts.ParallelTools,
-		ToolTimeout:        a.opts.ToolTimeout,
-		MaxToolOutputChars: a.opts.MaxToolOutputChars,
-		Actions:            a.opts.Actions,
-		ContextWindow:      choice.ContextWindow,
-		CompactAtPercent:   a.opts.CompactAtPercent,
-		KeepRecentTokens:   a.opts.KeepRecentTokens,
-		Recorder:           rec,
-		// A cache key of its own: the fork's prompt shares no prefix
-		// with the session's beyond the base sections.
-		SessionID: forkCacheKey(a.opts.SessionID, name),
-		Now:       a.opts.Now,
-		Sink: func(ev Event) {
-			if ev.Type == EventTurnStart || ev.Type == EventTurnEnd {
-				return
-			}
-			ev.Parent = parent
-			a.opts.Sink(ev)
-		},
-	})
+	spec.extra = append(spec.extra, act.Block())
+	choice, err := a.childModel(model, effort)
 	if err != nil {
 		return refused(name, err.Error())
 	}
-	child.grants = a.grants // what the user approves in the fork counts for the session
+	spec.choice = choice
+	// What its allowed-tools pre-approve is decided as for an active
+	// skill: nothing for a repository's skill in an untrusted workspace,
+	// nor for a skill changed since the session started.
+	spec.pre, _ = a.skillAllowedTools(s)
+	a.reportSkillAllowedTools(s)
 	msg := args
 	if strings.TrimSpace(msg) == "" {
 		msg = forkSentence(name)
 	}
-	res, err := child.Turn(ctx, msg)
+	run := a.runChild(ctx, spec, msg)
+	if run.setupErr != nil {
+		return refused(name, run.setupErr.Error())
+	}
+	a.finishChild(run)
 	if a.opts.Recorder != nil {
 		callID := parent
 		if strings.HasPrefix(callID, "/") {
 			callID = ""
 		}
-		a.recorded(a.opts.Recorder.RecordFork(session.Fork{
-			Skill: name, Args: args, CallID: callID, Model: choice.Name,
-			Status: res.Status, Messages: child.History(),
-		}))
+		rec := session.Fork{Skill: name, Args: args, CallID: callID, Model: choice.Name, Status: run.res.Status, Messages: run.history}
+		if def != nil {
+			rec.Agent = def.Name
+		}
+		a.recorded(a.opts.Recorder.RecordFork(rec))
 	}
-	return skillRun{ToolResult: forkResult(ctx, name, res, err), ran: true}
+	return skillRun{ToolResult: forkResult(ctx, name, run.res, run.err), ran: true}
+}
+
+// forkQuestion is the approval question of an untrusted fork.
+func forkQuestion(s *skills.Skill, def *subagents.Definition) string {
+	if def != nil {
+		return "skill " + s.Name + " runs as the subagent " + def.Name + " (" + untrustedWhich(s, def) + ")"
+	}
+	tools := strings.Join(s.AllowedTools, ", ")
+	if tools == "" {
+		tools = "read-only tools"
+	}
+	return "skill " + s.Name + " (from the untrusted workspace) runs as a sub-agent with " + tools
+}
+
+// untrustedWhich says which of a fork skill and its subagent come from
+// the untrusted workspace.
+func untrustedWhich(s *skills.Skill, def *subagents.Definition) string {
+	switch {
+	case s.Source.Project() && def.Project():
+		return "both from the untrusted workspace"
+	case def.Project():
+		return "the subagent is from the untrusted workspace"
+	}
+	return "the skill is from the untrusted workspace"
 }
 
 // forkResult turns the sub-agent's turn into the Skill call's result.
@@ -247,13 +250,6 @@ func forkResult(ctx context.Context, name string, res TurnResult, err error) pro
 	default:
 		return providers.ToolResult{Content: fmt.Sprintf("Skill '%s' failed: %v", name, err), IsError: true}
 	}
-}
-
-func forkCacheKey(session, skill string) string {
-	if session == "" {
-		return ""
-	}
-	return session + "/fork/" + skill
 }
 
 // forkTools returns the tools of a fork's sub-agent: those its skill's
@@ -283,20 +279,6 @@ func (a *Agent) forkTools(allowed []string) []Tool {
 // isMemoryTool reports whether name is one of the memory or knowledge tools.
 func isMemoryTool(name string) bool {
 	return strings.HasPrefix(name, "memory_") || name == "knowledge"
-}
-
-// forkRecorder keeps a fork's messages for its fork record and sends its
-// usage to the session: counted in the parent's totals and recorded there.
-type forkRecorder struct{ parent *Agent }
-
-func (r *forkRecorder) RecordMessage(providers.Message) error     { return nil }
-func (r *forkRecorder) RecordSkill(session.SkillChange) error     { return nil }
-func (r *forkRecorder) RecordCompaction(session.Compaction) error { return nil }
-func (r *forkRecorder) RecordFork(session.Fork) error             { return nil }
-func (r *forkRecorder) RecordRecall([]string) error               { return nil }
-func (r *forkRecorder) RecordUsage(model string, u providers.Usage) error {
-	r.parent.addModelUsage(model, u)
-	return nil
 }
 
 // InvokeSkill handles a user's /NAME ARGS (§4.9): an ordinary skill is

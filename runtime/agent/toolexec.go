@@ -70,9 +70,20 @@ func (a *Agent) runCalls(ctx context.Context, calls []providers.ToolCall) []prov
 	}
 	concurrent := a.onlyReads(calls)
 	var pending []pendingCall
-	for i, c := range calls {
+	for i := 0; i < len(calls); i++ {
+		c := calls[i]
 		if ctx.Err() != nil {
 			break
+		}
+		if a.isAgentCall(c) {
+			// Consecutive Agent calls run together (subagent.go).
+			j := i + 1
+			for j < len(calls) && a.isAgentCall(calls[j]) {
+				j++
+			}
+			a.runAgentCalls(ctx, calls[i:j], results[i:j])
+			i = j - 1
+			continue
 		}
 		if c.Name == skillToolName && a.skillTool {
 			if !a.takeAction() {
@@ -122,6 +133,9 @@ func (a *Agent) afterCall(ctx context.Context, c providers.ToolCall, results []p
 // validation count as reads: they run nothing.
 func (a *Agent) onlyReads(calls []providers.ToolCall) bool {
 	for _, c := range calls {
+		if a.isAgentCall(c) {
+			return false // a subagent may write; Agent calls run together apart
+		}
 		if c.Name == skillToolName && a.skillTool {
 			if a.opts.Skills != nil && a.opts.Skills.Runs(skillCallName(c.Args)) {
 				return false

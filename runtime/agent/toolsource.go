@@ -72,9 +72,12 @@ func (a *Agent) rebuildTools() {
 	if a.skillTool {
 		sorted = append(sorted, skillToolSpec(a.skillSearchable))
 	}
+	if a.agentTool {
+		sorted = append(sorted, a.agentSpec)
+	}
 	add := func(t Tool) (providers.ToolSpec, bool) {
 		spec := t.Spec()
-		if _, dup := a.tools[spec.Name]; dup || spec.Name == skillToolName || !a.opts.Policy.Visible(spec.Name, t.Class()) {
+		if _, dup := a.tools[spec.Name]; dup || spec.Name == skillToolName || spec.Name == agentToolName || !a.opts.Policy.Visible(spec.Name, t.Class()) {
 			return spec, false
 		}
 		a.tools[spec.Name] = t

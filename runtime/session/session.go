@@ -31,7 +31,8 @@ const (
 	TypeSkill      = "skill"
 	TypeCompaction = "compaction"
 	TypeUsage      = "usage"
-	// TypeFork is a `context: fork` skill's sub-agent transcript: kept
+	// TypeFork is a sub-agent's transcript (a fork skill's, an Agent
+	// call's subagent): kept
 	// for the record, never part of the main history.
 	TypeFork = "fork"
 	// TypeRecall names the memories automatic recall put before a user
@@ -95,14 +96,18 @@ type Compaction struct {
 	Messages []providers.Message `json:"messages"`
 }
 
-// A Fork records the transcript of a `context: fork` skill's sub-agent
-// (§4.10). Its usage is recorded separately, as usage records, so totals
+// A Fork records the transcript of a sub-agent: a `context: fork` skill's
+// (§4.10) or an Agent call's subagent. Its usage is recorded separately, as usage records, so totals
 // include it; its messages never join the main history.
 type Fork struct {
-	Skill string `json:"skill"`
+	// Skill is the fork skill ("" for an Agent call's subagent).
+	Skill string `json:"skill,omitempty"`
+	// Agent is the subagent it ran as: an Agent call's, or a fork
+	// skill's `agent`.
+	Agent string `json:"agent,omitempty"`
 	Args  string `json:"args,omitempty"`
-	// CallID is the id of the Skill call the fork answered ("" when the
-	// user invoked it with /NAME).
+	// CallID is the id of the Skill or Agent call the fork answered (""
+	// when the user invoked it with /NAME).
 	CallID string `json:"call_id,omitempty"`
 	Model  string `json:"model"`
 	// Status is the sub-agent's turn status: ok, error, cancelled or

@@ -146,7 +146,8 @@ func (p *Process) clientVersion() string {
 //  5. the MCP servers (need the policy and the OS sandbox), started first
 //     so that they start up while skills are discovered;
 //  6. the skills: reloader, cache and catalog (need the file sandbox,
-//     which they widen to the skill directories);
+//     which they widen to the skill directories), then the subagent
+//     definitions (need the catalog's and the installed plugins' folders);
 //  7. memory and the project instructions (need the configuration);
 //  8. the tools (need the sandboxes, the model chain, memory and the usage
 //     sink) and the active skill set (needs the catalog, the sandboxes and
@@ -218,8 +219,9 @@ type parts struct {
 	perms        *agent.SkillPermissions
 	active       *skills.ActiveSet
 	// plugins are the enabled plugins installed with Claude Code
-	// ([installedPlugins]); their agents/ folders are [pluginAgentDirs], their
-	// hooks claudesettings.PluginHooks(plugin.Path).
+	// ([installedPlugins]); discovery found their agents/ folders (the
+	// catalog's PluginAgents), their hooks are
+	// claudesettings.PluginHooks(plugin.Path).
 	plugins []claudesettings.InstalledPlugin
 }
 
@@ -297,6 +299,9 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 			fmt.Fprintln(o.Notices, "clawseed: warning: "+termtext.EscapeLine(msg))
 		}
 	})
+	// Subagent definitions, with the plugins' agents/ folders; fixed for
+	// the session.
+	s.subagents = loadSubagents(ctx, agentFolders(cfg, s.catalog), p.sb.ForbiddenRule())
 	// 7. Memory, and the project instructions.
 	s.memory = sessionMemory(ctx, cfg, o.Log)
 	p.instr = newSessionInstructions(cfg, o.Notices)
@@ -358,17 +363,19 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 			Identity:     identityFiles(cfg, p.sb, o.Notices),
 			Instructions: p.instrSection,
 		},
-		RefreshInstructions: refreshInstructions,
-		NestedInstructions:  nestedInstructions,
-		Skills:              p.active,
-		SkillsEnabled:       cfg.Skills.Enabled,
-		SkillPermissions:    p.perms,
-		IndexBudget:         skills.IndexBudget(resolved.ContextWindow, cfg.Skills.IndexBudgetPercent),
-		ForkModel:           s.forkModel,
-		SkillShell:          newSkillShell(cfg, p.sb, s.conf),
-		ForkMaxIterations:   cfg.Skills.ForkMaxIterations,
-		UntrustedWorkspace:  !cfg.Trusted,
-		ControlPath:         p.sb.Control.Match,
+		RefreshInstructions:  refreshInstructions,
+		NestedInstructions:   nestedInstructions,
+		Skills:               p.active,
+		SkillsEnabled:        cfg.Skills.Enabled,
+		SkillPermissions:     p.perms,
+		IndexBudget:          skills.IndexBudget(resolved.ContextWindow, cfg.Skills.IndexBudgetPercent),
+		ForkModel:            s.forkModel,
+		SkillShell:           newSkillShell(cfg, p.sb, s.conf),
+		ForkMaxIterations:    cfg.Skills.ForkMaxIterations,
+		Subagents:            s.subagents,
+		MaxParallelSubagents: cfg.Agent.MaxParallelSubagents,
+		UntrustedWorkspace:   !cfg.Trusted,
+		ControlPath:          p.sb.Control.Match,
 		Rediscover: func(ctx context.Context) (*skills.Catalog, error) {
 			return p.reloader.discover(ctx), nil
 		},

@@ -60,24 +60,26 @@ func (s *Session) SwitchModel(args string) (string, error) {
 	return "model set to " + s.describeModel(), nil
 }
 
-// forkModel resolves a fork skill's `model` (§4.10): a [providers.models]
-// entry or a provider preset runs the fork there, with that entry's
-// settings; Claude Code's `sonnet`, `opus` and `haiku` name the newest model
-// of that family when the session's provider speaks the Anthropic wire, and
-// the session's model otherwise (the skill was written for another vendor);
-// any other name is a model id of the session's provider.
+// forkModel resolves the `model` of a fork skill (§4.10) or a subagent
+// definition: a [providers.models] entry or a provider preset runs the
+// sub-agent there, with that entry's settings (an entry named `sonnet`
+// wins over the alias); else Claude Code's `sonnet`, `opus` and `haiku`
+// name the newest model of that family when the session's provider speaks
+// the Anthropic wire, and the session's model otherwise (the definition
+// was written for another vendor); any other name is a model id of the
+// session's provider.
 func (s *Session) forkModel(name string, current agent.ModelChoice) (agent.ModelChoice, error) {
-	if id, ok := config.ClaudeAlias(name); ok {
-		if s.resolved.Wire == config.WireAnthropic {
-			current.Name = id
-		}
-		return current, nil
-	}
 	named, ok, err := s.cfg.ResolveNamed(name, "")
 	if err != nil {
 		return agent.ModelChoice{}, err
 	}
 	if !ok {
+		if id, alias := config.ClaudeAlias(name); alias {
+			if s.resolved.Wire == config.WireAnthropic {
+				current.Name = id
+			}
+			return current, nil
+		}
 		current.Name = name
 		return current, nil
 	}

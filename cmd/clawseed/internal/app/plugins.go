@@ -2,8 +2,6 @@ package app
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/claudesettings"
@@ -17,8 +15,9 @@ import (
 // `enabledPlugins` turns off, each a skill root of its own
 // ([skills.PluginRoot], source "claude-plugin"): its skills/ give
 // `plugin:skill`, its commands/ `/plugin:command`; its agents/ and
-// hooks/hooks.json are for the subagents and the hooks
-// ([pluginAgentDirs], claudesettings.PluginHooks).
+// hooks/hooks.json are for the subagents (discovery records the agents/
+// folders in the catalog's PluginAgents) and the hooks
+// (claudesettings.PluginHooks).
 //
 // Trust: the list is the user's own file in their home, so an installed
 // plugin is the user's, like ~/.claude/skills, also when it was installed
@@ -81,19 +80,6 @@ func pluginRoots(plugins []claudesettings.InstalledPlugin) []skills.Root {
 		roots = append(roots, skills.PluginRoot(p.Name, p.Path))
 	}
 	return roots
-}
-
-// pluginAgentDirs are the agents/ folders of plugins that have one, for
-// the subagent definitions (issue 23, part 4), in the plugins' order.
-func pluginAgentDirs(plugins []claudesettings.InstalledPlugin) []string {
-	var out []string
-	for _, p := range plugins {
-		dir := filepath.Join(p.Path, "agents")
-		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-			out = append(out, dir)
-		}
-	}
-	return out
 }
 
 // pluginDiagnostics turns the problems of the plugin files into skill

@@ -77,11 +77,10 @@ func TestInstalledPluginsWiring(t *testing.T) {
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "gone@m: plugin folder") {
 		t.Errorf("warnings = %q", warnings)
 	}
-	if dirs := pluginAgentDirs(got); !slices.Equal(dirs, []string{filepath.Join(plugin, "agents")}) {
-		t.Errorf("pluginAgentDirs = %q", dirs)
-	}
-
 	cat := DiscoverUncached(t.Context(), cfg)
+	if len(cat.PluginAgents) != 1 || cat.PluginAgents[0].Path != filepath.Join(plugin, "agents") || cat.PluginAgents[0].Plugin != "p" {
+		t.Errorf("PluginAgents = %+v", cat.PluginAgents)
+	}
 	s := cat.Lookup("p:s")
 	if s == nil || s.Source != skills.SourceClaudePlugin {
 		t.Fatalf("p:s = %+v", s)

@@ -33,6 +33,7 @@ import (
 	"github.com/clawseed/clawseed/runtime/memory"
 	"github.com/clawseed/clawseed/runtime/session"
 	"github.com/clawseed/clawseed/skills"
+	"github.com/clawseed/clawseed/subagents"
 )
 
 // A Session is a built session: the agent, what it was built from, and what
@@ -43,6 +44,7 @@ type Session struct {
 	resolved  *config.Resolved
 	agent     *agent.Agent
 	catalog   *skills.Catalog
+	subagents *subagents.Catalog
 	sessionID string
 	// store is nil when [sessions].enabled is false; writer is then nil too.
 	store  *session.Store
@@ -64,6 +66,9 @@ func (s *Session) Agent() *agent.Agent { return s.agent }
 
 // Config is the configuration the session was built from.
 func (s *Session) Config() *config.Config { return s.cfg }
+
+// Subagents are the session's subagent definitions (/agents).
+func (s *Session) Subagents() *subagents.Catalog { return s.subagents }
 
 // Catalog is the skill catalog discovered at start.
 func (s *Session) Catalog() *skills.Catalog { return s.catalog }

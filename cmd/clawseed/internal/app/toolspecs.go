@@ -54,7 +54,7 @@ func sessionToolSpecs(cfg *config.Config, model agent.Model, modelName string) (
 	// command tools are registered; nothing is started here.
 	list := buildTools(toolEnv{cfg: cfg, sb: sb, conf: newConfinement(cfg, sb.Control), model: model, modelName: modelName,
 		usage: &agent.UsageSink{}, memory: mem})
-	classes := map[string]string{"Skill": permissions.ClassRead.String()}
+	classes := map[string]string{"Skill": permissions.ClassRead.String(), "Agent": permissions.ClassRead.String()}
 	for _, t := range list {
 		c := t.Class().String()
 		if _, perCall := t.(interface {
@@ -78,6 +78,9 @@ func sessionToolSpecs(cfg *config.Config, model agent.Model, modelName string) (
 		Skills:        set,
 		SkillsEnabled: cfg.Skills.Enabled,
 		Prompt:        agent.PromptConfig{Workspace: cfg.Workspace, Autonomy: level},
+		// The project's and the user's definitions (plugins' need skill
+		// discovery, which this does not run).
+		Subagents: loadSubagents(context.Background(), agentFolders(cfg, nil), sb.ForbiddenRule()),
 	})
 	if err != nil {
 		return nil, nil, err

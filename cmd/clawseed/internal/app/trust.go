@@ -65,7 +65,8 @@ func HomeFor(cwd, userHome string) string {
 // TrustAsks lists what an untrusted workspace asks for and does not get:
 // the project config keys that were ignored or limited, the project skills
 // that would run commands (their `shell:` command, their dynamic context, or
-// a sub-agent), and those whose allowed-tools would pre-approve calls.
+// a sub-agent), the project's subagent definitions, and the skills whose
+// allowed-tools would pre-approve calls.
 // Empty when there is nothing to trust.
 func TrustAsks(cfg *config.Config, cat *skills.Catalog) []string {
 	var out []string
@@ -74,6 +75,9 @@ func TrustAsks(cfg *config.Config, cat *skills.Catalog) []string {
 	}
 	commands, allowed := projectSkillAsks(cat)
 	out = append(out, commands...)
+	for _, d := range projectSubagents(cfg, cat) {
+		out = append(out, fmt.Sprintf("subagent %s runs as a sub-agent with its own instructions (%s)", d.Name, d.Path))
+	}
 	for _, s := range allowed {
 		out = append(out, fmt.Sprintf("skill %s pre-approves: %s", s.Name, strings.Join(permissions.DescribeAllowedTools(s.AllowedTools), ", ")))
 	}
@@ -128,6 +132,17 @@ func UntrustedLine(cfg *config.Config, cat *skills.Catalog) string {
 		what = append(what, "1 command of a project skill (not run unasked)")
 	case n > 1:
 		what = append(what, fmt.Sprintf("%d commands of project skills (not run unasked)", n))
+	}
+	if agents := projectSubagents(cfg, cat); len(agents) > 0 {
+		names := make([]string, len(agents))
+		for i, d := range agents {
+			names[i] = d.Name
+		}
+		noun := "subagent"
+		if len(names) > 1 {
+			noun = "subagents"
+		}
+		what = append(what, fmt.Sprintf("project %s %s (not run unasked)", noun, strings.Join(names, ", ")))
 	}
 	if len(allowed) > 0 {
 		names := make([]string, len(allowed))

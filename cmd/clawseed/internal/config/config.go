@@ -136,6 +136,9 @@ type Agent struct {
 	MaxToolOutputChars int      `toml:"max_tool_output_chars"`
 	AllowedTools       []string `toml:"allowed_tools"`
 	DeniedTools        []string `toml:"denied_tools"`
+	// MaxParallelSubagents is how many Agent calls of one response run
+	// at once.
+	MaxParallelSubagents int `toml:"max_parallel_subagents"`
 }
 
 // Skills is the [skills] table.
@@ -297,12 +300,13 @@ func Default() *Config {
 			Models:           map[string]ModelEntry{},
 		},
 		Agent: Agent{
-			MaxToolIterations:  25,
-			ParallelTools:      4,
-			ToolTimeoutSecs:    120,
-			MaxToolOutputChars: 30000,
-			AllowedTools:       []string{},
-			DeniedTools:        []string{},
+			MaxToolIterations:    25,
+			ParallelTools:        4,
+			ToolTimeoutSecs:      120,
+			MaxToolOutputChars:   30000,
+			AllowedTools:         []string{},
+			DeniedTools:          []string{},
+			MaxParallelSubagents: 4,
 		},
 		Skills: Skills{
 			Enabled:            true,

@@ -61,6 +61,7 @@ func (c *Config) validate() error {
 		atLeast("agent.parallel_tools", c.Agent.ParallelTools, 1),
 		secsRange("agent.tool_timeout_secs", c.Agent.ToolTimeoutSecs, 1),
 		atLeast("agent.max_tool_output_chars", c.Agent.MaxToolOutputChars, 1),
+		atLeast("agent.max_parallel_subagents", c.Agent.MaxParallelSubagents, 1),
 		atLeast("skills.max_active", c.Skills.MaxActive, 0),
 		atLeast("skills.max_skill_file_bytes", c.Skills.MaxSkillFileBytes, 1),
 		atLeast("skills.fork_max_iterations", c.Skills.ForkMaxIterations, 1),

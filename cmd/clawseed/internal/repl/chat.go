@@ -58,6 +58,9 @@ type Chat struct {
 	// Trust grants workspace trust (/trust) and returns the sentence to
 	// show; nil when unavailable.
 	Trust func() string
+	// Agents handles /agents: list the subagent definitions with their
+	// source. nil when the session has none.
+	Agents func(out io.Writer)
 	// MCP shows the MCP servers (/mcp) and expands their prompts
 	// (/mcp__server__prompt args); nil when none are configured.
 	MCP MCP

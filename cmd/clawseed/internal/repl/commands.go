@@ -15,6 +15,7 @@ import (
 var builtinCommands = []struct{ name, args, help string }{
 	{"/help", "", "show this help"},
 	{"/skills", "[search TERMS]", "list skills: source, status, why hidden; diagnostics; or search them all"},
+	{"/agents", "", "list the subagents the Agent tool runs, with their source"},
 	{"/active", "", "list active skills"},
 	{"/activate", "NAME [ARGS]", "activate a skill"},
 	{"/deactivate", "NAME", "deactivate a skill"},
@@ -81,6 +82,12 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 			return "", false
 		}
 		c.listSkills()
+	case "agents":
+		if c.Agents == nil {
+			fmt.Fprintln(c.Out, "Subagents are not available in this session.")
+		} else {
+			c.Agents(c.Out)
+		}
 	case "active":
 		c.listActive()
 	case "activate":

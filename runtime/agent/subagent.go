@@ -1,0 +1,315 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/clawseed/clawseed/permissions"
+	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/session"
+	"github.com/clawseed/clawseed/subagents"
+)
+
+// The Agent tool (Claude Code's, also known there as Task) runs a subagent
+// ([subagents.Definition]) on a task: a sub-agent (child.go) with the
+// definition's system prompt, preloaded skills, tools and model, whose
+// final text is the call's result. Like Skill, the call never reaches a
+// tool implementation: the agent handles it. Subagents never get the Agent
+// tool (they are made without definitions), so they do not nest.
+
+const agentToolName = "Agent"
+
+// defaultParallelSubagents is how many Agent calls of one response run at
+// once when [Options.MaxParallelSubagents] is not set.
+const defaultParallelSubagents = 4
+
+// The Agent tool's description lists at most maxListedSubagents subagents,
+// each description cut to maxSubagentDescription runes, in at most
+// maxSubagentList bytes: it travels with every request.
+const (
+	maxListedSubagents     = 50
+	maxSubagentDescription = 250
+	maxSubagentList        = 8000
+)
+
+// agentToolIntro and agentToolSchema are interface facts: models and cached
+// prompts depend on these bytes. The list of subagents follows the intro.
+const agentToolIntro = `Run a subagent on a self-contained task: it works in a fresh context with its own instructions and tools, and only its final answer comes back as this tool's result. Use it for searches and research that would fill your context. Agent calls in one response run at the same time. The subagent does not see this conversation: the prompt must say all it needs, and what to report.
+
+Available subagents (subagent_type: description):`
+
+const agentToolSchema = `{"type":"object","properties":{"description":{"type":"string","description":"A short (3-5 word) description of the task"},"prompt":{"type":"string","description":"The task for the subagent to perform"},"subagent_type":{"type":"string","description":"The name of the subagent to use, from the list in this tool's description"}},"required":["description","prompt","subagent_type"]}`
+
+// agentToolSpec renders the Agent tool for the definitions of cat: sorted
+// by name (the catalog's order), so the same definitions give the same
+// bytes.
+func agentToolSpec(cat *subagents.Catalog) providers.ToolSpec {
+	var b strings.Builder
+	b.WriteString(agentToolIntro)
+	listed := 0
+	for _, d := range cat.Agents {
+		line := "\n- " + d.Name + ": " + oneLine(d.Description, maxSubagentDescription)
+		if listed == maxListedSubagents || b.Len()+len(line) > maxSubagentList {
+			break
+		}
+		b.WriteString(line)
+		listed++
+	}
+	if rest := len(cat.Agents) - listed; rest > 0 {
+		fmt.Fprintf(&b, "\n(%d more not listed.)", rest)
+	}
+	return providers.ToolSpec{Name: agentToolName, Description: b.String(), Schema: json.RawMessage(agentToolSchema)}
+}
+
+// isAgentCall reports whether c calls the Agent tool this agent offers.
+func (a *Agent) isAgentCall(c providers.ToolCall) bool {
+	return c.Name == agentToolName && a.agentTool
+}
+
+// An agentCall is one Agent call ready to run: its checks passed (and the
+// user approved it, where that was asked).
+type agentCall struct {
+	index  int
+	def    *subagents.Definition
+	prompt string
+	spec   childSpec
+	run    childRun
+}
+
+// runAgentCalls runs consecutive Agent calls of one response, answering
+// results (one per call). The checks and approval prompts come first, one
+// call at a time in call order; then the subagents run, at most
+// MaxParallelSubagents at once, sharing a sink and an approver that take
+// one at a time; then their transcripts are recorded in call order.
+func (a *Agent) runAgentCalls(ctx context.Context, calls []providers.ToolCall, results []providers.ToolResult) {
+	sink, approver := a.opts.Sink, newSerialApprover(a.out, a.opts.Approver)
+	var ready []*agentCall
+	for i, c := range calls {
+		if ctx.Err() != nil {
+			break
+		}
+		ac, res := a.prepareAgentCall(ctx, c)
+		if ac == nil {
+			results[i] = a.withID(c, res)
+			continue
+		}
+		ac.index = i
+		ac.spec.sink, ac.spec.approver = sink, approver
+		ready = append(ready, ac)
+	}
+	limit := a.opts.MaxParallelSubagents
+	if limit <= 0 {
+		limit = defaultParallelSubagents
+	}
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for _, ac := range ready {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			ac.run = a.runChild(ctx, ac.spec, ac.prompt)
+		})
+	}
+	wg.Wait()
+	for _, ac := range ready {
+		c := calls[ac.index]
+		results[ac.index] = a.withID(c, a.finishAgentCall(ctx, c, ac))
+	}
+}
+
+// prepareAgentCall checks one Agent call and readies its sub-agent: the
+// arguments, the subagent, the rate limit, the user's approval for a
+// definition of an untrusted workspace, its model and preloaded skills. It
+// returns nil and the call's error result when the call may not run.
+func (a *Agent) prepareAgentCall(ctx context.Context, c providers.ToolCall) (*agentCall, providers.ToolResult) {
+	var args struct {
+		Description  string `json:"description"`
+		Prompt       string `json:"prompt"`
+		SubagentType string `json:"subagent_type"`
+	}
+	if err := json.Unmarshal(callArgs(c.Args), &args); err != nil {
+		return nil, errorResult("Invalid arguments for Agent: %v", err)
+	}
+	if strings.TrimSpace(args.Prompt) == "" {
+		return nil, errorResult("Invalid arguments for Agent: \"prompt\" is required (the task for the subagent).")
+	}
+	name := strings.TrimSpace(args.SubagentType)
+	if name == "" {
+		name = subagents.GeneralPurpose
+	}
+	def := a.opts.Subagents.Lookup(name)
+	if def == nil {
+		return nil, errorResult("Unknown subagent_type '%s'. Available: %s.", name, strings.Join(a.opts.Subagents.Names(), ", "))
+	}
+	if !a.takeAction() {
+		return nil, a.rateLimited()
+	}
+	if a.untrustedSubagent(def) {
+		question := "subagent " + def.Name + " (from the untrusted workspace, " + def.Path + ") runs with " + a.describeTools(def)
+		if why, _ := a.askUntrusted(ctx, agentToolName, question, untrustedSubagentCannotAsk(def.Name)); why != "" {
+			return nil, errorResult("%s", why)
+		}
+	}
+	choice, err := a.childModel(def.Model, def.Effort)
+	if err != nil {
+		return nil, errorResult("Subagent '%s' cannot run: %v", def.Name, err)
+	}
+	blocks, bad := a.preloadSkills(ctx, def)
+	if bad != "" {
+		return nil, errorResult("Subagent '%s' cannot run: %s", def.Name, bad)
+	}
+	tools := a.subagentTools(def)
+	spec := childSpec{
+		parent: c.ID, key: "agent/" + def.Name, choice: choice,
+		tools: tools, prompt: a.subagentPrompt(def, tools), extra: blocks,
+		iterations: a.subagentTurns(def, a.opts.MaxIterations),
+	}
+	return &agentCall{def: def, prompt: args.Prompt, spec: spec}, providers.ToolResult{}
+}
+
+// finishAgentCall records a subagent's transcript and turns its turn into
+// the Agent call's result: its final text.
+func (a *Agent) finishAgentCall(ctx context.Context, c providers.ToolCall, ac *agentCall) providers.ToolResult {
+	name, run := ac.def.Name, ac.run
+	if run.setupErr != nil {
+		return errorResult("Subagent '%s' cannot run: %v", name, run.setupErr)
+	}
+	a.finishChild(run)
+	if a.opts.Recorder != nil && (run.history != nil || run.err != nil) {
+		a.recorded(a.opts.Recorder.RecordFork(session.Fork{
+			Agent: name, CallID: c.ID, Model: ac.spec.choice.Name, Status: run.res.Status, Messages: run.history,
+		}))
+	}
+	final := strings.TrimSpace(run.res.Final)
+	switch {
+	case run.err == nil && run.history == nil:
+		// Never started: the turn was cancelled before its turn came.
+		return errorResult("%s", cancelledText)
+	case run.err == nil:
+		if final == "" {
+			final = "(the subagent gave no text)"
+		}
+		return providers.ToolResult{Content: final}
+	case ctx.Err() != nil:
+		return errorResult("%s", cancelledText)
+	case run.res.Status == StatusMaxIterations:
+		return errorResult("Subagent '%s' did not finish: it stopped after %d model requests without a final answer.", name, run.res.Iterations)
+	default:
+		return errorResult("Subagent '%s' failed: %v", name, run.err)
+	}
+}
+
+// subagentTools returns the tools of a subagent: the session's tools (as
+// the model sees them now) that its definition allows, never Agent, Skill
+// or skill_create: a subagent does not start subagents, activate skills in
+// the session's set or write skills. Memory is the session's, as for
+// forks (§8): the memory tools only when its `tools` name them.
+func (a *Agent) subagentTools(def *subagents.Definition) []Tool {
+	var out []Tool
+	for _, spec := range a.specs {
+		t, ok := a.tools[spec.Name]
+		if !ok || spec.Name == skillCreateToolName || spec.Name == agentToolName || spec.Name == skillToolName {
+			continue
+		}
+		if isMemoryTool(spec.Name) && !permissions.NamesTool(def.Tools, spec.Name, t.Class()) {
+			continue
+		}
+		if def.Allows(spec.Name, t.Class()) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// describeTools names a subagent's tools for an approval question.
+func (a *Agent) describeTools(def *subagents.Definition) string {
+	var names []string
+	for _, t := range a.subagentTools(def) {
+		names = append(names, t.Spec().Name)
+	}
+	if len(names) == 0 {
+		return "no tools"
+	}
+	return strings.Join(names, ", ")
+}
+
+// subagentPrompt is a subagent's system prompt: the session's sections with
+// the definition's body in place of the identity section. The session's
+// `## Memory` section (the memory tools' rules) stays only when tools, the
+// subagent's, hold a memory tool (a subagent's own memory, Claude Code's
+// `memory` field, is not built yet).
+func (a *Agent) subagentPrompt(def *subagents.Definition, tools []Tool) PromptConfig {
+	p := a.opts.Prompt
+	p.SystemPrompt = def.Prompt
+	p.Identity = nil
+	if !slices.ContainsFunc(tools, func(t Tool) bool { return isMemoryTool(t.Spec().Name) }) {
+		p.Memory = ""
+	}
+	return p
+}
+
+// subagentTurns is a subagent's iteration limit: its maxTurns, which may
+// not exceed the session's own limit, else fallback.
+func (a *Agent) subagentTurns(def *subagents.Definition, fallback int) int {
+	if def.MaxTurns > 0 {
+		return min(def.MaxTurns, a.opts.MaxIterations)
+	}
+	return fallback
+}
+
+// preloadSkills returns the blocks of the skills a definition preloads,
+// each as it would be activated now, or why one cannot be.
+func (a *Agent) preloadSkills(ctx context.Context, def *subagents.Definition) ([]string, string) {
+	var blocks []string
+	for _, name := range def.Skills {
+		if !a.opts.SkillsEnabled {
+			return nil, fmt.Sprintf("it preloads the skill '%s', and skills are disabled.", name)
+		}
+		if a.opts.Skills.Runs(name) {
+			return nil, fmt.Sprintf("it preloads the skill '%s', which runs instead of activating and cannot be preloaded.", name)
+		}
+		act, out := a.opts.Skills.Prepare(ctx, name, "", true)
+		if out.IsError {
+			return nil, "it preloads a skill: " + out.Text
+		}
+		blocks = append(blocks, act.Block())
+	}
+	return blocks, ""
+}
+
+// untrustedSubagent reports whether def comes from the workspace and the
+// workspace is not trusted (§9.1).
+func (a *Agent) untrustedSubagent(def *subagents.Definition) bool {
+	return a.opts.UntrustedWorkspace && def.Project()
+}
+
+// untrustedSubagentCannotAsk is the refusal of a project subagent when
+// nobody can approve it.
+func untrustedSubagentCannotAsk(name string) string {
+	return fmt.Sprintf("Subagent '%s' comes from this workspace, which is not trusted, so running it needs the user's approval, and this session cannot ask (trust the workspace with `clawseed trust`, or run with --trust).", name)
+}
+
+// knownSubagents lists the subagents for a message.
+func (a *Agent) knownSubagents() string {
+	names := a.opts.Subagents.Names()
+	if len(names) == 0 {
+		return "no subagents are defined"
+	}
+	return "known: " + strings.Join(names, ", ")
+}
+
+// agentVisible reports whether the Agent tool is offered: definitions
+// exist and the policy shows it.
+func agentVisible(opts Options) bool {
+	return opts.Subagents != nil && len(opts.Subagents.Agents) > 0 && opts.Policy.Visible(agentToolName, permissions.ClassRead)
+}
