@@ -41,6 +41,12 @@ func streamInit(s *app.Session, yes bool) streamjson.Init {
 			}
 		}
 	}
+	if slices.Contains(in.Tools, "Agent") && s.Subagents() != nil {
+		in.Agents = s.Subagents().Names()
+	}
+	for _, p := range s.Plugins() {
+		in.Plugins = append(in.Plugins, streamjson.Plugin{Name: p.Name, Path: p.Path})
+	}
 	if m := s.MCP(); m != nil {
 		for _, st := range m.Status() {
 			in.MCPServers = append(in.MCPServers, streamjson.MCPServer{Name: st.Name, Status: mcpStatus(st.State)})

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
-	"github.com/clawseed/clawseed/internal/claudesettings"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/runtime/agent"
@@ -218,11 +217,6 @@ type parts struct {
 	tools        []agent.Tool
 	perms        *agent.SkillPermissions
 	active       *skills.ActiveSet
-	// plugins are the enabled plugins installed with Claude Code
-	// ([installedPlugins]); discovery found their agents/ folders (the
-	// catalog's PluginAgents), their hooks are
-	// claudesettings.PluginHooks(plugin.Path).
-	plugins []claudesettings.InstalledPlugin
 }
 
 // checkSession checks what a session reads of the configuration before
@@ -294,7 +288,7 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	}
 	// The plugins installed with Claude Code (their skills are among the
 	// roots above), kept for their hooks and agents.
-	p.plugins = installedPlugins(cfg, func(msg string) {
+	s.plugins = installedPlugins(cfg, func(msg string) {
 		if o.Notices != nil {
 			fmt.Fprintln(o.Notices, "clawseed: warning: "+termtext.EscapeLine(msg))
 		}

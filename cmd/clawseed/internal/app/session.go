@@ -22,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/clawseed/clawseed/internal/claudesettings"
 	"io"
 	"strings"
 	"time"
@@ -45,6 +46,10 @@ type Session struct {
 	agent     *agent.Agent
 	catalog   *skills.Catalog
 	subagents *subagents.Catalog
+	// plugins are the enabled plugins installed with Claude Code
+	// ([installedPlugins]); discovery found their skills, commands and
+	// agents/ folders, and their hooks are claudesettings.PluginHooks.
+	plugins   []claudesettings.InstalledPlugin
 	sessionID string
 	// store is nil when [sessions].enabled is false; writer is then nil too.
 	store  *session.Store
@@ -72,6 +77,9 @@ func (s *Session) Subagents() *subagents.Catalog { return s.subagents }
 
 // Catalog is the skill catalog discovered at start.
 func (s *Session) Catalog() *skills.Catalog { return s.catalog }
+
+// Plugins are the enabled plugins installed with Claude Code.
+func (s *Session) Plugins() []claudesettings.InstalledPlugin { return s.plugins }
 
 // ID is the session's id; [Session.New] changes it.
 func (s *Session) ID() string { return s.sessionID }
