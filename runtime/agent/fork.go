@@ -174,6 +174,9 @@ func (a *Agent) runFork(ctx context.Context, parent string, act skills.Active, a
 		iterations = defaultForkIterations
 	}
 	rec := &forkRecorder{parent: a}
+	// The fork's skill's hooks are active while its sub-agent runs; the
+	// session's hooks see the sub-agent's calls too.
+	subContext := a.startSubagentHooks(ctx, parent, name, s)
 	child, err := New(Options{
 		Model:              choice.Model,
 		ModelName:          choice.Name,
@@ -184,10 +187,13 @@ func (a *Agent) runFork(ctx context.Context, parent string, act skills.Active, a
 		Tools:              a.forkTools(s.AllowedTools),
 		Policy:             a.opts.Policy,
 		Approver:           a.opts.Approver,
-		Prompt:             a.opts.Prompt,
 		SystemExtra:        []string{act.Block()},
 		PreApproved:        pre,
 		ControlPath:        a.opts.ControlPath,
+		Hooks:              a.opts.Hooks,
+		UntrustedWorkspace: a.opts.UntrustedWorkspace,
+		HookAgent:          &HookAgent{ID: parent, Type: name, Skill: s},
+		Prompt:             a.opts.Prompt,
 		MaxIterations:      iterations,
 		ParallelTools:      a.opts.ParallelTools,
 		ToolTimeout:        a.opts.ToolTimeout,
@@ -216,6 +222,9 @@ func (a *Agent) runFork(ctx context.Context, parent string, act skills.Active, a
 	msg := args
 	if strings.TrimSpace(msg) == "" {
 		msg = forkSentence(name)
+	}
+	if subContext != "" {
+		child.pendingContext = append(child.pendingContext, subContext)
 	}
 	res, err := child.Turn(ctx, msg)
 	if a.opts.Recorder != nil {

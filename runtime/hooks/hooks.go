@@ -112,6 +112,12 @@ func FromSettings(src Source, h claudesettings.Hooks) []Hook {
 	return out
 }
 
+// ForSkill lists the hooks of a skill's `hooks` frontmatter; own is set
+// for a skill of the user's (not the workspace's).
+func ForSkill(name, path string, own bool, h claudesettings.Hooks) []Hook {
+	return FromSettings(Source{Scope: claudesettings.ScopeSkill, Path: path, Skill: name, Own: own}, h)
+}
+
 // Describe is the hook's handler in a few words: its command or URL.
 func (h Hook) Describe() string {
 	if h.Type == "http" {

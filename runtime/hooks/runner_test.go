@@ -235,7 +235,9 @@ func TestRunnerOutputs(t *testing.T) {
 		{"stop block", Stop, `echo '{"decision":"block","reason":"run the tests"}'`, func(r Result) bool { return r.Block && r.Reason == "run the tests" }},
 		{"continue false", PostToolUse, `echo '{"continue":false,"stopReason":"enough"}'`, func(r Result) bool { return r.Stop && r.StopReason == "enough" }},
 		{"system message", Notification, `echo '{"systemMessage":"look"}'`, func(r Result) bool { return len(r.Notes) == 1 && !r.Notes[0].Warning && r.Notes[0].Text == "look" }},
-		{"exit 2 without a model", SessionStart, `echo why >&2; exit 2`, func(r Result) bool { return !r.Block && len(r.Notes) == 1 && strings.Contains(r.Notes[0].Text, "exit code 2: why") }},
+		{"exit 2 without a model", SessionStart, `echo why >&2; exit 2`, func(r Result) bool {
+			return !r.Block && len(r.Notes) == 1 && strings.Contains(r.Notes[0].Text, "exit code 2: why")
+		}},
 		{"updated input", PreToolUse, `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"ls -la"}}}'`,
 			func(r Result) bool { return r.UpdatedInput["command"] == "ls -la" && r.Permission == "" }},
 		{"permission request deny", PermissionRequest, `echo '{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"m","interrupt":true}}}'`,
@@ -285,7 +287,9 @@ func TestRunnerHTTP(t *testing.T) {
 			got = req
 			return Response{Status: 200, Body: []byte(`{"decision":"block","reason":"not yet"}`)}
 		},
-		LookupEnv: func(name string) (string, bool) { return map[string]string{"TOKEN": "t0k", "SECRET": "s3cret"}[name], true },
+		LookupEnv: func(name string) (string, bool) {
+			return map[string]string{"TOKEN": "t0k", "SECRET": "s3cret"}[name], true
+		},
 	})
 	res := r.Fire(context.Background(), Event{Name: Stop, Fields: map[string]any{"stop_hook_active": false}}, nil)
 	if !res.Block || res.Reason != "not yet" {
