@@ -25,6 +25,7 @@ type configOptions struct {
 	Project bool
 	Force   bool
 	Tools   bool
+	Hooks   bool
 }
 
 func newConfigCmd(g *globalOptions, io *IOStreams) *cobra.Command {
@@ -50,10 +51,15 @@ func newConfigCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 			if opts.Tools {
 				return configShowTools(cfg, io.Out)
 			}
+			if opts.Hooks {
+				app.WriteHookLines(io.Out, app.HookLines(cfg, nil, nil, app.Discover(cmd.Context(), cfg, g.proc, newLogger(g, io.Err))))
+				return nil
+			}
 			return cfg.Show(io.Out)
 		},
 	}
 	showCmd.Flags().BoolVar(&opts.Tools, "tools", false, "list the tools a session registers, with their class and the size of their schema")
+	showCmd.Flags().BoolVar(&opts.Hooks, "hooks", false, "list the hooks (settings files, config, skills) with their sources, and those ignored")
 	cmd.AddCommand(
 		initCmd,
 		showCmd,

@@ -181,7 +181,7 @@ func finishRun(opts *runOptions, s *app.Session, res agent.TurnResult, usage []p
 	switch res.Status {
 	case agent.StatusCancelled:
 		code = exitInterrupted
-	case agent.StatusError, agent.StatusMaxIterations:
+	case agent.StatusError, agent.StatusMaxIterations, agent.StatusBlocked:
 		code = exitFailure
 	}
 	switch opts.Output {

@@ -87,14 +87,15 @@ type ApprovalRequest struct {
 	// CanAllowNetwork offers the answer [ApproveNetwork]: the call is
 	// sandboxed without network and may be let use it this once.
 	CanAllowNetwork bool
-	// HookReason is why a PreToolUse hook asked for this prompt (its
-	// permissionDecisionReason), "" when none did.
+	// HookAsked is set when a PreToolUse hook asked for this prompt
+	// (permissionDecision "ask"): the call is asked whatever the level,
+	// and "always" counts as once. HookReason is the hook's reason.
+	HookAsked  bool
 	HookReason string
 
-	// hookAsk: a PreToolUse hook asked (the call is asked whatever the
-	// level; "always" counts as once). hookAllow: one of the user's own
-	// PreToolUse hooks allowed it (a pre-approval).
-	hookAsk, hookAllow bool
+	// hookAllow: one of the user's own PreToolUse hooks allowed the call
+	// (a pre-approval).
+	hookAllow bool
 }
 
 // An Approval is the user's answer.

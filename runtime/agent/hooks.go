@@ -353,6 +353,14 @@ func (a *Agent) SessionEnd(ctx context.Context, reason string) {
 	a.fire(ctx, hooks.SessionEnd, reason, func() map[string]any { return map[string]any{"reason": reason} })
 }
 
+// Notify fires Notification hooks: message is for the user, kind the
+// notification_type ("permission_prompt": the approval prompt waits).
+func (a *Agent) Notify(ctx context.Context, message, kind string) {
+	a.fire(ctx, hooks.Notification, kind, func() map[string]any {
+		return map[string]any{"message": message, "notification_type": kind}
+	})
+}
+
 // Hooks returns the session's hook runner (nil when hooks are off) and
 // the hooks of the active skills, for /hooks.
 func (a *Agent) Hooks() (*hooks.Runner, []hooks.Hook) {

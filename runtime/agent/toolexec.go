@@ -224,7 +224,7 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 	}
 	class := callClass(tool, args)
 	req := ApprovalRequest{Tool: c.Name, Summary: summary, Args: string(args), Class: class, Writes: a.controlWrites(tool, args),
-		HookReason: hook.reason, hookAsk: hook.ask, hookAllow: hook.allow}
+		HookReason: hook.reason, HookAsked: hook.ask, hookAllow: hook.allow}
 	if st, ok := tool.(sandboxedTool); ok {
 		req.Sandboxed, req.Escalation = st.SandboxMode(args)
 		if req.Escalation != "" {
@@ -243,7 +243,7 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 		if req.Escalation != "" {
 			return pendingCall{}, errorResult("%s", escalationCannotAsk(c.Name, req.Escalation)), false
 		}
-		if req.hookAsk {
+		if req.HookAsked {
 			return pendingCall{}, errorResult("Tool call denied: a PreToolUse hook asks the user to approve this %s call, and this session cannot ask (run with --yes, or answer in `clawseed chat`).%s", c.Name, reasonSuffix(req.HookReason)), false
 		}
 		return pendingCall{}, errorResult("Tool call denied: %s needs the user's approval and this session cannot ask (run with --yes or add %q to [autonomy].auto_approve).", c.Name, c.Name), false
@@ -296,7 +296,7 @@ const (
 func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, command string) (verdict, error) {
 	control := len(req.Writes) > 0
 	usersOwn := control || req.Escalation != "" || req.Untrusted
-	onceOnly := usersOwn || req.hookAsk
+	onceOnly := usersOwn || req.HookAsked
 	switch {
 	case control || req.Escalation != "":
 		if a.opts.Policy.Decide(req.Tool, req.Class, false) == permissions.Deny {
@@ -307,7 +307,7 @@ func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, command stri
 		if req.Class == permissions.ClassExec && a.opts.Policy.Decide(req.Tool, req.Class, false) == permissions.Deny {
 			return notAllowed, nil
 		}
-	case req.hookAsk:
+	case req.HookAsked:
 		// A PreToolUse hook asked: asked whatever the level, unless it
 		// forbids the call outright.
 		if a.opts.Policy.Decide(req.Tool, req.Class, false) == permissions.Deny {

@@ -63,9 +63,11 @@ func HomeFor(cwd, userHome string) string {
 }
 
 // TrustAsks lists what an untrusted workspace asks for and does not get:
-// the project config keys that were ignored or limited, the project skills
-// that would run commands (their `shell:` command, their dynamic context, or
-// a sub-agent), and those whose allowed-tools would pre-approve calls.
+// the project config keys that were ignored or limited (its hooks among
+// them), the project skills that would run commands (their `shell:`
+// command, their dynamic context, or a sub-agent), its Claude Code
+// settings files' hooks and allow rules, project skills' hooks, and the
+// skills whose allowed-tools would pre-approve calls.
 // Empty when there is nothing to trust.
 func TrustAsks(cfg *config.Config, cat *skills.Catalog) []string {
 	var out []string
@@ -74,6 +76,7 @@ func TrustAsks(cfg *config.Config, cat *skills.Catalog) []string {
 	}
 	commands, allowed := projectSkillAsks(cat)
 	out = append(out, commands...)
+	out = append(out, ignoredHooks(cfg, cat)...)
 	for _, s := range allowed {
 		out = append(out, fmt.Sprintf("skill %s pre-approves: %s", s.Name, strings.Join(permissions.DescribeAllowedTools(s.AllowedTools), ", ")))
 	}
@@ -123,6 +126,7 @@ func UntrustedLine(cfg *config.Config, cat *skills.Catalog) string {
 		what = append(what, ig.Key)
 	}
 	commands, allowed := projectSkillAsks(cat)
+	what = append(what, ignoredHooks(cfg, cat)...)
 	switch n := len(commands); {
 	case n == 1:
 		what = append(what, "1 command of a project skill (not run unasked)")
