@@ -430,3 +430,49 @@ func TestHookSessionStartContext(t *testing.T) {
 		t.Errorf("first message %q, want %q", got, want)
 	}
 }
+
+// TestHookForkSubagent: a fork skill's sub-agent fires SubagentStart
+// (whose context opens its message), its tool calls go through the
+// session's PreToolUse hooks and its own skill's (with agent_id and
+// agent_type), and its end fires SubagentStop, not Stop.
+func TestHookForkSubagent(t *testing.T) {
+	t.Parallel()
+	reviewer := &skills.Skill{Name: "reviewer2", Dir: "/skills/reviewer2", SkillPath: "/skills/reviewer2/SKILL.md", Source: skills.SourceUser,
+		Description: "Reviews.", Context: "fork", Body: "Review.", Status: skills.StatusListed, UserInvocable: true,
+		Hooks: claudesettings.Hooks{{Event: "PreToolUse", Groups: []claudesettings.MatcherGroup{{Hooks: []claudesettings.Handler{{Type: "command", Command: "own"}}}}}}}
+	ok := func(map[string]any) hooks.CommandResult { return answer("") }
+	env, hs := hookEnv(t, []providertest.Response{
+		skillCall(`{"skill":"reviewer2"}`),
+		{ToolCalls: []providertest.Call{{Name: "file_read", Args: `{"path":"a.go"}`}}},
+		{Text: "LGTM"},
+		{Text: "done"},
+	}, []hooks.Hook{hook(hooks.SubagentStart, "reviewer2", "start", userSrc), hook(hooks.PreToolUse, "Read", "session", userSrc),
+		hook(hooks.SubagentStop, "", "stop", userSrc), hook(hooks.Stop, "", "mainstop", userSrc)},
+		map[string]func(map[string]any) hooks.CommandResult{
+			"start": func(map[string]any) hooks.CommandResult {
+				return answer(`{"hookSpecificOutput":{"hookEventName":"SubagentStart","additionalContext":"be brief"}}`)
+			},
+			"session": ok, "own": ok, "stop": ok, "mainstop": ok,
+		}, runnerSkills(reviewer))
+	if _, err := env.agent.Turn(t.Context(), "review"); err != nil {
+		t.Fatal(err)
+	}
+	start := hs.of(hooks.SubagentStart)
+	if len(start) != 1 || start[0]["agent_type"] != "reviewer2" || start[0]["agent_id"] == "" {
+		t.Errorf("SubagentStart %v", start)
+	}
+	if first := env.model.Requests()[1].Messages[0].Text(); !strings.HasPrefix(first, "<system-reminder>\nSubagentStart hook additional context: be brief\n") {
+		t.Errorf("sub-agent's message %q", first)
+	}
+	pre := hs.of(hooks.PreToolUse)
+	if len(pre) != 2 || pre[0]["agent_type"] != "reviewer2" || pre[0]["agent_id"] != start[0]["agent_id"] {
+		t.Errorf("PreToolUse in the sub-agent (session's and the skill's): %v", pre)
+	}
+	stop := hs.of(hooks.SubagentStop)
+	if len(stop) != 1 || stop[0]["last_assistant_message"] != "LGTM" || stop[0]["agent_type"] != "reviewer2" {
+		t.Errorf("SubagentStop %v", stop)
+	}
+	if main := hs.of(hooks.Stop); len(main) != 1 || main[0]["last_assistant_message"] != "done" {
+		t.Errorf("Stop %v", main)
+	}
+}
