@@ -61,9 +61,16 @@ type pluginHookFile struct {
 	owned bool
 }
 
+// pluginHooks are the hooks/hooks.json files of the plugins installed the
+// Claude Code way (claudesettings.LoadInstalled, then
+// claudesettings.PluginHooks on each plugin's folder): the plugins part
+// of issue 23 returns them here, and sessionHooks adds their hooks after
+// the config's.
+func pluginHooks(*config.Config, *claudesettings.Set) []pluginHookFile { return nil }
+
 // sessionHooks lists the hooks of the settings files, the config and the
 // plugins, in the order they run; skills' are the agent's.
-func sessionHooks(cfg *config.Config, set *claudesettings.Set, plugins []pluginHookFile) []hooks.Hook {
+func sessionHooks(cfg *config.Config, set *claudesettings.Set) []hooks.Hook {
 	var list []hooks.Hook
 	for _, f := range set.HookFiles() {
 		list = append(list, hooks.FromSettings(hooks.Source{Scope: f.Scope, Path: f.Path, Own: f.Scope == claudesettings.ScopeUser}, f.Hooks)...)
@@ -72,7 +79,7 @@ func sessionHooks(cfg *config.Config, set *claudesettings.Set, plugins []pluginH
 		list = append(list, hooks.Hook{Event: e.Event, Matcher: e.Matcher, Handler: e.Handler,
 			Source: hooks.Source{Scope: hooks.ScopeConfig, Path: e.HookSource(), Own: e.Own}})
 	}
-	for _, p := range plugins {
+	for _, p := range pluginHooks(cfg, set) {
 		list = append(list, hooks.FromSettings(hooks.Source{Scope: claudesettings.ScopePlugin, Path: p.file.Path, PluginRoot: p.dir, Own: p.owned}, p.file.Hooks)...)
 	}
 	return list
@@ -93,7 +100,7 @@ func newHookRunner(cfg *config.Config, set *claudesettings.Set, conf *confinemen
 		}
 	}
 	return hooks.New(hooks.Options{
-		Hooks:     sessionHooks(cfg, set, nil),
+		Hooks:     sessionHooks(cfg, set),
 		Exec:      hookExec(cfg, conf),
 		Post:      hookPost(net),
 		LookupEnv: os.LookupEnv,
@@ -227,7 +234,7 @@ func HookLines(cfg *config.Config, running *hooks.Runner, active []hooks.Hook, c
 	set := claudeSettings(cfg)
 	list := running.Hooks()
 	if running == nil {
-		list = sessionHooks(cfg, set, nil)
+		list = sessionHooks(cfg, set)
 	}
 	line := func(h hooks.Hook, note string) HookLine {
 		return HookLine{Event: h.Event, Matcher: cmp.Or(h.Matcher, "*"), Handler: h.Describe(), Source: h.Source.Label(), Note: note}
