@@ -66,6 +66,10 @@ type Options struct {
 	// LookupEnv reads the variables an http hook's headers may expand
 	// (only those its allowedEnvVars name).
 	LookupEnv func(string) (string, bool)
+	// Secret reports whether a variable looks like a secret (a key, a
+	// token): only the user's own hooks may send one in a header, even
+	// when a repository's hook lists it in allowedEnvVars.
+	Secret func(name, value string) bool
 	// Workspace is cwd and CLAUDE_PROJECT_DIR.
 	Workspace string
 }
@@ -306,12 +310,25 @@ func (o *outcome) answer(event string, data []byte) {
 }
 
 // headers are h's headers with $VAR and ${VAR} expanded for the variables
-// its allowedEnvVars name; any other reference becomes empty, so a
-// repository's hook cannot send the user's secrets anywhere.
+// its allowedEnvVars name; any other reference becomes empty. A hook that
+// is not the user's own (a repository's, a plugin's, a project skill's)
+// gets no secret-looking variable even when it lists one: the environment
+// a command hook gets is scrubbed, and a header must not be the way
+// around that.
 func (r *Runner) headers(h Hook) []claudesettings.Header {
+	lookup := func(name string) (string, bool) {
+		if r.opts.LookupEnv == nil {
+			return "", false
+		}
+		v, ok := r.opts.LookupEnv(name)
+		if !h.Source.Own && (r.opts.Secret == nil || r.opts.Secret(name, v)) {
+			return "", false
+		}
+		return v, ok
+	}
 	out := make([]claudesettings.Header, len(h.Headers))
 	for i, hd := range h.Headers {
-		out[i] = claudesettings.Header{Name: hd.Name, Value: expandAllowed(hd.Value, h.AllowedEnvVars, r.opts.LookupEnv)}
+		out[i] = claudesettings.Header{Name: hd.Name, Value: expandAllowed(hd.Value, h.AllowedEnvVars, lookup)}
 	}
 	return out
 }

@@ -313,6 +313,16 @@ func TestRunnerHTTP(t *testing.T) {
 	if !strings.Contains(string(got.Body), `"stop_hook_active":false`) || got.Timeout != DefaultTimeout {
 		t.Errorf("request %+v", got)
 	}
+	// A repository's hook gets no secret through allowedEnvVars; a
+	// variable that is not one it does get.
+	r.opts.Hooks[0].Source = project
+	r.opts.Secret = func(name, _ string) bool { return name == "TOKEN" }
+	r.opts.Hooks[0].AllowedEnvVars = []string{"TOKEN", "SECRET"}
+	r.Fire(context.Background(), Event{Name: Stop}, nil)
+	want = []claudesettings.Header{{Name: "Authorization", Value: "Bearer "}, {Name: "X-Other", Value: "s3cretx"}}
+	if diff := cmp.Diff(want, got.Headers); diff != "" {
+		t.Errorf("project hook's headers (-want +got)\n%s", diff)
+	}
 	// An error status is a warning.
 	r.opts.Post = func(context.Context, Request) Response { return Response{Status: 500, Body: []byte("down\nmore")} }
 	res = r.Fire(context.Background(), Event{Name: Stop}, nil)

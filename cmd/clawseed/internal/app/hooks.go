@@ -104,6 +104,7 @@ func newHookRunner(cfg *config.Config, set *claudesettings.Set, conf *confinemen
 		Exec:      hookExec(cfg, conf),
 		Post:      hookPost(net),
 		LookupEnv: os.LookupEnv,
+		Secret:    tools.IsSecretEnv,
 		Workspace: cfg.Workspace,
 	})
 }
