@@ -94,8 +94,11 @@ func newHookRunner(cfg *config.Config, set *claudesettings.Set, conf *confinemen
 		}
 		return nil
 	}
+	// A settings file that could not be read, and hooks that cannot run,
+	// are said once at start (permission rules' own problems are the
+	// permissions' to report).
 	for _, d := range set.Diagnostics {
-		if notices != nil && strings.Contains(d.Where, "hooks") {
+		if notices != nil && (d.Where == "" || strings.HasPrefix(d.Where, "hooks") || d.Where == "disableAllHooks") {
 			fmt.Fprintln(notices, "warning: "+termtext.EscapeLine(d.String()))
 		}
 	}
