@@ -20,8 +20,8 @@ type Result struct {
 	// wins; allow only from the user's own hooks), and Message the
 	// reason of a deny.
 	Behavior, Message string
-	// UpdatedInput replaces a PreToolUse or PermissionRequest call's
-	// tool_input (Claude Code's argument names); the first hook's counts.
+	// UpdatedInput replaces a PreToolUse call's tool_input (Claude Code's
+	// argument names); the first hook's counts.
 	UpdatedInput map[string]any
 	// Block is set when a hook blocked (exit code 2, or decision "block"):
 	// the prompt is refused (UserPromptSubmit), the turn goes on
@@ -135,10 +135,9 @@ func (r *Result) apply(event string, o outcome, warn func(string, ...any)) {
 		}
 	}
 	if d := s.Decision; d != nil && event == PermissionRequest {
+		// Its updatedInput is not applied: the prompt it answers was
+		// about the call as it stands.
 		r.behavior(d.Behavior, d.Message, o.hook, warn)
-		if d.Behavior == "allow" && o.hook.Source.Own {
-			r.updated(d.UpdatedInput, warn)
-		}
 		if d.Behavior == "deny" && d.Interrupt {
 			r.stop(d.Message)
 		}
