@@ -2,6 +2,7 @@ package skills
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/clawseed/clawseed/internal/claudesettings"
 )
 
 // The binary codec of the discovery cache file (cachefile.go). Every value
@@ -137,7 +140,7 @@ func (r *cacheReader) strs() []string {
 
 // skillFieldCount is the number of fields of Skill the codec writes; a test
 // fails when Skill gains a field this file does not know.
-const skillFieldCount = 41
+const skillFieldCount = 42
 
 func (w *cacheWriter) skill(s *Skill) error {
 	for _, v := range []string{s.Name, s.Dir, s.RealDir, string(s.Source), s.Root, s.ManifestPath, s.SkillPath, s.Plugin, s.PluginDir,
@@ -172,6 +175,9 @@ func (w *cacheWriter) skill(s *Skill) error {
 	}
 	w.bool(s.Always)
 	w.bool(s.IgnoreRequires)
+	if err := w.hooks(s.Hooks); err != nil {
+		return err
+	}
 	w.str(s.Body)
 	w.str(s.ManifestHash)
 	w.str(s.SkillHash)
@@ -211,12 +217,41 @@ func (r *cacheReader) skill() *Skill {
 	}
 	s.Always = r.bool()
 	s.IgnoreRequires = r.bool()
+	s.Hooks = r.hooks()
 	s.Body = r.str()
 	s.ManifestHash = r.str()
 	s.SkillHash = r.str()
 	s.Status = Status(r.str())
 	s.Reason = r.str()
 	return s
+}
+
+// hooks writes a skill's hooks as their JSON ("" for none): they are
+// plain data, rare, and small.
+func (w *cacheWriter) hooks(h claudesettings.Hooks) error {
+	if h == nil {
+		w.str("")
+		return nil
+	}
+	b, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	w.str(string(b))
+	return nil
+}
+
+func (r *cacheReader) hooks() claudesettings.Hooks {
+	s := r.str()
+	if s == "" || r.err != nil {
+		return nil
+	}
+	var h claudesettings.Hooks
+	if err := json.Unmarshal([]byte(s), &h); err != nil {
+		r.fail()
+		return nil
+	}
+	return h
 }
 
 // Tags of the generic values of Skill.Metadata (see plainValue).

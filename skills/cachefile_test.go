@@ -31,6 +31,14 @@ func fillValue(t *testing.T, v reflect.Value, seed string) {
 	case reflect.Int, reflect.Int64:
 		v.SetInt(int64(len(seed)) + 7)
 	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Struct {
+			// Skill.Hooks: every field of every level, twice.
+			v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+			for i := range 2 {
+				fillValue(t, v.Index(i), fmt.Sprintf("%s[%d]", seed, i))
+			}
+			return
+		}
 		if v.Type().Elem().Kind() != reflect.String {
 			t.Fatalf("fillValue: slice of %s", v.Type().Elem())
 		}

@@ -223,6 +223,10 @@ var skillFields = numberFields(map[string]fieldSpec{
 		},
 		copy: func(dst, src *fieldSet) { dst.requires = src.requires },
 	},
+	"hooks": {
+		parse: parseHooks,
+		copy:  func(dst, src *fieldSet) { dst.s.Hooks = src.s.Hooks },
+	},
 	"metadata": {
 		parse: parseMetadata,
 		copy: func(dst, src *fieldSet) {
@@ -235,10 +239,10 @@ var skillFields = numberFields(map[string]fieldSpec{
 
 // peerFields are frontmatter keys other runtimes define that clawseed does not
 // use (yet). They are ignored without a warning so that Claude Code, OpenClaw
-// and Hermes skills load cleanly; `hooks` is listed in SPEC §4.3 as later.
-// Hermes' required_environment_variables are prompted for, not a gate.
+// and Hermes skills load cleanly. Hermes' required_environment_variables
+// are prompted for, not a gate.
 var peerFields = map[string]bool{
-	"hooks": true, "disallowed-tools": true, "background": true,
+	"disallowed-tools": true, "background": true,
 	"homepage": true, "emoji": true, "command-dispatch": true, "command-tool": true,
 	"command-arg-mode": true, "required-environment-variables": true,
 }

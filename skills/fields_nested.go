@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/clawseed/clawseed/internal/claudesettings"
 )
 
 // parseShell reads `shell: cmd` or `shell: {command, args, timeout}`.
@@ -158,6 +160,30 @@ func parseMetadata(f *fieldSet, key string, v any) error {
 		}
 	}
 	f.s.Metadata = plainMap(m)
+	return nil
+}
+
+// parseHooks reads Claude Code's `hooks` (event → matcher groups →
+// handlers): the hooks the skill runs while it is active. Handlers that
+// are not usable (an unknown event or type, no command) are reported and
+// left out; the others count.
+func parseHooks(f *fieldSet, key string, v any) error {
+	if s, ok := asString(v); ok && strings.HasPrefix(strings.TrimSpace(s), "{") {
+		parsed, err := parseInlineMapping(s)
+		if err != nil {
+			return keyErrorf(key, "invalid mapping for %q: %v", key, err)
+		}
+		v = parsed
+	}
+	m, ok := v.(kvList)
+	if !ok {
+		return typeError("mapping", key, v)
+	}
+	hooks, diags := claudesettings.ParseHooks("", key, plainMap(m))
+	for _, d := range diags {
+		f.ignore(d.Where, 0, d.Where+": "+d.Message)
+	}
+	f.s.Hooks = hooks
 	return nil
 }
 

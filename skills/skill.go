@@ -9,10 +9,13 @@
 //
 // The package imports only the standard library, its parsers
 // (go.yaml.in/yaml/v3, github.com/BurntSushi/toml, doublestar) and the
-// pre-scan that guards them against deep nesting (internal/nesting). It does no I/O
+// pre-scan that guards them against deep nesting (internal/nesting), and
+// internal/claudesettings for a skill's `hooks`. It does no I/O
 // beyond reading skill roots and writing a skill for skill_create, and never
 // prompts.
 package skills
+
+import "github.com/clawseed/clawseed/internal/claudesettings"
 
 // A Source names the kind of root a skill was discovered in. Its string value is
 // what `clawseed skills list --json` prints.
@@ -198,6 +201,11 @@ type Skill struct {
 	// bins, anyBins and env requirements are not checked (the OS still is).
 	// It activates nothing.
 	IgnoreRequires bool
+
+	// Hooks are the skill's `hooks` (Claude Code's shape): they run while
+	// the skill is active (a fork skill's while its sub-agent runs), a
+	// project skill's only in a trusted workspace.
+	Hooks claudesettings.Hooks
 
 	// Body is the Markdown body of SKILL.md as read at discovery. Activation
 	// re-reads it from disk.

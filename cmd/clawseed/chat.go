@@ -108,6 +108,7 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	chat.Prices = s.Prices()
 	chat.Trust = func() string { return trustCommand(cfg) }
 	chat.Agents = func(out io.Writer) { WriteAgents(out, s.Subagents()) }
+	chat.Hooks = s.ShowHooks
 	if s.MCP() != nil {
 		chat.MCP = mcpChat{s.MCP()}
 	}

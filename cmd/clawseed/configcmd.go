@@ -27,6 +27,8 @@ type configOptions struct {
 	Tools   bool
 	// Instructions lists the project instruction files (instructions.go).
 	Instructions bool
+	// Hooks lists the hooks with their sources.
+	Hooks bool
 }
 
 func newConfigCmd(g *globalOptions, io *IOStreams) *cobra.Command {
@@ -55,11 +57,16 @@ func newConfigCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 			if opts.Instructions {
 				return configShowInstructions(cmd.Context(), cfg, io.Out)
 			}
+			if opts.Hooks {
+				app.WriteHookLines(io.Out, app.HookLines(cfg, nil, nil, app.Discover(cmd.Context(), cfg, g.proc, newLogger(g, io.Err))))
+				return nil
+			}
 			return cfg.Show(io.Out)
 		},
 	}
 	showCmd.Flags().BoolVar(&opts.Tools, "tools", false, "list the tools a session registers, with their class and the size of their schema")
 	showCmd.Flags().BoolVar(&opts.Instructions, "instructions", false, "list the project instruction files (CLAUDE.md, AGENTS.md, imports, rules) a session reads, and why")
+	showCmd.Flags().BoolVar(&opts.Hooks, "hooks", false, "list the hooks (settings files, config, skills) with their sources, and those ignored")
 	cmd.AddCommand(
 		initCmd,
 		showCmd,

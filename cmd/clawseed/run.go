@@ -230,7 +230,7 @@ func finishRun(opts *runOptions, s *app.Session, stream *streamjson.Stream, res 
 	switch res.Status {
 	case agent.StatusCancelled:
 		code = exitInterrupted
-	case agent.StatusError, agent.StatusMaxIterations:
+	case agent.StatusError, agent.StatusMaxIterations, agent.StatusBlocked:
 		code = exitFailure
 	}
 	var result streamjson.Result

@@ -4,8 +4,8 @@
 // (`~/.claude/plugins/installed_plugins.json`), so that a project set up for
 // Claude Code works unchanged.
 //
-// It parses what clawseed honours — `hooks`, `permissions` and
-// `enabledPlugins` — and nothing else; every other key is ignored, since
+// It parses what clawseed honours — `hooks`, `permissions`,
+// `enabledPlugins` and `disableAllHooks` — and nothing else; every other key is ignored, since
 // Claude Code's settings hold many that mean nothing here (`model`, `env`,
 // `statusLine`, …). A file that is not JSON is an error naming the file, line
 // and column; a key that is JSON but not what Claude Code accepts (a hook
@@ -68,6 +68,8 @@ type Settings struct {
 	Permissions Permissions
 	// EnabledPlugins is the file's `enabledPlugins`, sorted by key.
 	EnabledPlugins []PluginSwitch
+	// DisableAllHooks is the file's `disableAllHooks`.
+	DisableAllHooks bool
 }
 
 // Permissions are Claude Code's permission rules (`Bash(npm test:*)`,
@@ -134,6 +136,11 @@ func Parse(path string, scope Scope, data []byte) (*Settings, []Diagnostic, erro
 	}
 	if raw, ok := top["enabledPlugins"]; ok {
 		s.EnabledPlugins = parseEnabled(d, raw)
+	}
+	if raw, ok := top["disableAllHooks"]; ok {
+		if err := json.Unmarshal(raw, &s.DisableAllHooks); err != nil {
+			d.add("disableAllHooks", "not used: expected true or false")
+		}
 	}
 	return s, d.list, nil
 }
@@ -321,6 +328,18 @@ func (set *Set) HookFiles() []*Settings {
 		}
 	}
 	return out
+}
+
+// HooksDisabled reports whether the user's own file says
+// `"disableAllHooks": true`: then no hook runs, whatever file or skill
+// declares it. A repository's file cannot turn the user's hooks off.
+func (set *Set) HooksDisabled() bool {
+	for _, s := range set.Files {
+		if s.Scope == ScopeUser && s.DisableAllHooks {
+			return true
+		}
+	}
+	return false
 }
 
 // A Rule is one permission rule and the file it comes from.

@@ -229,3 +229,32 @@ func TestUnusableFileTurnsPluginsOff(t *testing.T) {
 		t.Errorf("PluginDecision = %v, %q", on, why)
 	}
 }
+
+func TestHooksDisabled(t *testing.T) {
+	parse := func(path string, scope Scope, data string) *Settings {
+		s, _, err := Parse(path, scope, []byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name  string
+		files []*Settings
+		want  bool
+	}{
+		{"user", []*Settings{parse("/u", ScopeUser, `{"disableAllHooks": true}`)}, true},
+		{"user false", []*Settings{parse("/u", ScopeUser, `{"disableAllHooks": false}`)}, false},
+		{"project cannot", []*Settings{parse("/u", ScopeUser, `{}`), parse("/p", ScopeProject, `{"disableAllHooks": true}`)}, false},
+		{"local cannot", []*Settings{parse("/l", ScopeLocal, `{"disableAllHooks": true}`)}, false},
+	} {
+		set := &Set{Files: tc.files, Trusted: true}
+		if got := set.HooksDisabled(); got != tc.want {
+			t.Errorf("%s: HooksDisabled() = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	_, diags, _ := Parse("/u", ScopeUser, []byte(`{"disableAllHooks": "yes"}`))
+	if len(diags) != 1 || diags[0].Where != "disableAllHooks" {
+		t.Errorf("diagnostics %v", diags)
+	}
+}

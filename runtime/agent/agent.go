@@ -22,6 +22,7 @@ import (
 
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/hooks"
 	"github.com/clawseed/clawseed/skills"
 	"github.com/clawseed/clawseed/subagents"
 )
@@ -87,6 +88,15 @@ type ApprovalRequest struct {
 	// CanAllowNetwork offers the answer [ApproveNetwork]: the call is
 	// sandboxed without network and may be let use it this once.
 	CanAllowNetwork bool
+	// HookAsked is set when a PreToolUse hook asked for this prompt
+	// (permissionDecision "ask"): the call is asked whatever the level,
+	// and "always" counts as once. HookReason is the hook's reason.
+	HookAsked  bool
+	HookReason string
+
+	// hookAllow: one of the user's own PreToolUse hooks allowed the call
+	// (a pre-approval).
+	hookAllow bool
 }
 
 // An Approval is the user's answer.
@@ -202,6 +212,11 @@ type Options struct {
 	// PreApproved are `allowed-tools` entries that pre-approve calls for
 	// the whole session: a fork's skill, for its sub-agent.
 	PreApproved []string
+	// Hooks runs the session's hooks (runtime/hooks); nil runs none. A
+	// fork's sub-agent shares its parent's.
+	Hooks *hooks.Runner
+	// HookAgent is set on a sub-agent: what its hooks are told of it.
+	HookAgent *HookAgent
 	// ControlPath reports whether writing a file (absolute, or relative to
 	// the workspace) writes a control path, and which one
 	// (tools.ControlPaths.Match): such writes of the tools that say what
@@ -306,6 +321,13 @@ type Agent struct {
 	// grants decides, with the trust of the workspace, whether a skill's
 	// allowed-tools count (preapproval.go).
 	grants *grantLedger
+	// pendingContext is what hooks gave the model (SessionStart) for the
+	// next user message.
+	pendingContext []string
+	// stopRequested is set when a hook said `continue: false`: the turn
+	// ends at its next step, with stopReason shown to the user.
+	stopRequested bool
+	stopReason    string
 }
 
 // ErrMaxIterations matches (errors.Is) the error of a turn that hit the
@@ -507,9 +529,12 @@ func (a *Agent) Reset(ctx context.Context) {
 	a.refreshInstructions(ctx)
 	a.opts.Recorder = nil
 	a.recordedSkills = nil
+	a.pendingContext = nil
 	if a.opts.Skills != nil {
 		for _, act := range a.opts.Skills.List() {
-			a.opts.Skills.Deactivate(act.Skill.Name)
+			if a.opts.Skills.Deactivate(act.Skill.Name).Changed {
+				a.skillHooks(ctx, hooks.SkillDeactivated, act.Skill.Name, "", "clear", act.Skill)
+			}
 		}
 	}
 	a.ActivateAlways(ctx)
@@ -532,6 +557,11 @@ func (a *Agent) ModelName() string { return a.opts.ModelName }
 // ActivateSkill activates a skill on the user's behalf (/activate, /NAME). The
 // system prompt of the next request includes it.
 func (a *Agent) ActivateSkill(ctx context.Context, name, args string) skills.Outcome {
+	return a.activateSkill(ctx, name, args, "user")
+}
+
+// activateSkill activates a skill for by (see skillHooks).
+func (a *Agent) activateSkill(ctx context.Context, name, args, by string) skills.Outcome {
 	if a.opts.Skills == nil {
 		return skills.Outcome{Text: "Failed to activate skill '" + name + "': Skill system is disabled. Enable it in config to use skills.", IsError: true}
 	}
@@ -549,7 +579,7 @@ func (a *Agent) ActivateSkill(ctx context.Context, name, args string) skills.Out
 	}
 	out := a.opts.Skills.Activate(ctx, name, args, true)
 	if out.Changed {
-		a.skillActivated(name, args)
+		a.skillActivated(ctx, name, args, by)
 		a.syncSkills()
 	}
 	return out
@@ -571,9 +601,10 @@ func (a *Agent) DeactivateSkill(name string) skills.Outcome {
 	if a.opts.Skills == nil {
 		return skills.Outcome{Text: "Failed to deactivate skill '" + name + "': Skill '" + name + "' is not active.", IsError: true}
 	}
+	gone := a.activeSkill(name)
 	out := a.opts.Skills.Deactivate(name)
 	if out.Changed {
-		a.opts.Sink(Event{Type: EventSkillDeactivated, Name: name})
+		a.skillDeactivated(context.Background(), name, "user", gone)
 		a.syncSkills()
 	}
 	return out
@@ -590,7 +621,7 @@ func (a *Agent) ActivateAlways(ctx context.Context) []skills.Outcome {
 		if !s.Always || s.Status == skills.StatusHidden {
 			continue
 		}
-		if out := a.ActivateSkill(ctx, s.Name, ""); out.IsError {
+		if out := a.activateSkill(ctx, s.Name, "", "always"); out.IsError {
 			failed = append(failed, out)
 		}
 	}

@@ -33,6 +33,11 @@ type childSpec struct {
 	iterations int
 	approver   Approver
 	sink       Sink
+	// hookAgent describes it to the session's hooks (SubagentStop,
+	// agent_id); hookContext is what SubagentStart hooks gave it, added to
+	// its first message.
+	hookAgent   *HookAgent
+	hookContext string
 }
 
 // A childRun is what a sub-agent's turn left.
@@ -101,6 +106,9 @@ func (a *Agent) runChild(ctx context.Context, spec childSpec, msg string) childR
 		SystemExtra:        spec.extra,
 		PreApproved:        spec.pre,
 		ControlPath:        a.opts.ControlPath,
+		Hooks:              a.opts.Hooks,
+		UntrustedWorkspace: a.opts.UntrustedWorkspace,
+		HookAgent:          spec.hookAgent,
 		MaxIterations:      spec.iterations,
 		ParallelTools:      a.opts.ParallelTools,
 		ToolTimeout:        a.opts.ToolTimeout,
@@ -126,6 +134,9 @@ func (a *Agent) runChild(ctx context.Context, spec childSpec, msg string) childR
 		return childRun{setupErr: err}
 	}
 	child.grants = a.grants // what the user approves in it counts for the session
+	if spec.hookContext != "" {
+		child.pendingContext = append(child.pendingContext, spec.hookContext)
+	}
 	res, err := child.Turn(ctx, msg)
 	return childRun{res: res, err: err, history: child.History(), wrote: child.wrote}
 }

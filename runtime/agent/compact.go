@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/hooks"
 	"github.com/clawseed/clawseed/runtime/session"
 )
 
@@ -107,6 +108,13 @@ func (a *Agent) compact(ctx context.Context, reason, focus string) (CompactionIn
 		return info, nil
 	}
 
+	trigger := "auto" // Claude Code's word: the loop decided (over the threshold, or the provider said too long)
+	if reason == CompactManual {
+		trigger = "manual"
+	}
+	a.fire(ctx, hooks.PreCompact, trigger, func() map[string]any {
+		return map[string]any{"trigger": trigger, "custom_instructions": focus}
+	})
 	head, kept := sp.parts(a.history)
 	summary, err := a.summarize(ctx, head, focus, budget, reason)
 	if ctx.Err() != nil {
@@ -122,6 +130,7 @@ func (a *Agent) compact(ctx context.Context, reason, focus string) (CompactionIn
 		lead = summaryMessage(summary)
 		info.Summarized = true
 	}
+	lead = a.afterCompactHooks(ctx, trigger, lead)
 	a.history = append([]providers.Message{lead}, kept...)
 	a.reported = 0
 	// The prompt's cached prefix is lost with the history anyway: take the
@@ -145,6 +154,23 @@ func (a *Agent) compact(ctx context.Context, reason, focus string) (CompactionIn
 	ev := info
 	a.opts.Sink(Event{Type: EventCompaction, Compaction: &ev})
 	return info, nil
+}
+
+// afterCompactHooks fires PostCompact, then SessionStart "compact" (what
+// Claude Code fires as a compacted session goes on): the context those
+// give the model is added to the summary message, the first message of
+// the new history.
+func (a *Agent) afterCompactHooks(ctx context.Context, trigger string, lead providers.Message) providers.Message {
+	a.fire(ctx, hooks.PostCompact, trigger, func() map[string]any {
+		return map[string]any{"trigger": trigger, "compact_summary": lead.Text()}
+	})
+	res := a.fire(ctx, hooks.SessionStart, "compact", func() map[string]any {
+		return map[string]any{"source": "compact", "model": a.opts.ModelName}
+	})
+	if r := reminder(hooks.SessionStart, res.Context); r != "" {
+		return providers.UserText(lead.Text() + "\n\n" + strings.TrimRight(r, "\n"))
+	}
+	return lead
 }
 
 // parts returns the messages a split summarises and the ones it keeps (the

@@ -36,9 +36,14 @@ const (
 	// server came, went or changed its tools); Text is "+new, -gone".
 	EventToolsChanged EventType = "tools_changed"
 	EventCompaction   EventType = "compaction"
-	EventUsage        EventType = "usage"
-	EventError        EventType = "error"
-	EventTurnEnd      EventType = "turn_end"
+	// EventHook: a hook said something to the user (Name is its event,
+	// Text the message): a systemMessage, why a prompt was blocked or a
+	// turn stopped, or a warning (IsError) about a hook that failed, timed
+	// out or answered what clawseed cannot use.
+	EventHook    EventType = "hook"
+	EventUsage   EventType = "usage"
+	EventError   EventType = "error"
+	EventTurnEnd EventType = "turn_end"
 )
 
 // Turn statuses carried by [EventTurnEnd] and [TurnResult].
@@ -47,6 +52,11 @@ const (
 	StatusError         = "error"
 	StatusCancelled     = "cancelled"
 	StatusMaxIterations = "max_iterations"
+	// StatusBlocked: a UserPromptSubmit hook refused the prompt; nothing
+	// was sent.
+	StatusBlocked = "blocked"
+	// StatusStopped: a hook's `continue: false` ended the turn.
+	StatusStopped = "stopped"
 )
 
 // An Event is one thing that happened during a turn; only the fields
@@ -75,7 +85,8 @@ type Event struct {
 	Usage *providers.Usage `json:"usage,omitempty"`
 	// Iteration is the 1-based model request number within the turn.
 	Iteration int `json:"iteration,omitempty"`
-	// Status is set on turn_end: ok, error, cancelled or max_iterations.
+	// Status is set on turn_end: ok, error, cancelled, max_iterations,
+	// blocked or stopped.
 	Status string `json:"status,omitempty"`
 	// Compaction describes a compaction event.
 	Compaction *CompactionInfo `json:"compaction,omitempty"`

@@ -178,6 +178,10 @@ func (a *Agent) runFork(ctx context.Context, parent string, act skills.Active, a
 	}
 	spec.extra = append(spec.extra, act.Block())
 	choice, err := a.childModel(model, effort)
+	// The fork's skill's hooks are active while its sub-agent runs; the
+	// session's hooks see the sub-agent's calls too.
+	spec.hookAgent = &HookAgent{ID: parent, Type: name, Skill: s}
+	spec.hookContext = a.startSubagentHooks(ctx, parent, name, s)
 	if err != nil {
 		return refused(name, err.Error())
 	}

@@ -1,10 +1,12 @@
 package agent
 
 import (
+	"context"
 	"strings"
 	"sync"
 
 	"github.com/clawseed/clawseed/permissions"
+	"github.com/clawseed/clawseed/runtime/hooks"
 	"github.com/clawseed/clawseed/skills"
 )
 
@@ -109,10 +111,24 @@ func (a *Agent) skillAllows(tool, summary string, class permissions.Class) bool 
 
 // skillActivated reports an activation, and then what the skill's
 // allowed-tools pre-approve or why they pre-approve nothing, so the user
-// sees what activating it allowed.
-func (a *Agent) skillActivated(name, args string) {
+// sees what activating it allowed; then the SkillActivated hooks (the
+// skill's own among them) run. by says who activated it (see skillHooks).
+func (a *Agent) skillActivated(ctx context.Context, name, args, by string) {
 	a.opts.Sink(Event{Type: EventSkillActivated, Name: name, Args: args})
 	a.reportAllowedTools(name)
+	if s := a.activeSkill(name); s != nil && len(s.Hooks) > 0 && a.opts.Hooks != nil {
+		if why := a.skillHooksIgnored(s); why != "" {
+			a.opts.Sink(Event{Type: EventHook, Name: hooks.SkillActivated, Text: "the hooks of skill " + name + " do not run: " + why, IsError: true})
+		}
+	}
+	a.skillHooks(ctx, hooks.SkillActivated, name, args, by, nil)
+}
+
+// skillDeactivated reports a deactivation and runs the SkillDeactivated
+// hooks, the skill's own (gone, as it was active) among them.
+func (a *Agent) skillDeactivated(ctx context.Context, name, by string, gone *skills.Skill) {
+	a.opts.Sink(Event{Type: EventSkillDeactivated, Name: name})
+	a.skillHooks(ctx, hooks.SkillDeactivated, name, "", by, gone)
 }
 
 // reportAllowedTools sends the allowed-tools event of the active skill

@@ -111,13 +111,14 @@ func (a *Agent) handleSkillCall(ctx context.Context, c providers.ToolCall) provi
 		}
 		out := a.opts.Skills.Activate(ctx, args.Skill, skillArgs, false)
 		if out.Changed {
-			a.skillActivated(args.Skill, skillArgs)
+			a.skillActivated(ctx, args.Skill, skillArgs, "model")
 		}
 		return providers.ToolResult{Content: out.Text, IsError: out.IsError}
 	case "deactivate":
+		gone := a.activeSkill(args.Skill)
 		out := a.opts.Skills.Deactivate(args.Skill)
 		if out.Changed {
-			a.opts.Sink(Event{Type: EventSkillDeactivated, Name: args.Skill})
+			a.skillDeactivated(ctx, args.Skill, "model", gone)
 		}
 		return providers.ToolResult{Content: out.Text, IsError: out.IsError}
 	default:
@@ -166,7 +167,7 @@ func (a *Agent) afterSkillCreate(ctx context.Context, c providers.ToolCall, res 
 		out := set.Activate(ctx, args.Name, "", false)
 		text, isErr = out.Text, out.IsError
 		if out.Changed {
-			a.skillActivated(args.Name, "")
+			a.skillActivated(ctx, args.Name, "", "skill_create")
 		}
 	}
 	if isErr {

@@ -173,7 +173,11 @@ func (a *Agent) prepareAgentCall(ctx context.Context, c providers.ToolCall) (*ag
 		parent: c.ID, key: "agent/" + def.Name, choice: choice,
 		tools: tools, prompt: a.subagentPrompt(def, tools), extra: blocks,
 		iterations: a.subagentTurns(def, a.opts.MaxIterations),
+		hookAgent:  &HookAgent{ID: c.ID, Type: def.Name},
 	}
+	// SubagentStart fires here, on the turn's goroutine, before the
+	// sub-agents of the response run at once.
+	spec.hookContext = a.startSubagentHooks(ctx, c.ID, def.Name, nil)
 	return &agentCall{def: def, prompt: args.Prompt, spec: spec}, providers.ToolResult{}
 }
 

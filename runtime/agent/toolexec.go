@@ -70,6 +70,7 @@ func (a *Agent) runCalls(ctx context.Context, calls []providers.ToolCall) []prov
 	}
 	concurrent := a.onlyReads(calls)
 	var pending []pendingCall
+	ran := make([]bool, len(calls)) // the calls that ran (PostToolUse)
 	for i := 0; i < len(calls); i++ {
 		c := calls[i]
 		if ctx.Err() != nil {
@@ -90,7 +91,15 @@ func (a *Agent) runCalls(ctx context.Context, calls []providers.ToolCall) []prov
 				results[i] = a.withID(c, a.rateLimited())
 				continue
 			}
+			if v := a.preToolHooks(ctx, c, callArgs(c.Args)); v.denied {
+				results[i] = a.withID(c, errorResult("%s", v.reason))
+				continue
+			} else if v.args != nil {
+				calls[i].Args, c.Args = string(v.args), string(v.args)
+			}
 			results[i] = a.withID(c, a.handleSkillCall(ctx, c))
+			ran[i] = true
+			a.afterCall(ctx, c, results, i, true)
 			continue
 		}
 		p, res, ok := a.prepare(ctx, i, c)
@@ -98,17 +107,21 @@ func (a *Agent) runCalls(ctx context.Context, calls []providers.ToolCall) []prov
 			results[i] = a.withID(c, res)
 			continue
 		}
+		ran[i] = true
+		calls[i].Args = string(p.args) // a hook's updatedInput, as run
 		if concurrent {
 			pending = append(pending, p)
 			continue
 		}
 		a.execute(ctx, calls, []pendingCall{p}, results)
-		a.afterCall(ctx, c, results, i)
+		a.afterCall(ctx, calls[i], results, i, true)
 	}
 	if concurrent {
 		a.execute(ctx, calls, pending, results)
 		for i, c := range calls {
-			a.afterCall(ctx, c, results, i)
+			if c.Name != skillToolName || !a.skillTool {
+				a.afterCall(ctx, c, results, i, ran[i])
+			}
 		}
 	}
 	for i, c := range calls {
@@ -117,12 +130,15 @@ func (a *Agent) runCalls(ctx context.Context, calls []providers.ToolCall) []prov
 	return results
 }
 
-// afterCall completes a call that ran: a skill_create call refreshes the
-// catalog and activates the skill it wrote, so a later call of the same
-// response finds it.
-func (a *Agent) afterCall(ctx context.Context, c providers.ToolCall, results []providers.ToolResult, i int) {
+// afterCall completes a call: a skill_create call refreshes the catalog
+// and activates the skill it wrote, so a later call of the same response
+// finds it; a call that ran is shown to the PostToolUse hooks.
+func (a *Agent) afterCall(ctx context.Context, c providers.ToolCall, results []providers.ToolResult, i int, ran bool) {
 	if c.Name == skillCreateToolName && !results[i].IsError && ctx.Err() == nil {
 		results[i] = a.withID(c, a.afterSkillCreate(ctx, c, results[i]))
+	}
+	if ran && ctx.Err() == nil {
+		a.postToolHooks(ctx, c, &results[i])
 	}
 }
 
@@ -207,12 +223,22 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 	if !a.takeAction() {
 		return pendingCall{}, a.rateLimited(), false
 	}
+	// PreToolUse hooks see the call first; what they rewrite goes through
+	// the same checks and approval as what the model wrote.
+	hook := a.preToolHooks(ctx, c, args)
+	if hook.denied {
+		return pendingCall{}, errorResult("%s", hook.reason), false
+	}
+	if hook.args != nil {
+		args = hook.args
+	}
 	summary := ""
 	if s, ok := tool.(summarizer); ok {
 		summary = s.Summary(args)
 	}
 	class := callClass(tool, args)
-	req := ApprovalRequest{Tool: c.Name, Summary: summary, Args: string(args), Class: class, Writes: a.controlWrites(tool, args)}
+	req := ApprovalRequest{Tool: c.Name, Summary: summary, Args: string(args), Class: class, Writes: a.controlWrites(tool, args),
+		HookReason: hook.reason, HookAsked: hook.ask, hookAllow: hook.allow}
 	if st, ok := tool.(sandboxedTool); ok {
 		req.Sandboxed, req.Escalation = st.SandboxMode(args)
 		if req.Escalation != "" {
@@ -234,12 +260,18 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 		if req.Escalation != "" {
 			return pendingCall{}, errorResult("%s", escalationCannotAsk(c.Name, req.Escalation)), false
 		}
+		if req.HookAsked {
+			return pendingCall{}, errorResult("Tool call denied: a PreToolUse hook asks the user to approve this %s call, and this session cannot ask (run with --yes, or answer in `clawseed chat`).%s", c.Name, reasonSuffix(req.HookReason)), false
+		}
 		return pendingCall{}, errorResult("Tool call denied: %s needs the user's approval and this session cannot ask (run with --yes or add %q to [autonomy].auto_approve).", c.Name, c.Name), false
 	case askCancelled:
 		return pendingCall{}, errorResult("%s", cancelledText), false
 	case askFailed:
 		return pendingCall{}, errorResult("Approval failed: %v", err), false
 	case userDenied:
+		if d, ok := err.(*hookDenial); ok {
+			return pendingCall{}, errorResult("%s", d.Error()), false
+		}
 		return pendingCall{}, errorResult("The user denied the %s call.", c.Name), false
 	}
 	return pendingCall{index: index, name: c.Name, tool: tool, args: args, network: v == allowedWithNetwork}, providers.ToolResult{}, true
@@ -287,7 +319,8 @@ func (v verdict) denied() bool {
 // returns allowedWithNetwork.
 func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, command string) (verdict, error) {
 	control := len(req.Writes) > 0
-	onceOnly := control || req.Escalation != "" || req.Untrusted
+	usersOwn := control || req.Escalation != "" || req.Untrusted
+	onceOnly := usersOwn || req.HookAsked
 	switch {
 	case control || req.Escalation != "":
 		if a.opts.Policy.Decide(req.Tool, req.Class, false) == permissions.Deny {
@@ -298,14 +331,32 @@ func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, command stri
 		if req.Class == permissions.ClassExec && a.opts.Policy.Decide(req.Tool, req.Class, false) == permissions.Deny {
 			return notAllowed, nil
 		}
+	case req.HookAsked:
+		// A PreToolUse hook asked: asked whatever the level, unless it
+		// forbids the call outright.
+		if a.opts.Policy.Decide(req.Tool, req.Class, false) == permissions.Deny {
+			return notAllowed, nil
+		}
 	default:
-		// Pre-approval only matters when the policy could ask.
-		pre := a.opts.Policy.Level == permissions.Supervised && (a.alwaysAllow[req.Tool] || a.skillAllows(req.Tool, command, req.Class))
+		// Pre-approval only matters when the policy could ask. A
+		// PreToolUse hook's allow (the user's own hooks only) is one.
+		pre := a.opts.Policy.Level == permissions.Supervised &&
+			(a.alwaysAllow[req.Tool] || req.hookAllow || a.skillAllows(req.Tool, command, req.Class))
 		switch a.opts.Policy.DecideCall(permissions.Call{Tool: req.Tool, Class: req.Class, PreApproved: pre, Sandboxed: req.Sandboxed}) {
 		case permissions.Deny:
 			return notAllowed, nil
 		case permissions.Allow:
 			return allowed, nil
+		}
+	}
+	// The prompt would be shown: PermissionRequest hooks may answer it,
+	// except for what only the user may approve.
+	if !usersOwn {
+		switch answer, err := a.permissionHooks(ctx, req); answer {
+		case "allow":
+			return allowed, nil
+		case "deny":
+			return userDenied, err
 		}
 	}
 	if a.opts.Approver == nil {
@@ -344,6 +395,14 @@ func escalationCannotAsk(tool, escalation string) string {
 	}
 	return fmt.Sprintf("Tool call denied: this %s call asks for %s, beyond what the sandbox allows commands, so the user must approve it each time, whatever auto_approve or the autonomy level say, and this session cannot ask (run with --yes to approve such calls, answer the question in `clawseed chat`, or %s).",
 		tool, escalation, own)
+}
+
+// reasonSuffix is " Reason: R" for a non-empty reason.
+func reasonSuffix(r string) string {
+	if r == "" {
+		return ""
+	}
+	return " Reason: " + r
 }
 
 // toolNameText shows a tool name in a message to the model, quoted when it

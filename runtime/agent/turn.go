@@ -14,7 +14,9 @@ import (
 
 // A TurnResult summarises a finished turn for `clawseed run --output json`.
 type TurnResult struct {
-	// Status is ok, error, cancelled or max_iterations.
+	// Status is ok, error, cancelled, max_iterations, blocked (a
+	// UserPromptSubmit hook refused the prompt) or stopped (a hook's
+	// `continue: false` ended the turn).
 	Status string
 	// Final is the assistant's last text.
 	Final string
@@ -33,6 +35,8 @@ type TurnResult struct {
 	Model string
 
 	base []providers.ModelUsage // the session's usage when the turn began
+	// blocked: a UserPromptSubmit hook refused the prompt.
+	blocked bool
 }
 
 // A ToolCallSummary records one executed tool call.
@@ -57,11 +61,21 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 	a.history = repairHistory(a.history)
 	stamp := "[" + a.opts.Now().Format(userPrefixLayout) + "] "
 	a.opts.Sink(Event{Type: EventTurnStart, Text: text})
-	a.add(providers.UserText(a.recall(ctx, text) + stamp + text))
-
 	res := TurnResult{base: a.UsageByModel()}
+	a.stopRequested, a.stopReason = false, ""
+	hookContext, blocked := a.promptHooks(ctx, text)
+	if blocked {
+		res.blocked = !a.stopRequested
+		return a.endTurn(ctx, res, nil)
+	}
+	a.add(providers.UserText(a.recall(ctx, text) + a.takePending() + hookContext + stamp + text))
+
 	autoCompact := true
+	stops := 0 // continuations Stop hooks asked for
 	for res.Iterations < a.opts.MaxIterations {
+		if a.stopRequested {
+			return a.endTurn(ctx, res, nil)
+		}
 		res.Iterations++
 		a.maybeReload(ctx)
 		a.syncTools(ctx)
@@ -105,6 +119,11 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 			res.Final = resp.text.String()
 			if a.opts.TextTools {
 				res.Final = stripThink(res.Final)
+			}
+			if feedback := a.stopHooks(ctx, res.Final, stops); feedback != "" && ctx.Err() == nil {
+				stops++
+				a.add(providers.UserText(feedback))
+				continue
 			}
 			return a.endTurn(ctx, res, nil)
 		}
@@ -164,6 +183,15 @@ func uniqueCallIDs(calls []providers.ToolCall, history []providers.Message) []pr
 // endTurn emits the closing events and fills in the status.
 func (a *Agent) endTurn(ctx context.Context, res TurnResult, err error) (TurnResult, error) {
 	switch {
+	case err == nil && res.blocked:
+		res.Status = StatusBlocked
+	case err == nil && a.stopRequested:
+		res.Status = StatusStopped
+		text := "A hook stopped the turn."
+		if a.stopReason != "" {
+			text += " " + a.stopReason
+		}
+		a.opts.Sink(Event{Type: EventHook, Text: text})
 	case err == nil:
 		res.Status = StatusOK
 	case ctx.Err() != nil && errors.Is(err, ctx.Err()):

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -55,6 +56,9 @@ type CommandSpec struct {
 	// Network is set.
 	Start   Starter
 	Network bool
+	// Stdin is the command's standard input (a hook's event JSON); nil
+	// gives it none.
+	Stdin []byte
 }
 
 // A CommandResult is how a command ended and what it printed.
@@ -146,6 +150,9 @@ func RunCommand(ctx context.Context, spec CommandSpec) CommandResult {
 	}
 	cmd.Env = append(ScrubbedEnv(environ, spec.EnvPassthrough), spec.Env...)
 	cmd.Stdout, cmd.Stderr = res.stdout, res.stderr
+	if spec.Stdin != nil {
+		cmd.Stdin = bytes.NewReader(spec.Stdin)
+	}
 	cmd.WaitDelay = shellWaitDelay
 	isolate(cmd)
 

@@ -147,12 +147,15 @@ func (p *Process) clientVersion() string {
 //  6. the skills: reloader, cache and catalog (need the file sandbox,
 //     which they widen to the skill directories), then the subagent
 //     definitions (need the catalog's and the installed plugins' folders);
-//  7. memory and the project instructions (need the configuration);
+//  7. memory and the project instructions (need the configuration), and
+//     the hook runner (needs the OS sandbox: hook commands run in it; and
+//     the installed plugins, whose hooks it runs);
 //  8. the tools (need the sandboxes, the model chain, memory and the usage
 //     sink) and the active skill set (needs the catalog, the sandboxes and
 //     the session id);
 //  9. the agent (needs everything above); then the resumed session is put
-//     back, or the always-on skills are activated.
+//     back, or the always-on skills are activated, and the SessionStart
+//     hooks run.
 //
 // Errors are the configuration's (*config.Error, *config.NoProviderError
 // and the others of resolving the provider chain) and those of the session
@@ -193,11 +196,13 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 	}
 	if s.resumed != nil {
 		s.resume(ctx, o.Notices)
+		s.agent.SessionStart(ctx, "resume", resolved.Model)
 		return s, nil
 	}
 	for _, out := range s.agent.ActivateAlways(ctx) {
 		o.Log.Warn("Always-on skill not activated", "reason", out.Text)
 	}
+	s.agent.SessionStart(ctx, "startup", resolved.Model)
 	return s, nil
 }
 
@@ -296,10 +301,13 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	// Subagent definitions, with the plugins' agents/ folders; fixed for
 	// the session.
 	s.subagents = loadSubagents(ctx, agentFolders(cfg, s.catalog), p.sb.ForbiddenRule())
-	// 7. Memory, and the project instructions.
+	// 7. Memory, the project instructions, and the hooks (need the OS
+	// sandbox and the installed plugins).
 	s.memory = sessionMemory(ctx, cfg, o.Log)
 	p.instr = newSessionInstructions(cfg, o.Notices)
 	p.instrSection = p.instr.section(ctx)
+	s.hooks = newHookRunner(cfg, claudeSettings(cfg), s.conf, o.Process.webNet(), o.Notices)
+	s.hookSession()
 	// 8. The tools, with the sink of llm_task's usage, and the active set,
 	// with the permission check: both are connected by agent.New.
 	p.usage = &agent.UsageSink{}
@@ -326,6 +334,16 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	return nil
 }
 
+// approver is the agent's approver: chat's fires the Notification hooks
+// as it waits (not run's: --yes answers at once, and without it nobody
+// is asked).
+func (s *Session) approver(a agent.Approver) agent.Approver {
+	if _, yes := a.(YesApprover); a == nil || yes || s.hooks == nil {
+		return a
+	}
+	return notifyingApprover{Approver: a, s: s}
+}
+
 // agentOptions are the agent's options: step 9 of [Build].
 func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 	cfg, resolved := s.cfg, s.resolved
@@ -349,7 +367,8 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		Tools:           p.tools,
 		ToolSource:      toolSource,
 		Policy:          p.policy,
-		Approver:        o.Approver,
+		Approver:        s.approver(o.Approver),
+		Hooks:           s.hooks,
 		Prompt: agent.PromptConfig{
 			SystemPrompt: cfg.Agent.SystemPrompt,
 			Workspace:    cfg.Workspace,

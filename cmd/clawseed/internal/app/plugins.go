@@ -5,7 +5,6 @@ import (
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/claudesettings"
-	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/clawseed/clawseed/skills"
 )
 
@@ -40,12 +39,7 @@ func claudePlugins(cfg *config.Config) ([]claudesettings.PluginState, []claudese
 	if !cfg.Skills.ClaudePlugins || home == "" {
 		return nil, nil
 	}
-	set := claudesettings.Load(claudesettings.Sources(home, cfg.Workspace), claudesettings.Options{
-		Workspace: cfg.Workspace,
-		Forbidden: confine.NewForbidden(cfg.Autonomy.ForbiddenPaths, cfg.Workspace, home),
-		Trusted:   cfg.Trusted,
-	})
-	return claudesettings.ListInstalled(home, cfg.Workspace, set)
+	return claudesettings.ListInstalled(home, cfg.Workspace, claudeSettings(cfg))
 }
 
 // installedPlugins returns the enabled installed plugins of cfg's

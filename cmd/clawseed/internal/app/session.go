@@ -30,6 +30,7 @@ import (
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/hooks"
 	"github.com/clawseed/clawseed/runtime/mcp"
 	"github.com/clawseed/clawseed/runtime/memory"
 	"github.com/clawseed/clawseed/runtime/session"
@@ -64,6 +65,8 @@ type Session struct {
 	mcp *mcp.Manager
 	// conf is the session's OS sandbox.
 	conf *confinement
+	// hooks runs the session's hooks; nil when disableAllHooks.
+	hooks *hooks.Runner
 }
 
 // Agent is the session's agent.
@@ -124,6 +127,7 @@ func (s *Session) recorder() agent.Recorder {
 // the id comes first, so the always-on skills that Agent.Reset activates
 // again substitute the new ${CLAWSEED_SESSION_ID}. It returns the new id.
 func (s *Session) New(ctx context.Context) string {
+	s.agent.SessionEnd(ctx, "clear")
 	s.Close()
 	s.sessionID = session.NewID(time.Now())
 	s.resumed = nil
@@ -131,11 +135,13 @@ func (s *Session) New(ctx context.Context) string {
 		set.SetSessionID(s.sessionID)
 	}
 	s.agent.SetSessionID(s.sessionID)
-	s.agent.Reset(ctx)
 	if s.store != nil {
 		s.writer = s.store.Create(s.header())
 	}
+	s.hookSession()
+	s.agent.Reset(ctx)
 	s.agent.SetRecorder(s.recorder())
+	s.agent.SessionStart(ctx, "clear", s.resolved.Model)
 	return s.sessionID
 }
 
@@ -149,6 +155,11 @@ func (s *Session) header() session.Header {
 // owns the memory store it opened: closing its database is what removes
 // index.db-wal and index.db-shm.
 func (s *Session) Shutdown() error {
+	if s.agent != nil && s.hooks != nil {
+		s.agent.SessionEnd(context.Background(), "other")
+		s.hooks.Wait() // hooks run with async, bounded by their timeouts
+		s.hooks = nil
+	}
 	if s.mcp != nil {
 		s.mcp.Close()
 		s.mcp = nil

@@ -63,10 +63,12 @@ func HomeFor(cwd, userHome string) string {
 }
 
 // TrustAsks lists what an untrusted workspace asks for and does not get:
-// the project config keys that were ignored or limited, the project skills
-// that would run commands (their `shell:` command, their dynamic context, or
-// a sub-agent), the project's subagent definitions, and the skills whose
-// allowed-tools would pre-approve calls.
+// the project config keys that were ignored or limited (its hooks among
+// them), the project skills that would run commands (their `shell:`
+// command, their dynamic context, or a sub-agent), the project's subagent
+// definitions, its Claude Code settings files' hooks and allow rules,
+// project skills' hooks, and the skills whose allowed-tools would
+// pre-approve calls.
 // Empty when there is nothing to trust.
 func TrustAsks(cfg *config.Config, cat *skills.Catalog) []string {
 	var out []string
@@ -78,6 +80,7 @@ func TrustAsks(cfg *config.Config, cat *skills.Catalog) []string {
 	for _, d := range projectSubagents(cfg, cat) {
 		out = append(out, fmt.Sprintf("subagent %s runs as a sub-agent with its own instructions (%s)", d.Name, d.Path))
 	}
+	out = append(out, ignoredHooks(cfg, cat)...)
 	for _, s := range allowed {
 		out = append(out, fmt.Sprintf("skill %s pre-approves: %s", s.Name, strings.Join(permissions.DescribeAllowedTools(s.AllowedTools), ", ")))
 	}
@@ -127,6 +130,7 @@ func UntrustedLine(cfg *config.Config, cat *skills.Catalog) string {
 		what = append(what, ig.Key)
 	}
 	commands, allowed := projectSkillAsks(cat)
+	what = append(what, ignoredHooks(cfg, cat)...)
 	switch n := len(commands); {
 	case n == 1:
 		what = append(what, "1 command of a project skill (not run unasked)")

@@ -60,6 +60,9 @@ type Config struct {
 	// Warnings are project files that were skipped unread (see
 	// readProjectFile), one sentence each, for stderr.
 	Warnings []string `toml:"-"`
+	// Hooks are the [[hooks.EVENT]] tables of every file read, in layer
+	// order (hooks.go); an untrusted project file's are in Ignored instead.
+	Hooks []HookEntry `toml:"-"`
 
 	userHome    string
 	lookupEnv   func(string) (string, bool)

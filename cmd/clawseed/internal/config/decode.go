@@ -46,7 +46,14 @@ func (c *Config) applyFile(path string, data []byte, kind fileKind) error {
 		return syntaxError(path, data, err)
 	}
 	d := &decoder{c: c, file: path, lines: tomltext.KeyLines(string(data))}
+	hooksIgnored, err := d.takeHooks(tree, kind) // arrays of tables, checked on their own
+	if err != nil {
+		return err
+	}
 	for _, k := range md.Keys() {
+		if k[0] == "hooks" {
+			continue
+		}
 		if err := d.check(k, tree); err != nil {
 			return err
 		}
@@ -64,7 +71,7 @@ func (c *Config) applyFile(path string, data []byte, kind fileKind) error {
 	}
 	// Before anything is applied: no key of them merges into a user's
 	// server or entry.
-	dropped := append(d.dropServers(tree), d.dropModelEntries(tree)...)
+	dropped := append(append(hooksIgnored, d.dropServers(tree)...), d.dropModelEntries(tree)...)
 	before := c.snapshot()
 	if err := d.applyStruct(tree, reflect.ValueOf(c).Elem(), nil); err != nil {
 		return err

@@ -89,7 +89,12 @@ const (
 	whyRoots     = "may not add skill roots"
 	whyDynamic   = "may not let skills run commands at activation"
 	whyEnvSecret = "may not pass secret variables to commands"
-	whyWritable  = "may not let commands write outside the workspace"
+	// whyHooks: [[hooks.EVENT]] tables are not schema keys, so they have
+	// no projectRules entry: an untrusted project file's hooks subtree is
+	// taken out before anything is applied (takeHooks, hooks.go) and each
+	// table is reported with this reason.
+	whyHooks    = "may not add hooks (they run commands)"
+	whyWritable = "may not let commands write outside the workspace"
 	// The entries an untrusted project keeps are the user's or tune a
 	// preset the user selected (untrusted_models.go): their key and
 	// endpoint belong to that provider.

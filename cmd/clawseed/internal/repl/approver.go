@@ -45,6 +45,13 @@ func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 		// what will be written, and "always" is not offered.
 		showWrites(a.out, req)
 	}
+	if req.HookAsked {
+		why := "A PreToolUse hook asks you to approve this call"
+		if req.HookReason != "" {
+			why += ": " + Preview(req.HookReason, previewRunes)
+		}
+		fmt.Fprintln(a.out, why+".")
+	}
 	q := approvalQuestion(req)
 	for {
 		line, err := a.reader.ReadLine(ctx, q.prompt)
@@ -85,7 +92,7 @@ func approvalQuestion(req agent.ApprovalRequest) question {
 	if what == "" {
 		what = compactArgs(req.Args)
 	}
-	q := question{always: len(req.Writes) == 0 && req.Escalation == "", network: req.CanAllowNetwork}
+	q := question{always: len(req.Writes) == 0 && req.Escalation == "" && !req.HookAsked, network: req.CanAllowNetwork}
 	choices := "[y]es / [n]o"
 	if q.always {
 		choices += " / [a]lways for this tool"
@@ -95,6 +102,8 @@ func approvalQuestion(req agent.ApprovalRequest) question {
 	}
 	q.prompt = fmt.Sprintf("Allow %s%s: %s? %s ", termtext.EscapeLine(req.Tool), sandboxNote(req), Preview(what, previewRunes), choices)
 	switch {
+	case req.HookAsked:
+		q.retry = "Please answer y or n (a hook asks about this call)."
 	case len(req.Writes) > 0:
 		q.retry = "Please answer y or n (this write is asked about every time)."
 	case req.Escalation != "":

@@ -64,6 +64,9 @@ type Chat struct {
 	// MCP shows the MCP servers (/mcp) and expands their prompts
 	// (/mcp__server__prompt args); nil when none are configured.
 	MCP MCP
+	// Hooks lists the session's hooks with their sources (/hooks); nil
+	// when unavailable.
+	Hooks func(w io.Writer)
 
 	cancelTurn context.CancelFunc
 }

@@ -23,6 +23,7 @@ var builtinCommands = []struct{ name, args, help string }{
 	{"/memory", "", "list long-term memories and the folder holding them"},
 	{"/trust", "", "trust this workspace: its project config and skills apply in full from the next start"},
 	{"/mcp", "", "list MCP servers (status, tools, prompts, errors); run a server prompt as /mcp__SERVER__PROMPT ARGS"},
+	{"/hooks", "", "list the hooks that run (settings files, config, active skills) and those ignored, with their sources"},
 	{"/context", "", "show how the context window is used"},
 	{"/init", "[FOCUS]", "survey the project and write (or improve) AGENTS.md, its instructions for agents"},
 	{"/cost", "", "show this session's tokens, cache hit ratio and cost in US dollars"},
@@ -122,6 +123,12 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 			fmt.Fprintln(c.Out, "No MCP servers are configured ([mcp.servers.NAME] in config.toml, or .mcp.json in the workspace).")
 		} else {
 			c.MCP.Show(ctx, c.Out)
+		}
+	case "hooks":
+		if c.Hooks == nil {
+			fmt.Fprintln(c.Out, "Hooks are not available in this session.")
+		} else {
+			c.Hooks(c.Out)
 		}
 	case "context":
 		c.showContext()

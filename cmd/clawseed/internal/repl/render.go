@@ -121,6 +121,8 @@ func (r *Renderer) Handle(ev agent.Event) {
 		if ev.Compaction != nil {
 			r.line(styled(termtext.Dim, CompactionLine(*ev.Compaction)))
 		}
+	case agent.EventHook:
+		r.line(hookSpan(ev))
 	case agent.EventError:
 		r.endLine()
 		r.writeSpans(true, styled(termtext.Red, "✗ "+termtext.Escape(ev.Text)), plain("\n"))
@@ -156,7 +158,23 @@ func (r *Renderer) handleSub(ev agent.Event) {
 		}
 	case agent.EventError:
 		r.line(plain(subPrefix), styled(termtext.Red, "✗ "+termtext.EscapeLine(ev.Text)))
+	case agent.EventHook:
+		r.line(plain(subPrefix), hookSpan(ev))
 	}
+}
+
+// hookSpan is what a hook said to the user: a warning in red, a message
+// dimmed, after the event's name.
+func hookSpan(ev agent.Event) span {
+	text := "⚑ "
+	if ev.Name != "" {
+		text += ev.Name + " hook: "
+	}
+	text += termtext.EscapeLine(ev.Text)
+	if ev.IsError {
+		return styled(termtext.Red, text)
+	}
+	return styled(termtext.Dim, text)
 }
 
 // CompactionLine describes a compaction in one line.
