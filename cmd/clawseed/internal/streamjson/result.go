@@ -88,7 +88,7 @@ func (s *Stream) Result(o Outcome) Result {
 	r := Result{
 		Type:              resultMessageType,
 		Subtype:           subtype(o.Status),
-		IsError:           o.Status != agent.StatusOK,
+		IsError:           isError(o.Status),
 		DurationMS:        s.opts.Now().Sub(s.start).Milliseconds(),
 		DurationAPIMS:     s.api.Milliseconds(),
 		NumTurns:          o.Iterations,
@@ -129,11 +129,18 @@ func (s *Stream) WriteResult(r Result) {
 	s.write(r)
 }
 
-// subtype maps a turn status to the result's subtype: a cancelled turn is
-// an error during execution, as Claude Code reports an interrupted one.
+// isError reports whether a turn that ended with status failed: a turn a
+// hook stopped (`continue: false`) ended as the hook asked, so it did not.
+func isError(status string) bool {
+	return status != agent.StatusOK && status != agent.StatusStopped
+}
+
+// subtype maps a turn status to the result's subtype: a cancelled turn, and
+// a prompt a UserPromptSubmit hook blocked, are errors during execution, as
+// Claude Code reports them; a turn a hook stopped is a success.
 func subtype(status string) string {
 	switch status {
-	case agent.StatusOK:
+	case agent.StatusOK, agent.StatusStopped:
 		return SubtypeSuccess
 	case agent.StatusMaxIterations:
 		return SubtypeMaxTurns

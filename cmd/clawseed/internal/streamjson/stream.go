@@ -247,6 +247,14 @@ func (s *Stream) handle(ev agent.Event) {
 		if ev.Compaction != nil {
 			s.compaction(*ev.Compaction, parent)
 		}
+	case agent.EventHook:
+		s.write(struct {
+			systemHead
+			HookEvent string `json:"hook_event_name"`
+			Text      string `json:"text"`
+			IsError   bool   `json:"is_error"`
+			systemTail
+		}{s.head("clawseed_hook"), ev.Name, ev.Text, ev.IsError, s.tail(parent)})
 	case agent.EventError:
 		s.closePartial(ev.Parent)
 		s.write(struct {

@@ -270,15 +270,23 @@ func TestTallyOnly(t *testing.T) {
 
 func TestSubtype(t *testing.T) {
 	t.Parallel()
-	tests := []struct{ status, want string }{
-		{agent.StatusOK, "success"},
-		{agent.StatusMaxIterations, "error_max_turns"},
-		{agent.StatusError, "error_during_execution"},
-		{agent.StatusCancelled, "error_during_execution"},
+	tests := []struct {
+		status, want string
+		isError      bool
+	}{
+		{agent.StatusOK, "success", false},
+		{agent.StatusMaxIterations, "error_max_turns", true},
+		{agent.StatusError, "error_during_execution", true},
+		{agent.StatusCancelled, "error_during_execution", true},
+		{agent.StatusBlocked, "error_during_execution", true},
+		{agent.StatusStopped, "success", false},
 	}
 	for _, tt := range tests {
 		if got := subtype(tt.status); got != tt.want {
 			t.Errorf("subtype(%q) = %q, want %q", tt.status, got, tt.want)
+		}
+		if got := isError(tt.status); got != tt.isError {
+			t.Errorf("isError(%q) = %v, want %v", tt.status, got, tt.isError)
 		}
 	}
 }
