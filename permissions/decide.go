@@ -2,6 +2,7 @@ package permissions
 
 import (
 	"net/url"
+	"path"
 	"slices"
 	"strings"
 )
@@ -149,7 +150,17 @@ func (r Rule) matches(a atom, possibly bool) bool {
 	}
 	switch a.kind {
 	case atomCommand:
-		return r.cmd.matchCommand(a.words, possibly)
+		if r.cmd.matchCommand(a.words, possibly) {
+			return true
+		}
+		// A deny or ask of `rm` also stops `/bin/rm`: the shell runs the
+		// same program. (An allow of `rm` does not cover `./rm`.)
+		if possibly && len(a.words) > 0 && !a.words[0].Unknown && strings.Contains(a.words[0].Text, "/") {
+			w := slices.Clone(a.words)
+			w[0].Text = path.Base(w[0].Text)
+			return r.cmd.matchCommand(w, true)
+		}
+		return false
 	case atomRead, atomWrite:
 		return r.pathErr == nil && r.path.matchPath(a.path)
 	case atomURL:

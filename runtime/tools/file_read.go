@@ -34,8 +34,10 @@ type fileRead struct {
 
 func newFileRead(sb *Sandbox, maxOutput int) Tool {
 	t := &fileRead{sb: sb, maxOutput: maxOutput}
-	return newTypedTool("file_read", permissions.ClassRead, fileReadDescription, t.run,
+	tt := newTypedTool("file_read", permissions.ClassRead, fileReadDescription, t.run,
 		minimum("offset", 0), minimum("limit", 0))
+	tt.subject = func(a fileReadArgs) permissions.Subject { return permissions.Subject{Reads: []string{a.Path}} }
+	return tt
 }
 
 func (t *fileRead) run(_ context.Context, args fileReadArgs) providers.ToolResult {
