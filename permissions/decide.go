@@ -166,12 +166,13 @@ func (r Rule) matches(a atom, possibly bool) bool {
 	case atomURL:
 		return matchURL(r.spec, a.text, possibly)
 	case atomName:
-		// Skill(deploy) names the skill; Skill(deploy *) and Skill(plugin:*)
+		// Skill(deploy) names the skill (with any arguments), Skill(deploy
+		// prod) the skill with those; Skill(deploy *) and Skill(plugin:*)
 		// are patterns over its name, or "name args".
-		if !strings.Contains(r.spec, "*") {
-			return r.spec == a.text
-		}
 		full := strings.TrimSpace(a.text + " " + a.args)
+		if !strings.Contains(r.spec, "*") {
+			return r.spec == a.text || r.spec == full
+		}
 		return r.cmd.matchText(a.text) || r.cmd.matchText(full) || cmdPatternGlob(r.spec).matchText(a.text)
 	}
 	return MatchGlob(r.spec, a.text)

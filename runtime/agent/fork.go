@@ -67,12 +67,21 @@ func (a *Agent) runShellSkill(ctx context.Context, act skills.Active, args strin
 	if untrusted {
 		req.Summary = "skill " + name + " (from the untrusted workspace): " + summary
 	}
-	switch v, err := a.authorize(ctx, req, summary); v {
+	subj := a.shellSubject(s.Shell.Command, s.Dir, nil)
+	if len(s.Shell.Args) > 0 {
+		subj = a.shellSubject(summary, s.Dir, append([]string{s.Shell.Command}, s.Shell.Args...))
+	}
+	switch v, err := a.authorize(ctx, req, subj); v {
+	case ruleDenied:
+		return refused(name, err.Error())
 	case notAllowed:
 		return refused(name, fmt.Sprintf("Skill '%s' runs a shell command, and shell is not allowed at autonomy level %s.", name, a.opts.Policy.Level))
 	case cannotAsk:
 		if untrusted {
 			return refused(name, untrustedCannotAsk(name, "its command"))
+		}
+		if err != nil {
+			return refused(name, err.Error()) // an ask rule's
 		}
 		return refused(name, fmt.Sprintf("Skill '%s' runs a shell command, which needs the user's approval, and this session cannot ask (run with --yes or add \"shell\" to [autonomy].auto_approve).", name))
 	case askCancelled:
@@ -111,7 +120,9 @@ func (a *Agent) approveUntrustedFork(ctx context.Context, s *skills.Skill) (skil
 		tools = "read-only tools"
 	}
 	req := ApprovalRequest{Tool: skillToolName, Summary: "skill " + s.Name + " (from the untrusted workspace) runs as a sub-agent with " + tools, Class: permissions.ClassRead, Untrusted: true}
-	switch v, err := a.authorize(ctx, req, ""); v {
+	switch v, err := a.authorize(ctx, req, permissions.Subject{Tool: skillToolName, Class: permissions.ClassRead, Name: s.Name}); v {
+	case ruleDenied:
+		return refused(s.Name, err.Error()), false
 	case cannotAsk:
 		return refused(s.Name, untrustedCannotAsk(s.Name, "its sub-agent")), false
 	case askCancelled:
@@ -187,6 +198,10 @@ func (a *Agent) runFork(ctx context.Context, parent string, act skills.Active, a
 		Prompt:             a.opts.Prompt,
 		SystemExtra:        []string{act.Block()},
 		PreApproved:        pre,
+		Rules:              a.opts.Rules,
+		RuleBases:          a.opts.RuleBases,
+		PathForms:          a.opts.PathForms,
+		ShellLine:          a.opts.ShellLine,
 		ControlPath:        a.opts.ControlPath,
 		MaxIterations:      iterations,
 		ParallelTools:      a.opts.ParallelTools,
