@@ -65,7 +65,7 @@ func TestPermissionRules(t *testing.T) {
 			calls: []providertest.Call{sh("git push origin", "off")}, asked: []string{"git push origin"}, ran: []string{"git push origin"},
 			rule: `ask rule "Bash(git push *)" in /ws/.claude/settings.json`},
 		{name: "ask nobody to answer", policy: full, rules: []string{"ask", "Bash(git push *)"},
-			calls: []providertest.Call{sh("git push", "off")},
+			calls:   []providertest.Call{sh("git push", "off")},
 			refusal: `the ask rule "Bash(git push *)" in /ws/.claude/settings.json asks the user before every such shell call, and this session cannot ask`},
 		{name: "ask beats an allow rule", policy: supervised, rules: []string{"allow", "Bash(git *)", "ask", "Bash(git push *)"},
 			answers: []Approval{Deny}, calls: []providertest.Call{sh("git status", "off"), sh("git push", "off")},
@@ -79,7 +79,7 @@ func TestPermissionRules(t *testing.T) {
 		{name: "allow skips the prompt", policy: supervised, rules: []string{"allow", "Bash(echo:*)"},
 			calls: []providertest.Call{sh("echo hi", "off")}, ran: []string{"echo hi"}},
 		{name: "allow never covers a second command", policy: supervised, rules: []string{"allow", "Bash(echo:*)"},
-			calls: []providertest.Call{sh("echo x && rm y", "off")},
+			calls:   []providertest.Call{sh("echo x && rm y", "off")},
 			refusal: "Tool call denied: shell needs the user's approval and this session cannot ask"},
 		{name: "allow not past always_ask", policy: permissions.Policy{Level: permissions.Supervised, AlwaysAsk: []string{"shell"}},
 			rules: []string{"allow", "Bash"}, calls: []providertest.Call{sh("ls", "off")},
@@ -91,7 +91,7 @@ func TestPermissionRules(t *testing.T) {
 			calls: []providertest.Call{sh("ls", "off")}, refusal: "Unknown tool: shell"},
 		{name: "Read deny", policy: full, rules: []string{"deny", "Read(./secrets/**)"},
 			calls: []providertest.Call{{Name: "file_read", Args: `{"path":"secrets/key"}`}, {Name: "file_read", Args: `{"path":"docs/a"}`}},
-			ran: []string{"read docs/a"}, refusal: `denied by the deny rule "Read(./secrets/**)"`},
+			ran:   []string{"read docs/a"}, refusal: `denied by the deny rule "Read(./secrets/**)"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
