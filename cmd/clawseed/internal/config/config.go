@@ -19,6 +19,7 @@ type Config struct {
 	Agent        Agent       `toml:"agent"`
 	Skills       Skills      `toml:"skills"`
 	Autonomy     Autonomy    `toml:"autonomy"`
+	Permissions  Permissions `toml:"permissions"`
 	Sandbox      Sandbox     `toml:"sandbox"`
 	Context      Context     `toml:"context"`
 	Sessions     Sessions    `toml:"sessions"`
@@ -73,6 +74,9 @@ type Config struct {
 	// refused is what a trusted project file set that no project file
 	// may (refuseSandboxOff), for Show.
 	refused []Ignored
+	// permissionRules are the [permissions] entries of every file, each
+	// with the file that set it (permissions.go).
+	permissionRules []PermissionRule
 }
 
 // Providers is the [providers] table.
@@ -308,7 +312,8 @@ func Default() *Config {
 			EnvPassthrough:       []string{},
 			AutoApproveSandboxed: true,
 		},
-		Sandbox: Sandbox{Enabled: true, Network: "off", Writable: []string{}},
+		Permissions: Permissions{Allow: []string{}, Deny: []string{}, Ask: []string{}},
+		Sandbox:     Sandbox{Enabled: true, Network: "off", Writable: []string{}},
 		Context: Context{
 			CompactAtPercent: 80,
 			KeepRecentTokens: 20000,

@@ -55,12 +55,17 @@ func (c *Config) applyFile(path string, data []byte, kind fileKind) error {
 		return d.errAt(toml.Key{"workspace_dir"}, "workspace_dir cannot be set in a project file "+
 			"(use the user file, --config, CLAWSEED_WORKSPACE or --workspace)")
 	}
+	perms := c.Permissions
 	if kind != projectFile || c.Trusted {
 		if kind == projectFile {
 			c.markProjectServers(tree)
 			d.refuseSandboxOff(tree)
 		}
-		return d.applyStruct(tree, reflect.ValueOf(c).Elem(), nil)
+		if err := d.applyStruct(tree, reflect.ValueOf(c).Elem(), nil); err != nil {
+			return err
+		}
+		d.addPermissions(tree, perms, kind == projectFile)
+		return nil
 	}
 	// Before anything is applied: no key of them merges into a user's
 	// server or entry.
@@ -70,6 +75,7 @@ func (c *Config) applyFile(path string, data []byte, kind fileKind) error {
 		return err
 	}
 	d.restrict(tree, before, dropped)
+	d.addPermissions(tree, perms, true)
 	return nil
 }
 
