@@ -107,6 +107,7 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	chat.Memory = func(ctx context.Context, out, errw io.Writer) { chatMemory(ctx, s.Memory(), out, errw) }
 	chat.Prices = s.Prices()
 	chat.Trust = func() string { return trustCommand(cfg) }
+	chat.Permissions = s.WritePermissions
 	if s.MCP() != nil {
 		chat.MCP = mcpChat{s.MCP()}
 	}

@@ -25,6 +25,8 @@ type configOptions struct {
 	Project bool
 	Force   bool
 	Tools   bool
+	// Permissions is `config show --permissions`.
+	Permissions bool
 }
 
 func newConfigCmd(g *globalOptions, io *IOStreams) *cobra.Command {
@@ -50,10 +52,14 @@ func newConfigCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 			if opts.Tools {
 				return configShowTools(cfg, io.Out)
 			}
+			if opts.Permissions {
+				return app.ShowPermissions(cfg, io.Out)
+			}
 			return cfg.Show(io.Out)
 		},
 	}
 	showCmd.Flags().BoolVar(&opts.Tools, "tools", false, "list the tools a session registers, with their class and the size of their schema")
+	showCmd.Flags().BoolVar(&opts.Permissions, "permissions", false, "list the permission rules (allow, deny, ask) of Claude Code's settings files and config.toml, with their sources, and those not used with why")
 	cmd.AddCommand(
 		initCmd,
 		showCmd,

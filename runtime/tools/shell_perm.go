@@ -90,3 +90,15 @@ func (t *shellTool) PermissionSubject(args json.RawMessage) permissions.Subject 
 	}
 	return permissions.Subject{Shell: t.shell.sh.shellLine(a.Command, t.shell.sb, "")}
 }
+
+// PathForms returns the absolute forms of a path a tool names, for
+// permission rules: as named (~ expanded, relative to the workspace), and
+// with the symbolic links of its existing part resolved when that differs
+// (a deny rule matches either; an allow rule must match both).
+func (sb *Sandbox) PathForms(p string) []string {
+	abs := sb.absolute(p)
+	if real := realOrSelf(abs); real != abs {
+		return []string{abs, real}
+	}
+	return []string{abs}
+}

@@ -263,8 +263,10 @@ func sessionPolicy(cfg *config.Config, level permissions.Level) permissions.Poli
 // start makes steps 4 to 8 of [Build] into s and p.
 func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	cfg := s.cfg
-	// 4. The sandboxes.
+	// 4. The sandboxes, and Claude Code's settings files (they are read
+	// with the sandbox's forbidden_paths).
 	p.sb = newSandbox(cfg, &skills.Catalog{})
+	s.settings = loadClaudeSettings(cfg, cfg.Trusted)
 	s.conf = newConfinement(cfg, p.sb.Control)
 	if err := s.conf.makeTemp(); err != nil {
 		return err
@@ -290,6 +292,9 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 		cfg: cfg, sb: p.sb, conf: s.conf, model: p.model, modelName: s.resolved.Model, notices: o.Notices,
 		usage: p.usage, memory: s.memory, proc: o.Process,
 	})
+	// The permission rules, with the tools they name.
+	s.perms = sessionPermissions(cfg, s.settings, visibleTools(cfg, p.policy, p.tools))
+	s.perms.notify(o.Notices)
 	p.perms = &agent.SkillPermissions{}
 	p.active = skills.NewActiveSet(skills.ActiveConfig{
 		Enabled:          cfg.Skills.Enabled,
@@ -346,7 +351,13 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		SkillShell:         newSkillShell(cfg, p.sb, s.conf),
 		ForkMaxIterations:  cfg.Skills.ForkMaxIterations,
 		UntrustedWorkspace: !cfg.Trusted,
-		ControlPath:        p.sb.Control.Match,
+		Rules:              s.perms.rules,
+		RuleBases:          s.perms.bases,
+		PathForms:          p.sb.PathForms,
+		ShellLine: func(line, dir string) *permissions.ShellLine {
+			return tools.ShellLine(line, p.sb, dir)
+		},
+		ControlPath: p.sb.Control.Match,
 		Rediscover: func(ctx context.Context) (*skills.Catalog, error) {
 			return p.reloader.discover(ctx), nil
 		},

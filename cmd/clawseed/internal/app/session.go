@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/internal/claudesettings"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/runtime/mcp"
@@ -57,6 +58,11 @@ type Session struct {
 	mcp *mcp.Manager
 	// conf is the session's OS sandbox.
 	conf *confinement
+	// settings are Claude Code's settings files, read once at start with
+	// the workspace's trust decision (loadClaudeSettings).
+	settings *claudesettings.Set
+	// perms are the session's permission rules (permissions.go).
+	perms *sessionRules
 }
 
 // Agent is the session's agent.

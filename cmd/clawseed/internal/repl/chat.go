@@ -61,6 +61,9 @@ type Chat struct {
 	// MCP shows the MCP servers (/mcp) and expands their prompts
 	// (/mcp__server__prompt args); nil when none are configured.
 	MCP MCP
+	// Permissions lists the session's permission rules with their
+	// sources (/permissions); nil when unavailable.
+	Permissions func(w io.Writer) error
 
 	cancelTurn context.CancelFunc
 }

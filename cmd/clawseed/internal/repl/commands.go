@@ -22,6 +22,7 @@ var builtinCommands = []struct{ name, args, help string }{
 	{"/memory", "", "list long-term memories and the folder holding them"},
 	{"/trust", "", "trust this workspace: its project config and skills apply in full from the next start"},
 	{"/mcp", "", "list MCP servers (status, tools, prompts, errors); run a server prompt as /mcp__SERVER__PROMPT ARGS"},
+	{"/permissions", "", "list the permission rules (allow, deny, ask) with their sources, and those not used"},
 	{"/context", "", "show how the context window is used"},
 	{"/cost", "", "show this session's tokens, cache hit ratio and cost in US dollars"},
 	{"/compact", "[FOCUS]", "summarise older messages now (optionally focused)"},
@@ -114,6 +115,12 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 			fmt.Fprintln(c.Out, "No MCP servers are configured ([mcp.servers.NAME] in config.toml, or .mcp.json in the workspace).")
 		} else {
 			c.MCP.Show(ctx, c.Out)
+		}
+	case "permissions":
+		if c.Permissions == nil {
+			fmt.Fprintln(c.Out, "Permission rules are not available in this session.")
+		} else if err := c.Permissions(c.Out); err != nil {
+			fmt.Fprintln(c.Err, "error: "+err.Error())
 		}
 	case "context":
 		c.showContext()
