@@ -70,16 +70,15 @@ func sessionPermissions(cfg *config.Config, set *claudesettings.Set, tools []str
 		r.defaultMode(f)
 	}
 	for _, pr := range cfg.PermissionRules() {
-		scope := scopeConfig
+		scope, source := scopeConfig, fmt.Sprintf("%s:%d", pr.File, pr.Line)
 		if pr.Project {
 			scope = scopeProjectConfig
 		}
-		r.add(pr.Kind, pr.Text, fmt.Sprintf("%s:%d", pr.File, pr.Line), scope)
-	}
-	for _, ig := range cfg.Ignored {
-		if ig.Key == "permissions.allow" {
-			r.notUsed = append(r.notUsed, notUsed{kind: "allow", text: ig.Value, source: fmt.Sprintf("%s:%d", ig.File, ig.Line), why: ig.Why})
+		if pr.Ignored != "" {
+			r.notUsed = append(r.notUsed, notUsed{kind: pr.Kind, text: pr.Text, source: source, why: pr.Ignored})
+			continue
 		}
+		r.add(pr.Kind, pr.Text, source, scope)
 	}
 	// Deny, then ask, then allow; each list keeps its files' order.
 	order := map[permissions.RuleKind]int{permissions.RuleDeny: 0, permissions.RuleAsk: 1, permissions.RuleAllow: 2}

@@ -64,7 +64,7 @@ func (c *Config) applyFile(path string, data []byte, kind fileKind) error {
 		if err := d.applyStruct(tree, reflect.ValueOf(c).Elem(), nil); err != nil {
 			return err
 		}
-		d.addPermissions(tree, perms, kind == projectFile)
+		d.addPermissions(tree, perms, c.Permissions, kind == projectFile)
 		return nil
 	}
 	// Before anything is applied: no key of them merges into a user's
@@ -74,8 +74,9 @@ func (c *Config) applyFile(path string, data []byte, kind fileKind) error {
 	if err := d.applyStruct(tree, reflect.ValueOf(c).Elem(), nil); err != nil {
 		return err
 	}
+	decoded := c.Permissions
 	d.restrict(tree, before, dropped)
-	d.addPermissions(tree, perms, true)
+	d.addPermissions(tree, perms, decoded, true)
 	return nil
 }
 

@@ -41,40 +41,60 @@ type PermissionRule struct {
 	Line int
 	// Project is set for a rule of the workspace's project file.
 	Project bool
+	// Ignored says why the rule does not count ("untrusted workspace: may
+	// not approve tools in advance"), "" when it does.
+	Ignored string
 }
 
-// PermissionRules are the [permissions] entries that count, in layer
-// order and, within a file, deny, ask, then allow.
+// PermissionRules are the [permissions] entries of every file, in layer
+// order and, within a file, deny, ask, then allow; those an untrusted
+// project file set in vain have Ignored set.
 func (c *Config) PermissionRules() []PermissionRule { return slices.Clone(c.permissionRules) }
 
-// addPermissions records the [permissions] entries the file just applied
-// added, with its file and line, and makes each list the union of the
-// layers: the decoder replaced the lists the file set (an untrusted
-// project's allow rules were restored by restrict, and so add nothing).
-// before is [permissions] as the lower layers left it.
-func (d *decoder) addPermissions(tree map[string]any, before Permissions, project bool) {
+// addPermissions records the [permissions] entries of the file just
+// applied, with its file and line, and makes each list the union of the
+// layers: the decoder replaced the lists the file set, and restrict put
+// back what an untrusted project file may not set (its allow rules).
+// before is [permissions] as the lower layers left it, decoded as the
+// file set it.
+func (d *decoder) addPermissions(tree map[string]any, before, decoded Permissions, project bool) {
 	table, _ := tree["permissions"].(map[string]any)
 	c := &d.c.Permissions
 	for _, l := range []struct {
-		kind      string
-		now, prev *[]string
+		kind           string
+		now, prev, set *[]string
 	}{
-		{"deny", &c.Deny, &before.Deny},
-		{"ask", &c.Ask, &before.Ask},
-		{"allow", &c.Allow, &before.Allow},
+		{"deny", &c.Deny, &before.Deny, &decoded.Deny},
+		{"ask", &c.Ask, &before.Ask, &decoded.Ask},
+		{"allow", &c.Allow, &before.Allow, &decoded.Allow},
 	} {
 		if _, set := table[l.kind]; !set {
 			continue
 		}
+		key := toml.Key{"permissions", l.kind}
 		merged := slices.Clone(*l.prev)
-		line := d.line(toml.Key{"permissions", l.kind})
-		for _, text := range *l.now {
+		for _, text := range *l.set {
 			if slices.Contains(merged, text) {
 				continue
 			}
-			merged = append(merged, text)
-			d.c.permissionRules = append(d.c.permissionRules, PermissionRule{Kind: l.kind, Text: text, File: d.file, Line: line, Project: project})
+			rule := PermissionRule{Kind: l.kind, Text: text, File: d.file, Line: d.line(key), Project: project}
+			if !slices.Contains(*l.now, text) {
+				rule.Ignored = d.ignoredWhy(key)
+			} else {
+				merged = append(merged, text)
+			}
+			d.c.permissionRules = append(d.c.permissionRules, rule)
 		}
 		*l.now = merged
 	}
+}
+
+// ignoredWhy is why restrict dropped key of this file.
+func (d *decoder) ignoredWhy(key toml.Key) string {
+	for _, ig := range slices.Backward(d.c.Ignored) {
+		if ig.File == d.file && ig.Key == key.String() {
+			return ig.Why
+		}
+	}
+	return "not applied"
 }

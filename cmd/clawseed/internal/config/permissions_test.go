@@ -31,10 +31,13 @@ func TestPermissionsLayers(t *testing.T) {
 			{Kind: "deny", Text: "Read(./secrets/**)", File: s.projectFile(), Line: 3, Project: true},
 			{Kind: "ask", Text: "Bash(git push *)", File: s.projectFile(), Line: 4, Project: true},
 		}
+		echo := PermissionRule{Kind: "allow", Text: "Bash(echo:*)", File: s.projectFile(), Line: 5, Project: true}
 		if trusted {
 			want.Allow = append(want.Allow, "Bash(echo:*)")
-			rules = append(rules, PermissionRule{Kind: "allow", Text: "Bash(echo:*)", File: s.projectFile(), Line: 5, Project: true})
+		} else {
+			echo.Ignored = "untrusted workspace: may not approve tools in advance"
 		}
+		rules = append(rules, echo)
 		if diff := cmp.Diff(want, c.Permissions); diff != "" {
 			t.Errorf("trusted %v: Permissions (-want +got):\n%s", trusted, diff)
 		}
