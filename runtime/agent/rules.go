@@ -26,6 +26,10 @@ import (
 // approval question. A tool that every call of is denied (`Bash`) stays
 // listed, and its calls are refused with the rule's name.
 
+// agentToolName is the tool that runs a subagent, whose rules name it:
+// `Agent(explorer)`.
+const agentToolName = "Agent"
+
 // A permissionSubjecter says what a call does for permission rules: the
 // command line it runs, the files it reads, the URL it requests (see
 // [permissions.Subject]); paths as the call names them.
@@ -49,6 +53,15 @@ func (a *Agent) subject(name string, tool Tool, args json.RawMessage, summary st
 	}
 	if s.Shell == nil && name == "shell" {
 		s.Shell = permissions.SimpleShellLine(summary) // a shell without its own reading
+	}
+	if name == agentToolName && s.Name == "" {
+		// Agent(explorer) names the subagent a call runs (Claude Code's
+		// Agent tool: subagent_type).
+		var a struct {
+			Type string `json:"subagent_type"`
+		}
+		_ = json.Unmarshal(args, &a)
+		s.Name = a.Type
 	}
 	s.Reads, s.Writes = a.pathForms(s.Reads), a.pathForms(s.Writes)
 	return s
