@@ -56,7 +56,7 @@ func TestDecide(t *testing.T) {
 			Subject{Tool: "shell", Shell: &ShellLine{Hidden: "eval"}}, RuleAllow, "Bash"},
 		{"unapprovable line", []string{"allow", "Bash(echo:*)"},
 			Subject{Tool: "shell", Shell: &ShellLine{Commands: [][]Word{cmd("echo")}, Unapprovable: "redirect"}}, "", ""},
-		{"Bash rules do not cover git", []string{"deny", "Bash"}, Subject{Tool: "git", Class: ClassExec, Summary: "status"}, "", ""},
+		{"Bash rules need a command", []string{"deny", "Bash"}, Subject{Tool: "calculator", Summary: "1+1"}, "", ""},
 		{"Read deny", []string{"deny", "Read(./secrets/**)"},
 			Subject{Tool: "file_read", Reads: []string{"/ws/secrets/a"}}, RuleDeny, "Read(./secrets/**)"},
 		{"Read deny by resolved form", []string{"deny", "Read(./secrets/**)"},

@@ -17,8 +17,9 @@ import (
 // own tool names (a glob such as memory_* too):
 //
 //   - Bash, shell: every call that runs a command line (the shell tool, a
-//     `shell:` skill's command); the specifier is a command pattern
-//     matched against each simple command of the line ([ShellLine]).
+//     `shell:` skill's command, a cron job's command) or a command (the git
+//     tool: `Bash(git commit:*)` covers its commit too); the specifier is a
+//     command pattern matched against each simple command ([ShellLine]).
 //   - Read: every call that reads files (file_read, pdf_read, and the
 //     folder glob_search and content_search search); Edit, Write,
 //     MultiEdit, NotebookEdit: every call that writes files (file_write,
@@ -215,7 +216,7 @@ func ParseRule(kind RuleKind, text string, bases RuleBases) (Rule, error) {
 func (r Rule) MayCover(name string) bool {
 	switch r.fam {
 	case famShell:
-		return name == "shell"
+		return name == "shell" || name == "git"
 	case famRead:
 		return name == "file_read" || name == "pdf_read" || name == "glob_search" || name == "content_search"
 	case famEdit:

@@ -102,3 +102,18 @@ func (sb *Sandbox) PathForms(p string) []string {
 	}
 	return []string{abs}
 }
+
+// PermissionSubject implements the agent's permission subject for git:
+// the command it runs, as one simple command, so that `Bash(git commit:*)`
+// covers the git tool's commit as it covers the shell's.
+func (t *gitTool) PermissionSubject(args json.RawMessage) permissions.Subject {
+	a, err := t.decode(args)
+	if err != nil {
+		return permissions.Subject{}
+	}
+	argv, err := t.command(a)
+	if err != nil {
+		return permissions.Subject{}
+	}
+	return permissions.Subject{Shell: &permissions.ShellLine{Commands: [][]permissions.Word{permissions.Words(append([]string{"git"}, argv...)...)}}}
+}

@@ -153,3 +153,27 @@ func TestSearchReadFilter(t *testing.T) {
 		t.Errorf("content_search = %q", res.Content)
 	}
 }
+
+// TestGitSubject: Bash rules see the git tool's command, so a deny of
+// `git commit` covers the git tool as it covers the shell.
+func TestGitSubject(t *testing.T) {
+	t.Parallel()
+	e, tl := newGitRepo(t, GitOptions{})
+	deny, err := permissions.ParseRule(permissions.RuleDeny, "Bash(git commit:*)", permissions.RuleBases{Workspace: e.ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	subject := func(args string) permissions.Subject {
+		s := tl.(interface {
+			PermissionSubject(json.RawMessage) permissions.Subject
+		}).PermissionSubject(json.RawMessage(args))
+		s.Tool, s.Class = "git", permissions.ClassExec
+		return s
+	}
+	if got := permissions.Decide([]permissions.Rule{deny}, subject(`{"action":"commit","message":"x"}`)); got.Kind != permissions.RuleDeny {
+		t.Errorf("commit: %+v", got)
+	}
+	if got := permissions.Decide([]permissions.Rule{deny}, subject(`{"action":"status"}`)); got.Kind != "" {
+		t.Errorf("status: %+v", got)
+	}
+}
