@@ -5,7 +5,10 @@ import (
 )
 
 // claudeToolNames maps Claude Code's tool names, used in `allowed-tools`
-// frontmatter of skills written for Claude Code, to this runtime's tools.
+// frontmatter of skills written for Claude Code, to this runtime's tools:
+// which tools a fork's sub-agent gets ([NamesTool]) and how entries are
+// shown ([DescribeAllowedTools]). What an entry pre-approves is the
+// permission rules' matcher's to say ([AllowedToolsCoverSubject]).
 var claudeToolNames = map[string]string{
 	"Read":      "file_read",
 	"Write":     "file_write",
@@ -18,58 +21,46 @@ var claudeToolNames = map[string]string{
 	"WebSearch": "web_search",
 }
 
-// AllowedToolsCover reports whether a skill's `allowed-tools` entries
-// pre-approve a call of tool described by summary (the shell command, the
-// path). Entries are tool names or globs (`file_read`, `memory_*`), Claude Code
-// names (`Read`, `Bash`), or a name with a pattern: `Bash(git:*)` or
-// `shell(git status:*)` approves shell commands starting with that prefix,
-// `Bash(make test)` exactly that command, and for other tools the pattern is a
-// glob over the summary (`Write(docs/*)`).
-//
-// A shell command containing control operators, substitutions or redirections
-// is never pre-approved by a prefix pattern: `git status && rm -rf ~` must not
-// pass as `git`.
-//
-// A network tool is pre-approved only by an entry that names it (`web_fetch`,
-// `WebFetch`, `web_fetch(...)`), never by a glob such as `*` or `web_*`:
-// reaching the network must be a decision about that tool. The one glob
-// allowed is over one MCP server's tools, `mcp__github__*` or Claude
-// Code's `mcp__github`, since it names the server whose tools it approves.
+// AllowedToolsCoverSubject reports whether a skill's `allowed-tools`
+// entries pre-approve a call: they are allow rules ([ParseRule]; an entry
+// that does not parse approves nothing), and every part of the call must
+// be covered ([CoverAll]). So `Bash(git:*)` approves `git status` but not
+// `git status && rm -rf ~`, `Read(./docs/**)` reads under docs/, and a
+// network tool is approved only by an entry that names it (`web_fetch`,
+// `WebFetch`, `web_fetch(...)`, `mcp__github`, `mcp__github__*`), never by
+// a glob such as `*` or `web_*`.
+func AllowedToolsCoverSubject(entries []string, bases RuleBases, s Subject) bool {
+	return CoverAll(AllowRules(entries, bases), s)
+}
+
+// AllowRules parses allowed-tools entries as allow rules, leaving out
+// those that do not parse.
+func AllowRules(entries []string, bases RuleBases) []Rule {
+	rules := make([]Rule, 0, len(entries))
+	for _, e := range entries {
+		if r, err := ParseRule(RuleAllow, e, bases); err == nil {
+			rules = append(rules, r)
+		}
+	}
+	return rules
+}
+
+// AllowedToolsCover reports whether entries pre-approve a call of tool
+// described by summary alone (the shell command, the path): a shell
+// command is read by [SimpleShellLine], so one with any shell syntax is
+// never pre-approved by a pattern. Callers that know more of the call use
+// [AllowedToolsCoverSubject].
 func AllowedToolsCover(entries []string, tool, summary string) bool {
-	return allowedToolsCover(entries, tool, summary, false)
+	return AllowedToolsCoverClass(entries, tool, summary, ClassRead)
 }
 
 // AllowedToolsCoverClass is [AllowedToolsCover] for a tool of class c.
 func AllowedToolsCoverClass(entries []string, tool, summary string, c Class) bool {
-	return allowedToolsCover(entries, tool, summary, c == ClassNetwork)
-}
-
-func allowedToolsCover(entries []string, tool, summary string, exact bool) bool {
-	for _, e := range entries {
-		name, pattern, hasPattern := splitEntry(strings.TrimSpace(e))
-		if mapped, ok := claudeToolNames[name]; ok {
-			name = mapped
-		}
-		if exact && name != tool && !serverGlob(name, tool) {
-			continue
-		}
-		if !MatchGlob(name, tool) && !serverGlob(name, tool) {
-			continue
-		}
-		if !hasPattern || pattern == "*" {
-			return true
-		}
-		if tool == "shell" {
-			if shellPatternMatches(pattern, summary) {
-				return true
-			}
-			continue
-		}
-		if MatchGlob(pattern, summary) {
-			return true
-		}
+	s := Subject{Tool: tool, Class: c, Summary: summary}
+	if tool == "shell" {
+		s.Shell = SimpleShellLine(summary)
 	}
-	return false
+	return AllowedToolsCoverSubject(entries, RuleBases{}, s)
 }
 
 func splitEntry(e string) (name, pattern string, ok bool) {
@@ -78,21 +69,6 @@ func splitEntry(e string) (name, pattern string, ok bool) {
 		return e, "", false
 	}
 	return e[:open], strings.TrimSpace(e[open+1 : len(e)-1]), true
-}
-
-func shellPatternMatches(pattern, command string) bool {
-	command = strings.TrimSpace(command)
-	if command == "" || strings.ContainsAny(command, ";&|`$<>()\n\r") {
-		return false
-	}
-	if prefix, ok := strings.CutSuffix(pattern, ":*"); ok {
-		prefix = strings.TrimSpace(prefix)
-		return command == prefix || strings.HasPrefix(command, prefix+" ")
-	}
-	if prefix, ok := strings.CutSuffix(pattern, "*"); ok {
-		return strings.HasPrefix(command, prefix)
-	}
-	return command == pattern
 }
 
 // NamesTool reports whether one of a skill's `allowed-tools` entries names

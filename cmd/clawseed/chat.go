@@ -109,6 +109,7 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	chat.Trust = func() string { return trustCommand(cfg) }
 	chat.Agents = func(out io.Writer) { WriteAgents(out, s.Subagents()) }
 	chat.Hooks = s.ShowHooks
+	chat.Permissions = s.WritePermissions
 	if s.MCP() != nil {
 		chat.MCP = mcpChat{s.MCP()}
 	}

@@ -29,6 +29,8 @@ type configOptions struct {
 	Instructions bool
 	// Hooks lists the hooks with their sources.
 	Hooks bool
+	// Permissions is `config show --permissions`.
+	Permissions bool
 }
 
 func newConfigCmd(g *globalOptions, io *IOStreams) *cobra.Command {
@@ -61,12 +63,16 @@ func newConfigCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 				app.WriteHookLines(io.Out, app.HookLines(cfg, nil, nil, app.Discover(cmd.Context(), cfg, g.proc, newLogger(g, io.Err))))
 				return nil
 			}
+			if opts.Permissions {
+				return app.ShowPermissions(cfg, io.Out)
+			}
 			return cfg.Show(io.Out)
 		},
 	}
 	showCmd.Flags().BoolVar(&opts.Tools, "tools", false, "list the tools a session registers, with their class and the size of their schema")
 	showCmd.Flags().BoolVar(&opts.Instructions, "instructions", false, "list the project instruction files (CLAUDE.md, AGENTS.md, imports, rules) a session reads, and why")
 	showCmd.Flags().BoolVar(&opts.Hooks, "hooks", false, "list the hooks (settings files, config, skills) with their sources, and those ignored")
+	showCmd.Flags().BoolVar(&opts.Permissions, "permissions", false, "list the permission rules (allow, deny, ask) of Claude Code's settings files and config.toml, with their sources, and those not used with why")
 	cmd.AddCommand(
 		initCmd,
 		showCmd,

@@ -97,6 +97,12 @@ type ApprovalRequest struct {
 	// hookAllow: one of the user's own PreToolUse hooks allowed the call
 	// (a pre-approval).
 	hookAllow bool
+
+	// Rule is set when an ask permission rule asks about the call (`ask
+	// rule "Bash(git push *)" in FILE`): it is asked whatever the autonomy
+	// level, auto_approve or an earlier "always" say, and "always" is not
+	// offered (it counts as once).
+	Rule string
 }
 
 // An Approval is the user's answer.
@@ -217,6 +223,24 @@ type Options struct {
 	Hooks *hooks.Runner
 	// HookAgent is set on a sub-agent: what its hooks are told of it.
 	HookAgent *HookAgent
+
+	// Rules are the session's permission rules (Claude Code's
+	// permissions.allow, deny and ask, and [permissions] of config.toml),
+	// the ones that count: see rules.go. A sub-agent gets its parent's.
+	Rules []permissions.Rule
+	// RuleBases are what path patterns of allowed-tools entries are
+	// relative to; the zero value means the workspace of Prompt.
+	RuleBases permissions.RuleBases
+	// PathForms turns a path a tool names (absolute, or relative to the
+	// workspace) into every absolute form that names it — as named, and
+	// with symbolic links resolved — for permission rules; nil joins it
+	// to the workspace.
+	PathForms func(path string) []string
+	// ShellLine reads a command line run in dir ("" for the workspace) as
+	// the shell will, for permission rules: a `shell:` skill's command.
+	// nil reads only lines without shell syntax
+	// ([permissions.SimpleShellLine]).
+	ShellLine func(line, dir string) *permissions.ShellLine
 	// ControlPath reports whether writing a file (absolute, or relative to
 	// the workspace) writes a control path, and which one
 	// (tools.ControlPaths.Match): such writes of the tools that say what

@@ -69,12 +69,21 @@ func (a *Agent) runShellSkill(ctx context.Context, act skills.Active, args strin
 	if untrusted {
 		req.Summary = "skill " + name + " (from the untrusted workspace): " + summary
 	}
-	switch v, err := a.authorize(ctx, req, summary); v {
+	subj := a.shellSubject(s.Shell.Command, s.Dir, nil)
+	if len(s.Shell.Args) > 0 {
+		subj = a.shellSubject(summary, s.Dir, append([]string{s.Shell.Command}, s.Shell.Args...))
+	}
+	switch v, err := a.authorize(ctx, req, subj); v {
+	case ruleDenied:
+		return refused(name, err.Error())
 	case notAllowed:
 		return refused(name, fmt.Sprintf("Skill '%s' runs a shell command, and shell is not allowed at autonomy level %s.", name, a.opts.Policy.Level))
 	case cannotAsk:
 		if untrusted {
 			return refused(name, untrustedCannotAsk(name, "its command"))
+		}
+		if err != nil {
+			return refused(name, err.Error()) // an ask rule's
 		}
 		return refused(name, fmt.Sprintf("Skill '%s' runs a shell command, which needs the user's approval, and this session cannot ask (run with --yes or add \"shell\" to [autonomy].auto_approve).", name))
 	case askCancelled:
@@ -110,10 +119,13 @@ func untrustedCannotAsk(name, what string) string {
 // autonomy level, and "always" counts as once. summary is the question;
 // cannot is the refusal when nobody can answer. It returns "" when the
 // sub-agent may run, else why not; cancelled is set when the turn was
-// cancelled at the prompt.
-func (a *Agent) askUntrusted(ctx context.Context, tool, summary, cannot string) (why string, cancelled bool) {
+// cancelled at the prompt. subject is what permission rules see of it (a
+// deny rule of Skill(name) or Agent(name) refuses it before asking).
+func (a *Agent) askUntrusted(ctx context.Context, tool, summary, cannot string, subject permissions.Subject) (why string, cancelled bool) {
 	req := ApprovalRequest{Tool: tool, Summary: summary, Class: permissions.ClassRead, Untrusted: true}
-	switch v, err := a.authorize(ctx, req, ""); v {
+	switch v, err := a.authorize(ctx, req, subject); v {
+	case ruleDenied:
+		return err.Error(), false
 	case cannotAsk:
 		return cannot, false
 	case askCancelled:
@@ -152,7 +164,7 @@ func (a *Agent) runFork(ctx context.Context, parent string, act skills.Active, a
 		}
 	}
 	if a.untrustedSkill(s) || def != nil && a.untrustedSubagent(def) {
-		if why, cancelled := a.askUntrusted(ctx, skillToolName, forkQuestion(s, def), untrustedCannotAsk(name, "its sub-agent")); cancelled {
+		if why, cancelled := a.askUntrusted(ctx, skillToolName, forkQuestion(s, def), untrustedCannotAsk(name, "its sub-agent"), permissions.Subject{Tool: skillToolName, Class: permissions.ClassRead, Name: s.Name}); cancelled {
 			return skillRun{ToolResult: providers.ToolResult{Content: cancelledText, IsError: true}}
 		} else if why != "" {
 			return refused(name, why)

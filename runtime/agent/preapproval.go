@@ -92,9 +92,11 @@ func (a *Agent) skillAllowedTools(s *skills.Skill) (entries []string, ignored st
 
 // skillAllows reports whether PreApproved or an active skill's
 // allowed-tools (as [Agent.skillAllowedTools] lets them count) pre-approve
-// the call.
-func (a *Agent) skillAllows(tool, summary string, class permissions.Class) bool {
-	if permissions.AllowedToolsCoverClass(a.opts.PreApproved, tool, summary, class) {
+// the call: the permission rules' matcher, with the entries as allow
+// rules.
+func (a *Agent) skillAllows(subj permissions.Subject) bool {
+	bases := a.ruleBases()
+	if permissions.AllowedToolsCoverSubject(a.opts.PreApproved, bases, subj) {
 		return true
 	}
 	if !a.opts.SkillsEnabled {
@@ -102,11 +104,19 @@ func (a *Agent) skillAllows(tool, summary string, class permissions.Class) bool 
 	}
 	for _, act := range a.opts.Skills.List() {
 		entries, _ := a.skillAllowedTools(act.Skill)
-		if permissions.AllowedToolsCoverClass(entries, tool, summary, class) {
+		if permissions.AllowedToolsCoverSubject(entries, bases, subj) {
 			return true
 		}
 	}
 	return false
+}
+
+// ruleBases are what allowed-tools path patterns are relative to.
+func (a *Agent) ruleBases() permissions.RuleBases {
+	if a.opts.RuleBases.Workspace != "" {
+		return a.opts.RuleBases
+	}
+	return permissions.RuleBases{Workspace: a.opts.Prompt.Workspace}
 }
 
 // skillActivated reports an activation, and then what the skill's

@@ -105,6 +105,9 @@ func (a *Agent) handleSkillCall(ctx context.Context, c providers.ToolCall) provi
 	}
 	switch args.Action {
 	case "", "activate":
+		if res, ok := a.skillRule(ctx, args.Skill, skillArgs); !ok {
+			return res
+		}
 		if a.opts.Skills.Runs(args.Skill) {
 			run := a.runSkill(ctx, c.ID, args.Skill, skillArgs, false)
 			return run.ToolResult

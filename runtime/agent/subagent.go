@@ -156,7 +156,7 @@ func (a *Agent) prepareAgentCall(ctx context.Context, c providers.ToolCall) (*ag
 	}
 	if a.untrustedSubagent(def) {
 		question := "subagent " + def.Name + " (from the untrusted workspace, " + def.Path + ") runs with " + a.describeTools(def)
-		if why, _ := a.askUntrusted(ctx, agentToolName, question, untrustedSubagentCannotAsk(def.Name)); why != "" {
+		if why, _ := a.askUntrusted(ctx, agentToolName, question, untrustedSubagentCannotAsk(def.Name), permissions.Subject{Tool: agentToolName, Class: permissions.ClassRead, Name: def.Name}); why != "" {
 			return nil, errorResult("%s", why)
 		}
 	}

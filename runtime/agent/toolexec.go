@@ -246,11 +246,13 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 		}
 		req.CanAllowNetwork = req.Sandboxed
 	}
-	v, err := a.authorize(ctx, req, summary)
+	v, err := a.authorize(ctx, req, a.subject(c.Name, tool, args, summary, class))
 	if v.denied() {
 		a.opts.Sink(Event{Type: EventPermissionDenied, ID: c.ID, Name: c.Name, Args: string(args)})
 	}
 	switch v {
+	case ruleDenied:
+		return pendingCall{}, errorResult("%s", err.Error()), false
 	case notAllowed:
 		return pendingCall{}, errorResult("Tool %s is not allowed at autonomy level %s.", c.Name, a.opts.Policy.Level), false
 	case cannotAsk:
@@ -259,6 +261,9 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 		}
 		if req.Escalation != "" {
 			return pendingCall{}, errorResult("%s", escalationCannotAsk(c.Name, req.Escalation)), false
+		}
+		if err != nil {
+			return pendingCall{}, errorResult("%s", err.Error()), false // an ask rule's
 		}
 		if req.HookAsked {
 			return pendingCall{}, errorResult("Tool call denied: a PreToolUse hook asks the user to approve this %s call, and this session cannot ask (run with --yes, or answer in `clawseed chat`).%s", c.Name, reasonSuffix(req.HookReason)), false
@@ -288,39 +293,56 @@ const (
 	askCancelled               // the turn was cancelled at the prompt
 	askFailed                  // the prompt failed
 	userDenied
+	ruleDenied // a deny rule refuses it; the error is a *ruleDenial
 )
 
-// denied reports whether v refuses the call on permission grounds (the
-// level, nobody to ask, the user's no): what `run`'s result lists as
-// permission_denials. A cancelled or failed prompt is not a denial.
+// denied reports whether v refuses the call on permission grounds (a deny
+// rule, the level, nobody to ask, the user's no): what `run`'s result
+// lists as permission_denials. A cancelled or failed prompt is not a
+// denial.
 func (v verdict) denied() bool {
-	return v == notAllowed || v == cannotAsk || v == userDenied
+	return v == ruleDenied || v == notAllowed || v == cannotAsk || v == userDenied
 }
 
-// authorize applies the autonomy policy to a call, asking the user with req
-// when it says so; an "always" answer pre-approves the tool for the
-// session. command is what allowed-tools patterns are matched against (the
-// shell command, the path). The error is set with askFailed.
+// authorize applies the permission rules and the autonomy policy to a
+// call, asking the user with req when they say so; an "always" answer
+// pre-approves the tool for the session. subj is what the call does, for
+// the rules and for allowed-tools patterns. The error is set with
+// askFailed, a *ruleDenial with ruleDenied, and with cannotAsk for a call
+// an ask rule asks about, the sentence for the model.
 //
 // The order is the one place these rules meet:
 //
-//  1. a call that writes a control path (§9) or asks for more than the
+//  1. a deny rule ([Options.Rules]) refuses the call, whatever else says;
+//  2. a call that writes a control path (§9) or asks for more than the
 //     OS sandbox gives (req.Escalation, issue 21) is asked whatever the
 //     policy, pre-approvals, auto_approve_sandboxed and "always" answers
 //     say, unless the level forbids it outright; "always" counts as once;
-//  2. a command or sub-agent of an untrusted project skill (req.Untrusted)
+//  3. a command or sub-agent of an untrusted project skill (req.Untrusted)
 //     is asked likewise; its "always" counts as once;
-//  3. anything else goes to [permissions.Policy.DecideCall]: full allows,
-//     read_only denies non-reads, always_ask asks, then pre-approval,
+//  4. a call an ask rule matches is asked likewise (even under full
+//     autonomy, auto_approve or an earlier "always"), unless the level
+//     forbids it outright; its "always" counts as once;
+//  5. anything else goes to [permissions.Policy.DecideCall]: full allows,
+//     read_only denies non-reads, always_ask asks, then pre-approval (an
+//     allow rule, an "always" answer, a skill's allowed-tools),
 //     auto_approve and — for a sandboxed call — auto_approve_sandboxed
 //     allow.
 //
 // ApproveNetwork, offered when req.CanAllowNetwork, approves once and
 // returns allowedWithNetwork.
-func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, command string) (verdict, error) {
+func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, subj permissions.Subject) (verdict, error) {
+	rule := permissions.Decide(a.opts.Rules, subj)
+	if rule.Kind == permissions.RuleDeny {
+		return ruleDenied, &ruleDenial{denialText(rule)}
+	}
+	asked := rule.Kind == permissions.RuleAsk
+	if asked {
+		req.Rule = askText(rule)
+	}
 	control := len(req.Writes) > 0
 	usersOwn := control || req.Escalation != "" || req.Untrusted
-	onceOnly := usersOwn || req.HookAsked
+	onceOnly := usersOwn || req.HookAsked || asked
 	switch {
 	case control || req.Escalation != "":
 		if a.opts.Policy.Decide(req.Tool, req.Class, false) == permissions.Deny {
@@ -331,17 +353,18 @@ func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, command stri
 		if req.Class == permissions.ClassExec && a.opts.Policy.Decide(req.Tool, req.Class, false) == permissions.Deny {
 			return notAllowed, nil
 		}
-	case req.HookAsked:
-		// A PreToolUse hook asked: asked whatever the level, unless it
-		// forbids the call outright.
+	case req.HookAsked || asked:
+		// A PreToolUse hook or an ask rule asked: asked whatever the
+		// level, unless it forbids the call outright.
 		if a.opts.Policy.Decide(req.Tool, req.Class, false) == permissions.Deny {
 			return notAllowed, nil
 		}
 	default:
-		// Pre-approval only matters when the policy could ask. A
-		// PreToolUse hook's allow (the user's own hooks only) is one.
+		// Pre-approval only matters when the policy could ask: an allow
+		// rule, an "always" answer, a PreToolUse hook's allow (the user's
+		// own hooks only), a skill's allowed-tools.
 		pre := a.opts.Policy.Level == permissions.Supervised &&
-			(a.alwaysAllow[req.Tool] || req.hookAllow || a.skillAllows(req.Tool, command, req.Class))
+			(rule.Kind == permissions.RuleAllow || a.alwaysAllow[req.Tool] || req.hookAllow || a.skillAllows(subj))
 		switch a.opts.Policy.DecideCall(permissions.Call{Tool: req.Tool, Class: req.Class, PreApproved: pre, Sandboxed: req.Sandboxed}) {
 		case permissions.Deny:
 			return notAllowed, nil
@@ -360,6 +383,9 @@ func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, command stri
 		}
 	}
 	if a.opts.Approver == nil {
+		if asked && !control && req.Escalation == "" && !req.Untrusted {
+			return cannotAsk, &ruleDenial{ruleCannotAsk(req.Tool, rule.Rule.String())}
+		}
 		return cannotAsk, nil
 	}
 	ans, err := a.opts.Approver.Approve(ctx, req)
@@ -476,6 +502,9 @@ func (a *Agent) runOne(ctx context.Context, p pendingCall) (res providers.ToolRe
 	defer cancel()
 	if p.network {
 		callCtx = permissions.WithNetwork(callCtx) // this call only
+	}
+	if hide := a.readFilter(name); hide != nil {
+		callCtx = permissions.WithReadFilter(callCtx, hide) // searches leave out what Read rules deny
 	}
 	defer func() {
 		if v := recover(); v != nil {

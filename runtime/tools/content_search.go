@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"fmt"
@@ -84,11 +85,17 @@ type contentSearch struct {
 
 func newContentSearch(sb *Sandbox, maxOutput int, rgPath string, environ []string, start Starter) Tool {
 	t := &contentSearch{sb: sb, maxOutput: maxOutput, rgPath: rgPath, environ: environ, start: start}
-	return newTypedTool("content_search", permissions.ClassRead, contentSearchDescription, t.run,
+	tt := newTypedTool("content_search", permissions.ClassRead, contentSearchDescription, t.run,
 		enum("output_mode", modeContent, modeFiles, modeCount),
 		minimum("context_before", 0), maximum("context_before", maxSearchContext),
 		minimum("context_after", 0), maximum("context_after", maxSearchContext),
 		minimum("max_results", 0), maximum("max_results", maxSearchResults))
+	// The folder (or file) searched; files in it that Read rules deny are
+	// left out of the results (permissions.ReadHidden).
+	tt.subject = func(a contentSearchArgs) permissions.Subject {
+		return permissions.Subject{Reads: []string{cmp.Or(a.Path, ".")}}
+	}
+	return tt
 }
 
 // findRipgrep returns the path of rg on PATH, or "".

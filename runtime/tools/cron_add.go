@@ -48,6 +48,7 @@ func newCronAdd(o CronOptions) Tool {
 		return textResult(fmt.Sprintf("Added job %s %q: %s, next run %s. Jobs run while clawseed chat is open, or from the system crontab with `clawseed cron run-due`.", added.ID, added.Name, added.Schedule, cronTime(added.NextRun)))
 	}
 	t := newTypedTool("cron_add", permissions.ClassExec, cronAddDescription, run)
+	t.subject = func(a cronAddArgs) permissions.Subject { return o.commandSubject(a.Command) }
 	return withSummary(t, func(a cronAddArgs) string {
 		what := "prompt: " + cronLine(a.Prompt, 200)
 		if a.Command != "" {

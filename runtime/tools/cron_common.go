@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/runtime/cron"
 	"github.com/clawseed/clawseed/runtime/tools/shellpolicy"
 )
@@ -36,6 +37,20 @@ func CronTools(opts CronOptions) []Tool {
 		list = append(list, newCronRun(opts))
 	}
 	return append(list, newCronRuns(opts), newCronUpdate(opts))
+}
+
+// commandSubject is what permission rules see of a call that adds or
+// changes a shell job: the job's command line, which runs later
+// unattended (the zero Subject for a prompt job).
+func (o CronOptions) commandSubject(command string) permissions.Subject {
+	if strings.TrimSpace(command) == "" {
+		return permissions.Subject{}
+	}
+	sb := o.Sandbox
+	if sb == nil {
+		sb = &Sandbox{Workspace: o.Workspace}
+	}
+	return permissions.Subject{Shell: ShellLine(command, sb, "")}
 }
 
 // checkCommand refuses a shell job's command that the shell tool would

@@ -44,6 +44,12 @@ func newCronUpdate(o CronOptions) Tool {
 		return textResult("Updated job:\n" + strings.TrimSuffix(describeJob(j), "\n"))
 	}
 	t := newTypedTool("cron_update", permissions.ClassExec, cronUpdateDescription, run)
+	t.subject = func(a cronUpdateArgs) permissions.Subject {
+		if a.Command == nil {
+			return permissions.Subject{}
+		}
+		return o.commandSubject(*a.Command)
+	}
 	return withSummary(t, func(a cronUpdateArgs) string { return "update job " + a.ID + ": " + a.changes() })
 }
 

@@ -34,8 +34,10 @@ type fileRead struct {
 
 func newFileRead(sb *Sandbox, maxOutput int) Tool {
 	t := &fileRead{sb: sb, maxOutput: maxOutput}
-	return withReads(newTypedTool("file_read", permissions.ClassRead, fileReadDescription, t.run,
-		minimum("offset", 0), minimum("limit", 0)), func(a fileReadArgs) string { return a.Path })
+	tt := newTypedTool("file_read", permissions.ClassRead, fileReadDescription, t.run,
+		minimum("offset", 0), minimum("limit", 0))
+	tt.subject = func(a fileReadArgs) permissions.Subject { return permissions.Subject{Reads: []string{a.Path}} }
+	return withReads(tt, func(a fileReadArgs) string { return a.Path })
 }
 
 func (t *fileRead) run(_ context.Context, args fileReadArgs) providers.ToolResult {

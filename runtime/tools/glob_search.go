@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"fmt"
@@ -67,7 +68,13 @@ func newGlobSearch(sb *Sandbox) Tool {
 		}
 		return textResult(out)
 	}
-	return newTypedTool("glob_search", permissions.ClassRead, globSearchDescription, run)
+	tt := newTypedTool("glob_search", permissions.ClassRead, globSearchDescription, run)
+	// The folder searched; files in it that Read rules deny are left out
+	// of the results (permissions.ReadHidden).
+	tt.subject = func(a globSearchArgs) permissions.Subject {
+		return permissions.Subject{Reads: []string{cmp.Or(a.Path, ".")}}
+	}
+	return tt
 }
 
 // cleanGlob checks a glob pattern and strips a leading "./".
@@ -117,7 +124,8 @@ func skipName(name string) bool {
 // walkFiles calls fn for every file below dir (a resolved directory) with
 // its path and its slash-separated path relative to dir, in lexical order
 // (each directory's entries sorted by name, as ripgrep --sort path does).
-// It skips .git, node_modules and forbidden paths, and never descends into
+// It skips .git, node_modules, forbidden paths and the files permission
+// rules hide from this call (permissions.ReadHidden), and never descends into
 // symlinked directories. With followLinks, a symlink to a file is reported
 // (under the link's name) when its target may be read; otherwise symlinks
 // are skipped. fn may return fs.SkipAll to stop.
@@ -137,12 +145,12 @@ func walkFiles(ctx context.Context, sb *Sandbox, dir string, followLinks bool, f
 			return nil
 		}
 		if d.IsDir() {
-			if path != dir && (skipName(d.Name()) || !rules.readable(path)) {
+			if path != dir && (skipName(d.Name()) || !rules.readable(path) || permissions.ReadHidden(ctx, path)) {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if skipName(d.Name()) {
+		if skipName(d.Name()) || permissions.ReadHidden(ctx, path) {
 			return nil
 		}
 		switch {
@@ -152,7 +160,7 @@ func walkFiles(ctx context.Context, sb *Sandbox, dir string, followLinks bool, f
 			}
 		case d.Type()&fs.ModeSymlink != 0 && followLinks:
 			target, err := filepath.EvalSymlinks(path)
-			if err != nil || !rules.readable(target) {
+			if err != nil || !rules.readable(target) || permissions.ReadHidden(ctx, target) {
 				return nil
 			}
 			if fi, err := os.Stat(target); err != nil || !fi.Mode().IsRegular() {

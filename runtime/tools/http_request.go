@@ -92,6 +92,7 @@ func NewHTTPRequest(opts HTTPRequestOptions) (Tool, error) {
 	tt := newTypedTool("http_request", permissions.ClassNetwork, desc, t.run,
 		enum("method", "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"),
 		minimum("timeout_secs", 0), maximum("timeout_secs", float64(max(limit, 1))))
+	tt.subject = func(a httpRequestArgs) permissions.Subject { return permissions.Subject{URL: a.URL} }
 	return &summaryTool[httpRequestArgs]{typedTool: tt,
 		summary: func(a httpRequestArgs) string { return cmp.Or(a.Method, "GET") + " " + a.URL },
 		timeout: func(a httpRequestArgs) time.Duration { return t.timeout(a) },

@@ -60,8 +60,9 @@ func NewPDFRead(sb *Sandbox, opts PDFReadOptions) Tool {
 	if t.extract == nil {
 		t.extract = inProcessPDF
 	}
-	return withSummary(newTypedTool("pdf_read", permissions.ClassRead, pdfReadDescription, t.run, minimum("max_chars", 0)),
-		func(a pdfReadArgs) string { return a.Path })
+	tt := newTypedTool("pdf_read", permissions.ClassRead, pdfReadDescription, t.run, minimum("max_chars", 0))
+	tt.subject = func(a pdfReadArgs) permissions.Subject { return permissions.Subject{Reads: []string{a.Path}} }
+	return withSummary(tt, func(a pdfReadArgs) string { return a.Path })
 }
 
 func (t *pdfRead) run(ctx context.Context, args pdfReadArgs) providers.ToolResult {

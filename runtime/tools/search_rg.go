@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/clawseed/clawseed/permissions"
 )
 
 // rgSearch is the ripgrep [searchEngine]. It runs rg with --json in the
@@ -70,7 +72,7 @@ func (t *contentSearch) rgSearch(ctx context.Context, q *searchQuery, target str
 	// rg knows nothing of forbidden paths: drop those files from its output.
 	rules := t.sb.rules(true)
 	filtered := func(f fileMatches) bool {
-		if !rules.readable(f.path) {
+		if !rules.readable(f.path) || permissions.ReadHidden(ctx, f.path, realOrSelf(f.path)) {
 			return true
 		}
 		return emit(f)

@@ -52,6 +52,24 @@ type typedTool[T any] struct {
 	// of every tool would delay the first request of every start.
 	validator func() *schemaValidator
 	run       func(ctx context.Context, args T) providers.ToolResult
+	// subject, when set, says what a call does for permission rules
+	// (the files it reads, the URL it requests, the command it runs).
+	subject func(T) permissions.Subject
+}
+
+// PermissionSubject implements the agent's permission subject: what the
+// call does as permission rules see it, the zero Subject when the tool
+// says nothing more than its name and summary or the arguments do not
+// decode. Paths are as the call names them; the agent resolves them.
+func (t *typedTool[T]) PermissionSubject(args json.RawMessage) permissions.Subject {
+	if t.subject == nil {
+		return permissions.Subject{}
+	}
+	v, err := t.decode(args)
+	if err != nil {
+		return permissions.Subject{}
+	}
+	return t.subject(v)
 }
 
 // newTypedTool builds a tool whose argument schema is generated from T (field

@@ -91,8 +91,10 @@ func NewWebFetch(opts WebFetchOptions) Tool {
 		Trusted: opts.TrustedHosts,
 		Resolve: opts.Resolve,
 	}}
+	tt := newTypedTool("web_fetch", permissions.ClassNetwork, webFetchDescription, t.run, minimum("offset", 0))
+	tt.subject = func(a webFetchArgs) permissions.Subject { return permissions.Subject{URL: a.URL} }
 	return &summaryTool[webFetchArgs]{
-		typedTool: newTypedTool("web_fetch", permissions.ClassNetwork, webFetchDescription, t.run, minimum("offset", 0)),
+		typedTool: tt,
 		summary:   func(a webFetchArgs) string { return "GET " + a.URL },
 		timeout:   func(webFetchArgs) time.Duration { return opts.Timeout },
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/clawseed/clawseed/permissions"
 )
 
 // checkLine returns "" when p.Allowed is empty or the line passes every
@@ -134,12 +136,31 @@ type allowCheck struct {
 	// arguments (see staticArg).
 	subst, substBy string
 	appends        bool
+
+	// rec, when set, makes the walk read the line for permission rules
+	// (see shellLine) instead of checking it against an allowlist: every
+	// simple command is recorded, a write outside the workspace is noted,
+	// and any other refusal means commands may run that nobody can see.
+	rec *cmdRecord
 }
 
 // refuse records the first refusal.
 func (c *allowCheck) refuse(format string, args ...any) {
 	if c.refusal == "" {
 		c.refusal = "Command refused: " + fmt.Sprintf(format, args...)
+	}
+}
+
+// refuseWrite refuses a file the line writes outside what it may: under
+// an allowlist like any refusal; read for permission rules, it only
+// keeps the line from being pre-approved, since its commands are known.
+func (c *allowCheck) refuseWrite(format string, args ...any) {
+	if c.rec == nil {
+		c.refuse(format, args...)
+		return
+	}
+	if c.rec.unapprovable == "" {
+		c.rec.unapprovable = againstRules(fmt.Sprintf(format, args...))
 	}
 }
 
@@ -205,8 +226,15 @@ func (c *allowCheck) checkPipedTime(n *syntax.BinaryCmd) {
 	}
 }
 
-// checkName refuses a command whose base name is not allowed.
+// checkName refuses a command whose base name is not allowed. Reading
+// for permission rules, it records the command with unknown arguments:
+// the builtins it is called for (let, export, time, ...) take words the
+// walk does not keep.
 func (c *allowCheck) checkName(name string) {
+	if c.rec != nil {
+		c.rec.add([]permissions.Word{{Text: name}, {Unknown: true}})
+		return
+	}
 	if !slices.Contains(c.names, path.Base(name)) {
 		c.refuse("'%s' is not in [autonomy].allowed_commands (allowed: %s).", name, c.allowedList())
 	}
@@ -223,11 +251,17 @@ func (c *allowCheck) checkCall(n *syntax.CallExpr) {
 // set variables or name another command, those arguments.
 func (c *allowCheck) checkCommand(nameWord *syntax.Word, args []*syntax.Word) {
 	name, ok := literalWord(nameWord)
-	if !ok {
+	if c.rec != nil {
+		c.record(nameWord, args)
+		if !ok {
+			return // what it runs is unknown: recorded as such
+		}
+	} else if !ok {
 		c.refuse("the command name %s is not a literal word, so it cannot be checked against [autonomy].allowed_commands (allowed: %s).", printWord(nameWord), c.allowedList())
 		return
+	} else {
+		c.checkName(name)
 	}
-	c.checkName(name)
 	if c.refusal != "" {
 		return
 	}

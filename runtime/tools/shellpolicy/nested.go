@@ -229,11 +229,11 @@ func (c *allowCheck) checkFind(args []*syntax.Word) {
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
 			if i+1 < len(args) {
 				target, ok := c.staticWord("find", args[i+1])
-				if !ok || !c.literalTarget("find", args[i+1]) {
+				if !ok || !c.literalTarget("find", args[i+1]) && c.rec == nil {
 					return
 				}
 				if msg := c.redirectTarget(target, false); msg != "" {
-					c.refuse("find %s %s: %s With [autonomy].allowed_commands set, files written must stay inside the workspace.", a, target, msg)
+					c.refuseWrite("find %s %s: %s With [autonomy].allowed_commands set, files written must stay inside the workspace.", a, target, msg)
 				}
 				i++
 			}
@@ -290,7 +290,7 @@ func (c *allowCheck) checkNested(what, src string, posix bool) {
 		c.refuse("%s runs %q, %s, so it cannot be checked against [autonomy].allowed_commands.", what, src, unparsable(err, true))
 		return
 	}
-	sub := &allowCheck{names: c.names, files: c.files, dir: c.dir, posix: posix, depth: c.depth + 1, changesDir: c.changesDir, tainted: map[string]bool{}}
+	sub := &allowCheck{names: c.names, files: c.files, dir: c.dir, posix: posix, depth: c.depth + 1, changesDir: c.changesDir, tainted: map[string]bool{}, rec: c.rec}
 	for k, v := range c.tainted {
 		sub.tainted[k] = v
 	}

@@ -59,15 +59,15 @@ func (c *allowCheck) checkRedirect(r *syntax.Redirect) {
 	}
 	target, ok := literalWord(r.Word)
 	if !ok || expandsTilde(r.Word) {
-		c.refuse("the redirection target %s is not a literal path, so it cannot be checked against the workspace; with [autonomy].allowed_commands set, redirections must name a file inside the workspace.", printWord(r.Word))
+		c.refuseWrite("the redirection target %s is not a literal path, so it cannot be checked against the workspace; with [autonomy].allowed_commands set, redirections must name a file inside the workspace.", printWord(r.Word))
 		return
 	}
 	if hasUnquotedPattern(r.Word) {
-		c.refuse("the redirection target %s has an unquoted pattern (*, ?, [...] or {a,b}) that bash expands to a file it matches, so it cannot be checked against the workspace; quote it.", printWord(r.Word))
+		c.refuseWrite("the redirection target %s has an unquoted pattern (*, ?, [...] or {a,b}) that bash expands to a file it matches, so it cannot be checked against the workspace; quote it.", printWord(r.Word))
 		return
 	}
 	if msg := c.redirectTarget(target, read); msg != "" {
-		c.refuse("redirection %s %s: %s With [autonomy].allowed_commands set, redirections must stay inside the workspace.", op, target, msg)
+		c.refuseWrite("redirection %s %s: %s With [autonomy].allowed_commands set, redirections must stay inside the workspace.", op, target, msg)
 	}
 }
 
@@ -110,7 +110,7 @@ func unescapedText(s string) string {
 // expand it into another path.
 func (c *allowCheck) literalTarget(cmd string, w *syntax.Word) bool {
 	if expandsTilde(w) {
-		c.refuse("the argument %s of %s names a file through ~, which the shell expands, so it cannot be checked against the workspace; with [autonomy].allowed_commands set, files written must be named inside the workspace.", printWord(w), cmd)
+		c.refuseWrite("the argument %s of %s names a file through ~, which the shell expands, so it cannot be checked against the workspace; with [autonomy].allowed_commands set, files written must be named inside the workspace.", printWord(w), cmd)
 		return false
 	}
 	return true

@@ -66,11 +66,16 @@ func (c *allowCheck) checkWrapper(base string, spec runnerSpec, args []*syntax.W
 	for _, o := range opts {
 		if contains(spec.outputs, o.name) {
 			if o.word != nil && !c.literalTarget(base, o.word) {
-				return
+				if c.rec == nil {
+					return
+				}
+				continue // noted; the command it runs is still read
 			}
 			if msg := c.redirectTarget(o.value, false); msg != "" {
-				c.refuse("%s writes %s: %s With [autonomy].allowed_commands set, files written must stay inside the workspace.", base, o.value, msg)
-				return
+				c.refuseWrite("%s writes %s: %s With [autonomy].allowed_commands set, files written must stay inside the workspace.", base, o.value, msg)
+				if c.rec == nil {
+					return
+				}
 			}
 		}
 	}

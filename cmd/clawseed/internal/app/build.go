@@ -273,8 +273,10 @@ func sessionPolicy(cfg *config.Config, level permissions.Level) permissions.Poli
 // start makes steps 4 to 8 of [Build] into s and p.
 func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	cfg := s.cfg
-	// 4. The sandboxes.
+	// 4. The sandboxes, and Claude Code's settings files (they are read
+	// with the sandbox's forbidden_paths).
 	p.sb = newSandbox(cfg, &skills.Catalog{})
+	s.settings = loadClaudeSettings(cfg, cfg.Trusted)
 	s.conf = newConfinement(cfg, p.sb.Control)
 	if err := s.conf.makeTemp(); err != nil {
 		return err
@@ -306,7 +308,7 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	s.memory = sessionMemory(ctx, cfg, o.Log)
 	p.instr = newSessionInstructions(cfg, o.Notices)
 	p.instrSection = p.instr.section(ctx)
-	s.hooks = newHookRunner(cfg, claudeSettings(cfg), s.conf, o.Process.webNet(), o.Notices)
+	s.hooks = newHookRunner(cfg, s.settings, s.conf, o.Process.webNet(), o.Notices)
 	s.hookSession()
 	// 8. The tools, with the sink of llm_task's usage, and the active set,
 	// with the permission check: both are connected by agent.New.
@@ -315,6 +317,9 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 		cfg: cfg, sb: p.sb, conf: s.conf, model: p.model, modelName: s.resolved.Model, notices: o.Notices,
 		usage: p.usage, memory: s.memory, proc: o.Process,
 	})
+	// The permission rules, with the tools they name.
+	s.perms = sessionPermissions(cfg, s.settings, visibleTools(cfg, p.policy, p.tools))
+	s.perms.notify(o.Notices)
 	p.perms = &agent.SkillPermissions{}
 	p.active = skills.NewActiveSet(skills.ActiveConfig{
 		Enabled:          cfg.Skills.Enabled,
@@ -388,7 +393,13 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		Subagents:            s.subagents,
 		MaxParallelSubagents: cfg.Agent.MaxParallelSubagents,
 		UntrustedWorkspace:   !cfg.Trusted,
-		ControlPath:          p.sb.Control.Match,
+		Rules:                s.perms.rules,
+		RuleBases:            s.perms.bases,
+		PathForms:            p.sb.PathForms,
+		ShellLine: func(line, dir string) *permissions.ShellLine {
+			return tools.ShellLine(line, p.sb, dir)
+		},
+		ControlPath: p.sb.Control.Match,
 		Rediscover: func(ctx context.Context) (*skills.Catalog, error) {
 			return p.reloader.discover(ctx), nil
 		},

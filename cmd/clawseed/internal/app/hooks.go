@@ -15,7 +15,6 @@ import (
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/claudesettings"
-	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/runtime/agent"
@@ -42,16 +41,6 @@ import (
 
 // hookMaxOutput caps what a hook prints, per stream, in characters.
 const hookMaxOutput = 1 << 20
-
-// claudeSettings reads Claude Code's settings files of cfg's workspace
-// and of the user's home, with the workspace's trust decision.
-func claudeSettings(cfg *config.Config) *claudesettings.Set {
-	return claudesettings.Load(claudesettings.Sources(homeDir(), cfg.Workspace), claudesettings.Options{
-		Workspace: cfg.Workspace,
-		Forbidden: confine.NewForbidden(cfg.Autonomy.ForbiddenPaths, cfg.Workspace, homeDir()),
-		Trusted:   cfg.Trusted,
-	})
-}
 
 // A pluginHookFile is an installed plugin's hooks/hooks.json
 // (claudesettings.PluginHooks) and its folder, CLAUDE_PLUGIN_ROOT; own is
@@ -260,7 +249,7 @@ type HookLine struct {
 // active skills' (when a session gives them), and those an untrusted
 // workspace holds that do not run.
 func HookLines(cfg *config.Config, running *hooks.Runner, active []hooks.Hook, cat *skills.Catalog) []HookLine {
-	set := claudeSettings(cfg)
+	set := loadClaudeSettings(cfg, cfg.Trusted)
 	list := running.Hooks()
 	if running == nil {
 		list, _ = sessionHooks(cfg, set)
@@ -341,7 +330,7 @@ func ignoredHooks(cfg *config.Config, cat *skills.Catalog) []string {
 		return nil
 	}
 	var out []string
-	for _, f := range claudeSettings(cfg).Ignored() {
+	for _, f := range loadClaudeSettings(cfg, cfg.Trusted).Ignored() {
 		out = append(out, "Claude Code settings "+f)
 	}
 	if cat != nil {

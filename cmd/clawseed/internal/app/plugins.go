@@ -39,7 +39,7 @@ func claudePlugins(cfg *config.Config) ([]claudesettings.PluginState, []claudese
 	if !cfg.Skills.ClaudePlugins || home == "" {
 		return nil, nil
 	}
-	return claudesettings.ListInstalled(home, cfg.Workspace, claudeSettings(cfg))
+	return claudesettings.ListInstalled(home, cfg.Workspace, loadClaudeSettings(cfg, cfg.Trusted))
 }
 
 // installedPlugins returns the enabled installed plugins of cfg's

@@ -67,6 +67,11 @@ type Session struct {
 	conf *confinement
 	// hooks runs the session's hooks; nil when disableAllHooks.
 	hooks *hooks.Runner
+	// settings are Claude Code's settings files, read once at start with
+	// the workspace's trust decision (loadClaudeSettings).
+	settings *claudesettings.Set
+	// perms are the session's permission rules (permissions.go).
+	perms *sessionRules
 }
 
 // Agent is the session's agent.

@@ -75,6 +75,7 @@ func TrustAsks(cfg *config.Config, cat *skills.Catalog) []string {
 	for _, ig := range cfg.Ignored {
 		out = append(out, fmt.Sprintf("config %s = %s (%s:%d): %s", ig.Key, ig.Value, ig.File, ig.Line, ig.Why))
 	}
+	out = append(out, untrustedSettingsAsks(cfg)...)
 	commands, allowed := projectSkillAsks(cat)
 	out = append(out, commands...)
 	for _, d := range projectSubagents(cfg, cat) {

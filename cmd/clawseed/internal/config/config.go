@@ -14,15 +14,16 @@ package config
 type Config struct {
 	// WorkspaceDir is the workspace_dir key. After [Load] it holds the same
 	// resolved path as Workspace.
-	WorkspaceDir string    `toml:"workspace_dir"`
-	Providers    Providers `toml:"providers"`
-	Agent        Agent     `toml:"agent"`
-	Skills       Skills    `toml:"skills"`
-	Autonomy     Autonomy  `toml:"autonomy"`
-	Sandbox      Sandbox   `toml:"sandbox"`
-	Context      Context   `toml:"context"`
-	Sessions     Sessions  `toml:"sessions"`
-	Memory       Memory    `toml:"memory"`
+	WorkspaceDir string      `toml:"workspace_dir"`
+	Providers    Providers   `toml:"providers"`
+	Agent        Agent       `toml:"agent"`
+	Skills       Skills      `toml:"skills"`
+	Autonomy     Autonomy    `toml:"autonomy"`
+	Permissions  Permissions `toml:"permissions"`
+	Sandbox      Sandbox     `toml:"sandbox"`
+	Context      Context     `toml:"context"`
+	Sessions     Sessions    `toml:"sessions"`
+	Memory       Memory      `toml:"memory"`
 
 	Instructions Instructions `toml:"instructions"`
 
@@ -79,6 +80,9 @@ type Config struct {
 	// refused is what a trusted project file set that no project file
 	// may (refuseSandboxOff), for Show.
 	refused []Ignored
+	// permissionRules are the [permissions] entries of every file, each
+	// with the file that set it (permissions.go).
+	permissionRules []PermissionRule
 }
 
 // Providers is the [providers] table.
@@ -333,7 +337,8 @@ func Default() *Config {
 			EnvPassthrough:       []string{},
 			AutoApproveSandboxed: true,
 		},
-		Sandbox: Sandbox{Enabled: true, Network: "off", Writable: []string{}},
+		Permissions: Permissions{Allow: []string{}, Deny: []string{}, Ask: []string{}},
+		Sandbox:     Sandbox{Enabled: true, Network: "off", Writable: []string{}},
 		Context: Context{
 			CompactAtPercent: 80,
 			KeepRecentTokens: 20000,

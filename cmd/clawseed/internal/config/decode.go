@@ -62,12 +62,17 @@ func (c *Config) applyFile(path string, data []byte, kind fileKind) error {
 		return d.errAt(toml.Key{"workspace_dir"}, "workspace_dir cannot be set in a project file "+
 			"(use the user file, --config, CLAWSEED_WORKSPACE or --workspace)")
 	}
+	perms := c.Permissions
 	if kind != projectFile || c.Trusted {
 		if kind == projectFile {
 			c.markProjectServers(tree)
 			d.refuseSandboxOff(tree)
 		}
-		return d.applyStruct(tree, reflect.ValueOf(c).Elem(), nil)
+		if err := d.applyStruct(tree, reflect.ValueOf(c).Elem(), nil); err != nil {
+			return err
+		}
+		d.addPermissions(tree, perms, c.Permissions, kind == projectFile)
+		return nil
 	}
 	// Before anything is applied: no key of them merges into a user's
 	// server or entry.
@@ -76,7 +81,9 @@ func (c *Config) applyFile(path string, data []byte, kind fileKind) error {
 	if err := d.applyStruct(tree, reflect.ValueOf(c).Elem(), nil); err != nil {
 		return err
 	}
+	decoded := c.Permissions
 	d.restrict(tree, before, dropped)
+	d.addPermissions(tree, perms, decoded, true)
 	return nil
 }
 

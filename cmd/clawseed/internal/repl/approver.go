@@ -52,6 +52,9 @@ func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 		}
 		fmt.Fprintln(a.out, why+".")
 	}
+	if req.Rule != "" {
+		fmt.Fprintln(a.out, termtext.EscapeLine("(asked by the "+req.Rule+")"))
+	}
 	q := approvalQuestion(req)
 	for {
 		line, err := a.reader.ReadLine(ctx, q.prompt)
@@ -92,7 +95,7 @@ func approvalQuestion(req agent.ApprovalRequest) question {
 	if what == "" {
 		what = compactArgs(req.Args)
 	}
-	q := question{always: len(req.Writes) == 0 && req.Escalation == "" && !req.HookAsked, network: req.CanAllowNetwork}
+	q := question{always: len(req.Writes) == 0 && req.Escalation == "" && !req.HookAsked && req.Rule == "", network: req.CanAllowNetwork}
 	choices := "[y]es / [n]o"
 	if q.always {
 		choices += " / [a]lways for this tool"
@@ -108,6 +111,8 @@ func approvalQuestion(req agent.ApprovalRequest) question {
 		q.retry = "Please answer y or n (this write is asked about every time)."
 	case req.Escalation != "":
 		q.retry = "Please answer y or n (a call that asks for more than the sandbox allows is asked about every time)."
+	case req.Rule != "":
+		q.retry = "Please answer y or n (an ask rule asks about this call every time)."
 	case q.network:
 		q.retry = "Please answer y, n, a or w."
 	default:

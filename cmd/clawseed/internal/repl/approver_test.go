@@ -47,6 +47,10 @@ func TestApproverSandbox(t *testing.T) {
 			`Allow sh\x1bell (asks for the \x1b[31mGPU): x\x07? [y]es / [n]o `, ""},
 		{"unsandboxed", agent.ApprovalRequest{Tool: "shell", Summary: "ls"}, []string{"w", "y"}, agent.ApproveOnce,
 			"Allow shell: ls? [y]es / [n]o / [a]lways for this tool ", "Please answer y, n or a.\n"},
+		{"ask rule", agent.ApprovalRequest{Tool: "shell", Summary: "git push", Rule: `ask rule "Bash(git push *)" in /ws/.claude/settings.json`},
+			[]string{"a", "y"}, agent.ApproveOnce, "Allow shell: git push? [y]es / [n]o ",
+			"(asked by the ask rule \"Bash(git push *)\" in /ws/.claude/settings.json)\n" +
+				"Please answer y or n (an ask rule asks about this call every time).\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -67,6 +67,9 @@ type Chat struct {
 	// Hooks lists the session's hooks with their sources (/hooks); nil
 	// when unavailable.
 	Hooks func(w io.Writer)
+	// Permissions lists the session's permission rules with their
+	// sources (/permissions); nil when unavailable.
+	Permissions func(w io.Writer) error
 
 	cancelTurn context.CancelFunc
 }

@@ -24,6 +24,7 @@ var builtinCommands = []struct{ name, args, help string }{
 	{"/trust", "", "trust this workspace: its project config and skills apply in full from the next start"},
 	{"/mcp", "", "list MCP servers (status, tools, prompts, errors); run a server prompt as /mcp__SERVER__PROMPT ARGS"},
 	{"/hooks", "", "list the hooks that run (settings files, config, active skills) and those ignored, with their sources"},
+	{"/permissions", "", "list the permission rules (allow, deny, ask) with their sources, and those not used"},
 	{"/context", "", "show how the context window is used"},
 	{"/init", "[FOCUS]", "survey the project and write (or improve) AGENTS.md, its instructions for agents"},
 	{"/cost", "", "show this session's tokens, cache hit ratio and cost in US dollars"},
@@ -129,6 +130,12 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 			fmt.Fprintln(c.Out, "Hooks are not available in this session.")
 		} else {
 			c.Hooks(c.Out)
+		}
+	case "permissions":
+		if c.Permissions == nil {
+			fmt.Fprintln(c.Out, "Permission rules are not available in this session.")
+		} else if err := c.Permissions(c.Out); err != nil {
+			fmt.Fprintln(c.Err, "error: "+err.Error())
 		}
 	case "context":
 		c.showContext()
