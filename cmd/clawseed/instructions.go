@@ -26,8 +26,12 @@ func configShowInstructions(ctx context.Context, cfg *config.Config, w io.Writer
 	}
 	esc := termtext.EscapeLine
 	section := set.Section()
-	fmt.Fprintf(w, "Project instructions: %d files, a section of %d bytes (~%d tokens); caps %d bytes a file, %d in all.\n",
-		len(set.Files), len(section), agent.EstimateTokens(section), set.MaxFileBytes, set.MaxTotalBytes)
+	files := "files"
+	if len(set.Files) == 1 {
+		files = "file"
+	}
+	fmt.Fprintf(w, "Project instructions: %d %s, a section of %d bytes (~%d tokens); caps %d bytes a file, %d in all.\n",
+		len(set.Files), files, len(section), agent.EstimateTokens(section), set.MaxFileBytes, set.MaxTotalBytes)
 	if len(set.Files) > 0 {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "SOURCE\tFILE\tBYTES\tIN PROMPT\tWHY")
