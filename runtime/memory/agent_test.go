@@ -139,7 +139,7 @@ func TestAgentStoreIsolated(t *testing.T) {
 	folder := sub.AgentFolder()
 	for _, typ := range []string{TypeUser, TypeFeedback, TypeProject, TypeReference} {
 		m := mustSave(t, sub, "sub-"+typ, typ, "Reviewer notes on widgets, "+typ, "Subagent memory about widgets.")
-		if filepath.Dir(m.Path) != folder || m.Scope != ScopeProject {
+		if filepath.Dir(m.Path) != folder || m.Scope != ScopeProject || m.Agent != "reviewer" {
 			t.Fatalf("%s memory saved at %s (scope %s), want in %s", typ, m.Path, m.Scope, folder)
 		}
 	}
@@ -161,9 +161,13 @@ func TestAgentStoreIsolated(t *testing.T) {
 	if u, p := sub.Indexes(); u != "" || p != "" {
 		t.Fatalf("a subagent store's Indexes = %q, %q", u, p)
 	}
-	for _, n := range recallNames(t, sub, RecallQuery{Query: "widgets"}) {
-		if !strings.HasPrefix(n, "sub-") {
-			t.Fatalf("subagent recall found the main memory %q", n)
+	hits, err := sub.Recall(ctx, RecallQuery{Query: "widgets"})
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("subagent recall: %v, %v", hits, err)
+	}
+	for _, h := range hits {
+		if !strings.HasPrefix(h.Memory.Name, "sub-") || h.Memory.Agent != "reviewer" || h.Memory.Scope != ScopeProject {
+			t.Fatalf("subagent recall found %+v", h.Memory)
 		}
 	}
 	if _, err := sub.Get(ctx, "main-style"); !errors.Is(err, ErrNotFound) {

@@ -78,6 +78,7 @@ type Memory struct {
 	Body                    string
 	Path                    string // absolute file path
 	Scope                   string // "user" or "project"; a subagent's memory: its scope
+	Agent                   string // the subagent whose own memory it is; "" for the main memory
 }
 
 // A Diagnostic reports a memory file that could not be read or parsed. It

@@ -95,7 +95,7 @@ func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]Hit, error) {
 			return nil, fmt.Errorf("memory: recall: %w", err)
 		}
 		m.Path = filepath.Join(s.dir, filepath.FromSlash(rel))
-		m.Scope = s.scopeOfRel(rel)
+		m.Scope, m.Agent = s.scopeOfRel(rel), s.agent
 		m.Created, _ = time.Parse(time.RFC3339, created)
 		m.Updated, _ = time.Parse(time.RFC3339, updated)
 		if !excluded[m.Path] {

@@ -30,7 +30,7 @@ func (s *Store) Save(ctx context.Context, m Memory) (saved Memory, created bool,
 	if err := validate(m); err != nil {
 		return Memory{}, false, fmt.Errorf("memory %q: %w", m.Name, err)
 	}
-	m.Scope = s.scopeFor(m.Type)
+	m.Scope, m.Agent = s.scopeFor(m.Type), s.agent
 	folder := s.folder(m.Scope)
 	if folder == "" {
 		return Memory{}, false, fmt.Errorf("memory %q: %w: type %s needs a workspace", m.Name, ErrInvalid, m.Type)
@@ -383,6 +383,7 @@ func (s *Store) readMemory(path, scope string) (Memory, error) {
 		return Memory{}, err
 	}
 	fillDefaults(&m, scope, fi.ModTime())
+	m.Agent = s.agent
 	return m, nil
 }
 

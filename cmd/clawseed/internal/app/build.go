@@ -304,6 +304,7 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	// 7. Memory, the project instructions, and the hooks (need the OS
 	// sandbox and the installed plugins).
 	s.memory = sessionMemory(ctx, cfg, o.Log)
+	s.agentMemory = newSubagentMemories(cfg, s.memory, s.subagents)
 	p.instr = newSessionInstructions(cfg, o.Notices)
 	p.instrSection = p.instr.section(ctx)
 	s.hooks = newHookRunner(cfg, claudeSettings(cfg), s.conf, o.Process.webNet(), o.Notices)
@@ -387,6 +388,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		ForkMaxIterations:    cfg.Skills.ForkMaxIterations,
 		Subagents:            s.subagents,
 		MaxParallelSubagents: cfg.Agent.MaxParallelSubagents,
+		SubagentMemory:       s.agentMemory.forAgent(),
 		UntrustedWorkspace:   !cfg.Trusted,
 		ControlPath:          p.sb.Control.Match,
 		Rediscover: func(ctx context.Context) (*skills.Catalog, error) {
@@ -394,7 +396,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		},
 		Reload:             p.reloader.reload,
 		Memory:             memoryIndex(s.memory),
-		Recall:             autoRecall(cfg, s.memory),
+		Recall:             autoRecall(cfg, s.memory, s.agentMemory),
 		MaxIterations:      maxIter,
 		ParallelTools:      cfg.Agent.ParallelTools,
 		ToolTimeout:        cfg.Agent.ToolTimeout(),
