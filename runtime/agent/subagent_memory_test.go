@@ -174,3 +174,47 @@ func TestSubagentOwnMemoryErrors(t *testing.T) {
 		t.Fatalf("asked %+v", ap.asked)
 	}
 }
+
+// TestForkSkillInSubagentWithMemory: a fork skill with `agent:` naming a
+// subagent that has its own memory runs with that memory, as the Agent
+// tool's run does; a memory that cannot be made refuses the skill.
+func TestForkSkillInSubagentWithMemory(t *testing.T) {
+	t.Parallel()
+	fork := func(name, agent string) *skills.Skill {
+		return &skills.Skill{Name: name, Dir: "/skills/" + name, Source: skills.SourceUser, Description: "Forks.", Context: "fork", Agent: agent,
+			Body: "Audit $ARGUMENTS.", Status: skills.StatusListed, UserInvocable: true}
+	}
+	keeper := &subagents.Definition{Name: "keeper", Description: "Keeps.", Prompt: "You keep.", Tools: []string{"Read"}, Memory: "local", Source: skills.SourceUser}
+	broken := &subagents.Definition{Name: "broken", Description: "B.", Prompt: "You break.", Memory: "user", Source: skills.SourceUser}
+	env := newEnv(t, []providertest.Response{
+		skillCall(`{"skill":"audit","args":"main.go"}`),
+		{Text: "audited"},
+		{Text: "ok"},
+		skillCall(`{"skill":"breaks"}`),
+		{Text: "ok"},
+	}, func(o *Options) {
+		runnerSkills(fork("audit", "keeper"), fork("breaks", "broken"))(o)
+		o.Subagents = testSubagents(keeper, broken)
+		o.Tools = append(o.Tools, echoTool("memory_store", permissions.ClassWrite))
+		o.Memory = &fakeMemory{user: "MAIN-USER-INDEX"}
+		o.SubagentMemory = (&ownMemory{}).open
+	})
+	if _, err := env.agent.Turn(t.Context(), "audit"); err != nil {
+		t.Fatal(err)
+	}
+	sub := env.model.Requests()[1]
+	if !strings.Contains(sub.System, "OWN-INDEX") || !strings.Contains(sub.System, "(local scope)") || strings.Contains(sub.System, "MAIN-USER-INDEX") || !strings.Contains(sub.System, "Audit main.go.") {
+		t.Errorf("fork system prompt:\n%s", sub.System)
+	}
+	if got, want := toolNames(sub), []string{"file_read", "memory_store"}; !slices.Equal(got, want) {
+		t.Errorf("fork tools = %v, want %v", got, want)
+	}
+	if _, err := env.agent.Turn(t.Context(), "breaks"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := env.model.Requests()
+	want := "Skill 'breaks' runs in the subagent 'broken', which cannot run: memory: refused"
+	if r := lastResults(reqs[len(reqs)-1]); len(r) != 1 || !r[0].IsError || !strings.Contains(r[0].Content, want) {
+		t.Errorf("result = %+v, want %q", r, want)
+	}
+}

@@ -281,3 +281,24 @@ func TestAgentFolderLinkRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzAgentFolderName: whatever the name, its folder is one path element
+// that stays directly below the agents folder, and the mapping is stable.
+func FuzzAgentFolderName(f *testing.F) {
+	for _, s := range []string{"reviewer", "Plain-Name..", "../../etc", "a/b", `a\b`, "plugin:x", "con", "", ".", "名前", "a\x00b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		got := AgentFolderName(name)
+		if got == "" || got == "." || got == ".." || strings.HasPrefix(got, ".") || strings.ContainsAny(got, `/\:`+"\x00") || len(got) > 64 {
+			t.Fatalf("AgentFolderName(%q) = %q", name, got)
+		}
+		if AgentFolderName(name) != got {
+			t.Fatalf("unstable for %q", name)
+		}
+		base := filepath.Join("/mem", "agents")
+		if filepath.Dir(filepath.Join(base, got)) != base {
+			t.Fatalf("AgentFolderName(%q) = %q leaves %s", name, got, base)
+		}
+	})
+}

@@ -127,3 +127,17 @@ func TestSubagentMemoryFolder(t *testing.T) {
 		t.Fatalf("no memory: %q %q", dir, why)
 	}
 }
+
+// FuzzNamesSubagent: no text panics the matcher, and a name standing alone
+// between spaces is always found.
+func FuzzNamesSubagent(f *testing.F) {
+	for _, s := range [][2]string{{"ask the reviewer.", "reviewer"}, {"plugin:rev", "rev"}, {"İİİ reviewer", "reviewer"}, {"", ""}, {"a.b:c", "b"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, text, name string) {
+		namesSubagent(text, name)
+		if name != "" && skills.ValidName(name) && !namesSubagent(text+" "+name+" "+text, name) {
+			t.Fatalf("%q not found in %q", name, text+" "+name+" "+text)
+		}
+	})
+}
