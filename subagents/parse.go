@@ -123,10 +123,11 @@ func apply(d *Definition, rawName *string, e skills.FrontmatterEntry) (string, s
 		case "effort":
 			d.Effort = skills.CleanLine(s)
 		case "memory":
-			d.Memory = skills.CleanLine(s)
-			if !memoryScopes[d.Memory] {
-				return fmt.Sprintf("unknown memory scope %q (want user, project or local); kept, though subagent memory is not used yet", d.Memory), skills.SeverityWarning
+			scope := strings.ToLower(strings.TrimSpace(skills.CleanLine(s)))
+			if !memoryScopes[scope] {
+				return fmt.Sprintf("unknown memory scope %q (want user, project or local); ignored", skills.CleanLine(s)), skills.SeverityWarning
 			}
+			d.Memory = scope
 		}
 	case "tools", "disallowedtools", "skills":
 		l, err := e.List()

@@ -74,8 +74,13 @@ func TestParse(t *testing.T) {
 		{
 			name:  "bad values are warnings, the rest is kept",
 			text:  "---\nname: r\ndescription: d\nmaxTurns: many\ntools: {a: b}\nmodel: [x]\nmemory: team\n---\nbody",
-			want:  &Definition{Name: "r", Description: "d", Memory: "team", Prompt: "body"},
+			want:  &Definition{Name: "r", Description: "d", Prompt: "body"},
 			diags: []string{`warning: reviewer.md:4: expected whole number for "maxTurns"`, `warning: reviewer.md:5: expected list of strings for "tools"`, `warning: reviewer.md:6: expected string for "model"`, `warning: reviewer.md:7: unknown memory scope "team"`},
+		},
+		{
+			name: "memory scope in any case",
+			text: "---\nname: r\ndescription: d\nmemory: Project\n---\nbody",
+			want: &Definition{Name: "r", Description: "d", Memory: "project", Prompt: "body"},
 		},
 		{
 			name:  "maxTurns below 1",

@@ -123,8 +123,11 @@ type Definition struct {
 	// Skills are skills whose full content is preloaded into the
 	// subagent's system prompt.
 	Skills []string
-	// Memory is Claude Code's persistent memory scope (user, project or
-	// local). It is read and kept, and not used yet.
+	// Memory is Claude Code's persistent memory scope: user, project or
+	// local ("" for none; an unknown value is a warning and left unset).
+	// The subagent then has a memory folder of its own (runtime/memory's
+	// AgentFolder), its MEMORY.md in its prompt and memory tools bound to
+	// it, instead of the session's memory.
 	Memory string
 	// Prompt is the body: the subagent's system prompt, control characters
 	// removed.

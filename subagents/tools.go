@@ -17,8 +17,9 @@ import (
 // It only ever narrows: the caller asks about the session's own tools, so
 // a definition, wherever it comes from, cannot give a subagent a tool the
 // session does not have. The caller also leaves out the tools no subagent
-// gets (Agent, Skill, skill_create), and the memory tools unless `tools`
-// names them (memory is the session's).
+// gets (Agent, Skill, skill_create), and the session's memory tools unless
+// `tools` names them (memory is the session's; a subagent with its own
+// memory gets its own memory tools instead: [Definition.AllowsOwnMemory]).
 func (d *Definition) Allows(tool string, c permissions.Class) bool {
 	if d.readOnly && c != permissions.ClassRead {
 		return false
@@ -28,6 +29,19 @@ func (d *Definition) Allows(tool string, c permissions.Class) bool {
 	}
 	// A deny list narrows, so a glob removes network tools too: the
 	// exact-name rule exists so that a glob does not grant the network.
+	return !permissions.NamesTool(d.DisallowedTools, tool, permissions.ClassRead)
+}
+
+// AllowsOwnMemory reports whether a subagent with its own memory (a
+// `memory` scope) gets its own memory tool tool, of class c: its `memory`
+// asks for them, so its `tools` need not name them; its `disallowedTools`
+// still remove them, and a read-only subagent gets only those that read.
+// The caller offers them only in place of the session's own tools of the
+// same names, so a definition never gets a tool the session lacks.
+func (d *Definition) AllowsOwnMemory(tool string, c permissions.Class) bool {
+	if d.readOnly && c != permissions.ClassRead {
+		return false
+	}
 	return !permissions.NamesTool(d.DisallowedTools, tool, permissions.ClassRead)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/skills"
 	"github.com/clawseed/clawseed/subagents"
@@ -58,6 +59,10 @@ type agentJSON struct {
 	MaxTurns        int      `json:"max_turns"`
 	Skills          []string `json:"skills"`
 	Memory          string   `json:"memory"`
+	// MemoryDir is the folder of its own memory (a `memory` scope), when
+	// it has one; MemoryNote says why not.
+	MemoryDir  string `json:"memory_dir,omitempty"`
+	MemoryNote string `json:"memory_note,omitempty"`
 }
 
 type agentsListJSON struct {
@@ -78,7 +83,7 @@ func agentsListRun(ctx context.Context, opts *agentsOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := cfg.Use("skills", "workspace_dir", "autonomy"); err != nil {
+	if err := cfg.Use("skills", "workspace_dir", "autonomy", "memory"); err != nil {
 		return err
 	}
 	cat := app.Subagents(ctx, cfg, opts.global.proc, newLogger(opts.global, opts.io.Err))
@@ -88,25 +93,33 @@ func agentsListRun(ctx context.Context, opts *agentsOptions) error {
 			out.Diagnostics = []skills.Diagnostic{}
 		}
 		for _, d := range cat.Agents {
+			dir, note := app.SubagentMemoryFolder(cfg, d)
 			out.Agents = append(out.Agents, agentJSON{
 				Name: d.Name, Description: d.Description, Source: string(d.Source), Path: agentPath(d), Plugin: d.Plugin,
 				Tools: d.Tools, ReadOnly: d.ReadOnly(), DisallowedTools: orEmpty(d.DisallowedTools), Model: d.Model, Effort: d.Effort,
-				MaxTurns: d.MaxTurns, Skills: orEmpty(d.Skills), Memory: d.Memory,
+				MaxTurns: d.MaxTurns, Skills: orEmpty(d.Skills), Memory: d.Memory, MemoryDir: dir, MemoryNote: note,
 			})
 		}
 		return writeJSON(opts.io.Out, out)
 	}
-	WriteAgents(opts.io.Out, cat)
+	writeSubagents(opts.io.Out, cfg, cat)
 	for _, d := range cat.Diagnostics {
 		fmt.Fprintf(opts.io.Err, "%s: %s: %s\n", d.Severity, termtext.EscapeLine(d.Path), termtext.EscapeLine(d.Message))
 	}
 	return nil
 }
 
+// writeSubagents prints cfg's definitions cat with [WriteAgents].
+func writeSubagents(w io.Writer, cfg *config.Config, cat *subagents.Catalog) {
+	WriteAgents(w, cat, func(d *subagents.Definition) (string, string) { return app.SubagentMemoryFolder(cfg, d) })
+}
+
 // WriteAgents prints the definitions as a table: name, source, tools, file
-// and description (`agents list`, and /agents in chat). Everything in it
-// comes from files, so control characters are escaped.
-func WriteAgents(w io.Writer, cat *subagents.Catalog) {
+// and description (`agents list`, and /agents in chat), then, for those
+// with their own memory, its scope and folder (memoryDir gives the folder,
+// or why there is none). Everything in it comes from files, so control
+// characters are escaped.
+func WriteAgents(w io.Writer, cat *subagents.Catalog, memoryDir func(*subagents.Definition) (dir, why string)) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSOURCE\tTOOLS\tPATH\tDESCRIPTION")
 	for _, d := range cat.Agents {
@@ -114,6 +127,25 @@ func WriteAgents(w io.Writer, cat *subagents.Catalog) {
 			termtext.EscapeLine(agentPath(d)), termtext.EscapeLine(oneLineText(d.Description, 80)))
 	}
 	tw.Flush()
+	header := false
+	for _, d := range cat.Agents {
+		if d.Memory == "" {
+			continue
+		}
+		if !header {
+			fmt.Fprintln(w, "\nSubagent memory:")
+			tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			header = true
+		}
+		dir, why := memoryDir(d)
+		if dir == "" {
+			dir = "(none: " + why + ")"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", termtext.EscapeLine(d.Name), d.Memory, termtext.EscapeLine(dir))
+	}
+	if header {
+		tw.Flush()
+	}
 }
 
 // agentTools says which tools a definition names: "all", "none", its

@@ -107,7 +107,7 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	chat.Memory = func(ctx context.Context, out, errw io.Writer) { chatMemory(ctx, s.Memory(), out, errw) }
 	chat.Prices = s.Prices()
 	chat.Trust = func() string { return trustCommand(cfg) }
-	chat.Agents = func(out io.Writer) { WriteAgents(out, s.Subagents()) }
+	chat.Agents = func(out io.Writer) { writeSubagents(out, cfg, s.Subagents()) }
 	chat.Hooks = s.ShowHooks
 	chat.Permissions = s.WritePermissions
 	if s.MCP() != nil {

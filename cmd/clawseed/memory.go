@@ -22,6 +22,8 @@ type memoryOptions struct {
 	io     *IOStreams
 	JSON   bool
 	Format string
+	// Agent names a subagent whose own memory the commands work on.
+	Agent string
 }
 
 func newMemoryCmd(g *globalOptions, io *IOStreams) *cobra.Command {
@@ -74,12 +76,16 @@ func newMemoryCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	for _, c := range []*cobra.Command{list, show, rm, reindex} {
 		c.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	}
+	cmd.PersistentFlags().StringVar(&opts.Agent, "agent", "", "work on the own memory of this subagent (its definition sets `memory`)")
 	cmd.AddCommand(list, show, rm, export, reindex)
 	return cmd
 }
 
-// openMemoryStore opens the configured memory store for this workspace.
-func openMemoryStore(ctx context.Context, g *globalOptions, stderr io.Writer) (*memory.Store, error) {
+// openMemoryStore opens the configured memory store for this workspace,
+// or with --agent the subagent's own (a subagent that does not exist or
+// has no memory is a usage error).
+func openMemoryStore(ctx context.Context, opts *memoryOptions) (*memory.Store, error) {
+	g, stderr := opts.global, opts.io.Err
 	cfg, err := loadConfig(g, stderr)
 	if err != nil {
 		return nil, err
@@ -87,11 +93,31 @@ func openMemoryStore(ctx context.Context, g *globalOptions, stderr io.Writer) (*
 	if err := cfg.Use("memory", "workspace_dir"); err != nil {
 		return nil, err
 	}
-	s, err := app.OpenMemory(ctx, cfg)
+	open := func() (*memory.Store, error) { return app.OpenMemory(ctx, cfg) }
+	if opts.Agent != "" {
+		if err := cfg.Use("skills", "autonomy"); err != nil {
+			return nil, err
+		}
+		def := app.Subagents(ctx, cfg, g.proc, newLogger(g, stderr)).Lookup(opts.Agent)
+		switch {
+		case def == nil:
+			return nil, usageError(fmt.Errorf("no subagent named %q (see clawseed agents list)", opts.Agent))
+		case def.Memory == "":
+			return nil, usageError(fmt.Errorf("subagent %q has no memory of its own (its definition sets no `memory`)", opts.Agent))
+		}
+		open = func() (*memory.Store, error) { return app.OpenSubagentMemory(ctx, cfg, def) }
+	}
+	s, err := open()
 	if err != nil {
 		return nil, &exitError{code: exitFailure, err: err}
 	}
 	return s, nil
+}
+
+// memoryFolder is where a store's memories are: a subagent's folder, or
+// the memory dir.
+func memoryFolder(s *memory.Store) string {
+	return cmp.Or(s.AgentFolder(), s.Dir())
 }
 
 // memoryJSON is one memory as the --json outputs print it.
@@ -103,11 +129,12 @@ type memoryJSON struct {
 	Created     time.Time `json:"created"`
 	Updated     time.Time `json:"updated"`
 	Path        string    `json:"path"`
+	Agent       string    `json:"agent,omitempty"` // the subagent whose own memory it is
 	Body        string    `json:"body,omitempty"`
 }
 
 func toMemoryJSON(m memory.Memory, body bool) memoryJSON {
-	j := memoryJSON{Name: m.Name, Type: m.Type, Scope: m.Scope, Description: m.Description, Created: m.Created, Updated: m.Updated, Path: m.Path}
+	j := memoryJSON{Name: m.Name, Type: m.Type, Scope: m.Scope, Description: m.Description, Created: m.Created, Updated: m.Updated, Path: m.Path, Agent: m.Agent}
 	if body {
 		j.Body = m.Body
 	}
@@ -120,7 +147,7 @@ type memoryDiagnosticJSON struct {
 }
 
 func memoryListRun(ctx context.Context, opts *memoryOptions) error {
-	s, err := openMemoryStore(ctx, opts.global, opts.io.Err)
+	s, err := openMemoryStore(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -134,7 +161,7 @@ func memoryListRun(ctx context.Context, opts *memoryOptions) error {
 			Dir         string                 `json:"dir"`
 			Memories    []memoryJSON           `json:"memories"`
 			Diagnostics []memoryDiagnosticJSON `json:"diagnostics"`
-		}{Dir: s.Dir(), Memories: []memoryJSON{}, Diagnostics: []memoryDiagnosticJSON{}}
+		}{Dir: memoryFolder(s), Memories: []memoryJSON{}, Diagnostics: []memoryDiagnosticJSON{}}
 		for _, m := range mems {
 			out.Memories = append(out.Memories, toMemoryJSON(m, false))
 		}
@@ -143,7 +170,7 @@ func memoryListRun(ctx context.Context, opts *memoryOptions) error {
 		}
 		return writeSessionJSON(opts.io.Out, out)
 	}
-	printMemories(opts.io.Out, opts.io.Err, s.Dir(), mems, diags)
+	printMemories(opts.io.Out, opts.io.Err, memoryFolder(s), mems, diags)
 	return nil
 }
 
@@ -195,7 +222,7 @@ func getMemory(ctx context.Context, s *memory.Store, name string, get func(conte
 	m, err := get(ctx, name)
 	switch {
 	case errors.Is(err, memory.ErrNotFound):
-		return m, usageError(fmt.Errorf("no memory named %q in %s (see clawseed memory list)", name, s.Dir()))
+		return m, usageError(fmt.Errorf("no memory named %q in %s (see clawseed memory list)", name, memoryFolder(s)))
 	case err != nil:
 		return m, &exitError{code: exitFailure, err: err}
 	}
@@ -203,7 +230,7 @@ func getMemory(ctx context.Context, s *memory.Store, name string, get func(conte
 }
 
 func memoryShowRun(ctx context.Context, opts *memoryOptions, name string) error {
-	s, err := openMemoryStore(ctx, opts.global, opts.io.Err)
+	s, err := openMemoryStore(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -233,7 +260,7 @@ func memoryShowRun(ctx context.Context, opts *memoryOptions, name string) error 
 }
 
 func memoryRmRun(ctx context.Context, opts *memoryOptions, name string) error {
-	s, err := openMemoryStore(ctx, opts.global, opts.io.Err)
+	s, err := openMemoryStore(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -253,7 +280,7 @@ func memoryExportRun(ctx context.Context, opts *memoryOptions) error {
 	if opts.Format != "markdown" && opts.Format != "json" {
 		return usageError(fmt.Errorf("--format must be markdown or json, not %q", opts.Format))
 	}
-	s, err := openMemoryStore(ctx, opts.global, opts.io.Err)
+	s, err := openMemoryStore(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -267,7 +294,7 @@ func memoryExportRun(ctx context.Context, opts *memoryOptions) error {
 }
 
 func memoryReindexRun(ctx context.Context, opts *memoryOptions) error {
-	s, err := openMemoryStore(ctx, opts.global, opts.io.Err)
+	s, err := openMemoryStore(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -279,6 +306,6 @@ func memoryReindexRun(ctx context.Context, opts *memoryOptions) error {
 	if opts.JSON {
 		return writeSessionJSON(opts.io.Out, st)
 	}
-	fmt.Fprintf(opts.io.Out, "Reindexed %s: %+v\n", s.Dir(), st)
+	fmt.Fprintf(opts.io.Out, "Reindexed %s: %+v\n", memoryFolder(s), st)
 	return nil
 }

@@ -205,6 +205,10 @@ type Options struct {
 	// MaxParallelSubagents is how many Agent calls of one response run at
 	// once (default 4).
 	MaxParallelSubagents int
+	// SubagentMemory gives a subagent whose definition has a `memory`
+	// scope its own memory (issue 24), asked once per run; nil (memory
+	// off) runs such a subagent as any other. Its error stops the run.
+	SubagentMemory func(def *subagents.Definition) (*SubagentMemory, error)
 	// UntrustedWorkspace is set when the workspace is not trusted (§9.1):
 	// `shell:` and `context: fork` skills from project roots then need an
 	// approval prompt whatever the autonomy level.

@@ -163,8 +163,15 @@ func (a *Agent) runFork(ctx context.Context, parent string, act skills.Active, a
 			return refused(name, fmt.Sprintf("Skill '%s' runs in the subagent '%s', which does not exist (%s).", name, s.Agent, a.knownSubagents()))
 		}
 	}
+	var mem *SubagentMemory
+	if def != nil {
+		var err error
+		if mem, err = a.subagentMemory(def); err != nil {
+			return refused(name, fmt.Sprintf("Skill '%s' runs in the subagent '%s', which cannot run: %v", name, def.Name, err))
+		}
+	}
 	if a.untrustedSkill(s) || def != nil && a.untrustedSubagent(def) {
-		if why, cancelled := a.askUntrusted(ctx, skillToolName, forkQuestion(s, def), untrustedCannotAsk(name, "its sub-agent"), permissions.Subject{Tool: skillToolName, Class: permissions.ClassRead, Name: s.Name}); cancelled {
+		if why, cancelled := a.askUntrusted(ctx, skillToolName, forkQuestion(s, def)+describeMemory(mem), untrustedCannotAsk(name, "its sub-agent"), permissions.Subject{Tool: skillToolName, Class: permissions.ClassRead, Name: s.Name}); cancelled {
 			return skillRun{ToolResult: providers.ToolResult{Content: cancelledText, IsError: true}}
 		} else if why != "" {
 			return refused(name, why)
@@ -179,8 +186,8 @@ func (a *Agent) runFork(ctx context.Context, parent string, act skills.Active, a
 	}
 	if def != nil {
 		model, effort = cmp.Or(model, def.Model), cmp.Or(effort, def.Effort)
-		spec.tools = a.subagentTools(def)
-		spec.prompt = a.subagentPrompt(def, spec.tools)
+		spec.tools = a.subagentTools(def, mem)
+		spec.prompt = a.subagentPrompt(def, spec.tools, mem)
 		spec.iterations = a.subagentTurns(def, spec.iterations)
 		blocks, bad := a.preloadSkills(ctx, def)
 		if bad != "" {

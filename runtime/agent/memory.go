@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"strings"
 )
 
@@ -26,16 +27,57 @@ const memoryRules = `## Memory
 
 You have a long-term memory that persists across sessions, kept as Markdown files. Save with memory_store, find with memory_recall, delete with memory_forget.
 
-Save only what cannot be derived from the code or the conversation's tools:
+` + memoryGuidance + `
+
+Memories relevant to a message may be given to you above it in a <memory_context> block.`
+
+// memoryGuidance says what to save and how to keep memories: the main
+// agent's section and a subagent's own share it.
+const memoryGuidance = `Save only what cannot be derived from the code or the conversation's tools:
 - the user's role, preferences and way of working (type user);
 - corrections and approaches the user confirmed (type feedback);
 - project context, with absolute dates rather than "yesterday" (type project);
 - pointers to external systems: dashboards, tickets, documents (type reference).
 Do not save code structure, git history, fix recipes or the state of the current task.
 
-Update an existing memory (memory_store with the same name) instead of adding a duplicate. When the user asks you to forget something, delete it with memory_forget. A memory may be stale: before relying on a remembered file, function or flag, check that it still exists. If the user says to ignore memory, act as if it were empty.
+Update an existing memory (memory_store with the same name) instead of adding a duplicate. When the user asks you to forget something, delete it with memory_forget. A memory may be stale: before relying on a remembered file, function or flag, check that it still exists. If the user says to ignore memory, act as if it were empty.`
 
-Memories relevant to a message may be given to you above it in a <memory_context> block.`
+// A SubagentMemory is a subagent's own memory (issue 24): a folder of the
+// memory dir for its definition's `memory` scope, whose MEMORY.md is in
+// its `## Memory` section and which its memory tools read and write. The
+// main agent's memories are neither in its prompt nor in reach of its
+// tools. The session makes it ([Options.SubagentMemory]).
+type SubagentMemory struct {
+	// Scope is the definition's: user, project or local.
+	Scope string
+	// Folder is the absolute folder, named in its section and in approval
+	// questions.
+	Folder string
+	// Index returns its MEMORY.md, read when a run starts; nil for none.
+	Index func() string
+	// Tools are the memory tools bound to Folder. Each replaces the
+	// session's tool of its name; the session's memory tools it has no
+	// replacement for (knowledge) are not given.
+	Tools []Tool
+}
+
+// subagentMemorySection renders a subagent's `## Memory` section from its
+// own memory: the main section's guidance over its own folder and index.
+// It is read when the run starts, as the main section is at session start.
+func subagentMemorySection(name string, mem *SubagentMemory) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Memory\n\nYou have a long-term memory of your own, as the %s subagent, that persists across sessions, kept as Markdown files in %s (%s scope). Save with memory_store, find with memory_recall, delete with memory_forget: they work on this memory only, which holds none of the main agent's memories.\n\n", name, mem.Folder, mem.Scope)
+	b.WriteString(memoryGuidance)
+	text := ""
+	if mem.Index != nil {
+		text = firstLines(strings.TrimSpace(mem.Index()), maxMemoryIndexLines)
+	}
+	if text == "" {
+		text = "(empty)"
+	}
+	b.WriteString("\n\n### Your memory (MEMORY.md)\n\n" + text)
+	return b.String()
+}
 
 // memorySection renders the `## Memory` section from the indexes, "" when
 // memory is off.

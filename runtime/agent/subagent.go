@@ -154,8 +154,13 @@ func (a *Agent) prepareAgentCall(ctx context.Context, c providers.ToolCall) (*ag
 	if !a.takeAction() {
 		return nil, a.rateLimited()
 	}
+	mem, err := a.subagentMemory(def)
+	if err != nil {
+		return nil, errorResult("Subagent '%s' cannot run: %v", def.Name, err)
+	}
+	tools := a.subagentTools(def, mem)
 	if a.untrustedSubagent(def) {
-		question := "subagent " + def.Name + " (from the untrusted workspace, " + def.Path + ") runs with " + a.describeTools(def)
+		question := "subagent " + def.Name + " (from the untrusted workspace, " + def.Path + ") runs with " + describeTools(tools) + describeMemory(mem)
 		if why, _ := a.askUntrusted(ctx, agentToolName, question, untrustedSubagentCannotAsk(def.Name), permissions.Subject{Tool: agentToolName, Class: permissions.ClassRead, Name: def.Name}); why != "" {
 			return nil, errorResult("%s", why)
 		}
@@ -168,10 +173,9 @@ func (a *Agent) prepareAgentCall(ctx context.Context, c providers.ToolCall) (*ag
 	if bad != "" {
 		return nil, errorResult("Subagent '%s' cannot run: %s", def.Name, bad)
 	}
-	tools := a.subagentTools(def)
 	spec := childSpec{
 		parent: c.ID, key: "agent/" + def.Name, choice: choice,
-		tools: tools, prompt: a.subagentPrompt(def, tools), extra: blocks,
+		tools: tools, prompt: a.subagentPrompt(def, tools, mem), extra: blocks,
 		iterations: a.subagentTurns(def, a.opts.MaxIterations),
 		hookAgent:  &HookAgent{ID: c.ID, Type: def.Name},
 	}
@@ -213,16 +217,36 @@ func (a *Agent) finishAgentCall(ctx context.Context, c providers.ToolCall, ac *a
 	}
 }
 
+// subagentMemory returns def's own memory (issue 24): nil when its
+// definition has no `memory` scope or the session has no memory.
+func (a *Agent) subagentMemory(def *subagents.Definition) (*SubagentMemory, error) {
+	if def.Memory == "" || a.opts.SubagentMemory == nil {
+		return nil, nil
+	}
+	return a.opts.SubagentMemory(def)
+}
+
 // subagentTools returns the tools of a subagent: the session's tools (as
 // the model sees them now) that its definition allows, never Agent, Skill
 // or skill_create: a subagent does not start subagents, activate skills in
-// the session's set or write skills. Memory is the session's, as for
-// forks (§8): the memory tools only when its `tools` name them.
-func (a *Agent) subagentTools(def *subagents.Definition) []Tool {
+// the session's set or write skills. With its own memory (mem), each
+// memory tool of the session is replaced by its own, bound to its folder,
+// whether or not its `tools` name it (`memory:` asks for them) unless its
+// `disallowedTools` do, and the session's memory tools that have no
+// replacement (knowledge) are left out: nothing of it reaches the main
+// memory. Without, memory is the session's, as for forks (§8): the memory
+// tools only when its `tools` name them.
+func (a *Agent) subagentTools(def *subagents.Definition, mem *SubagentMemory) []Tool {
 	var out []Tool
 	for _, spec := range a.specs {
 		t, ok := a.tools[spec.Name]
 		if !ok || spec.Name == skillCreateToolName || spec.Name == agentToolName || spec.Name == skillToolName {
+			continue
+		}
+		if isMemoryTool(spec.Name) && mem != nil {
+			if own := ownMemoryTool(mem, spec.Name); own != nil && def.AllowsOwnMemory(spec.Name, t.Class()) {
+				out = append(out, own)
+			}
 			continue
 		}
 		if isMemoryTool(spec.Name) && !permissions.NamesTool(def.Tools, spec.Name, t.Class()) {
@@ -235,10 +259,20 @@ func (a *Agent) subagentTools(def *subagents.Definition) []Tool {
 	return out
 }
 
+// ownMemoryTool is the tool of mem called name, nil for none.
+func ownMemoryTool(mem *SubagentMemory, name string) Tool {
+	for _, t := range mem.Tools {
+		if t.Spec().Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
 // describeTools names a subagent's tools for an approval question.
-func (a *Agent) describeTools(def *subagents.Definition) string {
+func describeTools(tools []Tool) string {
 	var names []string
-	for _, t := range a.subagentTools(def) {
+	for _, t := range tools {
 		names = append(names, t.Spec().Name)
 	}
 	if len(names) == 0 {
@@ -247,16 +281,28 @@ func (a *Agent) describeTools(def *subagents.Definition) string {
 	return strings.Join(names, ", ")
 }
 
+// describeMemory names a subagent's own memory for an approval question,
+// "" for none.
+func describeMemory(mem *SubagentMemory) string {
+	if mem == nil {
+		return ""
+	}
+	return "; its own " + mem.Scope + " memory is " + mem.Folder
+}
+
 // subagentPrompt is a subagent's system prompt: the session's sections with
-// the definition's body in place of the identity section. The session's
-// `## Memory` section (the memory tools' rules) stays only when tools, the
-// subagent's, hold a memory tool (a subagent's own memory, Claude Code's
-// `memory` field, is not built yet).
-func (a *Agent) subagentPrompt(def *subagents.Definition, tools []Tool) PromptConfig {
+// the definition's body in place of the identity section. Its `## Memory`
+// section is its own memory's when it has one (mem); else the session's
+// (the memory tools' rules) stays only when tools, the subagent's, hold a
+// memory tool.
+func (a *Agent) subagentPrompt(def *subagents.Definition, tools []Tool, mem *SubagentMemory) PromptConfig {
 	p := a.opts.Prompt
 	p.SystemPrompt = def.Prompt
 	p.Identity = nil
-	if !slices.ContainsFunc(tools, func(t Tool) bool { return isMemoryTool(t.Spec().Name) }) {
+	switch {
+	case mem != nil:
+		p.Memory = subagentMemorySection(def.Name, mem)
+	case !slices.ContainsFunc(tools, func(t Tool) bool { return isMemoryTool(t.Spec().Name) }):
 		p.Memory = ""
 	}
 	return p

@@ -145,7 +145,7 @@ func TestSubagentTools(t *testing.T) {
 				o.Subagents = testSubagents()
 			})
 			var got []string
-			for _, tool := range env.agent.subagentTools(&tt.def) {
+			for _, tool := range env.agent.subagentTools(&tt.def, nil) {
 				got = append(got, tool.Spec().Name)
 			}
 			if !slices.Equal(got, tt.want) {

@@ -14,19 +14,15 @@ import (
 )
 
 // renderIndex is the MEMORY.md text of a folder's memories (already sorted
-// by name): a title, then "- [name](file.md) — description" per memory.
-// Names are escaped so a "]" cannot break the link, and file names are
-// URL-escaped so a hand-made "my notes.md" still links.
-func renderIndex(scope string, ms []Memory) string {
+// by name): the folder's title, then "- [name](file.md) — description" per
+// memory. Names are escaped so a "]" cannot break the link, and file names
+// are URL-escaped so a hand-made "my notes.md" still links.
+func renderIndex(title string, ms []Memory) string {
 	if len(ms) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	if scope == ScopeUser {
-		b.WriteString("# User memories\n\n")
-	} else {
-		b.WriteString("# Project memories\n\n")
-	}
+	b.WriteString(title)
 	esc := strings.NewReplacer(`\`, `\\`, `[`, `\[`, `]`, `\]`)
 	for _, m := range ms {
 		file := (&url.URL{Path: filepath.Base(m.Path)}).EscapedPath()
@@ -47,7 +43,8 @@ func (s *Store) regenerate(scope string) error {
 	if err != nil {
 		return err
 	}
-	return writeIndex(folder, renderIndex(scope, ms))
+	a, _ := s.area(scope)
+	return writeIndex(folder, renderIndex(a.title, ms))
 }
 
 func writeIndex(folder, text string) error {
@@ -88,7 +85,8 @@ func (s *Store) indexCurrent(scope string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	want := renderIndex(scope, ms)
+	a, _ := s.area(scope)
+	want := renderIndex(a.title, ms)
 	got, _, err := s.readFile(filepath.Join(s.folder(scope), indexFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return want == "", nil

@@ -7,6 +7,8 @@
 //
 //	user/<slug>.md, user/MEMORY.md                   user and feedback memories
 //	projects/<key>/<slug>.md, projects/<key>/MEMORY.md   project and reference memories
+//	user/agents/<agent>/, projects/<key>/agents/<agent>/,
+//	projects/<key>/agents-local/<agent>/             subagents' own memories (agent.go)
 //	.lock                                            cross-process write lock
 //	index.db                                         FTS5 index and knowledge graph
 package memory
@@ -18,6 +20,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -36,6 +39,9 @@ const (
 const (
 	ScopeUser    = "user"
 	ScopeProject = "project"
+	// ScopeLocal is a subagent's memory of this project that is never
+	// shared (see [AgentFolder]); the main memory has no local scope.
+	ScopeLocal = "local"
 )
 
 // Limits on a memory's fields. They keep MEMORY.md lines and the
@@ -71,7 +77,8 @@ type Memory struct {
 	Created, Updated        time.Time
 	Body                    string
 	Path                    string // absolute file path
-	Scope                   string // "user" or "project"
+	Scope                   string // "user" or "project"; a subagent's memory: its scope
+	Agent                   string // the subagent whose own memory it is; "" for the main memory
 }
 
 // A Diagnostic reports a memory file that could not be read or parsed. It
@@ -86,6 +93,22 @@ type Options struct {
 	Dir       string           // [memory].dir resolved (absolute)
 	Workspace string           // absolute; projects/<key>/ where key = ProjectKey(Workspace)
 	Now       func() time.Time // default time.Now
+	// Agent, when set, makes the Store a subagent's own memory (issue 24):
+	// the one folder [AgentFolder] gives for AgentScope and Agent, where
+	// memories of every type live. Such a Store sees and writes nothing
+	// else: not the user's or the project's memories.
+	Agent      string
+	AgentScope string // user, project or local
+}
+
+// An area is one folder of a Store.
+type area struct {
+	scope string // ScopeUser, ScopeProject or ScopeLocal
+	// key is the folder relative to the memory dir, slash-separated: the
+	// mem_files.folder of its files.
+	key string
+	// title heads its MEMORY.md.
+	title string
 }
 
 // A Store reads and writes the memory files of one workspace. It is safe for
@@ -93,9 +116,13 @@ type Options struct {
 // in-process mutex, so neither two goroutines nor two clawseed processes lose
 // each other's writes.
 type Store struct {
-	dir        string
-	projectKey string // "" when there is no workspace: project scope unavailable
-	now        func() time.Time
+	dir string
+	// areas are the folders in List order: the project's (absent without a
+	// workspace), then the user's; a subagent's store has its one folder.
+	areas []area
+	// agent is the subagent whose memory this is, "" for the main memory.
+	agent string
+	now   func() time.Time
 
 	mu sync.Mutex // serialises writes inside this process (flock is per open file)
 
@@ -111,9 +138,11 @@ type Store struct {
 	seenDirs [2]fileStamp
 }
 
-// Open returns a Store for opts. It does no I/O: directories are created on
-// the first write and index.db on the first recall or knowledge call, so a
-// session that never uses memory leaves no trace.
+// Open returns a Store for opts. It does no I/O (a subagent's store only
+// checks where its folder's links lead, [Store.checkAgentFolder]):
+// directories are created on the first write and index.db on the first
+// recall or knowledge call, so a session that never uses memory leaves no
+// trace.
 func Open(ctx context.Context, opts Options) (*Store, error) {
 	if opts.Dir == "" || !filepath.IsAbs(opts.Dir) {
 		return nil, fmt.Errorf("memory: dir %q must be an absolute path", opts.Dir)
@@ -122,8 +151,24 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	projectKey := ""
 	if opts.Workspace != "" {
-		s.projectKey = ProjectKey(opts.Workspace)
+		projectKey = ProjectKey(opts.Workspace)
+	}
+	if opts.Agent == "" {
+		if projectKey != "" {
+			s.areas = append(s.areas, area{ScopeProject, "projects/" + projectKey, "# Project memories\n\n"})
+		}
+		s.areas = append(s.areas, area{ScopeUser, "user", "# User memories\n\n"})
+		return s, nil
+	}
+	a, err := agentArea(projectKey, opts.AgentScope, opts.Agent)
+	if err != nil {
+		return nil, err
+	}
+	s.areas, s.agent = []area{a}, opts.Agent
+	if err := s.checkAgentFolder(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -144,27 +189,55 @@ func (s *Store) Close() error {
 // Dir returns the memory directory.
 func (s *Store) Dir() string { return s.dir }
 
-// folder returns the absolute folder of a scope, or "" when the scope is
-// unavailable (project scope without a workspace).
-func (s *Store) folder(scope string) string {
-	switch scope {
-	case ScopeUser:
-		return filepath.Join(s.dir, "user")
-	case ScopeProject:
-		if s.projectKey == "" {
-			return ""
+// area returns the area of scope, or false when the scope is unavailable
+// (project scope without a workspace, another scope than a subagent's).
+func (s *Store) area(scope string) (area, bool) {
+	for _, a := range s.areas {
+		if a.scope == scope {
+			return a, true
 		}
-		return filepath.Join(s.dir, "projects", s.projectKey)
 	}
-	return ""
+	return area{}, false
+}
+
+// folder returns the absolute folder of a scope, or "" when the scope is
+// unavailable.
+func (s *Store) folder(scope string) string {
+	a, ok := s.area(scope)
+	if !ok {
+		return ""
+	}
+	return filepath.Join(s.dir, filepath.FromSlash(a.key))
 }
 
 // scopes lists the available scopes in List order.
 func (s *Store) scopes() []string {
-	if s.projectKey == "" {
-		return []string{ScopeUser}
+	out := make([]string, len(s.areas))
+	for i, a := range s.areas {
+		out[i] = a.scope
 	}
-	return []string{ScopeProject, ScopeUser}
+	return out
+}
+
+// scopeFor returns the scope a memory of type typ is saved in: the type's
+// ([ScopeOf]), or a subagent's one scope, where every type lives.
+func (s *Store) scopeFor(typ string) string {
+	if s.agent != "" {
+		return s.areas[0].scope
+	}
+	return ScopeOf(typ)
+}
+
+// scopeOfRel returns the scope of a file given relative to the memory dir
+// (slash-separated), as mem_files.path holds it.
+func (s *Store) scopeOfRel(rel string) string {
+	dir := path.Dir(rel)
+	for _, a := range s.areas {
+		if a.key == dir {
+			return a.scope
+		}
+	}
+	return ""
 }
 
 // ScopeOf returns the scope a memory type lives in, or "" for an unknown type.

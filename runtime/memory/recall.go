@@ -95,11 +95,7 @@ func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]Hit, error) {
 			return nil, fmt.Errorf("memory: recall: %w", err)
 		}
 		m.Path = filepath.Join(s.dir, filepath.FromSlash(rel))
-		if !strings.HasPrefix(rel, "user/") {
-			m.Scope = ScopeProject
-		} else {
-			m.Scope = ScopeUser
-		}
+		m.Scope, m.Agent = s.scopeOfRel(rel), s.agent
 		m.Created, _ = time.Parse(time.RFC3339, created)
 		m.Updated, _ = time.Parse(time.RFC3339, updated)
 		if !excluded[m.Path] {

@@ -141,39 +141,36 @@ func (s *Store) current() (int, bool) {
 	return len(seen), true
 }
 
-// dirStamps stamps the two folders (zero for a missing one).
+// dirStamps stamps the Store's folders (at most two; zero for a missing
+// one).
 func (s *Store) dirStamps() [2]fileStamp {
 	var out [2]fileStamp
-	for i, scope := range []string{ScopeUser, ScopeProject} {
-		if folder := s.folder(scope); folder != "" {
-			if fi, err := os.Stat(folder); err == nil {
-				out[i] = fileStamp{fi.ModTime().UnixNano(), fi.Size()}
-			}
+	for i, scope := range s.scopes() {
+		if fi, err := os.Stat(s.folder(scope)); err == nil {
+			out[i] = fileStamp{fi.ModTime().UnixNano(), fi.Size()}
 		}
 	}
 	return out
 }
 
-// folderKeys are the mem_files.folder values of this Store's scopes (the
-// project one is "-" without a workspace, which matches nothing).
+// folderKeys are the mem_files.folder values of this Store's folders,
+// always two: "-", which matches nothing, stands in for a missing one (the
+// project's without a workspace; a subagent's store has one folder).
 func (s *Store) folderKeys() []any {
-	p := "-"
-	if s.projectKey != "" {
-		p = "projects/" + s.projectKey
+	keys := []any{"-", "-"}
+	for i, a := range s.areas {
+		keys[i] = a.key
 	}
-	return []any{"user", p}
+	return keys
 }
 
-// statPass stats every memory file of both scopes, keyed by path relative
-// to the memory dir.
+// statPass stats every memory file of the Store's folders, keyed by path
+// relative to the memory dir. Only files directly in a folder count, so
+// the main memory does not see the subagents' folders below its own.
 func (s *Store) statPass() (map[string]fileStamp, error) {
 	cur := map[string]fileStamp{}
-	keys := s.folderKeys()
-	for i, scope := range []string{ScopeUser, ScopeProject} {
-		folder := s.folder(scope)
-		if folder == "" {
-			continue
-		}
+	for _, a := range s.areas {
+		folder := filepath.Join(s.dir, filepath.FromSlash(a.key))
 		ents, err := os.ReadDir(folder)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -181,7 +178,7 @@ func (s *Store) statPass() (map[string]fileStamp, error) {
 		if err != nil {
 			return nil, fmt.Errorf("memory: read %s: %w", folder, err)
 		}
-		prefix := keys[i].(string) + "/"
+		prefix := a.key + "/"
 		for _, e := range ents {
 			if !isMemoryFile(e.Name()) || e.IsDir() {
 				continue
@@ -282,11 +279,7 @@ func (s *Store) readOne(rel string) parsed {
 		p.diag = err.Error()
 		return p
 	}
-	scope := ScopeUser
-	if rel[:5] != "user/" {
-		scope = ScopeProject
-	}
-	fillDefaults(&m, scope, fi.ModTime())
+	fillDefaults(&m, s.scopeOfRel(rel), fi.ModTime())
 	p.mem = m
 	return p
 }

@@ -30,7 +30,7 @@ func (s *Store) Save(ctx context.Context, m Memory) (saved Memory, created bool,
 	if err := validate(m); err != nil {
 		return Memory{}, false, fmt.Errorf("memory %q: %w", m.Name, err)
 	}
-	m.Scope = ScopeOf(m.Type)
+	m.Scope, m.Agent = s.scopeFor(m.Type), s.agent
 	folder := s.folder(m.Scope)
 	if folder == "" {
 		return Memory{}, false, fmt.Errorf("memory %q: %w: type %s needs a workspace", m.Name, ErrInvalid, m.Type)
@@ -63,6 +63,9 @@ func (s *Store) Save(ctx context.Context, m Memory) (saved Memory, created bool,
 		}
 	}
 	created = path == "" && len(moved) == 0
+	if err := s.keepLocal(); err != nil {
+		return Memory{}, false, err
+	}
 	if path == "" {
 		if path, err = freePath(folder, Slug(m.Name)); err != nil {
 			return Memory{}, false, err
@@ -155,6 +158,9 @@ func (s *Store) Purge(ctx context.Context, scope string) (int, error) {
 	switch scope {
 	case ScopeUser, ScopeProject:
 		scopes = []string{scope}
+		if s.agent != "" {
+			scopes = s.scopes() // a subagent's memory is one folder, whatever its scope
+		}
 	case "all":
 		scopes = s.scopes()
 	default:
@@ -194,19 +200,24 @@ func (s *Store) Purge(ctx context.Context, scope string) (int, error) {
 // how a hand edit reaches the next session's prompt; that repair is best
 // effort, and on failure the text on disk is returned.
 func (s *Store) Indexes() (user, project string) {
-	read := func(scope string) string {
-		folder := s.folder(scope)
-		if folder == "" {
-			return ""
-		}
-		_ = s.syncIndexFile(context.Background(), scope)
-		data, _, err := s.readFile(filepath.Join(folder, indexFile))
-		if err != nil {
-			return ""
-		}
-		return firstLines(string(data), indexLines)
+	if s.agent != "" {
+		return "", "" // a subagent's index is AgentIndex
 	}
-	return read(ScopeUser), read(ScopeProject)
+	return s.index(ScopeUser), s.index(ScopeProject)
+}
+
+// index returns the MEMORY.md of scope, repaired first: see [Store.Indexes].
+func (s *Store) index(scope string) string {
+	folder := s.folder(scope)
+	if folder == "" {
+		return ""
+	}
+	_ = s.syncIndexFile(context.Background(), scope)
+	data, _, err := s.readFile(filepath.Join(folder, indexFile))
+	if err != nil {
+		return ""
+	}
+	return firstLines(string(data), indexLines)
 }
 
 // Export renders all memories as one document: "markdown" (each file's text
@@ -254,8 +265,12 @@ func (s *Store) Export(ctx context.Context, format string) (string, error) {
 
 // lock takes the in-process mutex and the file lock on <dir>/.lock, which
 // excludes other processes (and other Stores of this one), waiting for
-// either until ctx ends.
+// either until ctx ends. A subagent's store checks its folder again before
+// each write ([Store.checkAgentFolder]).
 func (s *Store) lock(ctx context.Context) (func(), error) {
+	if err := s.checkAgentFolder(); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	unlockDir, err := lockDir(ctx, s.dir)
 	if err != nil {
@@ -368,6 +383,7 @@ func (s *Store) readMemory(path, scope string) (Memory, error) {
 		return Memory{}, err
 	}
 	fillDefaults(&m, scope, fi.ModTime())
+	m.Agent = s.agent
 	return m, nil
 }
 
@@ -375,10 +391,15 @@ func (s *Store) readMemory(path, scope string) (Memory, error) {
 // regular file (a FIFO there would block every session's start) of at most
 // maxFileBytes whose real path is inside the memory folder — the folder may
 // be a [memory].dir in a workspace, and a memory file that links elsewhere
-// would be recalled into the prompt. A missing file is fs.ErrNotExist;
-// other errors name path.
+// would be recalled into the prompt; a subagent's store, inside its own
+// folder, so that a link cannot show it the main memories. A missing file
+// is fs.ErrNotExist; other errors name path.
 func (s *Store) readFile(path string) ([]byte, fs.FileInfo, error) {
-	data, fi, err := confine.ReadInfo(path, confine.Options{Roots: []string{s.dir}, Max: maxFileBytes})
+	root := s.dir
+	if s.agent != "" {
+		root = s.folder(s.areas[0].scope)
+	}
+	data, fi, err := confine.ReadInfo(path, confine.Options{Roots: []string{root}, Max: maxFileBytes})
 	if err == nil || errors.Is(err, fs.ErrNotExist) {
 		return data, fi, err
 	}

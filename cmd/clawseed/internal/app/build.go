@@ -306,6 +306,7 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	// 7. Memory, the project instructions, and the hooks (need the OS
 	// sandbox and the installed plugins).
 	s.memory = sessionMemory(ctx, cfg, o.Log)
+	s.agentMemory = newSubagentMemories(cfg, s.memory, s.subagents)
 	p.instr = newSessionInstructions(cfg, o.Notices)
 	p.instrSection = p.instr.section(ctx)
 	s.hooks = newHookRunner(cfg, s.settings, s.conf, o.Process.webNet(), o.Notices)
@@ -392,6 +393,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		ForkMaxIterations:    cfg.Skills.ForkMaxIterations,
 		Subagents:            s.subagents,
 		MaxParallelSubagents: cfg.Agent.MaxParallelSubagents,
+		SubagentMemory:       s.agentMemory.forAgent(),
 		UntrustedWorkspace:   !cfg.Trusted,
 		Rules:                s.perms.rules,
 		RuleBases:            s.perms.bases,
@@ -405,7 +407,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		},
 		Reload:             p.reloader.reload,
 		Memory:             memoryIndex(s.memory),
-		Recall:             autoRecall(cfg, s.memory),
+		Recall:             autoRecall(cfg, s.memory, s.agentMemory),
 		MaxIterations:      maxIter,
 		ParallelTools:      cfg.Agent.ParallelTools,
 		ToolTimeout:        cfg.Agent.ToolTimeout(),

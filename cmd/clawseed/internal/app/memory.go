@@ -46,6 +46,9 @@ func memoryRecaller(store recallStore) agent.Recaller {
 			if err != nil {
 				rel = filepath.Base(m.Path)
 			}
+			if m.Agent != "" {
+				rel = "subagent " + m.Agent + ": " + rel // a subagent's own memory
+			}
 			fmt.Fprintf(&b, "\n[%s, updated %s] %s — %s\n%s\n", filepath.ToSlash(rel), m.Updated.Format("2006-01-02"), m.Name, m.Description, clipRunes(strings.TrimSpace(m.Body), autoRecallChars))
 			used = append(used, m.Path)
 		}
@@ -94,10 +97,11 @@ func memoryIndex(s *memory.Store) agent.MemoryIndex {
 	return s
 }
 
-// autoRecall is the agent's recaller when [memory].auto_recall is on.
-func autoRecall(cfg *config.Config, s *memory.Store) agent.Recaller {
+// autoRecall is the agent's recaller when [memory].auto_recall is on: the
+// session's memory, and the subagents' own that a message names (subs).
+func autoRecall(cfg *config.Config, s *memory.Store, subs *subagentMemories) agent.Recaller {
 	if s == nil || !cfg.Memory.AutoRecall {
 		return nil
 	}
-	return memoryRecaller(s)
+	return memoryRecaller(subs.recallStore(s))
 }

@@ -61,6 +61,8 @@ type Session struct {
 	notices io.Writer
 	// memory is the session's memory store, nil when [memory] is off.
 	memory *memory.Store
+	// agentMemory are the subagents' own memories, nil when memory is.
+	agentMemory *subagentMemories
 	// mcp runs the session's MCP servers, nil when none are configured.
 	mcp *mcp.Manager
 	// conf is the session's OS sandbox.
@@ -171,7 +173,7 @@ func (s *Session) Shutdown() error {
 	}
 	var memErr, tmpErr error
 	if s.memory != nil {
-		memErr = s.memory.Close()
+		memErr = errors.Join(s.memory.Close(), s.agentMemory.Close())
 	}
 	if s.conf != nil {
 		tmpErr = s.conf.close()
