@@ -142,6 +142,10 @@ func setupScript(env *testscript.Env, defaultConfig string) error {
 	env.Setenv("CLAWSEED_HOME", clawHome)
 	env.Setenv("NO_COLOR", "1")
 	env.Setenv("TZ", "UTC")
+	// A race-detector build sleeps a second at exit by default, to let
+	// reports finish; every exec of the binary (and of the helpers it
+	// starts, which keep GORACE) would pay it.
+	env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	// A script's workspace stands for the user's own project, whose config
 	// file applies in full; the trust scripts unset this to play a cloned
 	// repository (§9.1).

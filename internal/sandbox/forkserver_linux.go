@@ -68,7 +68,7 @@ func (s *Sandbox) startForkServer(pol helperPolicy) (*forkServer, error) {
 	ours, theirs := os.NewFile(uintptr(pair[0]), "fork-server"), os.NewFile(uintptr(pair[1]), "fork-server")
 	pol.Serve = true
 	cmd := exec.Command(s.exe)
-	cmd.Env = []string{}
+	cmd.Env = helperEnv()
 	cmd.Stderr = os.Stderr
 	// The server dies with this process; its processes are ours.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

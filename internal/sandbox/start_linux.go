@@ -305,7 +305,7 @@ func (s *Sandbox) probeHelper(abi int) error {
 	dir, _ = realPathOf(dir)
 	file = dir + "/probe"
 	cmd := exec.Command(s.exe)
-	cmd.Env = []string{}
+	cmd.Env = helperEnv()
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	pol := helperPolicy{ABI: abi, Probe: file, ReadOnly: []string{file},
@@ -497,4 +497,15 @@ func probeAnswer(file string) int {
 	}
 	fmt.Println("ok")
 	return 0
+}
+
+// helperEnv is the environment of a helper clawseed starts itself (the
+// fork server, the probe): nothing of the user's, but GORACE, which only a
+// race-detector build reads — its tests set atexit_sleep_ms=0, without
+// which every such process would sleep a second at exit.
+func helperEnv() []string {
+	if v, ok := os.LookupEnv("GORACE"); ok {
+		return []string{"GORACE=" + v}
+	}
+	return []string{}
 }

@@ -33,7 +33,7 @@ var childEnvNames = []string{
 	"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
 	// Where the user's toolchains live, so that `go build`, `cargo test` or
 	// `mvn` in the shell find what they find in the user's terminal.
-	"GOPATH", "GOROOT", "GOBIN", "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOPROXY", "GOPRIVATE", "GOTOOLCHAIN",
+	"GOPATH", "GOROOT", "GOBIN", "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOPROXY", "GOPRIVATE", "GOTOOLCHAIN", "GORACE",
 	"JAVA_HOME", "CARGO_HOME", "RUSTUP_HOME", "NVM_DIR", "PNPM_HOME", "VIRTUAL_ENV", "CONDA_PREFIX",
 	"PYENV_ROOT", "DOTNET_ROOT", "ANDROID_HOME",
 	"DISPLAY", "WAYLAND_DISPLAY", "EDITOR", "VISUAL",
