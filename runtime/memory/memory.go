@@ -7,6 +7,7 @@
 //
 //	user/<slug>.md, user/MEMORY.md                   user and feedback memories
 //	projects/<key>/<slug>.md, projects/<key>/MEMORY.md   project and reference memories
+//	logs/YYYY-MM-DD.md, logs/done/                   daily logs ([memory].mode = "daily_log") and the distilled ones
 //	.lock                                            cross-process write lock
 //	index.db                                         FTS5 index and knowledge graph
 package memory
@@ -95,6 +96,7 @@ type Options struct {
 type Store struct {
 	dir        string
 	projectKey string // "" when there is no workspace: project scope unavailable
+	workspace  string // Options.Workspace, named by an interrupted distillation
 	now        func() time.Time
 
 	mu sync.Mutex // serialises writes inside this process (flock is per open file)
@@ -123,7 +125,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		s.now = time.Now
 	}
 	if opts.Workspace != "" {
-		s.projectKey = ProjectKey(opts.Workspace)
+		s.projectKey, s.workspace = ProjectKey(opts.Workspace), opts.Workspace
 	}
 	return s, nil
 }
