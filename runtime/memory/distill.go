@@ -120,8 +120,8 @@ type distillJournal struct {
 	// Project is the project key the project and reference memories go
 	// to, Workspace its workspace (for the message when another
 	// workspace finds the plan).
-	Project   string           `json:"project,omitempty"`
-	Workspace string           `json:"workspace,omitempty"`
+	Project   string          `json:"project,omitempty"`
+	Workspace string          `json:"workspace,omitempty"`
 	Logs      []logFile       `json:"logs"`
 	Memories  []journalMemory `json:"memories"`
 	// memories are what the result reports of Memories.
