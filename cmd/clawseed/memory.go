@@ -28,7 +28,7 @@ func newMemoryCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	opts := &memoryOptions{global: g, io: io}
 	cmd := &cobra.Command{
 		Use:   "memory",
-		Short: "List, show, remove, export and reindex long-term memories",
+		Short: "List, show, remove, export, reindex and distill long-term memories",
 	}
 	list := &cobra.Command{
 		Use:   "list",
@@ -74,7 +74,7 @@ func newMemoryCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	for _, c := range []*cobra.Command{list, show, rm, reindex} {
 		c.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	}
-	cmd.AddCommand(list, show, rm, export, reindex)
+	cmd.AddCommand(list, show, rm, export, reindex, newMemoryDistillCmd(g, io))
 	return cmd
 }
 

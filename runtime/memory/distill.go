@@ -22,8 +22,8 @@ import (
 // over the logs of past days, the MEMORY.md indexes and the memories
 // (with their content when it fits), whose answer lists the memories to
 // create or update. They are written with [Store.Save] (validation,
-// atomic writes, MEMORY.md regenerated from the files), then the logs move
-// to logs/done/.
+// atomic writes, MEMORY.md regenerated from the files), index.db is brought
+// up to date ([Store.Reindex]), then the logs move to logs/done/.
 //
 // Crash safety: before anything is written, the plan (the logs with the
 // SHA-256 of the content the model saw, and the memories exactly as they
@@ -272,6 +272,7 @@ func (s *Store) plan(ctx context.Context, p distillRequest, answer []Memory) (*d
 		switch {
 		case err == nil:
 			d.Created = false
+			m.Path = old.Path
 			if !p.shown[old.Path] {
 				m.Body = strings.TrimSpace(old.Body) + "\n\n" + m.Body
 				d.Appended = true
@@ -283,8 +284,15 @@ func (s *Store) plan(ctx context.Context, p distillRequest, answer []Memory) (*d
 			return nil, fmt.Errorf("memory distill: memory %q: %w", m.Name, err)
 		}
 		m.Scope = ScopeOf(m.Type)
-		if s.folder(m.Scope) == "" {
+		folder := s.folder(m.Scope)
+		if folder == "" {
 			return nil, fmt.Errorf("memory distill: memory %q: %w: type %s needs a workspace", m.Name, ErrInvalid, m.Type)
+		}
+		if m.Path == "" || filepath.Dir(m.Path) != folder {
+			// Where Save will put it, for a dry run's report.
+			if m.Path, err = freePath(folder, Slug(m.Name)); err != nil {
+				return nil, err
+			}
 		}
 		d.Memory = m
 		j.Memories = append(j.Memories, journalMemory{Name: m.Name, Type: m.Type, Description: m.Description, Content: m.Body, Appended: d.Appended})
@@ -303,6 +311,13 @@ func (s *Store) carryOut(ctx context.Context, j *distillJournal, res *DistillRes
 		}
 		if i < len(j.memories) {
 			j.memories[i].Memory, j.memories[i].Created = saved, created && j.memories[i].Created
+		}
+	}
+	if len(j.Memories) > 0 {
+		// The search index follows the files now rather than at the
+		// next recall: a distillation runs unattended, a session later.
+		if _, err := s.Reindex(ctx); err != nil {
+			return fmt.Errorf("memory distill: %w (the logs stay in logs/; the next run finishes the distillation)", err)
 		}
 	}
 	for _, l := range j.Logs {

@@ -394,6 +394,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		},
 		Reload:             p.reloader.reload,
 		Memory:             memoryIndex(s.memory),
+		MemoryDailyLog:     cfg.Memory.Mode == config.MemoryModeDailyLog,
 		Recall:             autoRecall(cfg, s.memory),
 		MaxIterations:      maxIter,
 		ParallelTools:      cfg.Agent.ParallelTools,
