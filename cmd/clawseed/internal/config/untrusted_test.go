@@ -274,7 +274,7 @@ func TestUntrustedProjectRules(t *testing.T) {
 			project:   "[memory]\nmode = \"topics\"\n",
 			get:       func(c *Config) any { return c.Memory.Mode },
 			untrusted: "daily_log", trusted: "topics",
-			ignored:   []ignoredWant{{"memory.mode", `"topics"`, "may not change how the user's memory is written", 2}},
+			ignored: []ignoredWant{{"memory.mode", `"topics"`, "may not change how the user's memory is written", 2}},
 		},
 		{
 			name:      "web_search provider, key and endpoint are ignored",
