@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/memory"
@@ -53,10 +54,12 @@ func memoryDistillRun(ctx context.Context, g *globalOptions, io *IOStreams, o ap
 	defer stop()
 	o.Notices = io.Err
 	rep, err := app.DistillMemory(ctx, cfg, o)
-	if !rep.Nothing() || rep.Pending || rep.Requests > 0 {
+	if !rep.Nothing() || rep.Pending || len(rep.Usage) > 0 {
 		printDistill(io.Out, rep, o.DryRun)
 	}
 	switch {
+	case errors.As(err, new(*config.Error)), errors.As(err, new(*config.NoProviderError)):
+		return err // exit 2, as for any command
 	case errors.Is(err, memory.ErrDistillRunning):
 		return &exitError{code: exitFailure, err: err}
 	case errors.Is(err, context.Canceled):
@@ -125,7 +128,7 @@ func printDistill(w io.Writer, rep app.DistillReport, dryRun bool) {
 	if len(rep.Changed) > 0 {
 		fmt.Fprintf(w, "Changed while they were distilled, left in logs/ for the next run: %s.\n", strings.Join(rep.Changed, ", "))
 	}
-	if rep.Requests > 0 {
+	if len(rep.Usage) > 0 {
 		fmt.Fprintln(w, distillUsage(rep.Usage, rep.Price, rep.Requests))
 	}
 }

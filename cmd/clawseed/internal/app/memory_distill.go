@@ -34,52 +34,82 @@ type DistillReport struct {
 // DistillMemory distils the daily logs of the memory folder into topic
 // memories ([memory.Store.Distill]) with one request to the summary model
 // ([context].summary_model, else the session's model), built as a session
-// builds it: the provider chain with its fallbacks and retries. The request
-// has no tools. It is sized to the context window of the session's model
-// (about half of it). Errors are the configuration's (*config.Error and
-// the others of resolving the provider chain) and the distillation's.
+// builds it: the provider chain with its fallbacks and retries, made only
+// when there is something to distill. The request has no tools and is
+// sized to about half the context window of the session's model. Errors
+// are the configuration's (*config.Error and the others of resolving the
+// provider chain, perhaps wrapped by the distillation's) and the
+// distillation's.
 func DistillMemory(ctx context.Context, cfg *config.Config, o DistillOptions) (DistillReport, error) {
 	var rep DistillReport
-	resolved, err := cfg.ResolveModel("", probeOllama)
-	if err != nil {
+	if err := cfg.Use("workspace_dir", "memory"); err != nil {
 		return rep, err
 	}
-	if err := cfg.Use("workspace_dir", "memory", "context"); err != nil {
-		return rep, err
-	}
-	model, err := newModel(cfg, resolved, o.Notices)
-	if err != nil {
-		return rep, err
-	}
-	summarizer, summaryName, err := newSummarizer(cfg, o.Notices)
-	if err != nil {
-		return rep, err
-	}
-	name := resolved.Model
-	if summarizer != nil {
-		model = summarizer
-	}
-	if summaryName != "" {
-		name = summaryName
-	}
-	rep.Price = distillPrices(cfg, resolved)
-
 	store, err := OpenMemory(ctx, cfg)
 	if err != nil {
 		return rep, err
 	}
 	defer store.Close()
 	rep.Dir = store.Dir()
+	// The model chain is built at the first request: with nothing to
+	// distill, a configuration without a provider is no error.
+	var d *distiller
 	ask := func(ctx context.Context, system string, messages []string) (string, error) {
-		text, answeredBy, usage, err := distillRequest(ctx, model, name, system, messages)
+		if d == nil {
+			built, err := newDistiller(cfg, o.Notices)
+			if err != nil {
+				return "", err
+			}
+			d, rep.Price = built, built.price
+		}
+		text, answeredBy, usage, err := distillRequest(ctx, d.model, d.name, system, messages)
 		rep.Usage = providers.AddModelUsage(rep.Usage, answeredBy, usage)
 		return text, err
 	}
-	// About 4 characters a token: half the window for the request, the
-	// rest for the answer and the estimate's error.
-	chars := resolved.ContextWindow * 2
+	// About 4 characters a token: half the window of the session's
+	// model for the request, the rest for the answer and the estimate's
+	// error.
+	chars := 0
+	if r, err := cfg.ResolveModel("", probeOllama); err == nil {
+		chars = r.ContextWindow * 2
+	}
 	rep.DistillResult, err = store.Distill(ctx, memory.DistillOptions{Since: o.Since, DryRun: o.DryRun, Model: ask, MaxChars: chars})
 	return rep, err
+}
+
+// distiller is the model a distillation asks.
+type distiller struct {
+	model agent.Model
+	name  string
+	price providers.PriceFunc
+}
+
+// newDistiller builds the summary model as a session does: the provider
+// chain of the default model, or of the [context].summary_model entry.
+func newDistiller(cfg *config.Config, notices io.Writer) (*distiller, error) {
+	resolved, err := cfg.ResolveModel("", probeOllama)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Use("context"); err != nil {
+		return nil, err
+	}
+	model, err := newModel(cfg, resolved, notices)
+	if err != nil {
+		return nil, err
+	}
+	summarizer, summaryName, err := newSummarizer(cfg, notices)
+	if err != nil {
+		return nil, err
+	}
+	d := &distiller{model: model, name: resolved.Model, price: distillPrices(cfg, resolved)}
+	if summarizer != nil {
+		d.model = summarizer
+	}
+	if summaryName != "" {
+		d.name = summaryName
+	}
+	return d, nil
 }
 
 // distillRequest sends one request of the distillation and returns the
