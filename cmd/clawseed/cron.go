@@ -23,11 +23,13 @@ import (
 func newCronCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cron",
-		Short: "List, run and remove scheduled jobs (the cron_* tools add them)",
+		Short: "Add, list, run and remove scheduled jobs (the cron_* tools add them too)",
 		Long: "Scheduled jobs live in $CLAWSEED_HOME/cron ([cron].dir). They run while `clawseed chat` is open,\n" +
 			"or when `clawseed cron run-due` runs: put it in the system crontab or a systemd timer (see the README).",
 	}
 	cmd.AddCommand(
+		newCronAddCmd(g, io),
+		newCronRunCmd(g, io),
 		&cobra.Command{
 			Use:   "list",
 			Short: "List every job with its schedule, next and last run",
@@ -72,7 +74,7 @@ func cronList(g *globalOptions, io *IOStreams) error {
 		return err
 	}
 	if len(jobs) == 0 {
-		fmt.Fprintln(io.Out, "No jobs. A session adds them with the cron_add tool.")
+		fmt.Fprintln(io.Out, "No jobs. `clawseed cron add` adds one, and a session with the cron_add tool.")
 		return nil
 	}
 	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
@@ -238,6 +240,8 @@ func cronExec(ctx context.Context, g *globalOptions, io *IOStreams) error {
 		res = app.ExecShellJob(ctx, cfg, j)
 	case j.Kind == cron.KindPrompt:
 		res = app.ExecPromptJob(ctx, cfg, j, app.Options{Log: newLogger(g, io.Err), Notices: io.Err, Process: g.proc})
+	case j.Kind == cron.KindClawseed:
+		res = execClawseedJob(ctx, g, j)
 	default:
 		res = app.JobResult{Status: cron.StatusError, Output: fmt.Sprintf("unknown job kind %q", j.Kind)}
 	}

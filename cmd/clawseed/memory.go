@@ -30,7 +30,7 @@ func newMemoryCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	opts := &memoryOptions{global: g, io: io}
 	cmd := &cobra.Command{
 		Use:   "memory",
-		Short: "List, show, remove, export and reindex long-term memories",
+		Short: "List, show, remove, export, reindex and distill long-term memories",
 	}
 	list := &cobra.Command{
 		Use:   "list",
@@ -77,7 +77,7 @@ func newMemoryCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		c.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	}
 	cmd.PersistentFlags().StringVar(&opts.Agent, "agent", "", "work on the own memory of this subagent (its definition sets `memory`)")
-	cmd.AddCommand(list, show, rm, export, reindex)
+	cmd.AddCommand(list, show, rm, export, reindex, newMemoryDistillCmd(g, io))
 	return cmd
 }
 

@@ -174,6 +174,9 @@ type Options struct {
 	// section (§8), read at start and after each compaction; nil omits the
 	// section (memory off). It replaces Prompt.Memory.
 	Memory MemoryIndex
+	// MemoryDailyLog is [memory].mode = "daily_log": the `## Memory`
+	// section says that memory_store appends a note to today's log.
+	MemoryDailyLog bool
 	// Recall, when set, prefixes each user message with the memories
 	// relevant to it ([memory].auto_recall).
 	Recall Recaller
@@ -438,7 +441,7 @@ func New(opts Options) (*Agent, error) {
 	}
 	a.grants = newGrantLedger(cat)
 	if opts.Memory != nil {
-		a.opts.Prompt.Memory = memorySection(opts.Memory)
+		a.opts.Prompt.Memory = memorySection(opts.Memory, opts.MemoryDailyLog)
 	}
 	a.refreshIndex()
 	// The sinks made before the agent (the tools', the active set's) are

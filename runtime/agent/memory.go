@@ -79,15 +79,36 @@ func subagentMemorySection(name string, mem *SubagentMemory) string {
 	return b.String()
 }
 
+// memoryLogRules is memoryRules of [memory].mode = "daily_log": the model
+// notes facts in the day's log, which `clawseed memory distill` turns into
+// topic files between sessions. It names no date: the system prompt stays
+// the same bytes all session long, across midnight too.
+const memoryLogRules = `## Memory
+
+You have a long-term memory that persists across sessions, kept as Markdown files. You do not write its topic files yourself: memory_store appends one short, timestamped note to today's log (logs/YYYY-MM-DD.md in the memory folder), and between sessions the logs are distilled into topic memories and the MEMORY.md indexes below. Find memories with memory_recall (it searches the topic memories, not the logs), delete one with memory_forget.
+
+Note only what cannot be derived from the code or the conversation's tools, one fact per call, in a sentence that stands on its own (say who or what it is about; absolute dates rather than "yesterday"):
+- the user's role, preferences and way of working;
+- corrections and approaches the user confirmed;
+- project context and decisions;
+- pointers to external systems: dashboards, tickets, documents.
+Do not note code structure, git history, fix recipes or the state of the current task. The log is append-only: to correct a note, note the correction. When the user asks you to forget something, delete the memory with memory_forget and note that it is to be forgotten. A memory may be stale: before relying on a remembered file, function or flag, check that it still exists. If the user says to ignore memory, act as if it were empty.
+
+Memories relevant to a message may be given to you above it in a <memory_context> block.`
+
 // memorySection renders the `## Memory` section from the indexes, "" when
-// memory is off.
-func memorySection(idx MemoryIndex) string {
+// memory is off; dailyLog picks the rules of [memory].mode = "daily_log".
+func memorySection(idx MemoryIndex, dailyLog bool) string {
 	if idx == nil {
 		return ""
 	}
 	user, project := idx.Indexes()
 	var b strings.Builder
-	b.WriteString(memoryRules)
+	if dailyLog {
+		b.WriteString(memoryLogRules)
+	} else {
+		b.WriteString(memoryRules)
+	}
 	for _, part := range []struct{ title, text string }{
 		{"### User memory (MEMORY.md)", user},
 		{"### Project memory (MEMORY.md)", project},
@@ -122,7 +143,7 @@ func (a *Agent) refreshMemory() {
 	if a.opts.Memory == nil {
 		return
 	}
-	a.opts.Prompt.Memory = memorySection(a.opts.Memory)
+	a.opts.Prompt.Memory = memorySection(a.opts.Memory, a.opts.MemoryDailyLog)
 	a.buildBase()
 }
 

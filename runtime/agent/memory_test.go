@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -40,6 +41,35 @@ func TestMemorySectionFrozen(t *testing.T) {
 	env.agent.refreshMemory() // what a compaction does
 	if !strings.Contains(env.agent.SystemPrompt(), "writes Go") {
 		t.Error("the section was not refreshed")
+	}
+}
+
+// TestMemorySectionDailyLog: in daily-log mode the section says that
+// memory_store notes facts in today's log, names no date (the prompt is
+// the same bytes on every day), and keeps both indexes.
+func TestMemorySectionDailyLog(t *testing.T) {
+	t.Parallel()
+	mem := &fakeMemory{user: "# User memories\n\n- [tabs](tabs.md) — prefers tabs"}
+	topics := memorySection(mem, false)
+	logs := memorySection(mem, true)
+	if topics == logs {
+		t.Fatal("the modes render the same section")
+	}
+	for _, want := range []string{"## Memory", "memory_store appends one short, timestamped note to today's log (logs/YYYY-MM-DD.md in the memory folder)", "distilled", "- [tabs](tabs.md) — prefers tabs", "### Project memory (MEMORY.md)\n\n(empty)"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("daily-log section lacks %q:\n%s", want, logs)
+		}
+	}
+	if regexp.MustCompile(`\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}`).MatchString(logs) {
+		t.Errorf("the daily-log section holds a date or time:\n%s", logs)
+	}
+	if strings.Contains(logs, "memory_store with the same name") {
+		t.Error("the daily-log section speaks of topic files' names")
+	}
+	env := newEnv(t, []providertest.Response{{Text: "one"}}, func(o *Options) { o.Memory, o.MemoryDailyLog = mem, true })
+	env.agent.Turn(context.Background(), "hi")
+	if sys := env.model.Requests()[0].System; !strings.Contains(sys, logs) {
+		t.Error("the agent's prompt lacks the daily-log section")
 	}
 }
 

@@ -31,6 +31,9 @@ const (
 	KindPrompt = "prompt"
 	// KindShell jobs run a shell command.
 	KindShell = "shell"
+	// KindClawseed jobs run a clawseed command (`memory distill`): its
+	// Args. Which commands a job may run is the runner's to check.
+	KindClawseed = "clawseed"
 )
 
 // Limits of the store.
@@ -40,6 +43,8 @@ const (
 	maxPromptLen  = 20000
 	maxCommandLen = 10000
 	maxSkills     = 10
+	maxArgs       = 20
+	maxArgLen     = 200
 	// fileVersion is the jobs file's format version.
 	fileVersion = 1
 )
@@ -56,6 +61,9 @@ type Job struct {
 	Command string `json:"command,omitempty"`
 	// Skills are activated before a prompt job's turn.
 	Skills []string `json:"skills,omitempty"`
+	// Args are a clawseed job's command line, without the program name
+	// ("memory", "distill").
+	Args []string `json:"args,omitempty"`
 	// Workspace is the absolute directory the job runs in.
 	Workspace  string     `json:"workspace"`
 	Enabled    bool       `json:"enabled"`
@@ -208,6 +216,7 @@ func (s *Store) Update(ref, workspace string, change func(*Job) error) (Job, err
 		old := f.Jobs[i]
 		j := old
 		j.Skills = slices.Clone(old.Skills)
+		j.Args = slices.Clone(old.Args)
 		if err := change(&j); err != nil {
 			return err
 		}
@@ -285,7 +294,14 @@ func (j *Job) check() (Schedule, error) {
 	case len(j.Skills) > maxSkills:
 		return nil, fmt.Errorf("at most %d skills", maxSkills)
 	}
+	if j.Kind != KindClawseed && len(j.Args) > 0 {
+		return nil, errors.New("args apply to clawseed jobs only")
+	}
 	switch j.Kind {
+	case KindClawseed:
+		if err := checkArgs(j); err != nil {
+			return nil, err
+		}
 	case KindPrompt:
 		if strings.TrimSpace(j.Prompt) == "" || j.Command != "" {
 			return nil, errors.New("a prompt job needs a prompt and no command")
@@ -304,7 +320,7 @@ func (j *Job) check() (Schedule, error) {
 			return nil, errors.New("skills apply to prompt jobs only")
 		}
 	default:
-		return nil, fmt.Errorf("kind must be %q or %q, not %q", KindPrompt, KindShell, j.Kind)
+		return nil, fmt.Errorf("kind must be %q, %q or %q, not %q", KindPrompt, KindShell, KindClawseed, j.Kind)
 	}
 	for _, sk := range j.Skills {
 		if strings.TrimSpace(sk) == "" || strings.ContainsAny(sk, " \t\n/") {
@@ -312,6 +328,37 @@ func (j *Job) check() (Schedule, error) {
 		}
 	}
 	return ParseSchedule(j.Schedule)
+}
+
+// checkArgs checks the shape of a clawseed job: a command line of a few
+// short one-line words, and nothing of the other kinds.
+func checkArgs(j *Job) error {
+	switch {
+	case len(j.Args) == 0:
+		return errors.New("a clawseed job needs a command line (args)")
+	case j.Prompt != "" || j.Command != "" || len(j.Skills) > 0:
+		return errors.New("a clawseed job has args, no prompt, command or skills")
+	case len(j.Args) > maxArgs:
+		return fmt.Errorf("at most %d args", maxArgs)
+	}
+	for _, a := range j.Args {
+		if a == "" || len(a) > maxArgLen || strings.ContainsAny(a, "\x00\n\r") {
+			return fmt.Errorf("arg %q is empty, longer than %d bytes or not one line", a, maxArgLen)
+		}
+	}
+	return nil
+}
+
+// What says what a job runs, on one line, for lists: its command line,
+// prompt or clawseed command.
+func (j Job) What() string {
+	switch j.Kind {
+	case KindShell:
+		return "command: " + j.Command
+	case KindClawseed:
+		return "clawseed " + strings.Join(j.Args, " ")
+	}
+	return "prompt: " + j.Prompt
 }
 
 // uniqueName refuses a second job of the same name in one workspace, so a

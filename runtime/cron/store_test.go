@@ -120,7 +120,11 @@ func TestStoreRefusals(t *testing.T) {
 		{"skills on shell", Job{Name: "x", Schedule: "every 1h", Kind: KindShell, Command: "c", Skills: []string{"s"}, Workspace: "/ws"}, "prompt jobs only"},
 		{"bad skill", Job{Name: "x", Schedule: "every 1h", Kind: KindPrompt, Prompt: "p", Skills: []string{"a b"}, Workspace: "/ws"}, "not a skill name"},
 		{"relative workspace", Job{Name: "x", Schedule: "every 1h", Kind: KindShell, Command: "c", Workspace: "ws"}, "not an absolute path"},
-		{"unknown kind", Job{Name: "x", Schedule: "every 1h", Kind: "email", Workspace: "/ws"}, `kind must be "prompt" or "shell"`},
+		{"unknown kind", Job{Name: "x", Schedule: "every 1h", Kind: "email", Workspace: "/ws"}, `kind must be "prompt", "shell" or "clawseed"`},
+		{"clawseed without args", Job{Name: "x", Schedule: "every 1h", Kind: KindClawseed, Workspace: "/ws"}, "needs a command line"},
+		{"clawseed with a prompt", Job{Name: "x", Schedule: "every 1h", Kind: KindClawseed, Args: []string{"memory", "distill"}, Prompt: "p", Workspace: "/ws"}, "no prompt, command or skills"},
+		{"clawseed two-line arg", Job{Name: "x", Schedule: "every 1h", Kind: KindClawseed, Args: []string{"memory", "a\nb"}, Workspace: "/ws"}, "not one line"},
+		{"args on shell", Job{Name: "x", Schedule: "every 1h", Kind: KindShell, Command: "c", Args: []string{"memory"}, Workspace: "/ws"}, "clawseed jobs only"},
 		{"long prompt", Job{Name: "x", Schedule: "every 1h", Kind: KindPrompt, Prompt: strings.Repeat("p", maxPromptLen+1), Workspace: "/ws"}, "prompt is longer"},
 	} {
 		if _, err := s.Add(tt.job); err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -176,5 +180,21 @@ func TestTail(t *testing.T) {
 	}
 	if got := Tail("aéb€c", 3); got != "[... earlier output cut ...]\nb€c" {
 		t.Errorf("Tail = %q", got)
+	}
+}
+
+// TestStoreClawseedJob: a clawseed job keeps its command line through the
+// jobs file and an update, and says what it runs.
+func TestStoreClawseedJob(t *testing.T) {
+	t.Parallel()
+	s, _ := newStore(t)
+	j := mustAdd(t, s, Job{Name: "distill", Schedule: "every 24h", Kind: KindClawseed, Args: []string{"memory", "distill"}, Workspace: "/ws"})
+	got, err := s.Get(j.ID, "")
+	if err != nil || strings.Join(got.Args, " ") != "memory distill" || got.What() != "clawseed memory distill" {
+		t.Fatalf("Get = %+v, %v", got, err)
+	}
+	up, err := s.Update(j.ID, "", func(j *Job) error { j.Schedule = "every 12h"; return nil })
+	if err != nil || strings.Join(up.Args, " ") != "memory distill" {
+		t.Fatalf("Update = %+v, %v", up, err)
 	}
 }

@@ -9,6 +9,7 @@
 //	projects/<key>/<slug>.md, projects/<key>/MEMORY.md   project and reference memories
 //	user/agents/<agent>/, projects/<key>/agents/<agent>/,
 //	projects/<key>/agents-local/<agent>/             subagents' own memories (agent.go)
+//	logs/YYYY-MM-DD.md, logs/done/                   daily logs ([memory].mode = "daily_log") and the distilled ones
 //	.lock                                            cross-process write lock
 //	index.db                                         FTS5 index and knowledge graph
 package memory
@@ -122,7 +123,10 @@ type Store struct {
 	areas []area
 	// agent is the subagent whose memory this is, "" for the main memory.
 	agent string
-	now   func() time.Time
+	// workspace is Options.Workspace, named by an interrupted distillation,
+	// and projectKey its key ("" without a workspace).
+	workspace, projectKey string
+	now                   func() time.Time
 
 	mu sync.Mutex // serialises writes inside this process (flock is per open file)
 
@@ -153,7 +157,8 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	}
 	projectKey := ""
 	if opts.Workspace != "" {
-		projectKey = ProjectKey(opts.Workspace)
+		projectKey, s.workspace = ProjectKey(opts.Workspace), opts.Workspace
+		s.projectKey = projectKey
 	}
 	if opts.Agent == "" {
 		if projectKey != "" {

@@ -87,13 +87,9 @@ func describeJob(j cron.Job) string {
 		fmt.Fprintf(&b, "; last run %s: %s", cronTime(*j.LastRun), cronOrDash(j.LastStatus))
 	}
 	b.WriteString("\n")
-	if j.Kind == cron.KindShell {
-		fmt.Fprintf(&b, "  command: %s\n", cronLine(j.Command, 300))
-	} else {
-		fmt.Fprintf(&b, "  prompt: %s\n", cronLine(j.Prompt, 300))
-		if len(j.Skills) > 0 {
-			fmt.Fprintf(&b, "  skills: %s\n", strings.Join(j.Skills, ", "))
-		}
+	fmt.Fprintf(&b, "  %s\n", cronLine(j.What(), 300))
+	if len(j.Skills) > 0 {
+		fmt.Fprintf(&b, "  skills: %s\n", strings.Join(j.Skills, ", "))
 	}
 	return b.String()
 }

@@ -41,8 +41,11 @@ func newCronRun(o CronOptions) Tool {
 				return "run job " + a.ID + " now"
 			}
 			what := "prompt: " + cronLine(j.Prompt, 200)
-			if j.Kind == cron.KindShell {
+			switch j.Kind {
+			case cron.KindShell:
 				what = "shell: " + cronLine(j.Command, 200)
+			case cron.KindClawseed:
+				what = cronLine(j.What(), 200)
 			}
 			return fmt.Sprintf("run job %s %q now (%s)", j.ID, j.Name, what)
 		},

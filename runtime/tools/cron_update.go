@@ -56,6 +56,8 @@ func newCronUpdate(o CronOptions) Tool {
 // apply sets the fields given; a job keeps its kind.
 func (a cronUpdateArgs) apply(j *cron.Job) error {
 	switch {
+	case (a.Prompt != nil || a.Command != nil) && j.Kind == cron.KindClawseed:
+		return fmt.Errorf("job %s runs a clawseed command: remove it and add a prompt or shell job", j.ID)
 	case a.Prompt != nil && j.Kind != cron.KindPrompt:
 		return fmt.Errorf("job %s is a shell job: change its command, or remove it and add a prompt job", j.ID)
 	case (a.Command != nil) && j.Kind != cron.KindShell:

@@ -41,6 +41,8 @@
 //
 // Memory, made by [MemoryTools] and [NewKnowledge] ([memory].enabled):
 //   - memory_store, memory_recall, memory_forget, memory_purge, memory_export
+//     ([DailyLogMemoryTools] for [memory].mode = "daily_log": memory_store
+//     appends a note to the day's log, [NewMemoryLog])
 //   - knowledge: the local knowledge graph (read-only at read_only autonomy)
 //
 // The policy engines the tools use live in sub-packages that do not import

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -213,5 +214,41 @@ func TestMemoryToolClasses(t *testing.T) {
 		if !strings.HasPrefix(filepath.Base(name), "memory_") {
 			t.Errorf("unexpected tool %s", name)
 		}
+	}
+}
+
+// TestDailyLogMemoryTools: in daily-log mode memory_store appends a note
+// to today's log and says where; its schema has only content; the other
+// memory tools are the same, on the topic files.
+func TestDailyLogMemoryTools(t *testing.T) {
+	s := newMemoryStore(t)
+	list := DailyLogMemoryTools(s)
+	var names []string
+	for _, tl := range list {
+		names = append(names, tl.Spec().Name)
+	}
+	if strings.Join(names, " ") != "memory_export memory_forget memory_purge memory_recall memory_store" {
+		t.Fatalf("tools %v", names)
+	}
+	store := list[4]
+	if got := string(store.Spec().Schema); got != `{"type":"object","properties":{"content":{"type":"string"}},"required":["content"],"additionalProperties":false}` {
+		t.Errorf("schema %s", got)
+	}
+	if !strings.Contains(store.Spec().Description, "today's memory log") || store.Class() != permissions.ClassWrite {
+		t.Errorf("description %q, class %v", store.Spec().Description, store.Class())
+	}
+	runMemorySteps(t, s, list, []memoryStep{
+		{name: "note", tool: "memory_store", args: `{"content": "The user prefers tabs."}`,
+			want: []string{`^Logged to DIR/logs/2026-03-14\.md:\n- 09:00 The user prefers tabs\.\n`, "memory_recall does not find it"}},
+		{name: "second note", tool: "memory_store", args: `{"content": "CI is at\nhttps://ci.example.com"}`,
+			want: []string{`\n- 09:00 CI is at https://ci\.example\.com\n`}},
+		{name: "empty", tool: "memory_store", args: `{"content": "  "}`, isError: true, want: []string{"content must not be empty"}},
+		{name: "topic arguments", tool: "memory_store", args: `{"name": "tabs", "content": "x"}`, isError: true},
+		{name: "too long", tool: "memory_store", args: `{"content": "` + strings.Repeat("x", memory.MaxLogEntry+1) + `"}`, isError: true, want: []string{"^Cannot log the note: .*longer than 1000 characters"}},
+		{name: "recall sees topics only", tool: "memory_recall", args: `{"query": "tabs"}`, want: []string{"No memory matches"}},
+	})
+	data, err := os.ReadFile(filepath.Join(s.LogsDir(), "2026-03-14.md"))
+	if err != nil || string(data) != "# 2026-03-14\n\n- 09:00 The user prefers tabs.\n- 09:00 CI is at https://ci.example.com\n" {
+		t.Errorf("log %q, %v", data, err)
 	}
 }

@@ -102,6 +102,10 @@ var generatedSchemas = [...]generatedSchema{
 		schema: "{\"type\":\"object\",\"properties\":{\"query\":{\"type\":\"string\"},\"type\":{\"type\":\"string\",\"enum\":[\"user\",\"feedback\",\"project\",\"reference\"]},\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":10}},\"required\":[\"query\"],\"additionalProperties\":false}",
 	},
 	{
+		key:    "memory_store tools.memoryLogArgs",
+		schema: "{\"type\":\"object\",\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"additionalProperties\":false}",
+	},
+	{
 		key:    "memory_store tools.memoryStoreArgs enum(type [\"user\" \"feedback\" \"project\" \"reference\"])",
 		schema: "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"type\":{\"type\":\"string\",\"enum\":[\"user\",\"feedback\",\"project\",\"reference\"]},\"description\":{\"type\":\"string\"},\"content\":{\"type\":\"string\"}},\"required\":[\"name\",\"type\",\"description\",\"content\"],\"additionalProperties\":false}",
 	},

@@ -70,7 +70,7 @@ func allToolVariants(t *testing.T) []Tool {
 		}
 		list = append(list, git)
 	}
-	list = append(list, NewKnowledge(nil, KnowledgeOptions{ReadOnly: true}), NewLLMTask(LLMTaskOptions{
+	list = append(list, NewMemoryLog(nil), NewKnowledge(nil, KnowledgeOptions{ReadOnly: true}), NewLLMTask(LLMTaskOptions{
 		Entries: []string{"cheap"},
 		Named:   func(string) (providers.Streamer, string, error) { return nil, "", nil },
 	}))

@@ -407,6 +407,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		},
 		Reload:             p.reloader.reload,
 		Memory:             memoryIndex(s.memory),
+		MemoryDailyLog:     cfg.Memory.Mode == config.MemoryModeDailyLog,
 		Recall:             autoRecall(cfg, s.memory, s.agentMemory),
 		MaxIterations:      maxIter,
 		ParallelTools:      cfg.Agent.ParallelTools,

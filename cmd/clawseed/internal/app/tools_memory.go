@@ -1,13 +1,15 @@
 package app
 
 import (
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/runtime/tools"
 )
 
 // memoryTools returns the memory_* tools and knowledge when [memory].enabled
-// and the store opened (§8); knowledge offers only its read actions at
-// read_only autonomy. They use the store of env.memory, shared with the
+// and the store opened (§8), with the memory_store of [memory].mode (a
+// topic file, or a note in today's log); knowledge offers only its read
+// actions at read_only autonomy. They use the store of env.memory, shared with the
 // prompt's index and automatic recall, whose opener closes it.
 func memoryTools(env toolEnv) []tools.Tool {
 	cfg := env.cfg
@@ -16,5 +18,9 @@ func memoryTools(env toolEnv) []tools.Tool {
 		return nil
 	}
 	level, _ := permissions.ParseLevel(cfg.Autonomy.Level) // validated by the configuration
-	return append(tools.MemoryTools(store), tools.NewKnowledge(store, tools.KnowledgeOptions{ReadOnly: level == permissions.ReadOnly}))
+	list := tools.MemoryTools(store)
+	if cfg.Memory.Mode == config.MemoryModeDailyLog {
+		list = tools.DailyLogMemoryTools(store)
+	}
+	return append(list, tools.NewKnowledge(store, tools.KnowledgeOptions{ReadOnly: level == permissions.ReadOnly}))
 }

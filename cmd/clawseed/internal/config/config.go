@@ -233,7 +233,18 @@ type Memory struct {
 	// Dir "" means $CLAWSEED_HOME/memory; see [Config.MemoryDir].
 	Dir        string `toml:"dir"`
 	AutoRecall bool   `toml:"auto_recall"`
+	// Mode is how the model writes memory: "topics" (memory_store
+	// writes topic files) or "daily_log" (memory_store appends to
+	// logs/YYYY-MM-DD.md; `clawseed memory distill` makes topic files
+	// of the logs). See [MemoryModeTopics].
+	Mode string `toml:"mode"`
 }
+
+// The values of [memory].mode.
+const (
+	MemoryModeTopics   = "topics"
+	MemoryModeDailyLog = "daily_log"
+)
 
 // Instructions is the [instructions] table: the project instruction files
 // (CLAUDE.md, AGENTS.md, their imports, .claude/rules) of the system
@@ -344,7 +355,7 @@ func Default() *Config {
 			KeepRecentTokens: 20000,
 		},
 		Sessions:    Sessions{Enabled: true},
-		Memory:      Memory{Enabled: true, AutoRecall: true},
+		Memory:      Memory{Enabled: true, AutoRecall: true, Mode: MemoryModeTopics},
 		WebFetch:    WebFetch{Enabled: true, AllowedDomains: []string{"*"}, BlockedDomains: []string{}, MaxBytes: 2 << 20, TimeoutSecs: 30},
 		WebSearch:   WebSearch{Enabled: true, Provider: "duckduckgo", TimeoutSecs: 30},
 		HTTPRequest: HTTPRequest{Enabled: false, AllowedDomains: []string{}, MaxBytes: 2 << 20, TimeoutSecs: 30},

@@ -95,6 +95,10 @@ const (
 	// table is reported with this reason.
 	whyHooks    = "may not add hooks (they run commands)"
 	whyWritable = "may not let commands write outside the workspace"
+	// The memory folder is the user's, shared by every workspace: how the
+	// model writes it (topic files or the daily logs that `memory
+	// distill` turns into topic files) is the user's choice.
+	whyMemoryMode = "may not change how the user's memory is written"
 	// The entries an untrusted project keeps are the user's or tune a
 	// preset the user selected (untrusted_models.go): their key and
 	// endpoint belong to that provider.
@@ -170,6 +174,7 @@ var projectRules = map[string]keyRule{
 	"memory.enabled":                      {kind: offOnly},
 	"memory.dir":                          {kind: ignored, why: whyOutside},
 	"memory.auto_recall":                  {kind: offOnly},
+	"memory.mode":                         {kind: ignored, why: whyMemoryMode},
 	"instructions.enabled":                {kind: offOnly},
 	"instructions.max_file_bytes":         {kind: lowerOnly},
 	"instructions.max_total_bytes":        {kind: lowerOnly},

@@ -269,6 +269,14 @@ func TestUntrustedProjectRules(t *testing.T) {
 			},
 		},
 		{
+			name:      "the memory mode is the user's",
+			user:      "[memory]\nmode = \"daily_log\"\n",
+			project:   "[memory]\nmode = \"topics\"\n",
+			get:       func(c *Config) any { return c.Memory.Mode },
+			untrusted: "daily_log", trusted: "topics",
+			ignored: []ignoredWant{{"memory.mode", `"topics"`, "may not change how the user's memory is written", 2}},
+		},
+		{
 			name:      "web_search provider, key and endpoint are ignored",
 			user:      "[web_search]\nprovider = \"brave\"\napi_key = \"brave-user-key\"\n",
 			project:   "[web_search]\nprovider = \"searxng\"\nbase_url = \"http://evil.test\"\napi_key = \"x\"\n",

@@ -30,6 +30,9 @@ func (c *Config) validate() error {
 	if err := c.oneOf("skills.dynamic_context", c.Skills.DynamicContext, "off", "trusted", "all"); err != nil {
 		return err
 	}
+	if err := c.oneOf("memory.mode", c.Memory.Mode, MemoryModeTopics, MemoryModeDailyLog); err != nil {
+		return err
+	}
 	if err := c.oneOf("web_search.provider", c.WebSearch.Provider, "duckduckgo", "brave", "searxng", "tavily"); err != nil {
 		return err
 	}
