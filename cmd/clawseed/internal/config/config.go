@@ -229,6 +229,29 @@ type Memory struct {
 	// Dir "" means $CLAWSEED_HOME/memory; see [Config.MemoryDir].
 	Dir        string `toml:"dir"`
 	AutoRecall bool   `toml:"auto_recall"`
+	// Session is [memory.session]: each session's summary file.
+	Session MemorySession `toml:"session"`
+}
+
+// MemorySession is the [memory.session] table: the summary file each
+// session keeps next to its transcript, updated in the background and used
+// by compaction instead of a summary request (issue 24). It needs
+// [sessions].enabled; it does not need [memory].enabled.
+type MemorySession struct {
+	Enabled bool `toml:"enabled"`
+	// UpdateEveryTokens is how much the conversation grows (estimated
+	// tokens) between two updates.
+	UpdateEveryTokens int `toml:"update_every_tokens"`
+}
+
+// SessionMemoryEvery is the growth, in tokens, between two updates of the
+// session summary; 0 when there is no session summary ([sessions] or
+// [memory.session] off).
+func (c *Config) SessionMemoryEvery() int {
+	if !c.Sessions.Enabled || !c.Memory.Session.Enabled {
+		return 0
+	}
+	return c.Memory.Session.UpdateEveryTokens
 }
 
 // Instructions is the [instructions] table: the project instruction files
@@ -339,7 +362,7 @@ func Default() *Config {
 			KeepRecentTokens: 20000,
 		},
 		Sessions:    Sessions{Enabled: true},
-		Memory:      Memory{Enabled: true, AutoRecall: true},
+		Memory:      Memory{Enabled: true, AutoRecall: true, Session: MemorySession{Enabled: true, UpdateEveryTokens: 10000}},
 		WebFetch:    WebFetch{Enabled: true, AllowedDomains: []string{"*"}, BlockedDomains: []string{}, MaxBytes: 2 << 20, TimeoutSecs: 30},
 		WebSearch:   WebSearch{Enabled: true, Provider: "duckduckgo", TimeoutSecs: 30},
 		HTTPRequest: HTTPRequest{Enabled: false, AllowedDomains: []string{}, MaxBytes: 2 << 20, TimeoutSecs: 30},
