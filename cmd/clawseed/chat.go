@@ -109,6 +109,7 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	chat.Trust = func() string { return trustCommand(cfg) }
 	chat.Agents = func(out io.Writer) { WriteAgents(out, s.Subagents()) }
 	chat.Hooks = s.ShowHooks
+	chat.Summary = s.ShowSummary
 	if s.MCP() != nil {
 		chat.MCP = mcpChat{s.MCP()}
 	}
@@ -116,6 +117,17 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	if err := chat.Run(ctx); err != nil {
 		return err
 	}
+	// Close waits for a session summary update still running; Ctrl-C
+	// cancels it instead (the file keeps its last whole version).
+	closed := make(chan struct{})
+	defer close(closed)
+	go func() {
+		select {
+		case <-interrupts:
+			s.CancelBackground()
+		case <-closed:
+		}
+	}()
 	return s.Close()
 }
 

@@ -43,6 +43,10 @@ type CompactionInfo struct {
 	Error string `json:"error,omitempty"`
 }
 
+// FromSessionSummary reports whether the session summary replaced the
+// head, with no model request.
+func (c CompactionInfo) FromSessionSummary() bool { return c.Source == session.CompactSessionSummary }
+
 // summaryResultChars caps each tool result in the transcript sent for
 // summarising: the summary needs what a result showed, not all of it.
 const summaryResultChars = 2000

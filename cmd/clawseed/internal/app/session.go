@@ -25,6 +25,7 @@ import (
 	"github.com/clawseed/clawseed/internal/claudesettings"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
@@ -67,6 +68,12 @@ type Session struct {
 	conf *confinement
 	// hooks runs the session's hooks; nil when disableAllHooks.
 	hooks *hooks.Runner
+	// proc is the process the session belongs to; bg counts its
+	// background work (summary.go), which bgCtx cancels.
+	proc     *Process
+	bg       sync.WaitGroup
+	bgCtx    context.Context
+	bgCancel context.CancelFunc
 }
 
 // Agent is the session's agent.
@@ -164,6 +171,8 @@ func (s *Session) Shutdown() error {
 		s.mcp.Close()
 		s.mcp = nil
 	}
+	closeErr := s.Close()
+	s.CancelBackground()
 	var memErr, tmpErr error
 	if s.memory != nil {
 		memErr = s.memory.Close()
@@ -171,11 +180,14 @@ func (s *Session) Shutdown() error {
 	if s.conf != nil {
 		tmpErr = s.conf.close()
 	}
-	return errors.Join(s.Close(), memErr, tmpErr)
+	return errors.Join(closeErr, memErr, tmpErr)
 }
 
-// Close flushes and closes the session file.
+// Close waits for the session's background work (a session summary update
+// writes the summary file and records its usage), then flushes and closes
+// the session file.
 func (s *Session) Close() error {
+	s.bg.Wait()
 	if s.writer == nil {
 		return nil
 	}
@@ -231,7 +243,7 @@ func (s *Session) open(r Resume) error {
 // what could not be restored as it was.
 func (s *Session) resume(ctx context.Context, notices io.Writer) {
 	r := s.resumed
-	diags := s.agent.Resume(ctx, r.Messages, r.Skills, r.UsageByModel, r.Recalled)
+	diags := s.agent.ResumeSession(ctx, r)
 	if s.mcp != nil {
 		// Deferred MCP tools the session had called are in its tools
 		// array again, in the order first called.

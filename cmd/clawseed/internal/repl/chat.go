@@ -67,6 +67,8 @@ type Chat struct {
 	// Hooks lists the session's hooks with their sources (/hooks); nil
 	// when unavailable.
 	Hooks func(w io.Writer)
+	// Summary shows the session summary (/summary); nil when unavailable.
+	Summary func(w io.Writer)
 
 	cancelTurn context.CancelFunc
 }
