@@ -327,7 +327,9 @@ type Agent struct {
 	reported, reportedAt int
 
 	recordedSkills []skills.SnapshotEntry
-	recordFailed   bool
+	// recordFailed is set by the first recording failure; usage is
+	// recorded from tools' and background goroutines too.
+	recordFailed atomic.Bool
 	// recalled lists the memory files recalled this session, each given
 	// once.
 	recalled []string

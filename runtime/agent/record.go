@@ -29,7 +29,7 @@ type Recorder interface {
 // stops recording. The active skills are recorded anew into it.
 func (a *Agent) SetRecorder(r Recorder) {
 	a.opts.Recorder = r
-	a.recordFailed = false
+	a.recordFailed.Store(false)
 	a.recordedSkills = nil
 	a.syncSkills()
 }
@@ -48,10 +48,9 @@ func (a *Agent) add(msgs ...providers.Message) {
 
 // recorded reports the first recording failure of the session.
 func (a *Agent) recorded(err error) {
-	if err == nil || a.recordFailed {
+	if err == nil || !a.recordFailed.CompareAndSwap(false, true) {
 		return
 	}
-	a.recordFailed = true
 	a.opts.Sink(Event{Type: EventError, Text: "session not saved: " + err.Error()})
 }
 

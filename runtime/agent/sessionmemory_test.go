@@ -474,3 +474,45 @@ func TestSubagentsKeepNoSummary(t *testing.T) {
 		t.Error("a sub-agent's recorder keeps a summary file")
 	}
 }
+
+// TestSessionSummaryBesideTurns: updates run on their own goroutine while
+// the next turns run (and compact), without a data race (go test -race),
+// and never block a turn.
+func TestSessionSummaryBesideTurns(t *testing.T) {
+	t.Parallel()
+	var updates []providertest.Response
+	for i := range 20 {
+		updates = append(updates, providertest.Response{When: "Update the session summary", Text: fmt.Sprint("# Task\nT", i), DelayMs: 5,
+			Usage: &providers.Usage{InputTokens: 1, OutputTokens: 1}})
+	}
+	var conv []providertest.Response
+	for i := range 14 {
+		conv = append(conv, providertest.Response{Text: fmt.Sprint("ok ", i), Usage: &providers.Usage{InputTokens: 10, OutputTokens: 1}})
+	}
+	summarizer := providertest.NewModel(append(updates, summaryResponses(5)...)...)
+	rec := &summaryRecorder{}
+	var wg sync.WaitGroup
+	env := newEnv(t, conv, func(o *Options) {
+		summaryWindowOptions(rec, summarizer)(o)
+		o.Background = func(job func(context.Context)) { wg.Go(func() { job(context.Background()) }) }
+	})
+	for i := range 14 {
+		if _, err := env.agent.Turn(t.Context(), filler(i)); err != nil {
+			t.Fatal(err)
+		}
+		_ = env.agent.Usage()
+	}
+	wg.Wait()
+	if len(summarizer.Requests()) == 0 {
+		t.Fatal("no update ran")
+	}
+	var bg providers.Usage
+	for _, u := range env.agent.UsageByModel() {
+		if u.Model == "small-model" {
+			bg = u.Usage
+		}
+	}
+	if n := int(bg.InputTokens); n == 0 {
+		t.Errorf("the updates' usage is not in the session: %+v", env.agent.UsageByModel())
+	}
+}
