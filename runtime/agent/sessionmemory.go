@@ -86,15 +86,6 @@ func (a *Agent) summaryFile() SummaryFile {
 	return f
 }
 
-// SummaryPath returns the session summary file's path, "" when session
-// memory is off or the session keeps no file.
-func (a *Agent) SummaryPath() string {
-	if f := a.summaryFile(); f != nil {
-		return f.SummaryPath()
-	}
-	return ""
-}
-
 // uncovered returns the index of the history message that holds message
 // mark+1 of the session: the first one a summary with that mark does not
 // cover. ok is false when the mark says nothing (0: unknown), is ahead of
