@@ -110,6 +110,7 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	chat.Agents = func(out io.Writer) { writeSubagents(out, cfg, s.Subagents()) }
 	chat.Hooks = s.ShowHooks
 	chat.Permissions = s.WritePermissions
+	chat.Summary = s.ShowSummary
 	if s.MCP() != nil {
 		chat.MCP = mcpChat{s.MCP()}
 	}
@@ -117,6 +118,17 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	if err := chat.Run(ctx); err != nil {
 		return err
 	}
+	// Close waits for a session summary update still running; Ctrl-C
+	// cancels it instead (the file keeps its last whole version).
+	closed := make(chan struct{})
+	defer close(closed)
+	go func() {
+		select {
+		case <-interrupts:
+			s.CancelBackground()
+		case <-closed:
+		}
+	}()
 	return s.Close()
 }
 

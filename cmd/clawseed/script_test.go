@@ -443,12 +443,15 @@ func reqNum(ts *testscript.TestScript, arg string) int {
 const (
 	summarySystemPrefix = "You summarise a conversation"
 	summaryInPlaceMark  = "<compaction_request>"
+	// sessionSummaryPrefix starts the system prompt of a session summary
+	// update (issue 24), a side request too.
+	sessionSummaryPrefix = "You keep the running summary"
 )
 
 // isSummaryRequest tells compaction summary requests from the
 // conversation's.
 func isSummaryRequest(ts *testscript.TestScript, rec providertest.Recorded) bool {
-	if strings.HasPrefix(systemPrompt(ts, rec), summarySystemPrefix) {
+	if sys := systemPrompt(ts, rec); strings.HasPrefix(sys, summarySystemPrefix) || strings.HasPrefix(sys, sessionSummaryPrefix) {
 		return true
 	}
 	lines := strings.Split(strings.TrimRight(view(ts, rec).Transcript(), "\n"), "\n")

@@ -34,6 +34,8 @@ type sessionsOptions struct {
 	JSON   bool
 	All    bool
 	Force  bool
+	// Summary: `sessions show --summary` prints the session summary.
+	Summary bool
 }
 
 func newSessionsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
@@ -54,13 +56,14 @@ func newSessionsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	list.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	show := &cobra.Command{
 		Use:   "show ID",
-		Short: "Show a session's header and history (ID or a unique prefix of one)",
+		Short: "Show a session's header and history, or its summary (ID or a unique prefix of one)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return sessionsShowRun(opts, args[0])
 		},
 	}
 	show.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
+	show.Flags().BoolVar(&opts.Summary, "summary", false, "print the session summary (<session>.summary.md) instead")
 	rm := &cobra.Command{
 		Use:   "rm ID",
 		Short: "Delete a session (ID or a unique prefix of one)",
@@ -168,6 +171,9 @@ func sessionsShowRun(opts *sessionsOptions, arg string) error {
 	if err != nil {
 		return err
 	}
+	if opts.Summary {
+		return sessionsShowSummary(opts, store, id)
+	}
 	s, err := store.Load(id)
 	if err != nil {
 		return &exitError{code: exitFailure, err: err}
@@ -192,6 +198,32 @@ func sessionsShowRun(opts *sessionsOptions, arg string) error {
 		fmt.Fprintln(opts.io.Err, "warning: "+w)
 	}
 	return nil
+}
+
+// sessionsShowSummary prints session id's summary file (as clawseed
+// writes it: a header line saying what it covers, then the sections), or
+// with --json its fields and path. A session without one is a failure.
+func sessionsShowSummary(opts *sessionsOptions, store *session.Store, id string) error {
+	sum, ok, err := store.ReadSummary(id)
+	if err != nil {
+		return &exitError{code: exitFailure, err: err}
+	}
+	if !ok {
+		return &exitError{code: exitFailure, err: fmt.Errorf("session %s has no summary yet: it is written once the conversation has grown by [memory.session].update_every_tokens", id)}
+	}
+	if !opts.JSON {
+		_, err := io.WriteString(opts.io.Out, sum.Render())
+		return err
+	}
+	path, _ := store.SummaryPath(id)
+	if sum.Sections == nil {
+		sum.Sections = []session.SummarySection{}
+	}
+	return writeSessionJSON(opts.io.Out, struct {
+		ID   string `json:"id"`
+		Path string `json:"path"`
+		session.Summary
+	}{id, path, sum})
 }
 
 // printSession prints the header lines, a blank line and the history.

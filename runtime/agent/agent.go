@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clawseed/clawseed/permissions"
@@ -281,6 +282,16 @@ type Options struct {
 	Summarizer Model
 	// SummaryModelName is the model of summary requests; "" means ModelName.
 	SummaryModelName string
+	// SummaryEveryTokens turns session memory on (sessionmemory.go): when
+	// the Recorder keeps a summary file ([SummaryFile]), an update of it
+	// starts through Background after a turn once the conversation has
+	// grown by this many estimated tokens since the summary's mark, and
+	// compaction uses a current summary instead of a request. 0: off.
+	SummaryEveryTokens int
+	// Background runs work that must not hold up a turn (session summary
+	// updates) and gives it the context that cancels it; the caller waits
+	// for it before closing the Recorder. nil: such work does not run.
+	Background func(job func(ctx context.Context))
 	// Recorder persists the session; nil keeps it in memory only.
 	Recorder Recorder
 	// SessionID is sent as the requests' cache key
@@ -321,6 +332,15 @@ type Agent struct {
 	index skills.Index
 
 	history []providers.Message
+	// sessionMsgs counts the session's messages (message records) so far,
+	// and lead the history messages at the front that are not the last of
+	// them in order: history[lead:] are the last len(history)-lead
+	// (sessionmemory.go).
+	sessionMsgs, lead int
+	// summaryBusy is set while a session summary update runs;
+	// summaryFailedAt is sessionMsgs when the last one failed.
+	summaryBusy     atomic.Bool
+	summaryFailedAt atomic.Int64
 	// usageMu guards usage and byModel, which tools (llm_task) add to from
 	// their own goroutines.
 	usageMu     sync.Mutex
@@ -338,7 +358,9 @@ type Agent struct {
 	reported, reportedAt int
 
 	recordedSkills []skills.SnapshotEntry
-	recordFailed   bool
+	// recordFailed is set by the first recording failure; usage is
+	// recorded from tools' and background goroutines too.
+	recordFailed atomic.Bool
 	// recalled lists the memory files recalled this session, each given
 	// once.
 	recalled []string
@@ -541,6 +563,7 @@ func (a *Agent) History() []providers.Message { return slices.Clone(a.history) }
 // not recorded (see [Agent.Resume] for sessions).
 func (a *Agent) SetHistory(msgs []providers.Message) {
 	a.history = repairHistory(slices.Clone(msgs))
+	a.sessionMsgs, a.lead = len(a.history), 0
 	a.reported = 0
 	a.nested = nil
 }
@@ -551,7 +574,11 @@ func (a *Agent) SetHistory(msgs []providers.Message) {
 // give the new session's with SetRecorder.
 func (a *Agent) Reset(ctx context.Context) {
 	a.history = nil
+	a.sessionMsgs, a.lead = 0, 0
+	a.summaryFailedAt.Store(0)
+	a.usageMu.Lock()
 	a.usage, a.byModel = providers.Usage{}, nil
+	a.usageMu.Unlock()
 	a.reported, a.reportedAt = 0, 0
 	a.alwaysAllow = map[string]bool{}
 	a.recalled = nil

@@ -35,9 +35,17 @@ type CompactionInfo struct {
 	// Summarized is false when the summary request failed and the oldest
 	// turns were dropped with a note instead.
 	Summarized bool `json:"summarized"`
+	// Source says how: session.CompactSessionSummary (the session summary
+	// file, no request), session.CompactSummaryRequest or
+	// session.CompactDropped.
+	Source string `json:"source,omitempty"`
 	// Error says why summarising failed.
 	Error string `json:"error,omitempty"`
 }
+
+// FromSessionSummary reports whether the session summary replaced the
+// head, with no model request.
+func (c CompactionInfo) FromSessionSummary() bool { return c.Source == session.CompactSessionSummary }
 
 // summaryResultChars caps each tool result in the transcript sent for
 // summarising: the summary needs what a result showed, not all of it.
@@ -83,11 +91,14 @@ func (a *Agent) Compact(ctx context.Context, focus string) (CompactionInfo, erro
 	return info, err
 }
 
-// compact replaces the head of the history by a summary (§7). The system
-// prompt is not touched: the skill index and active skills survive any
-// number of compactions byte for byte. When the summary request fails, the
-// oldest whole turns are dropped and a one-line note is inserted instead. It
-// returns an error only when ctx ends, and then leaves the history as it was.
+// compact replaces the head of the history by a summary (§7): the session
+// summary when it is current and no focus is asked for (no request,
+// summarycompact.go), else one the model writes. The system prompt is not
+// touched: the skill index and active skills survive any number of
+// compactions byte for byte. When the summary request fails, the oldest
+// whole turns are dropped and a one-line note is inserted instead. It
+// returns an error only when ctx ends, and then leaves the history as it
+// was.
 //
 // The summary is a user message and the kept tail may start with one too;
 // the OpenAI wire accepts adjacent user messages and the Anthropic API merges
@@ -101,8 +112,17 @@ func (a *Agent) compact(ctx context.Context, reason, focus string) (CompactionIn
 		budget = min(budget, stats.History/2)
 	}
 	budget = max(budget, 0)
-	keep := min(a.opts.KeepRecentTokens, budget/2)
-	sp := chooseSplit(a.history, keep, budget*3/4, messageTokens)
+	var sp split
+	lead, start, fromSummary := providers.Message{}, 0, false
+	if strings.TrimSpace(focus) == "" {
+		lead, start, fromSummary = a.fromSessionSummary(budget)
+	}
+	if fromSummary {
+		sp = split{Cut: start, Pinned: -1}
+	} else {
+		keep := min(a.opts.KeepRecentTokens, budget/2)
+		sp = chooseSplit(a.history, keep, budget*3/4, messageTokens)
+	}
 	if sp.empty() {
 		info.TokensAfter = info.TokensBefore
 		return info, nil
@@ -116,22 +136,31 @@ func (a *Agent) compact(ctx context.Context, reason, focus string) (CompactionIn
 		return map[string]any{"trigger": trigger, "custom_instructions": focus}
 	})
 	head, kept := sp.parts(a.history)
-	summary, err := a.summarize(ctx, head, focus, budget, reason)
-	if ctx.Err() != nil {
-		return info, ctx.Err()
-	}
-	var lead providers.Message
-	if err != nil {
-		sp = wholeTurns(a.history, sp)
-		head, kept = sp.parts(a.history)
-		lead = providers.UserText(fmt.Sprintf("[%d earlier messages were removed to fit the context window; summarising them failed.]", len(head)))
-		info.Error = err.Error()
-	} else {
-		lead = summaryMessage(summary)
-		info.Summarized = true
+	switch {
+	case fromSummary:
+		info.Summarized, info.Source = true, session.CompactSessionSummary
+	default:
+		summary, err := a.summarize(ctx, head, focus, budget, reason)
+		if ctx.Err() != nil {
+			return info, ctx.Err()
+		}
+		if err != nil {
+			sp = wholeTurns(a.history, sp)
+			head, kept = sp.parts(a.history)
+			lead = providers.UserText(fmt.Sprintf("[%d earlier messages were removed to fit the context window; summarising them failed.]", len(head)))
+			info.Error, info.Source = err.Error(), session.CompactDropped
+		} else {
+			lead = summaryMessage(summary)
+			info.Summarized, info.Source = true, session.CompactSummaryRequest
+		}
 	}
 	lead = a.afterCompactHooks(ctx, trigger, lead)
+	// The kept messages that are still the session's last messages in
+	// order: those from the cut on, past the old lead (a pinned user
+	// message is not one of them).
+	inOrder := len(a.history) - max(sp.Cut, a.lead)
 	a.history = append([]providers.Message{lead}, kept...)
+	a.lead = len(a.history) - inOrder
 	a.reported = 0
 	// The prompt's cached prefix is lost with the history anyway: take the
 	// memories written since the session started.
@@ -149,6 +178,8 @@ func (a *Agent) compact(ctx context.Context, reason, focus string) (CompactionIn
 			TokensBefore: info.TokensBefore,
 			TokensAfter:  info.TokensAfter,
 			Messages:     a.History(),
+			Source:       info.Source,
+			Lead:         a.lead,
 		}))
 	}
 	ev := info
@@ -285,35 +316,9 @@ func (a *Agent) inPlaceRequest(ask string) providers.Request {
 // is a failure. Its usage counts in the session under the model that
 // answered.
 func (a *Agent) summaryRequest(ctx context.Context, req providers.Request, model Model, budget int) (string, error) {
-	var text strings.Builder
-	resp := &response{}
-	defer func() { a.addModelUsage(resp.answeredBy(req.Model), resp.usage) }()
-	calls := false
-	for ev, err := range model.Stream(ctx, req) {
-		if err != nil {
-			return "", err
-		}
-		resp.model = ev.AnsweredBy(resp.model)
-		switch ev.Type {
-		case providers.EventTextDelta:
-			text.WriteString(ev.Text)
-		case providers.EventToolCall:
-			calls = true
-		case providers.EventUsage:
-			if ev.Usage != nil {
-				resp.usage.Add(*ev.Usage)
-			}
-		}
-	}
-	if ctx.Err() != nil {
-		return "", ctx.Err()
-	}
-	if calls {
-		return "", errors.New("the summary request was answered with tool calls")
-	}
-	summary := strings.TrimSpace(stripThink(text.String()))
-	if summary == "" {
-		return "", errors.New("the summary request returned no text")
+	summary, err := a.collectText(ctx, model, req)
+	if err != nil {
+		return "", err
 	}
 	return truncateOutput(summary, max(budget/2, 500)*4), nil
 }

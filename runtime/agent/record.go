@@ -29,7 +29,7 @@ type Recorder interface {
 // stops recording. The active skills are recorded anew into it.
 func (a *Agent) SetRecorder(r Recorder) {
 	a.opts.Recorder = r
-	a.recordFailed = false
+	a.recordFailed.Store(false)
 	a.recordedSkills = nil
 	a.syncSkills()
 }
@@ -37,6 +37,7 @@ func (a *Agent) SetRecorder(r Recorder) {
 // add appends messages to the history and records them.
 func (a *Agent) add(msgs ...providers.Message) {
 	a.history = append(a.history, msgs...)
+	a.sessionMsgs += len(msgs)
 	if a.opts.Recorder == nil {
 		return
 	}
@@ -47,10 +48,9 @@ func (a *Agent) add(msgs ...providers.Message) {
 
 // recorded reports the first recording failure of the session.
 func (a *Agent) recorded(err error) {
-	if err == nil || a.recordFailed {
+	if err == nil || !a.recordFailed.CompareAndSwap(false, true) {
 		return
 	}
-	a.recordFailed = true
 	a.opts.Sink(Event{Type: EventError, Text: "session not saved: " + err.Error()})
 }
 
@@ -109,6 +109,7 @@ func (a *Agent) syncSkills() {
 // against the saved state are recorded.
 func (a *Agent) Resume(ctx context.Context, history []providers.Message, active []session.SkillState, usage []providers.ModelUsage, recalled []string) []skills.Diagnostic {
 	a.history = repairHistory(slices.Clone(history))
+	a.sessionMsgs, a.lead = len(a.history), 0
 	a.restoreUsage(usage)
 	a.recalled = slices.Clone(recalled)
 	a.reported = 0
@@ -128,5 +129,16 @@ func (a *Agent) Resume(ctx context.Context, history []providers.Message, active 
 	}
 	a.recordedSkills = saved
 	a.syncSkills()
+	return diags
+}
+
+// ResumeSession restores a loaded session file with [Agent.Resume], and
+// where the history stands among the session's messages, which the session
+// summary's mark counts (sessionmemory.go): a message the repair added
+// counts as one of them.
+func (a *Agent) ResumeSession(ctx context.Context, s *session.Session) []skills.Diagnostic {
+	diags := a.Resume(ctx, s.Messages, s.Skills, s.UsageByModel, s.Recalled)
+	a.lead = min(s.Lead, len(a.history))
+	a.sessionMsgs = s.MessageRecords + len(a.history) - len(s.Messages)
 	return diags
 }

@@ -116,3 +116,80 @@ func isResults(m providers.Message) bool {
 func isTurnStart(m providers.Message) bool {
 	return m.Role == providers.RoleUser && !isResults(m)
 }
+
+// windowLimits bound the recent window a compaction from the session
+// summary keeps raw (summaryWindow).
+type windowLimits struct {
+	minTokens, maxTokens int
+	// minText is the number of messages with text (not tool results) the
+	// window should hold.
+	minText int
+}
+
+// summaryWindow returns where the raw window of a compaction from the
+// session summary starts: at or before first, the first message the
+// summary does not cover (everything from there on is kept), never before
+// lowest (the messages before it are a compaction's summary), never on a
+// tool-results message (a call and its results stay together, and a
+// message's reasoning blocks are part of it, so thinking stays with its
+// tool_use). From first it reaches back, whole call-and-results pairs at a
+// time, until the window holds lim.minTokens and lim.minText text
+// messages, while it stays within lim.maxTokens. ok is false when what the
+// summary does not cover is alone larger than lim.maxTokens (the summary
+// is then too old to be used) or first is out of range.
+func summaryWindow(msgs []providers.Message, lowest, first int, lim windowLimits, tokens func(providers.Message) int) (start int, ok bool) {
+	if first < lowest || first > len(msgs) {
+		return 0, false
+	}
+	start = first
+	for start > lowest && !canCut(msgs, start) {
+		start--
+	}
+	if !canCut(msgs, start) {
+		return 0, false // results whose call is not in the history: a damaged history
+	}
+	size, texts := windowSize(msgs[start:], tokens)
+	if size > lim.maxTokens {
+		return 0, false
+	}
+	for start > lowest && (size < lim.minTokens || texts < lim.minText) {
+		s := start - 1
+		for s > lowest && !canCut(msgs, s) {
+			s--
+		}
+		if !canCut(msgs, s) {
+			break
+		}
+		n, t := windowSize(msgs[s:start], tokens)
+		if size+n > lim.maxTokens {
+			break
+		}
+		start, size, texts = s, size+n, texts+t
+	}
+	return start, true
+}
+
+// windowSize returns the tokens of msgs and how many of them carry text.
+func windowSize(msgs []providers.Message, tokens func(providers.Message) int) (size, texts int) {
+	for _, m := range msgs {
+		size += tokens(m)
+		if hasText(m) {
+			texts++
+		}
+	}
+	return size, texts
+}
+
+// hasText reports whether m says something in words: a user's or the
+// assistant's text, not a tool-results message.
+func hasText(m providers.Message) bool {
+	if isResults(m) {
+		return false
+	}
+	for _, p := range m.Parts {
+		if p.Type == providers.PartText && strings.TrimSpace(p.Text) != "" {
+			return true
+		}
+	}
+	return false
+}

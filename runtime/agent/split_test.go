@@ -22,6 +22,10 @@ func history(shape string) []providers.Message {
 			msgs = append(msgs, providers.UserText(fmt.Sprint("turn ", i)))
 		case 'A':
 			msgs = append(msgs, providers.AssistantText(fmt.Sprint("answer ", i)))
+		case 'K': // a call with the thinking that led to it, in one message
+			calls++
+			msgs = append(msgs, providers.Message{Role: providers.RoleAssistant, Parts: []providers.Part{
+				{Type: providers.PartReasoning, Text: "think", Signature: "sig"}, call(fmt.Sprint(calls), "shell")}})
 		case 'C', 'P': // P: three parallel calls in one message
 			m := providers.Message{Role: providers.RoleAssistant}
 			n := 1
@@ -168,5 +172,103 @@ func BenchmarkChooseSplit(b *testing.B) {
 	msgs := history(strings.Repeat("UCRPRA", 2000/6+1)[:2000])
 	for b.Loop() {
 		chooseSplit(msgs, 20000, 80000, messageTokens)
+	}
+}
+
+// TestSummaryWindow: the raw window of a compaction from the session
+// summary. Shapes as in TestChooseSplit (K: a call message with its
+// thinking); every message weighs 10 tokens.
+func TestSummaryWindow(t *testing.T) {
+	t.Parallel()
+	lim := func(minT, maxT, minText int) windowLimits {
+		return windowLimits{minTokens: minT, maxTokens: maxT, minText: minText}
+	}
+	cases := []struct {
+		name          string
+		shape         string
+		lowest, first int
+		lim           windowLimits
+		want          int
+		ok            bool
+	}{
+		{"uncovered part alone, limits met", "UAUAUA", 0, 4, lim(10, 100, 1), 4, true},
+		{"results are kept with their call", "UAUCRCRA", 0, 6, lim(0, 100, 0), 5, true},
+		{"parallel calls stay with their results", "UAUPRA", 0, 4, lim(0, 100, 0), 3, true},
+		{"text-protocol results stay with their call", "UCTA", 0, 2, lim(0, 100, 0), 1, true},
+		{"thinking stays with its tool_use", "UAUKRA", 0, 4, lim(0, 100, 0), 3, true},
+		{"reaches back to the minimum tokens", "UAUAUAUA", 0, 8, lim(30, 100, 0), 5, true},
+		{"reaches back to five text messages", "UCRCRAUCRCRAUA", 0, 14, lim(0, 1000, 5), 5, true},
+		{"steps back over a whole pair", "UACRUA", 0, 4, lim(25, 100, 0), 2, true},
+		{"stops before a pair that would pass the maximum", "UACRUA", 0, 4, lim(100, 35, 0), 4, true},
+		{"stops at the maximum", "UAUAUAUAUA", 0, 10, lim(1000, 40, 5), 6, true},
+		{"never before lowest (a compaction's summary)", "UAUAUA", 1, 5, lim(1000, 1000, 10), 1, true},
+		{"everything covered, history too short", "UA", 0, 2, lim(1000, 1000, 5), 0, true},
+		{"what is not covered is over the maximum: stale", "UAUAUAUA", 0, 2, lim(10, 50, 0), 0, false},
+		{"first before lowest: stale", "UAUA", 2, 1, lim(0, 100, 0), 0, false},
+		{"first past the end", "UA", 0, 3, lim(0, 100, 0), 0, false},
+		{"results with no call in reach", "TUA", 0, 0, lim(0, 100, 0), 0, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			msgs := history(c.shape)
+			got, ok := summaryWindow(msgs, c.lowest, c.first, c.lim, flat)
+			if got != c.want || ok != c.ok {
+				t.Fatalf("summaryWindow(%s, lowest %d, first %d, %+v) = %d, %v; want %d, %v", c.shape, c.lowest, c.first, c.lim, got, ok, c.want, c.ok)
+			}
+			if !ok || got == len(msgs) {
+				return
+			}
+			if isResults(msgs[got]) {
+				t.Errorf("window starts with tool results")
+			}
+			kept := append([]providers.Message{providers.UserText("summary")}, msgs[got:]...)
+			if len(repairHistory(kept)) != len(kept) {
+				t.Errorf("the kept window needed repair")
+			}
+		})
+	}
+}
+
+// TestSummaryWindowInvariants: over random histories, a window never
+// starts on tool results, holds everything from first, stays within the
+// maximum when it grew, and stops growing only for a reason.
+func TestSummaryWindowInvariants(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for iter := range 3000 {
+		msgs := history(randomShape(rng, 1+rng.IntN(30)))
+		first := rng.IntN(len(msgs) + 1)
+		l := windowLimits{minTokens: rng.IntN(200), maxTokens: rng.IntN(300), minText: rng.IntN(8)}
+		start, ok := summaryWindow(msgs, 0, first, l, flat)
+		where := fmt.Sprintf("case %d: %d messages, first %d, %+v -> %d %v", iter, len(msgs), first, l, start, ok)
+		uncoveredSize, _ := windowSize(msgs[first:], flat)
+		if !ok {
+			if uncoveredSize <= l.maxTokens-10 {
+				t.Fatalf("%s: refused although the uncovered part fits", where)
+			}
+			continue
+		}
+		if start > first || start < 0 {
+			t.Fatalf("%s: window does not hold everything from first", where)
+		}
+		if start < len(msgs) && isResults(msgs[start]) {
+			t.Fatalf("%s: window starts with tool results", where)
+		}
+		size, texts := windowSize(msgs[start:], flat)
+		if start < first && size > l.maxTokens {
+			t.Fatalf("%s: grew past the maximum (%d)", where, size)
+		}
+		if start > 0 && size < l.minTokens-0 && texts < l.minText {
+			// Growth stopped short of both minimums: only the maximum may
+			// stop it (the next pair does not fit).
+			s := start - 1
+			for s > 0 && isResults(msgs[s]) {
+				s--
+			}
+			if n, _ := windowSize(msgs[s:], flat); n <= l.maxTokens {
+				t.Fatalf("%s: stopped at %d tokens, %d texts although %d fit", where, size, texts, n)
+			}
+		}
 	}
 }

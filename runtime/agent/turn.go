@@ -58,7 +58,9 @@ const userPrefixLayout = "2006-01-02 15:04 -07:00"
 // The returned error is ctx's error on cancellation, wraps [ErrMaxIterations]
 // at the limit, or is the provider's error.
 func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
+	n := len(a.history)
 	a.history = repairHistory(a.history)
+	a.sessionMsgs += len(a.history) - n
 	stamp := "[" + a.opts.Now().Format(userPrefixLayout) + "] "
 	a.opts.Sink(Event{Type: EventTurnStart, Text: text})
 	res := TurnResult{base: a.UsageByModel()}
@@ -209,6 +211,12 @@ func (a *Agent) endTurn(ctx context.Context, res TurnResult, err error) (TurnRes
 	res.Usage = providers.TotalUsage(res.Models)
 	usage := res.Usage
 	a.opts.Sink(Event{Type: EventTurnEnd, Status: res.Status, Text: res.Final, Usage: &usage, Iteration: res.Iterations})
+	switch res.Status {
+	case StatusOK, StatusMaxIterations, StatusStopped:
+		// Not after a cancelled, blocked or failed turn: the next turn
+		// that completes catches up, the update being incremental.
+		a.maybeUpdateSummary()
+	}
 	return res, err
 }
 

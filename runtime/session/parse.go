@@ -111,6 +111,7 @@ func (p *parser) apply(n int, r *Record) {
 	case TypeCompaction:
 		s.Messages = slices.Clone(r.Compaction.Messages)
 		s.Summary = r.Compaction.Summary
+		s.Lead = min(max(r.Compaction.Lead, 1), len(s.Messages))
 		s.Compactions++
 	case TypeFork:
 		s.Forks++

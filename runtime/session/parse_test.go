@@ -154,6 +154,7 @@ func TestParseReplay(t *testing.T) {
 		},
 		Compactions:    2,
 		Summary:        "S2",
+		Lead:           1,
 		Records:        15,
 		MessageRecords: 4,
 		Title:          "first question",

@@ -94,7 +94,28 @@ type Compaction struct {
 	// kept tail). Loading starts from the last compaction's Messages and
 	// appends the message records after it.
 	Messages []providers.Message `json:"messages"`
+	// Source says how the summary was made: [CompactSessionSummary],
+	// [CompactSummaryRequest] or [CompactDropped] ("" in files written
+	// before it).
+	Source string `json:"source,omitempty"`
+	// Lead is how many of Messages come before the kept messages that
+	// are, in order, the last message records: the summary, and the
+	// current turn's user message when the cut fell inside that turn.
+	// 0 in files written before it, which means 1.
+	Lead int `json:"lead,omitempty"`
 }
+
+// Compaction sources: the values of [Compaction.Source].
+const (
+	// CompactSessionSummary: the session summary file replaced the head,
+	// with no model request.
+	CompactSessionSummary = "session_summary"
+	// CompactSummaryRequest: a model request summarised the head.
+	CompactSummaryRequest = "summary_request"
+	// CompactDropped: summarising failed; the oldest turns were dropped
+	// with a one-line note.
+	CompactDropped = "dropped"
+)
 
 // A Fork records the transcript of a sub-agent: a `context: fork` skill's
 // (§4.10) or an Agent call's subagent. Its usage is recorded separately, as usage records, so totals
@@ -167,6 +188,10 @@ type Session struct {
 	// Summary is the last compaction's summary text ("" without compaction);
 	// Messages[0] carries the same text when the compaction kept it first.
 	Summary string `json:"summary,omitempty"`
+	// Lead is how many of Messages, at the front, are not message records
+	// in order (the last compaction's [Compaction.Lead]); 0 without
+	// compaction. Messages[Lead:] are the last message records.
+	Lead int `json:"lead,omitempty"`
 	// Records is the number of valid records read; MessageRecords the number
 	// of message records among them (compactions do not reduce it).
 	Records        int `json:"records"`

@@ -290,7 +290,7 @@ func (s *Store) Latest(workspace string) (string, error) {
 	return "", fmt.Errorf("%w: no session for workspace %s in %s", ErrNotFound, workspace, s.Dir)
 }
 
-// Remove deletes session id's file. A session that another clawseed
+// Remove deletes session id's file and its summary. A session that another clawseed
 // process has open (locked, see [Store.Open]) is not removed: the error
 // wraps [ErrInUse], since that process would go on writing a file that no
 // longer exists and lose its turn; force removes it all the same.
@@ -315,7 +315,7 @@ func (s *Store) Remove(id string, force bool) error {
 	if err != nil {
 		return fmt.Errorf("remove session %s: %w", path, err)
 	}
-	return nil
+	return removeSummary(path)
 }
 
 // checkUnused fails with ErrInUse when another process holds the lock of the

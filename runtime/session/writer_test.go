@@ -123,6 +123,7 @@ func TestRoundTrip(t *testing.T) {
 		},
 		Compactions:    1,
 		Summary:        summary.Text(),
+		Lead:           1,
 		Records:        15,
 		MessageRecords: 6,
 		Title:          "first question",

@@ -180,7 +180,8 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, resolved: resolved, notices: o.Notices}
+	s := &Session{cfg: cfg, resolved: resolved, notices: o.Notices, proc: o.Process}
+	s.bgCtx, s.bgCancel = context.WithCancel(ctx)
 	if err := s.open(o.Resume); err != nil { // 3
 		return nil, err
 	}
@@ -421,6 +422,8 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		Usage:              p.usage,
 		Summarizer:         p.summarizer,
 		SummaryModelName:   p.summaryModel,
+		SummaryEveryTokens: cfg.SessionMemoryEvery(),
+		Background:         s.background,
 		Recorder:           s.recorder(),
 		SessionID:          s.sessionID,
 		Sink:               o.Sink,

@@ -25,6 +25,7 @@ import (
 	"github.com/clawseed/clawseed/internal/claudesettings"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
@@ -74,6 +75,12 @@ type Session struct {
 	settings *claudesettings.Set
 	// perms are the session's permission rules (permissions.go).
 	perms *sessionRules
+	// proc is the process the session belongs to; bg counts its
+	// background work (summary.go), which bgCtx cancels.
+	proc     *Process
+	bg       sync.WaitGroup
+	bgCtx    context.Context
+	bgCancel context.CancelFunc
 }
 
 // Agent is the session's agent.
@@ -171,6 +178,8 @@ func (s *Session) Shutdown() error {
 		s.mcp.Close()
 		s.mcp = nil
 	}
+	closeErr := s.Close()
+	s.CancelBackground()
 	var memErr, tmpErr error
 	if s.memory != nil {
 		memErr = errors.Join(s.memory.Close(), s.agentMemory.Close())
@@ -178,11 +187,14 @@ func (s *Session) Shutdown() error {
 	if s.conf != nil {
 		tmpErr = s.conf.close()
 	}
-	return errors.Join(s.Close(), memErr, tmpErr)
+	return errors.Join(closeErr, memErr, tmpErr)
 }
 
-// Close flushes and closes the session file.
+// Close waits for the session's background work (a session summary update
+// writes the summary file and records its usage), then flushes and closes
+// the session file.
 func (s *Session) Close() error {
+	s.bg.Wait()
 	if s.writer == nil {
 		return nil
 	}
@@ -238,7 +250,7 @@ func (s *Session) open(r Resume) error {
 // what could not be restored as it was.
 func (s *Session) resume(ctx context.Context, notices io.Writer) {
 	r := s.resumed
-	diags := s.agent.Resume(ctx, r.Messages, r.Skills, r.UsageByModel, r.Recalled)
+	diags := s.agent.ResumeSession(ctx, r)
 	if s.mcp != nil {
 		// Deferred MCP tools the session had called are in its tools
 		// array again, in the order first called.

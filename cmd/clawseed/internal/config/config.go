@@ -238,6 +238,29 @@ type Memory struct {
 	// logs/YYYY-MM-DD.md; `clawseed memory distill` makes topic files
 	// of the logs). See [MemoryModeTopics].
 	Mode string `toml:"mode"`
+	// Session is [memory.session]: each session's summary file.
+	Session MemorySession `toml:"session"`
+}
+
+// MemorySession is the [memory.session] table: the summary file each
+// session keeps next to its transcript, updated in the background and used
+// by compaction instead of a summary request (issue 24). It needs
+// [sessions].enabled; it does not need [memory].enabled.
+type MemorySession struct {
+	Enabled bool `toml:"enabled"`
+	// UpdateEveryTokens is how much the conversation grows (estimated
+	// tokens) between two updates.
+	UpdateEveryTokens int `toml:"update_every_tokens"`
+}
+
+// SessionMemoryEvery is the growth, in tokens, between two updates of the
+// session summary; 0 when there is no session summary ([sessions] or
+// [memory.session] off).
+func (c *Config) SessionMemoryEvery() int {
+	if !c.Sessions.Enabled || !c.Memory.Session.Enabled {
+		return 0
+	}
+	return c.Memory.Session.UpdateEveryTokens
 }
 
 // The values of [memory].mode.
@@ -355,7 +378,7 @@ func Default() *Config {
 			KeepRecentTokens: 20000,
 		},
 		Sessions:    Sessions{Enabled: true},
-		Memory:      Memory{Enabled: true, AutoRecall: true, Mode: MemoryModeTopics},
+		Memory:      Memory{Enabled: true, AutoRecall: true, Mode: MemoryModeTopics, Session: MemorySession{Enabled: true, UpdateEveryTokens: 10000}},
 		WebFetch:    WebFetch{Enabled: true, AllowedDomains: []string{"*"}, BlockedDomains: []string{}, MaxBytes: 2 << 20, TimeoutSecs: 30},
 		WebSearch:   WebSearch{Enabled: true, Provider: "duckduckgo", TimeoutSecs: 30},
 		HTTPRequest: HTTPRequest{Enabled: false, AllowedDomains: []string{}, MaxBytes: 2 << 20, TimeoutSecs: 30},

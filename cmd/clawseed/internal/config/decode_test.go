@@ -183,6 +183,8 @@ func TestValidation(t *testing.T) {
 			"instructions.max_file_bytes: must be between 1 and 262144, got 262145"},
 		{"zero instruction total", "[instructions]\nmax_total_bytes = 0\n", 2, "instructions.max_total_bytes",
 			"instructions.max_total_bytes: must be at least 1, got 0"},
+		{"session summary updated at every token", "[memory.session]\nupdate_every_tokens = 0\n", 2, "memory.session.update_every_tokens",
+			"memory.session.update_every_tokens: must be at least 1, got 0"},
 		{"index budget percent", "[skills]\nindex_budget_percent = -0.5\n", 2, "skills.index_budget_percent",
 			"skills.index_budget_percent: must be between 0 and 100, got -0.5"},
 		{"nan", "[skills]\nindex_budget_percent = nan\n", 2, "skills.index_budget_percent",

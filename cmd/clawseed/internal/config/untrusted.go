@@ -26,6 +26,10 @@ const (
 	// lowerCap: a limit where 0 means none; the project may only make it
 	// smaller.
 	lowerCap
+	// raiseOnly: a spacing where a larger value costs less (how much the
+	// conversation grows between two background requests): the project
+	// may set it to at least the user's value.
+	raiseOnly
 	// lowerOnly: a resource limit (bytes, seconds, a count of iterations,
 	// retries, parallel calls or active skills, a share of the context)
 	// where a smaller value is the safer one: the project may set it to at
@@ -175,6 +179,8 @@ var projectRules = map[string]keyRule{
 	"memory.dir":                          {kind: ignored, why: whyOutside},
 	"memory.auto_recall":                  {kind: offOnly},
 	"memory.mode":                         {kind: ignored, why: whyMemoryMode},
+	"memory.session.enabled":              {kind: offOnly},
+	"memory.session.update_every_tokens":  {kind: raiseOnly},
 	"instructions.enabled":                {kind: offOnly},
 	"instructions.max_file_bytes":         {kind: lowerOnly},
 	"instructions.max_total_bytes":        {kind: lowerOnly},

@@ -133,6 +133,10 @@ func (d *decoder) restrictKey(tree map[string]any, l fileLeaf, before *Config) (
 		if raised(now, old) {
 			return reject("may only lower this limit (user: " + fmt.Sprint(old.Interface()) + ")")
 		}
+	case raiseOnly:
+		if raised(old, now) {
+			return reject("may only raise this (user: " + fmt.Sprint(old.Interface()) + ")")
+		}
 	case offOnly:
 		if now.Bool() && !old.Bool() {
 			return reject("may turn this off, not on")

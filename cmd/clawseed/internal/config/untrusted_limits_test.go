@@ -74,12 +74,12 @@ func TestProjectRulesNumbers(t *testing.T) {
 		case r.kind == applies && r.why == "":
 			t.Errorf("%s applies in an untrusted workspace without a reason: make it lowerOnly (a resource limit) "+
 				"or say in why what bounds it", n.key)
-		case r.kind != applies && r.kind != lowerOnly && r.kind != lowerCap && r.kind != ignored:
+		case r.kind != applies && r.kind != lowerOnly && r.kind != lowerCap && r.kind != raiseOnly && r.kind != ignored:
 			t.Errorf("%s: rule kind %d is not one for a number", n.key, r.kind)
 		}
 	}
 	for _, k := range sortedKeys(projectRules) {
-		if kind := projectRules[k].kind; (kind == lowerOnly || kind == lowerCap) && !numeric[k] {
+		if kind := projectRules[k].kind; (kind == lowerOnly || kind == lowerCap || kind == raiseOnly) && !numeric[k] {
 			t.Errorf("%s is %d but not a number", k, kind)
 		}
 	}

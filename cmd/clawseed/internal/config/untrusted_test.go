@@ -331,6 +331,34 @@ func TestUntrustedProjectRules(t *testing.T) {
 			untrusted: false, trusted: false,
 		},
 		{
+			// Session memory (issue 24): an update is a side request, so a
+			// project may make them rarer or stop them, not more frequent,
+			// nor turn them on.
+			name:      "session memory may be spaced out or turned off, not made busier",
+			user:      "[memory.session]\nupdate_every_tokens = 20000\n",
+			project:   "[memory.session]\nupdate_every_tokens = 5000\n",
+			get:       func(c *Config) any { return c.Memory.Session.UpdateEveryTokens },
+			untrusted: 20000, trusted: 5000,
+			ignored: []ignoredWant{{"memory.session.update_every_tokens", "5000", "may only raise this (user: 20000)", 2}},
+		},
+		{
+			name: "session memory updates may be spaced out", project: "[memory.session]\nupdate_every_tokens = 50000\n",
+			get:       func(c *Config) any { return c.Memory.Session.UpdateEveryTokens },
+			untrusted: 50000, trusted: 50000,
+		},
+		{
+			name: "session memory the user turned off stays off", user: "[memory.session]\nenabled = false\n",
+			project:   "[memory.session]\nenabled = true\n",
+			get:       func(c *Config) any { return c.Memory.Session.Enabled },
+			untrusted: false, trusted: true,
+			ignored: []ignoredWant{{"memory.session.enabled", "true", "off, not on", 2}},
+		},
+		{
+			name: "session memory may be turned off", project: "[memory.session]\nenabled = false\n",
+			get:       func(c *Config) any { return c.Memory.Session.Enabled },
+			untrusted: false, trusted: false,
+		},
+		{
 			name: "capabilities may be turned off", project: "[web_fetch]\nenabled = false\n[memory]\nauto_recall = false\n",
 			get:       func(c *Config) any { return []bool{c.WebFetch.Enabled, c.Memory.AutoRecall} },
 			untrusted: []bool{false, false}, trusted: []bool{false, false},

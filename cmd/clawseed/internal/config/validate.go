@@ -76,6 +76,7 @@ func (c *Config) validate() error {
 		atLeast("http_request.max_bytes", c.HTTPRequest.MaxBytes, 1),
 		secsRange("http_request.timeout_secs", c.HTTPRequest.TimeoutSecs, 1),
 		atLeast("context.keep_recent_tokens", c.Context.KeepRecentTokens, 0),
+		atLeast("memory.session.update_every_tokens", c.Memory.Session.UpdateEveryTokens, 1),
 		// A file is read whole up to confine's cap, so no more of it can be
 		// kept.
 		between("instructions.max_file_bytes", c.Instructions.MaxFileBytes, 1, confine.MaxInstructionFile),

@@ -70,6 +70,8 @@ type Chat struct {
 	// Permissions lists the session's permission rules with their
 	// sources (/permissions); nil when unavailable.
 	Permissions func(w io.Writer) error
+	// Summary shows the session summary (/summary); nil when unavailable.
+	Summary func(w io.Writer)
 
 	cancelTurn context.CancelFunc
 }

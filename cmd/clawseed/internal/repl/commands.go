@@ -29,6 +29,7 @@ var builtinCommands = []struct{ name, args, help string }{
 	{"/init", "[FOCUS]", "survey the project and write (or improve) AGENTS.md, its instructions for agents"},
 	{"/cost", "", "show this session's tokens, cache hit ratio and cost in US dollars"},
 	{"/compact", "[FOCUS]", "summarise older messages now (optionally focused)"},
+	{"/summary", "", "show the session summary, kept in the background; compaction uses it instead of a request"},
 	{"/clear", "", "start a new session"},
 	{"/model", "[NAME [MODEL]]", "show or switch the model: a [providers.models] entry or provider, or a model id"},
 	{"/exit", "", "leave (also /quit, exit, quit, Ctrl-D)"},
@@ -145,6 +146,12 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 		c.showCost()
 	case "compact":
 		c.compact(ctx, args)
+	case "summary":
+		if c.Summary == nil {
+			fmt.Fprintln(c.Out, "No session summary in this session.")
+		} else {
+			c.Summary(c.Out)
+		}
 	case "clear":
 		id := ""
 		if c.NewSession != nil {

@@ -180,7 +180,11 @@ func hookSpan(ev agent.Event) span {
 // CompactionLine describes a compaction in one line.
 func CompactionLine(c agent.CompactionInfo) string {
 	how := fmt.Sprintf("%d messages summarised", c.Replaced)
-	if !c.Summarized {
+	switch {
+	case c.FromSessionSummary():
+		how = fmt.Sprintf("%d messages replaced", c.Replaced)
+		return fmt.Sprintf("⇣ context compacted from the session summary (no request) (%s): %d → %d tokens, %s, %d kept", c.Reason, c.TokensBefore, c.TokensAfter, how, c.Kept)
+	case !c.Summarized:
 		how = fmt.Sprintf("%d messages dropped (summary failed: %s)", c.Replaced, Preview(c.Error, 120))
 	}
 	return fmt.Sprintf("⇣ context compacted (%s): %d → %d tokens, %s, %d kept", c.Reason, c.TokensBefore, c.TokensAfter, how, c.Kept)

@@ -373,3 +373,44 @@ func TestHistoryPersists(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestChatSummary: /summary shows the session summary through the
+// session's function, or says there is none; it is never sent.
+func TestChatSummary(t *testing.T) {
+	t.Parallel()
+	fa := newFakeAgent()
+	out, _ := runChat(t, fa, "/summary")
+	if !strings.Contains(out, "No session summary in this session.") || len(fa.turns) != 0 {
+		t.Errorf("without a summary: %q, turns %q", out, fa.turns)
+	}
+	var buf bytes.Buffer
+	c := &Chat{Agent: fa, Reader: &scriptReader{lines: []string{"/summary"}}, Out: &buf, Err: &buf,
+		Summary: func(w io.Writer) { io.WriteString(w, "# Task\nT\n") }}
+	if err := c.Run(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "# Task\nT\n") || len(fa.turns) != 0 {
+		t.Errorf("/summary printed %q, turns %q", buf.String(), fa.turns)
+	}
+}
+
+// TestCompactionLine: a compaction from the session summary says it made
+// no request; the others say what was summarised or dropped.
+func TestCompactionLine(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		info agent.CompactionInfo
+		want string
+	}{
+		{agent.CompactionInfo{Reason: "auto", TokensBefore: 900, TokensAfter: 300, Replaced: 12, Kept: 5, Summarized: true, Source: "session_summary"},
+			"⇣ context compacted from the session summary (no request) (auto): 900 → 300 tokens, 12 messages replaced, 5 kept"},
+		{agent.CompactionInfo{Reason: "manual", TokensBefore: 900, TokensAfter: 300, Replaced: 12, Kept: 5, Summarized: true, Source: "summary_request"},
+			"⇣ context compacted (manual): 900 → 300 tokens, 12 messages summarised, 5 kept"},
+		{agent.CompactionInfo{Reason: "overflow", TokensBefore: 900, TokensAfter: 300, Replaced: 12, Kept: 5, Error: "boom", Source: "dropped"},
+			"⇣ context compacted (overflow): 900 → 300 tokens, 12 messages dropped (summary failed: boom), 5 kept"},
+	} {
+		if got := CompactionLine(c.info); got != c.want {
+			t.Errorf("CompactionLine = %q, want %q", got, c.want)
+		}
+	}
+}
