@@ -72,7 +72,7 @@ func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]Hit, error) {
 	args = append(args, limit*4+len(q.Exclude)+8)
 	rows, err := db.QueryContext(ctx, `SELECT f.id, f.path, f.name, f.description, f.type, f.created, f.updated, f.body, bm25(mem_fts, 4.0, 2.0, 1.0) AS rank
 		FROM mem_fts JOIN mem_files f ON f.id = mem_fts.rowid
-		WHERE mem_fts MATCH ? AND f.folder IN (?, ?)`+typeCond+` ORDER BY rank LIMIT ?`, args...)
+		WHERE mem_fts MATCH ? AND f.folder IN (?, ?)`+typeCond+` ORDER BY rank, f.path LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("memory: recall %q: %w", q.Query, err)
 	}
