@@ -229,6 +229,11 @@ type Memory struct {
 	// Dir "" means $CLAWSEED_HOME/memory; see [Config.MemoryDir].
 	Dir        string `toml:"dir"`
 	AutoRecall bool   `toml:"auto_recall"`
+	// Recall is how automatic recall finds memories: "fts" (the local
+	// full-text index) or "model" (the summary model picks files from the
+	// memories' descriptions: a request per message; the user's choice,
+	// see projectRules).
+	Recall string `toml:"recall"`
 }
 
 // Instructions is the [instructions] table: the project instruction files
@@ -339,7 +344,7 @@ func Default() *Config {
 			KeepRecentTokens: 20000,
 		},
 		Sessions:    Sessions{Enabled: true},
-		Memory:      Memory{Enabled: true, AutoRecall: true},
+		Memory:      Memory{Enabled: true, AutoRecall: true, Recall: "fts"},
 		WebFetch:    WebFetch{Enabled: true, AllowedDomains: []string{"*"}, BlockedDomains: []string{}, MaxBytes: 2 << 20, TimeoutSecs: 30},
 		WebSearch:   WebSearch{Enabled: true, Provider: "duckduckgo", TimeoutSecs: 30},
 		HTTPRequest: HTTPRequest{Enabled: false, AllowedDomains: []string{}, MaxBytes: 2 << 20, TimeoutSecs: 30},

@@ -95,6 +95,9 @@ const (
 	// table is reported with this reason.
 	whyHooks    = "may not add hooks (they run commands)"
 	whyWritable = "may not let commands write outside the workspace"
+	// "model" recall sends each message and the memories' descriptions to
+	// a model, a request per message: only the user turns it on.
+	whyRecall = "may only choose \"fts\" recall: \"model\" sends memories to a model and costs a request per message"
 	// The entries an untrusted project keeps are the user's or tune a
 	// preset the user selected (untrusted_models.go): their key and
 	// endpoint belong to that provider.
@@ -167,6 +170,7 @@ var projectRules = map[string]keyRule{
 	"memory.enabled":                      {kind: offOnly},
 	"memory.dir":                          {kind: ignored, why: whyOutside},
 	"memory.auto_recall":                  {kind: offOnly},
+	"memory.recall":                       {kind: tighten, order: []string{"fts", "model"}, why: whyRecall},
 	"instructions.enabled":                {kind: offOnly},
 	"instructions.max_file_bytes":         {kind: lowerOnly},
 	"instructions.max_total_bytes":        {kind: lowerOnly},
