@@ -295,6 +295,7 @@ type Agent struct {
 	usageMu     sync.Mutex
 	usage       providers.Usage
 	byModel     []providers.ModelUsage // usage per model id, sorted (usage.go)
+	byPurpose   []PurposeUsage         // side requests' share of it, by purpose (usage.go)
 	alwaysAllow map[string]bool
 
 	// toolTokens is the estimated size of the tool schemas, fixed per
@@ -520,7 +521,7 @@ func (a *Agent) SetHistory(msgs []providers.Message) {
 // give the new session's with SetRecorder.
 func (a *Agent) Reset(ctx context.Context) {
 	a.history = nil
-	a.usage, a.byModel = providers.Usage{}, nil
+	a.usage, a.byModel, a.byPurpose = providers.Usage{}, nil, nil
 	a.reported, a.reportedAt = 0, 0
 	a.alwaysAllow = map[string]bool{}
 	a.recalled = nil

@@ -394,7 +394,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		},
 		Reload:             p.reloader.reload,
 		Memory:             memoryIndex(s.memory),
-		Recall:             autoRecall(cfg, s.memory),
+		Recall:             autoRecall(cfg, s.memory, s.recallModel(o, p)),
 		MaxIterations:      maxIter,
 		ParallelTools:      cfg.Agent.ParallelTools,
 		ToolTimeout:        cfg.Agent.ToolTimeout(),

@@ -94,10 +94,16 @@ func memoryIndex(s *memory.Store) agent.MemoryIndex {
 	return s
 }
 
-// autoRecall is the agent's recaller when [memory].auto_recall is on.
-func autoRecall(cfg *config.Config, s *memory.Store) agent.Recaller {
+// autoRecall is the agent's recaller when [memory].auto_recall is on:
+// full-text, or model-based with [memory].recall = "model" (rm is the
+// model then, and full-text recall its fallback).
+func autoRecall(cfg *config.Config, s *memory.Store, rm recallModel) agent.Recaller {
 	if s == nil || !cfg.Memory.AutoRecall {
 		return nil
 	}
-	return memoryRecaller(s)
+	fts := memoryRecaller(s)
+	if cfg.Memory.Recall != "model" {
+		return fts
+	}
+	return modelRecaller(s, rm, fts)
 }
