@@ -155,7 +155,11 @@ func (s *Store) recallReference(ctx context.Context, q RecallQuery) ([]Hit, erro
 // memories in the same index.
 func TestRecallMatchesReference(t *testing.T) {
 	ctx := context.Background()
-	for _, size := range []int{30, 300, 1200} {
+	sizes, queries := []int{30, 300, 1000}, 80
+	if raceEnabled {
+		sizes, queries = []int{30, 300}, 30
+	}
+	for _, size := range sizes {
 		dir := t.TempDir()
 		other, err := Open(ctx, Options{Dir: dir, Workspace: "/w/other"})
 		if err != nil {
@@ -177,7 +181,7 @@ func TestRecallMatchesReference(t *testing.T) {
 		rng := rand.New(rand.NewPCG(uint64(size), 2))
 		extra := []string{"the", "zzz", "nothing", "about", "dup", "note", "body", "else", "42", "7"}
 		types := []string{"", "", "", TypeUser, TypeFeedback, TypeProject, TypeReference}
-		for i := range 150 {
+		for i := range queries {
 			var words []string
 			for range 1 + rng.IntN(6) {
 				if rng.IntN(4) == 0 {
