@@ -38,22 +38,28 @@ func (s *Store) Manifest(ctx context.Context, exclude []string, limit int) ([]Ma
 	if err != nil {
 		return nil, err
 	}
-	// updated is RFC 3339 in UTC (formatTime), so text order is time order.
-	rows, err := db.QueryContext(ctx, `SELECT path, name, description, type, updated FROM mem_files
-		WHERE diag = '' AND folder IN (?, ?) ORDER BY updated DESC, path`, s.folderKeys()...)
+	// The sorter keeps only the rows that can be shown: limit, and as many
+	// more as there are excluded files (-1: no limit). updated is RFC 3339
+	// in UTC (formatTime), so text order is time order.
+	rows := -1
+	if limit > 0 {
+		rows = limit + len(exclude)
+	}
+	rs, err := db.QueryContext(ctx, `SELECT path, name, description, type, updated FROM mem_files
+		WHERE diag = '' AND folder IN (?, ?) ORDER BY updated DESC, path LIMIT ?`, append(s.folderKeys(), rows)...)
 	if err != nil {
 		return nil, fmt.Errorf("memory: manifest: %w", err)
 	}
-	defer rows.Close()
+	defer rs.Close()
 	skip := map[string]bool{}
 	for _, p := range exclude {
 		skip[p] = true
 	}
 	var out []ManifestEntry
-	for rows.Next() && (limit <= 0 || len(out) < limit) {
+	for rs.Next() && (limit <= 0 || len(out) < limit) {
 		var e ManifestEntry
 		var updated string
-		if err := rows.Scan(&e.File, &e.Name, &e.Description, &e.Type, &updated); err != nil {
+		if err := rs.Scan(&e.File, &e.Name, &e.Description, &e.Type, &updated); err != nil {
 			return nil, fmt.Errorf("memory: manifest: %w", err)
 		}
 		if skip[s.absPath(e.File)] {
@@ -62,7 +68,7 @@ func (s *Store) Manifest(ctx context.Context, exclude []string, limit int) ([]Ma
 		e.Updated, _ = time.Parse(time.RFC3339, updated)
 		out = append(out, e)
 	}
-	if err := rows.Err(); err != nil {
+	if err := rs.Err(); err != nil {
 		return nil, fmt.Errorf("memory: manifest: %w", err)
 	}
 	return out, nil
