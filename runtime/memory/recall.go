@@ -35,8 +35,11 @@ const SnippetChars = 700
 
 // maxTerms bounds the work one query can cause (each term is a list of its
 // matches when ranking, and a lookup when scoring). Words are bits of a
-// uint32 mask when ranking, so it stays at most 32.
+// uint32 mask when ranking, so it stays at most 32 (the constant below
+// does not compile otherwise).
 const maxTerms = 16
+
+const _ = uint32(1 << (maxTerms - 1))
 
 // Recall returns the memories of both scopes that best match q.Query, best
 // first. It reindexes incrementally first, so files edited by hand since the
