@@ -346,6 +346,7 @@ type Agent struct {
 	usageMu     sync.Mutex
 	usage       providers.Usage
 	byModel     []providers.ModelUsage // usage per model id, sorted (usage.go)
+	byPurpose   []PurposeUsage         // side requests' share of it, by purpose (usage.go)
 	alwaysAllow map[string]bool
 
 	// toolTokens is the estimated size of the tool schemas, fixed per
@@ -577,7 +578,7 @@ func (a *Agent) Reset(ctx context.Context) {
 	a.sessionMsgs, a.lead = 0, 0
 	a.summaryFailedAt.Store(0)
 	a.usageMu.Lock()
-	a.usage, a.byModel = providers.Usage{}, nil
+	a.usage, a.byModel, a.byPurpose = providers.Usage{}, nil, nil
 	a.usageMu.Unlock()
 	a.reported, a.reportedAt = 0, 0
 	a.alwaysAllow = map[string]bool{}

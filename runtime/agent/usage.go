@@ -2,6 +2,7 @@ package agent
 
 import (
 	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/clawseed/clawseed/providers"
@@ -35,6 +36,47 @@ func (s *UsageSink) Add(model string, u providers.Usage) {
 	if a := s.agent.Load(); a != nil {
 		a.addModelUsage(model, u)
 	}
+}
+
+// AddFor counts the usage of a side request the session made for purpose
+// (automatic recall's "memory recall"): in the session's usage under the
+// model that answered, like [UsageSink.Add], and in that purpose's line of
+// [Agent.UsageByPurpose].
+func (s *UsageSink) AddFor(purpose, model string, u providers.Usage) {
+	if a := s.agent.Load(); a != nil {
+		a.addModelUsage(model, u)
+		a.addPurposeUsage(purpose, u)
+	}
+}
+
+// A PurposeUsage is the usage of one kind of side request, which
+// [Agent.UsageByModel] counts too.
+type PurposeUsage struct {
+	Purpose string
+	providers.Usage
+}
+
+// UsageByPurpose returns the usage of the session's side requests by
+// purpose, sorted by purpose (/cost shows a line for each). It is kept
+// for the process only: a resumed session's model totals include what
+// side requests used before, but start these lines again from zero.
+func (a *Agent) UsageByPurpose() []PurposeUsage {
+	a.usageMu.Lock()
+	defer a.usageMu.Unlock()
+	return slices.Clone(a.byPurpose)
+}
+
+func (a *Agent) addPurposeUsage(purpose string, u providers.Usage) {
+	if u == (providers.Usage{}) {
+		return
+	}
+	a.usageMu.Lock()
+	defer a.usageMu.Unlock()
+	i, found := slices.BinarySearchFunc(a.byPurpose, purpose, func(p PurposeUsage, name string) int { return strings.Compare(p.Purpose, name) })
+	if !found {
+		a.byPurpose = slices.Insert(a.byPurpose, i, PurposeUsage{Purpose: purpose})
+	}
+	a.byPurpose[i].Add(u)
 }
 
 // addUsage counts a response to a request of the session's model, under

@@ -13,7 +13,7 @@ var benchWords = []string{"deploy", "kubernetes", "helix", "editor", "postgres",
 
 // writeMemoryFiles writes n memory files directly (as a user syncing a
 // folder would), so the benchmark measures indexing, not n Saves.
-func writeMemoryFiles(b *testing.B, s *Store, n int) {
+func writeMemoryFiles(b testing.TB, s *Store, n int) {
 	b.Helper()
 	folder := s.folder(ScopeProject)
 	os.MkdirAll(folder, 0o755)

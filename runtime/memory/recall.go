@@ -1,7 +1,9 @@
 package memory
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -31,15 +33,23 @@ type Hit struct {
 // memory).
 const SnippetChars = 700
 
-// maxTerms bounds the work one query can cause (each term costs one FTS
-// lookup when scoring).
+// maxTerms bounds the work one query can cause (each term is a list of its
+// matches when ranking, and a lookup when scoring). Words are bits of a
+// uint32 mask when ranking, so it stays at most 32 (the constant below
+// does not compile otherwise).
 const maxTerms = 16
+
+const _ = uint32(1 << (maxTerms - 1))
 
 // Recall returns the memories of both scopes that best match q.Query, best
 // first. It reindexes incrementally first, so files edited by hand since the
 // last call are seen. User text never reaches FTS5 syntax: it is split into
 // words, each quoted, and the words are ORed.
 func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]Hit, error) {
+	return s.recall(ctx, q, passRows)
+}
+
+func (s *Store) recall(ctx context.Context, q RecallQuery, extra int) ([]Hit, error) {
 	terms := queryTerms(q.Query)
 	if len(terms) == 0 {
 		return nil, nil
@@ -59,114 +69,117 @@ func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]Hit, error) {
 	if _, err := s.reindex(ctx); err != nil {
 		return nil, err
 	}
-	db, err := s.database(ctx)
+	conn, err := s.database(ctx)
 	if err != nil {
 		return nil, err
 	}
-	args := append([]any{matchExpr(terms)}, s.folderKeys()...)
-	typeCond := ""
-	if q.Type != "" {
-		typeCond = " AND f.type = ?"
-		args = append(args, q.Type)
+	// Read-only: a deferred BEGIN, so recall never waits for the write
+	// lock, and its several statements see one snapshot.
+	db, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("memory: recall: %w", err)
 	}
-	args = append(args, limit*4+len(q.Exclude)+8)
-	rows, err := db.QueryContext(ctx, `SELECT f.id, f.path, f.name, f.description, f.type, f.created, f.updated, f.body, bm25(mem_fts, 4.0, 2.0, 1.0) AS rank
-		FROM mem_fts JOIN mem_files f ON f.id = mem_fts.rowid
-		WHERE mem_fts MATCH ? AND f.folder IN (?, ?)`+typeCond+` ORDER BY rank LIMIT ?`, args...)
+	defer db.Rollback()
+	tr, err := termMatches(ctx, db, terms)
 	if err != nil {
 		return nil, fmt.Errorf("memory: recall %q: %w", q.Query, err)
 	}
-	type cand struct {
-		id   int64
-		hit  Hit
-		bm25 float64
+	if len(tr.rows) == 0 {
+		return nil, nil
 	}
-	var cands []cand
+	best, err := s.bestByBM25(ctx, db, terms, q.Type, tr, limit*4+len(q.Exclude)+8, extra)
+	if err != nil {
+		return nil, fmt.Errorf("memory: recall %q: %w", q.Query, err)
+	}
 	excluded := map[string]bool{}
 	for _, p := range q.Exclude {
 		excluded[p] = true
 	}
-	for rows.Next() {
-		var c cand
-		var rel, created, updated string
-		m := &c.hit.Memory
-		if err := rows.Scan(&c.id, &rel, &m.Name, &m.Description, &m.Type, &created, &updated, &m.Body, &c.bm25); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("memory: recall: %w", err)
-		}
-		m.Path = filepath.Join(s.dir, filepath.FromSlash(rel))
-		m.Scope, m.Agent = s.scopeOfRel(rel), s.agent
-		m.Created, _ = time.Parse(time.RFC3339, created)
-		m.Updated, _ = time.Parse(time.RFC3339, updated)
-		if !excluded[m.Path] {
-			cands = append(cands, c)
-		}
+	type cand struct {
+		ranked
+		score float64
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("memory: recall: %w", err)
+	var cands []cand
+	for _, r := range best {
+		if !excluded[s.absPath(r.path)] {
+			cands = append(cands, cand{ranked: r})
+		}
 	}
 	if len(cands) == 0 {
 		return nil, nil
 	}
-	// Score each candidate by the share of query words it contains; the
-	// bm25 rank alone cannot be thresholded (FTS5 clamps idf, so in a small
-	// collection every match scores near zero).
-	ids := make([]any, len(cands))
-	pos := map[int64]int{}
+	ids := make([]int64, len(cands))
 	for i, c := range cands {
 		ids[i] = c.id
-		pos[c.id] = i
 	}
-	in := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
-	for _, t := range terms {
-		rs, err := db.QueryContext(ctx, `SELECT rowid, bm25(mem_fts, 1.0, 1.0, 0.0) FROM mem_fts WHERE mem_fts MATCH ? AND rowid IN (`+in+`)`,
-			append([]any{quoteTerm(t)}, ids...)...)
-		if err != nil {
-			return nil, fmt.Errorf("memory: recall %q: %w", q.Query, err)
-		}
-		for rs.Next() {
-			var id int64
-			var head float64
-			if err := rs.Scan(&id, &head); err != nil {
-				rs.Close()
-				return nil, fmt.Errorf("memory: recall: %w", err)
-			}
-			w := 0.6 // only in the body
-			if head != 0 {
-				w = 1
-			}
-			cands[pos[id]].hit.Score += w / float64(len(terms))
-		}
-		rs.Close()
-		if err := rs.Err(); err != nil {
-			return nil, fmt.Errorf("memory: recall: %w", err)
-		}
+	head, err := headMatches(ctx, db, terms, tr.hits, ids)
+	if err != nil {
+		return nil, fmt.Errorf("memory: recall %q: %w", q.Query, err)
 	}
-	slices.SortStableFunc(cands, func(a, b cand) int {
-		switch {
-		case a.hit.Score != b.hit.Score:
-			if a.hit.Score > b.hit.Score {
-				return -1
-			}
-			return 1
-		case a.bm25 != b.bm25:
-			if a.bm25 < b.bm25 {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.hit.Memory.Path, b.hit.Memory.Path)
+	for i := range cands {
+		cands[i].score = score(tr.mask(cands[i].id), head[cands[i].id], len(terms))
+	}
+	slices.SortFunc(cands, func(a, b cand) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.bm25, b.bm25), strings.Compare(a.path, b.path))
 	})
-	var hits []Hit
+	var chosen []cand
 	for _, c := range cands {
-		if c.hit.Score < q.MinScore || len(hits) == limit {
+		if c.score < q.MinScore || len(chosen) == limit {
 			break
 		}
-		c.hit.Snippet = truncate(c.hit.Memory.Body, SnippetChars)
-		hits = append(hits, c.hit)
+		chosen = append(chosen, c)
+	}
+	if len(chosen) == 0 {
+		return nil, nil
+	}
+	// Only the hits' fields are read: the other candidates need none.
+	ids = make([]int64, len(chosen))
+	for i, c := range chosen {
+		ids[i] = c.id
+	}
+	mems, err := s.memoriesByID(ctx, db, ids)
+	if err != nil {
+		return nil, fmt.Errorf("memory: recall %q: %w", q.Query, err)
+	}
+	hits := make([]Hit, 0, len(chosen))
+	for _, c := range chosen {
+		m, ok := mems[c.id]
+		if !ok {
+			continue // not in the snapshot: cannot happen
+		}
+		hits = append(hits, Hit{Memory: m, Score: c.score, Snippet: truncate(m.Body, SnippetChars)})
 	}
 	return hits, nil
+}
+
+// absPath turns a mem_files path into the file's absolute path.
+func (s *Store) absPath(rel string) string {
+	return filepath.Join(s.dir, filepath.FromSlash(rel))
+}
+
+// memoriesByID reads indexed memories by row id.
+func (s *Store) memoriesByID(ctx context.Context, db querier, ids []int64) (map[int64]Memory, error) {
+	rows, err := db.QueryContext(ctx, `SELECT id, path, name, description, type, created, updated, body FROM mem_files
+		WHERE id IN (SELECT value FROM json_each(?))`, idList(ids))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[int64]Memory, len(ids))
+	for rows.Next() {
+		var id int64
+		var rel, created, updated string
+		var m Memory
+		if err := rows.Scan(&id, &rel, &m.Name, &m.Description, &m.Type, &created, &updated, &m.Body); err != nil {
+			return nil, err
+		}
+		m.Path = s.absPath(rel)
+		m.Scope, m.Agent = s.scopeOfRel(rel), s.agent
+		m.Created, _ = time.Parse(time.RFC3339, created)
+		m.Updated, _ = time.Parse(time.RFC3339, updated)
+		out[id] = m
+	}
+	return out, rows.Err()
 }
 
 // queryTerms splits text into lower-case words the way FTS5's unicode61

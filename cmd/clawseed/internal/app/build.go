@@ -409,7 +409,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		Reload:             p.reloader.reload,
 		Memory:             memoryIndex(s.memory),
 		MemoryDailyLog:     cfg.Memory.Mode == config.MemoryModeDailyLog,
-		Recall:             autoRecall(cfg, s.memory, s.agentMemory),
+		Recall:             autoRecall(cfg, s.memory, s.agentMemory, s.recallModel(o, p)),
 		MaxIterations:      maxIter,
 		ParallelTools:      cfg.Agent.ParallelTools,
 		ToolTimeout:        cfg.Agent.ToolTimeout(),

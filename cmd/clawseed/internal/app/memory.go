@@ -97,11 +97,17 @@ func memoryIndex(s *memory.Store) agent.MemoryIndex {
 	return s
 }
 
-// autoRecall is the agent's recaller when [memory].auto_recall is on: the
-// session's memory, and the subagents' own that a message names (subs).
-func autoRecall(cfg *config.Config, s *memory.Store, subs *subagentMemories) agent.Recaller {
+// autoRecall is the agent's recaller when [memory].auto_recall is on:
+// full-text over the session's memory and the subagents' own that a
+// message names (subs), or model-based with [memory].recall = "model" (rm
+// is the model then, and full-text recall its fallback).
+func autoRecall(cfg *config.Config, s *memory.Store, subs *subagentMemories, rm recallModel) agent.Recaller {
 	if s == nil || !cfg.Memory.AutoRecall {
 		return nil
 	}
-	return memoryRecaller(subs.recallStore(s))
+	fts := memoryRecaller(subs.recallStore(s))
+	if cfg.Memory.Recall != "model" {
+		return fts
+	}
+	return modelRecaller(s, rm, fts)
 }

@@ -75,7 +75,7 @@ func TestSubagentRecall(t *testing.T) {
 	if _, _, err := rev.Save(ctx, memory.Memory{Name: "deploy-review", Type: memory.TypeFeedback, Description: "Deploy checklist of the reviewer", Body: "check the deploy log"}); err != nil {
 		t.Fatal(err)
 	}
-	recall := autoRecall(cfg, main, subs)
+	recall := autoRecall(cfg, main, subs, recallModel{})
 
 	block, used := recall(ctx, "how do we deploy?", nil)
 	if !strings.Contains(block, "deploy-main") || strings.Contains(block, "deploy-review") || len(used) != 1 {

@@ -238,6 +238,11 @@ type Memory struct {
 	// logs/YYYY-MM-DD.md; `clawseed memory distill` makes topic files
 	// of the logs). See [MemoryModeTopics].
 	Mode string `toml:"mode"`
+	// Recall is how automatic recall finds memories: "fts" (the local
+	// full-text index) or "model" (the summary model picks files from the
+	// memories' descriptions: a request per message; the user's choice,
+	// see projectRules).
+	Recall string `toml:"recall"`
 	// Session is [memory.session]: each session's summary file.
 	Session MemorySession `toml:"session"`
 }
@@ -378,7 +383,7 @@ func Default() *Config {
 			KeepRecentTokens: 20000,
 		},
 		Sessions:    Sessions{Enabled: true},
-		Memory:      Memory{Enabled: true, AutoRecall: true, Mode: MemoryModeTopics, Session: MemorySession{Enabled: true, UpdateEveryTokens: 10000}},
+		Memory:      Memory{Enabled: true, AutoRecall: true, Mode: MemoryModeTopics, Recall: "fts", Session: MemorySession{Enabled: true, UpdateEveryTokens: 10000}},
 		WebFetch:    WebFetch{Enabled: true, AllowedDomains: []string{"*"}, BlockedDomains: []string{}, MaxBytes: 2 << 20, TimeoutSecs: 30},
 		WebSearch:   WebSearch{Enabled: true, Provider: "duckduckgo", TimeoutSecs: 30},
 		HTTPRequest: HTTPRequest{Enabled: false, AllowedDomains: []string{}, MaxBytes: 2 << 20, TimeoutSecs: 30},

@@ -103,6 +103,9 @@ const (
 	// model writes it (topic files or the daily logs that `memory
 	// distill` turns into topic files) is the user's choice.
 	whyMemoryMode = "may not change how the user's memory is written"
+	// "model" recall sends each message and the memories' descriptions to
+	// a model, a request per message: only the user turns it on.
+	whyRecall = "may only choose \"fts\" recall: \"model\" sends memories to a model and costs a request per message"
 	// The entries an untrusted project keeps are the user's or tune a
 	// preset the user selected (untrusted_models.go): their key and
 	// endpoint belong to that provider.
@@ -181,6 +184,7 @@ var projectRules = map[string]keyRule{
 	"memory.mode":                         {kind: ignored, why: whyMemoryMode},
 	"memory.session.enabled":              {kind: offOnly},
 	"memory.session.update_every_tokens":  {kind: raiseOnly},
+	"memory.recall":                       {kind: tighten, order: []string{"fts", "model"}, why: whyRecall},
 	"instructions.enabled":                {kind: offOnly},
 	"instructions.max_file_bytes":         {kind: lowerOnly},
 	"instructions.max_total_bytes":        {kind: lowerOnly},

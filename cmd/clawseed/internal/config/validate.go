@@ -42,6 +42,9 @@ func (c *Config) validate() error {
 	if err := c.oneOf("sandbox.network", c.Sandbox.Network, "off", "on"); err != nil {
 		return err
 	}
+	if err := c.oneOf("memory.recall", c.Memory.Recall, "fts", "model"); err != nil {
+		return err
+	}
 	if err := c.checkWritable(); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/agent"
 )
 
 // showCost prints /cost: this session's tokens by kind, the cache hit ratio,
@@ -44,8 +45,36 @@ func (c *Chat) showCost() {
 			fmt.Fprintf(c.Out, "  %-*s  %s: %s\n", width, modelLabel(m.Model), tokensShort(m.Usage), cost)
 		}
 	}
+	writeSideRequests(c.Out, c.Agent)
 	bill := providers.Charge(byModel, c.price)
 	fmt.Fprintln(c.Out, "Cost: "+costLine(bill))
+}
+
+// sideRequests is what an agent that makes side requests (model-based
+// memory recall) reports of them.
+type sideRequests interface {
+	UsageByPurpose() []agent.PurposeUsage
+}
+
+// writeSideRequests adds a line per kind of side request: their tokens are
+// in the totals above already, and these lines say what they were for.
+func writeSideRequests(w io.Writer, a Agent) {
+	sr, ok := a.(sideRequests)
+	if !ok {
+		return
+	}
+	byPurpose := sr.UsageByPurpose()
+	if len(byPurpose) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "Side requests (included above):")
+	width := 0
+	for _, p := range byPurpose {
+		width = max(width, len(p.Purpose))
+	}
+	for _, p := range byPurpose {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, termtext.EscapeLine(p.Purpose), tokensShort(p.Usage))
+	}
 }
 
 func (c *Chat) price(model string) (providers.Price, bool) {
