@@ -80,13 +80,8 @@ func (s *Store) Manifest(ctx context.Context, exclude []string, limit int) ([]Ma
 // leaves the memory dir), through the same confined read as every memory
 // file: the name may come from a model's answer.
 func (s *Store) ReadEntry(file string) (Memory, error) {
-	dir, base := path.Split(file)
-	scope := ""
-	for i, key := range s.folderKeys() {
-		if dir == key.(string)+"/" {
-			scope = []string{ScopeUser, ScopeProject}[i]
-		}
-	}
+	_, base := path.Split(file)
+	scope := s.scopeOfRel(file) // "" unless directly in one of this Store's folders
 	if scope == "" || s.folder(scope) == "" || path.Clean(file) != file || !isMemoryFile(base) || strings.ContainsRune(base, '\\') {
 		return Memory{}, fmt.Errorf("memory file %q: %w", file, ErrNotFound)
 	}

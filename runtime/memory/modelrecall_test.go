@@ -213,7 +213,11 @@ func TestManifest(t *testing.T) {
 		}
 		return strings.Join(out, " ")
 	}
-	key := s.folderKeys()[1].(string)
+	key, err := filepath.Rel(s.dir, s.folder(ScopeProject))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key = filepath.ToSlash(key)
 	got, err := s.Manifest(ctx, nil, 0)
 	want := key + "/new.md|new|project|11-09 user/a.md|a|feedback|11-02 user/b.md|b|user|11-02 " + key + "/old.md|old|reference|11-01"
 	if err != nil || files(got) != want {
@@ -230,7 +234,11 @@ func TestReadEntry(t *testing.T) {
 	s := newStore(t)
 	mustSave(t, s, "Editor", TypeUser, "helix", "Uses helix.")
 	mustSave(t, s, "Deploy", TypeProject, "make ship", "Run make ship.")
-	key := s.folderKeys()[1].(string)
+	key, err := filepath.Rel(s.dir, s.folder(ScopeProject))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key = filepath.ToSlash(key)
 	outside := filepath.Join(t.TempDir(), "secret.md")
 	writeFile(t, outside, "---\nname: s\ndescription: s\ntype: user\n---\nsecret\n")
 	if err := os.Symlink(outside, filepath.Join(s.folder(ScopeUser), "link.md")); err != nil {
