@@ -171,6 +171,9 @@ type Options struct {
 	// Recall, when set, prefixes each user message with the memories
 	// relevant to it ([memory].auto_recall).
 	Recall Recaller
+	// Extraction, when set, runs the memory extractor after a turn that
+	// wrote no memory ([memory].extract; extract.go).
+	Extraction *Extraction
 
 	// RefreshInstructions, when set, re-reads the `## Project
 	// instructions` section (Prompt.Instructions holds it at start) after
@@ -328,6 +331,18 @@ type Agent struct {
 	// ends at its next step, with stopReason shown to the user.
 	stopRequested bool
 	stopReason    string
+
+	// Background memory extraction (extract.go): ext is nil when it is
+	// off; memWrites tells the calls that write memory, memoryWrote says
+	// one did this turn, turnText and turnMsgs are the turn as it goes.
+	ext         *extractor
+	memWrites   *memoryWrites
+	memoryWrote bool
+	turnText    string
+	turnMsgs    []providers.Message
+	// byPurpose is the part of usage spent on clawseed's own requests
+	// (usage.go), guarded by usageMu.
+	byPurpose []providers.PurposeUsage
 }
 
 // ErrMaxIterations matches (errors.Is) the error of a turn that hit the
@@ -413,6 +428,7 @@ func New(opts Options) (*Agent, error) {
 		a.opts.Prompt.Memory = memorySection(opts.Memory)
 	}
 	a.refreshIndex()
+	a.ext, a.memWrites = newExtractor(opts)
 	// The sinks made before the agent (the tools', the active set's) are
 	// connected last, to the agent as built.
 	if opts.Usage != nil {
@@ -519,8 +535,10 @@ func (a *Agent) SetHistory(msgs []providers.Message) {
 // activates the always-on ones again, as at start. The recorder is dropped;
 // give the new session's with SetRecorder.
 func (a *Agent) Reset(ctx context.Context) {
+	// An extraction of the old session ends first, counted there.
+	a.stopExtractions()
 	a.history = nil
-	a.usage, a.byModel = providers.Usage{}, nil
+	a.usage, a.byModel, a.byPurpose = providers.Usage{}, nil, nil
 	a.reported, a.reportedAt = 0, 0
 	a.alwaysAllow = map[string]bool{}
 	a.recalled = nil

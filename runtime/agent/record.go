@@ -37,6 +37,7 @@ func (a *Agent) SetRecorder(r Recorder) {
 // add appends messages to the history and records them.
 func (a *Agent) add(msgs ...providers.Message) {
 	a.history = append(a.history, msgs...)
+	a.logTurn(msgs)
 	if a.opts.Recorder == nil {
 		return
 	}

@@ -72,3 +72,51 @@ func (a *Agent) restoreUsage(byModel []providers.ModelUsage) {
 	}
 	a.usage = providers.TotalUsage(a.byModel)
 }
+
+// UsageByPurpose returns the part of the session's usage spent on requests
+// clawseed made on its own ("memory extraction"), per purpose and model,
+// sorted. It is counted in [Agent.UsageByModel] too.
+func (a *Agent) UsageByPurpose() []providers.PurposeUsage {
+	a.usageMu.Lock()
+	defer a.usageMu.Unlock()
+	return slices.Clone(a.byPurpose)
+}
+
+// A purposeRecorder records usage with its purpose (runtime/session's
+// Writer); a [Recorder] without it records the usage under its model only.
+type purposeRecorder interface {
+	RecordPurposeUsage(purpose, model string, u providers.Usage) error
+}
+
+// addPurposeUsage counts usage of a request clawseed made on its own for
+// purpose: in the session's totals and per model as any request, apart
+// per purpose, and in the session file with its purpose.
+func (a *Agent) addPurposeUsage(purpose, model string, u providers.Usage) {
+	if u == (providers.Usage{}) {
+		return
+	}
+	a.usageMu.Lock()
+	defer a.usageMu.Unlock()
+	a.usage.Add(u)
+	a.byModel = providers.AddModelUsage(a.byModel, model, u)
+	a.byPurpose = providers.AddPurposeUsage(a.byPurpose, purpose, model, u)
+	switch r := a.opts.Recorder.(type) {
+	case nil:
+	case purposeRecorder:
+		a.recorded(r.RecordPurposeUsage(purpose, model, u))
+	default:
+		a.recorded(r.RecordUsage(model, u))
+	}
+}
+
+// RestorePurposeUsage puts a saved session's usage per purpose back
+// (session.Session.UsageByPurpose); call it with [Agent.Resume], whose
+// totals include it.
+func (a *Agent) RestorePurposeUsage(list []providers.PurposeUsage) {
+	a.usageMu.Lock()
+	defer a.usageMu.Unlock()
+	a.byPurpose = nil
+	for _, p := range list {
+		a.byPurpose = providers.AddPurposeUsage(a.byPurpose, p.Purpose, p.Model, p.Usage)
+	}
+}

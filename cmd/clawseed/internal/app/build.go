@@ -395,6 +395,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		Reload:             p.reloader.reload,
 		Memory:             memoryIndex(s.memory),
 		Recall:             autoRecall(cfg, s.memory),
+		Extraction:         memoryExtraction(cfg, s.memory, cfg.Agent.MaxToolOutputChars, o.Log),
 		MaxIterations:      maxIter,
 		ParallelTools:      cfg.Agent.ParallelTools,
 		ToolTimeout:        cfg.Agent.ToolTimeout(),

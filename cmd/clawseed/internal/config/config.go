@@ -229,6 +229,9 @@ type Memory struct {
 	// Dir "" means $CLAWSEED_HOME/memory; see [Config.MemoryDir].
 	Dir        string `toml:"dir"`
 	AutoRecall bool   `toml:"auto_recall"`
+	// Extract is "auto" (the memory extractor runs after a turn that
+	// wrote no memory) or "off".
+	Extract string `toml:"extract"`
 }
 
 // Instructions is the [instructions] table: the project instruction files
@@ -339,7 +342,7 @@ func Default() *Config {
 			KeepRecentTokens: 20000,
 		},
 		Sessions:    Sessions{Enabled: true},
-		Memory:      Memory{Enabled: true, AutoRecall: true},
+		Memory:      Memory{Enabled: true, AutoRecall: true, Extract: "auto"},
 		WebFetch:    WebFetch{Enabled: true, AllowedDomains: []string{"*"}, BlockedDomains: []string{}, MaxBytes: 2 << 20, TimeoutSecs: 30},
 		WebSearch:   WebSearch{Enabled: true, Provider: "duckduckgo", TimeoutSecs: 30},
 		HTTPRequest: HTTPRequest{Enabled: false, AllowedDomains: []string{}, MaxBytes: 2 << 20, TimeoutSecs: 30},

@@ -167,6 +167,7 @@ var projectRules = map[string]keyRule{
 	"memory.enabled":                      {kind: offOnly},
 	"memory.dir":                          {kind: ignored, why: whyOutside},
 	"memory.auto_recall":                  {kind: offOnly},
+	"memory.extract":                      {kind: tighten, order: []string{"off", "auto"}, why: "may only turn memory extraction off"},
 	"instructions.enabled":                {kind: offOnly},
 	"instructions.max_file_bytes":         {kind: lowerOnly},
 	"instructions.max_total_bytes":        {kind: lowerOnly},

@@ -39,6 +39,9 @@ func (c *Config) validate() error {
 	if err := c.oneOf("sandbox.network", c.Sandbox.Network, "off", "on"); err != nil {
 		return err
 	}
+	if err := c.oneOf("memory.extract", c.Memory.Extract, "auto", "off"); err != nil {
+		return err
+	}
 	if err := c.checkWritable(); err != nil {
 		return err
 	}

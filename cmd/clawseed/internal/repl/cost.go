@@ -44,8 +44,32 @@ func (c *Chat) showCost() {
 			fmt.Fprintf(c.Out, "  %-*s  %s: %s\n", width, modelLabel(m.Model), tokensShort(m.Usage), cost)
 		}
 	}
+	for _, line := range purposeLines(c.Agent.UsageByPurpose(), c.price) {
+		fmt.Fprintln(c.Out, line)
+	}
 	bill := providers.Charge(byModel, c.price)
 	fmt.Fprintln(c.Out, "Cost: "+costLine(bill))
+}
+
+// purposeLines are the lines of the requests clawseed made on its own,
+// one per purpose ("Memory extraction (included above): input …"), in
+// purpose order: their tokens are already in the totals and per model
+// above.
+func purposeLines(list []providers.PurposeUsage, price providers.PriceFunc) []string {
+	var lines []string
+	for i := 0; i < len(list); {
+		purpose := list[i].Purpose
+		var models []providers.ModelUsage
+		for ; i < len(list) && list[i].Purpose == purpose; i++ {
+			models = append(models, providers.ModelUsage{Model: list[i].Model, Usage: list[i].Usage})
+		}
+		label := termtext.EscapeLine(purpose)
+		if label != "" {
+			label = strings.ToUpper(label[:1]) + label[1:]
+		}
+		lines = append(lines, fmt.Sprintf("%s (included above): %s: %s", label, tokensShort(providers.TotalUsage(models)), costLine(providers.Charge(models, price))))
+	}
+	return lines
 }
 
 func (c *Chat) price(model string) (providers.Price, bool) {

@@ -191,6 +191,10 @@ type fakeAgent struct {
 	resets  int
 	focus   []string
 	byModel []providers.ModelUsage
+	// byPurpose is what UsageByPurpose returns; collects counts
+	// CollectExtraction calls.
+	byPurpose []providers.PurposeUsage
+	collects  int
 }
 
 func (f *fakeAgent) Turn(_ context.Context, text string) (agent.TurnResult, error) {
@@ -233,6 +237,8 @@ func (f *fakeAgent) Usage() providers.Usage { return providers.Usage{InputTokens
 func (f *fakeAgent) UsageByModel() []providers.ModelUsage {
 	return f.byModel
 }
+func (f *fakeAgent) UsageByPurpose() []providers.PurposeUsage { return f.byPurpose }
+func (f *fakeAgent) CollectExtraction()                       { f.collects++ }
 
 func newFakeAgent() *fakeAgent {
 	cat := &skills.Catalog{Skills: []*skills.Skill{
