@@ -25,7 +25,7 @@ import (
 //     confined to the memory folders, memory_recall, memory_store and
 //     memory_forget — of which it keeps those the session's policy lets
 //     run unasked once its memory writes are pre-approved: nobody can be
-//     asked in the background. Without a memory write tool left (read_only
+//     asked in the background. Without memory_store left (read_only
 //     autonomy, a denied or always-asked memory_store) it does not run;
 //   - no approver, no skills, no subagents, no MCP tools, its own usage
 //     (detached: see childSpec).
@@ -129,7 +129,7 @@ func newExtractor(opts Options) (*extractor, *memoryWrites) {
 	policy := opts.Policy
 	policy.AutoApprove = append(slices.Clone(policy.AutoApprove), memoryStoreTool, memoryForgetTool)
 	var kept []Tool
-	canWrite := false
+	canStore := false
 	for _, t := range ex.Tools {
 		name, class := t.Spec().Name, t.Class()
 		if class != permissions.ClassRead && name != memoryStoreTool && name != memoryForgetTool {
@@ -139,9 +139,9 @@ func newExtractor(opts Options) (*extractor, *memoryWrites) {
 			continue // a call that would be asked: nobody can answer
 		}
 		kept = append(kept, t)
-		canWrite = canWrite || class != permissions.ClassRead
+		canStore = canStore || name == memoryStoreTool
 	}
-	if !canWrite {
+	if !canStore {
 		return nil, writes
 	}
 	return &extractor{cfg: ex, tools: kept, policy: policy}, writes
