@@ -167,7 +167,7 @@ type Session struct {
 	// UsageByPurpose is the part of it clawseed spent on its own, per
 	// purpose and model (providers.AddPurposeUsage).
 	UsageByPurpose []providers.PurposeUsage `json:"usage_by_purpose,omitempty"`
-	Compactions  int                    `json:"compactions"`
+	Compactions    int                      `json:"compactions"`
 	// Forks is the number of fork transcripts recorded.
 	Forks int `json:"forks,omitempty"`
 	// Recalled are the memories automatic recall gave the model in this
