@@ -391,7 +391,9 @@ func (a *Agent) FinishExtraction(ctx context.Context) {
 	a.CollectExtraction()
 }
 
-// Extracting reports whether an extraction has not been collected yet.
+// Extracting reports whether an extraction has not been collected yet;
+// right after [Agent.CollectExtraction], whether one is still running
+// (they end in the order they started).
 func (a *Agent) Extracting() bool { return a.ext != nil && len(a.ext.jobs) > 0 }
 
 // stopExtractions cancels the extractions, waits for them to return and
