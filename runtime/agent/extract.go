@@ -58,8 +58,9 @@ var extractRules string
 // the usage records of the session file, `run --output json`.
 const ExtractPurpose = "memory extraction"
 
-// extractAgent is the extractor's name for hooks (agent_type of
-// PreToolUse, SubagentStop) and its cache key.
+// extractAgent is the extractor's name for hooks (agent_id and
+// agent_type of SubagentStart, PreToolUse, PostToolUse, SubagentStop) and
+// its cache key.
 const extractAgent = "memory-extraction"
 
 // The extractor's bounds: model requests, time per extraction, and the
@@ -313,6 +314,12 @@ func (j *extractJob) run(ctx context.Context, after <-chan struct{}, memory func
 	}
 	ctx, cancel := context.WithTimeout(ctx, extractTimeout)
 	defer cancel()
+	// Like every sub-agent it fires SubagentStart (its own hooks' check:
+	// it has no skills), then PreToolUse, PostToolUse and SubagentStop as
+	// it goes: the user's hooks see, and may refuse, what it does.
+	if extra := j.child.startSubagentHooks(ctx, extractAgent, extractAgent, nil); extra != "" {
+		j.child.pendingContext = append(j.child.pendingContext, extra)
+	}
 	j.res, j.err = j.child.Turn(ctx, extractMessage(index, turns))
 	j.history = j.child.History()
 }

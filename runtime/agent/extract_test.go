@@ -15,6 +15,7 @@ import (
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/providers/providertest"
+	"github.com/clawseed/clawseed/runtime/hooks"
 )
 
 // memFolder is the memory folder of the extraction tests.
@@ -443,5 +444,43 @@ func TestRenderTurn(t *testing.T) {
 	}
 	if !strings.HasPrefix(got, "[user] first words\n[… ") || !strings.HasSuffix(got, "[assistant] the end") {
 		t.Errorf("long turn:\n%.300s … %s", got, got[len(got)-100:])
+	}
+}
+
+// TestExtractionHooks: the extractor is a sub-agent to the user's hooks:
+// SubagentStart and SubagentStop with agent_type memory-extraction, and
+// PreToolUse for its calls, whose deny it obeys.
+func TestExtractionHooks(t *testing.T) {
+	t.Parallel()
+	model := providertest.NewModel(
+		providertest.Response{Text: "Noted."},
+		providertest.Response{ToolCalls: []providertest.Call{{Name: "memory_store", Args: `{"name":"x"}`}}},
+		providertest.Response{Text: "refused"},
+	)
+	list := []hooks.Hook{
+		hook(hooks.SubagentStart, "", "log", userSrc),
+		hook(hooks.SubagentStop, "", "log", userSrc),
+		hook(hooks.PreToolUse, "memory_store", "deny", userSrc),
+	}
+	fns := map[string]func(map[string]any) hooks.CommandResult{
+		"log": func(map[string]any) hooks.CommandResult { return answer("") },
+		"deny": func(map[string]any) hooks.CommandResult {
+			return answer(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no memory"}}`)
+		},
+	}
+	hs := &hookScripts{fns: fns}
+	runner := hooks.New(hooks.Options{Hooks: list, Exec: hs.exec, Workspace: "/ws"})
+	runner.SetSession(hooks.Session{ID: "sess-1", PermissionMode: "default"})
+	env, store, _ := extractEnv(t, model, func(o *Options) { o.Hooks = runner })
+	env.agent.Turn(t.Context(), "hello")
+	env.agent.FinishExtraction(t.Context())
+	if got := store.saved(); len(got) != 0 {
+		t.Errorf("stored %v despite the hook's deny", got)
+	}
+	for _, event := range []string{hooks.SubagentStart, hooks.SubagentStop, hooks.PreToolUse} {
+		ins := hs.of(event)
+		if len(ins) != 1 || ins[0]["agent_type"] != "memory-extraction" {
+			t.Errorf("%s inputs = %v", event, ins)
+		}
 	}
 }
