@@ -72,22 +72,23 @@ func newRunCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 // clawseed's meaning: usage.input_tokens includes the cached tokens, which
 // Claude Code's does not (stream-json's result has Claude Code's usage).
 type runResult struct {
-	Status    string           `json:"status"`
-	SessionID string           `json:"session_id"`
-	Final     string           `json:"final"`
-	Usage     usageJSON        `json:"usage"`
-	CostUSD   *float64         `json:"cost_usd"`
-	Models    []modelUsageJSON `json:"models"`
+	Status       string                  `json:"status"`
+	SessionID    string                  `json:"session_id"`
+	Final        string                  `json:"final"`
+	Usage        usageJSON               `json:"usage"`
+	CostUSD      *float64                `json:"cost_usd"`
+	Models       []modelUsageJSON        `json:"models"`
+	Iterations   int                     `json:"iterations"`
+	ToolCalls    []agent.ToolCallSummary `json:"tool_calls"`
+	ActiveSkills []string                `json:"active_skills"`
+	Model        string                  `json:"model"`
+	Provider     string                  `json:"provider"`
+	Context      agent.ContextReport     `json:"context"`
+	Error        string                  `json:"error,omitempty"`
+
 	// UsageByPurpose is the part of usage spent on clawseed's own requests
 	// (memory extraction), per purpose and model.
-	UsageByPurpose []purposeUsageJSON      `json:"usage_by_purpose"`
-	Iterations     int                     `json:"iterations"`
-	ToolCalls      []agent.ToolCallSummary `json:"tool_calls"`
-	ActiveSkills   []string                `json:"active_skills"`
-	Model          string                  `json:"model"`
-	Provider       string                  `json:"provider"`
-	Context        agent.ContextReport     `json:"context"`
-	Error          string                  `json:"error,omitempty"`
+	UsageByPurpose []purposeUsageJSON `json:"usage_by_purpose"`
 
 	Type              string                           `json:"type"`
 	Subtype           string                           `json:"subtype"`
