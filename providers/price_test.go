@@ -108,3 +108,28 @@ func TestCharge(t *testing.T) {
 		t.Errorf("Charge without prices = %+v", b)
 	}
 }
+
+func TestPurposeUsage(t *testing.T) {
+	t.Parallel()
+	var list []PurposeUsage
+	list = AddPurposeUsage(list, "memory extraction", "zeta", Usage{InputTokens: 1})
+	list = AddPurposeUsage(list, "compaction", "zeta", Usage{InputTokens: 2})
+	list = AddPurposeUsage(list, "memory extraction", "alpha", Usage{OutputTokens: 3})
+	list = AddPurposeUsage(list, "memory extraction", "zeta", Usage{InputTokens: 4})
+	want := []PurposeUsage{
+		{Purpose: "compaction", Model: "zeta", Usage: Usage{InputTokens: 2}},
+		{Purpose: "memory extraction", Model: "alpha", Usage: Usage{OutputTokens: 3}},
+		{Purpose: "memory extraction", Model: "zeta", Usage: Usage{InputTokens: 5}},
+	}
+	if diff := cmp.Diff(want, list); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+	before := []PurposeUsage{{Purpose: "compaction", Model: "zeta", Usage: Usage{InputTokens: 2}}, {Purpose: "memory extraction", Model: "zeta", Usage: Usage{InputTokens: 1}}}
+	wantSince := []PurposeUsage{
+		{Purpose: "memory extraction", Model: "alpha", Usage: Usage{OutputTokens: 3}},
+		{Purpose: "memory extraction", Model: "zeta", Usage: Usage{InputTokens: 4}},
+	}
+	if diff := cmp.Diff(wantSince, PurposeSince(list, before)); diff != "" {
+		t.Errorf("PurposeSince (-want +got)\n%s", diff)
+	}
+}

@@ -129,7 +129,29 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 		case <-closed:
 		}
 	}()
+	finishExtraction(ctx, s, interrupts, opts.io.Err)
 	return s.Close()
+}
+
+// finishExtraction lets the memory extraction of the last turn end before
+// the session does (bounded, see app.Session.FinishExtraction), saying so
+// when it is still running; Ctrl-C skips it.
+func finishExtraction(ctx context.Context, s *app.Session, interrupts <-chan os.Signal, errw io.Writer) {
+	ag := s.Agent()
+	if ag.CollectExtraction(); !ag.Extracting() {
+		return
+	}
+	fmt.Fprintln(errw, "clawseed: finishing the memory extraction of the last turn (Ctrl-C skips it)")
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-interrupts:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	s.FinishExtraction(ctx)
 }
 
 // printBanner shows what the session runs on (§2.1). Names from the config and

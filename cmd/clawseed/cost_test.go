@@ -55,6 +55,9 @@ provider = "openai-compatible"
 base_url = "` + srv.URL() + `"
 model = "house-model"
 price = { input = 2.0, output = 8.0, cache_read = 0.5 }
+
+[memory]
+extract = "off" # an extraction request would take the next scripted response
 `
 	if err := os.WriteFile(filepath.Join(clawHome, "config.toml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)

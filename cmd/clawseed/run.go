@@ -32,6 +32,9 @@ type runOptions struct {
 	Partial bool
 	Prompt  string
 	Session sessionFlags
+	// purposes is the part of the run's usage clawseed spent on its own
+	// (memory extraction), for --output json.
+	purposes []providers.PurposeUsage
 }
 
 func newRunCmd(g *globalOptions, io *IOStreams) *cobra.Command {
@@ -83,6 +86,10 @@ type runResult struct {
 	Context      agent.ContextReport     `json:"context"`
 	Error        string                  `json:"error,omitempty"`
 
+	// UsageByPurpose is the part of usage spent on clawseed's own requests
+	// (memory extraction), per purpose and model.
+	UsageByPurpose []purposeUsageJSON `json:"usage_by_purpose"`
+
 	Type              string                           `json:"type"`
 	Subtype           string                           `json:"subtype"`
 	IsError           bool                             `json:"is_error"`
@@ -113,6 +120,24 @@ type modelUsageJSON struct {
 	Model string `json:"model"`
 	usageJSON
 	CostUSD *float64 `json:"cost_usd"`
+}
+
+// purposeUsageJSON is the part of the usage clawseed spent on its own for
+// one purpose under one model, and its cost (null without a known price).
+type purposeUsageJSON struct {
+	Purpose string `json:"purpose"`
+	Model   string `json:"model"`
+	usageJSON
+	CostUSD *float64 `json:"cost_usd"`
+}
+
+func purposesJSON(list []providers.PurposeUsage, price providers.PriceFunc) []purposeUsageJSON {
+	out := []purposeUsageJSON{}
+	for _, p := range list {
+		out = append(out, purposeUsageJSON{Purpose: p.Purpose, Model: p.Model, usageJSON: newUsageJSON(p.Usage),
+			CostUSD: costUSD([]providers.ModelUsage{{Model: p.Model, Usage: p.Usage}}, price)})
+	}
+	return out
 }
 
 func newUsageJSON(u providers.Usage) usageJSON {
@@ -186,10 +211,19 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		}
 		return err
 	}
+	beforePurpose := ag.UsageByPurpose()
 	res, turnErr := ag.Turn(ctx, text)
+	if opts.Output == "text" && res.Final != "" {
+		// The answer shows before the memory extraction of the turn runs;
+		// JSON waits for it, to count its usage.
+		fmt.Fprintln(opts.io.Out, res.Final)
+		res.Final = ""
+	}
+	s.FinishExtraction(ctx)
 	if err := s.Close(); err != nil {
 		fmt.Fprintln(opts.io.Err, "clawseed: session not saved: "+err.Error())
 	}
+	opts.purposes = providers.PurposeSince(ag.UsageByPurpose(), beforePurpose)
 	return finishRun(opts, s, stream, res, providers.UsageSince(ag.UsageByModel(), before), turnErr)
 }
 
@@ -242,17 +276,19 @@ func finishRun(opts *runOptions, s *app.Session, stream *streamjson.Stream, res 
 		stream.WriteResult(result)
 	case "json":
 		out := runResult{
-			Status:     res.Status,
-			SessionID:  s.ID(),
-			Final:      res.Final,
-			Usage:      newUsageJSON(providers.TotalUsage(usage)),
-			CostUSD:    costUSD(usage, s.Prices()),
-			Models:     modelsJSON(usage, s.Prices()),
-			Iterations: res.Iterations,
-			ToolCalls:  res.ToolCalls,
-			Model:      cmp.Or(res.Model, s.Model()),
-			Provider:   s.Provider(),
-			Context:    s.Agent().ContextReport(),
+			Status:    res.Status,
+			SessionID: s.ID(),
+			Final:     res.Final,
+			Usage:     newUsageJSON(providers.TotalUsage(usage)),
+			CostUSD:   costUSD(usage, s.Prices()),
+			Models:    modelsJSON(usage, s.Prices()),
+
+			UsageByPurpose: purposesJSON(opts.purposes, s.Prices()),
+			Iterations:     res.Iterations,
+			ToolCalls:      res.ToolCalls,
+			Model:          cmp.Or(res.Model, s.Model()),
+			Provider:       s.Provider(),
+			Context:        s.Agent().ContextReport(),
 
 			Type: result.Type, Subtype: result.Subtype, IsError: result.IsError, Result: result.Result,
 			TotalCostUSD: result.TotalCostUSD, NumTurns: result.NumTurns,

@@ -107,6 +107,11 @@ provider = "openai-compatible"
 base_url = "${FAKE_LLM_URL:-http://127.0.0.1:1/v1}"
 model = "fake-model"
 context_window = 100000
+
+# A memory extraction request after each turn would take the next line
+# of a script's fake model: the scripts about it turn it on.
+[memory]
+extract = "off"
 `
 
 // anthropicConfig is openAIConfig on the Anthropic Messages wire. The
@@ -120,6 +125,11 @@ base_url = "${FAKE_LLM_URL:-http://127.0.0.1:1/v1}"
 api_key = "test-key"
 model = "fake-model"
 context_window = 100000
+
+# A memory extraction request after each turn would take the next line
+# of a script's fake model: the scripts about it turn it on.
+[memory]
+extract = "off"
 `
 
 func setupScript(env *testscript.Env, defaultConfig string) error {

@@ -181,6 +181,9 @@ type Options struct {
 	// Recall, when set, prefixes each user message with the memories
 	// relevant to it ([memory].auto_recall).
 	Recall Recaller
+	// Extraction, when set, runs the memory extractor after a turn that
+	// wrote no memory ([memory].extract; extract.go).
+	Extraction *Extraction
 
 	// RefreshInstructions, when set, re-reads the `## Project
 	// instructions` section (Prompt.Instructions holds it at start) after
@@ -346,7 +349,6 @@ type Agent struct {
 	usageMu     sync.Mutex
 	usage       providers.Usage
 	byModel     []providers.ModelUsage // usage per model id, sorted (usage.go)
-	byPurpose   []PurposeUsage         // side requests' share of it, by purpose (usage.go)
 	alwaysAllow map[string]bool
 
 	// toolTokens is the estimated size of the tool schemas, fixed per
@@ -382,6 +384,18 @@ type Agent struct {
 	// ends at its next step, with stopReason shown to the user.
 	stopRequested bool
 	stopReason    string
+
+	// Background memory extraction (extract.go): ext is nil when it is
+	// off; memWrites tells the calls that write memory, memoryWrote says
+	// one did this turn, turnText and turnMsgs are the turn as it goes.
+	ext         *extractor
+	memWrites   *memoryWrites
+	memoryWrote bool
+	turnText    string
+	turnMsgs    []providers.Message
+	// byPurpose is the part of usage spent on clawseed's own requests
+	// (usage.go), guarded by usageMu.
+	byPurpose []providers.PurposeUsage
 }
 
 // ErrMaxIterations matches (errors.Is) the error of a turn that hit the
@@ -467,6 +481,7 @@ func New(opts Options) (*Agent, error) {
 		a.opts.Prompt.Memory = memorySection(opts.Memory, opts.MemoryDailyLog)
 	}
 	a.refreshIndex()
+	a.ext, a.memWrites = newExtractor(opts)
 	// The sinks made before the agent (the tools', the active set's) are
 	// connected last, to the agent as built.
 	if opts.Usage != nil {
@@ -574,6 +589,8 @@ func (a *Agent) SetHistory(msgs []providers.Message) {
 // activates the always-on ones again, as at start. The recorder is dropped;
 // give the new session's with SetRecorder.
 func (a *Agent) Reset(ctx context.Context) {
+	// An extraction of the old session ends first, counted there.
+	a.stopExtractions()
 	a.history = nil
 	a.sessionMsgs, a.lead = 0, 0
 	a.summaryFailedAt.Store(0)

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 
+	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/session"
 )
@@ -38,6 +39,14 @@ type childSpec struct {
 	// its first message.
 	hookAgent   *HookAgent
 	hookContext string
+	// policy, when set, replaces the session's tool policy: the memory
+	// extractor's pre-approves its memory writes (extract.go).
+	policy *permissions.Policy
+	// detached: its usage stays its own and nothing of it is recorded, its
+	// approvals do not count for the session; the caller carries into the
+	// session what it must, on the session's goroutine. The memory
+	// extractor, which runs while the session goes on, is.
+	detached bool
 }
 
 // A childRun is what a sub-agent's turn left.
@@ -47,8 +56,9 @@ type childRun struct {
 	// could not be made.
 	err, setupErr error
 	history       []providers.Message
-	// wrote: a write or exec call of the sub-agent succeeded.
-	wrote bool
+	// wrote: a write or exec call of the sub-agent succeeded;
+	// wroteMemory: one of them wrote memory (extract.go).
+	wrote, wroteMemory bool
 }
 
 // childModel is the model a sub-agent asks: the session's, or the one
@@ -90,7 +100,28 @@ func (e modelError) Error() string { return "model \"" + e.name + "\": " + e.err
 // usage (locked) and what its sink and approver do, which the caller
 // makes safe for that.
 func (a *Agent) runChild(ctx context.Context, spec childSpec, msg string) childRun {
-	rec := &childRecorder{parent: a}
+	child, err := a.newChild(spec)
+	if err != nil {
+		return childRun{setupErr: err}
+	}
+	res, err := child.Turn(ctx, msg)
+	return childRun{res: res, err: err, history: child.History(), wrote: child.wrote, wroteMemory: child.memoryWrote}
+}
+
+// newChild makes the sub-agent spec describes. It reads a's options, so it
+// runs on the session's goroutine (or while that goroutine waits for the
+// sub-agents of its turn); the sub-agent it returns shares with a only
+// what is safe to use from another goroutine (the hooks, the action
+// limiter, the sink, and unless detached the usage and the approvals).
+func (a *Agent) newChild(spec childSpec) (*Agent, error) {
+	var rec Recorder = &childRecorder{parent: a}
+	if spec.detached {
+		rec = nil
+	}
+	policy := a.opts.Policy
+	if spec.policy != nil {
+		policy = *spec.policy
+	}
 	sink := spec.sink
 	child, err := New(Options{
 		Model:              spec.choice.Model,
@@ -100,7 +131,7 @@ func (a *Agent) runChild(ctx context.Context, spec childSpec, msg string) childR
 		ReasoningEffort:    spec.choice.ReasoningEffort,
 		TextTools:          spec.choice.TextTools,
 		Tools:              spec.tools,
-		Policy:             a.opts.Policy,
+		Policy:             policy,
 		Approver:           spec.approver,
 		Prompt:             spec.prompt,
 		SystemExtra:        spec.extra,
@@ -135,14 +166,18 @@ func (a *Agent) runChild(ctx context.Context, spec childSpec, msg string) childR
 		},
 	})
 	if err != nil {
-		return childRun{setupErr: err}
+		return nil, err
 	}
-	child.grants = a.grants // what the user approves in it counts for the session
+	if !spec.detached {
+		child.grants = a.grants // what the user approves in it counts for the session
+	}
+	// Its memory writes are told apart as the session's are: a turn whose
+	// sub-agent wrote memory is not extracted again.
+	child.memWrites = a.memWrites
 	if spec.hookContext != "" {
 		child.pendingContext = append(child.pendingContext, spec.hookContext)
 	}
-	res, err := child.Turn(ctx, msg)
-	return childRun{res: res, err: err, history: child.History(), wrote: child.wrote}
+	return child, nil
 }
 
 // finishChild carries into the session what a sub-agent's run changes
@@ -151,6 +186,9 @@ func (a *Agent) runChild(ctx context.Context, spec childSpec, msg string) childR
 func (a *Agent) finishChild(run childRun) {
 	if run.wrote {
 		a.wrote = true
+	}
+	if run.wroteMemory {
+		a.memoryWrote = true
 	}
 }
 

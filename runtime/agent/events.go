@@ -40,10 +40,16 @@ const (
 	// Text the message): a systemMessage, why a prompt was blocked or a
 	// turn stopped, or a warning (IsError) about a hook that failed, timed
 	// out or answered what clawseed cannot use.
-	EventHook    EventType = "hook"
-	EventUsage   EventType = "usage"
-	EventError   EventType = "error"
-	EventTurnEnd EventType = "turn_end"
+	EventHook EventType = "hook"
+	// EventMemoryExtracted: the background memory extractor stored or
+	// forgot memories after an earlier turn (extract.go); Extraction says
+	// which. It comes when the extraction is collected — at the next
+	// prompt, the next turn or the end of the session — and only when it
+	// changed something.
+	EventMemoryExtracted EventType = "memory_extracted"
+	EventUsage           EventType = "usage"
+	EventError           EventType = "error"
+	EventTurnEnd         EventType = "turn_end"
 )
 
 // Turn statuses carried by [EventTurnEnd] and [TurnResult].
@@ -97,6 +103,19 @@ type Event struct {
 	Reload *ReloadInfo `json:"reload,omitempty"`
 	// Response is the complete model response of a response event.
 	Response *ResponseInfo `json:"response,omitempty"`
+	// Extraction is what a memory_extracted event changed.
+	Extraction *ExtractionInfo `json:"extraction,omitempty"`
+}
+
+// An ExtractionInfo is what one background memory extraction changed.
+type ExtractionInfo struct {
+	// Stored and Forgotten are the names of the memories it saved
+	// (created or updated) and deleted, in call order.
+	Stored    []string `json:"stored,omitempty"`
+	Forgotten []string `json:"forgotten,omitempty"`
+	// Model is the model it asked; Usage what it used.
+	Model string          `json:"model"`
+	Usage providers.Usage `json:"usage"`
 }
 
 // A ResponseInfo is one complete model response, as `run --output

@@ -38,6 +38,7 @@ func (a *Agent) SetRecorder(r Recorder) {
 func (a *Agent) add(msgs ...providers.Message) {
 	a.history = append(a.history, msgs...)
 	a.sessionMsgs += len(msgs)
+	a.logTurn(msgs)
 	if a.opts.Recorder == nil {
 		return
 	}

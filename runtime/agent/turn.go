@@ -58,11 +58,13 @@ const userPrefixLayout = "2006-01-02 15:04 -07:00"
 // The returned error is ctx's error on cancellation, wraps [ErrMaxIterations]
 // at the limit, or is the provider's error.
 func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
+	a.CollectExtraction()
 	n := len(a.history)
 	a.history = repairHistory(a.history)
 	a.sessionMsgs += len(a.history) - n
 	stamp := "[" + a.opts.Now().Format(userPrefixLayout) + "] "
 	a.opts.Sink(Event{Type: EventTurnStart, Text: text})
+	a.beginTurnLog(text)
 	res := TurnResult{base: a.UsageByModel()}
 	a.stopRequested, a.stopReason = false, ""
 	hookContext, blocked := a.promptHooks(ctx, text)
@@ -131,6 +133,7 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 		}
 		results := a.runCalls(ctx, calls)
 		a.noteWrites(calls, results)
+		a.noteMemoryWrites(calls, results)
 		for i, r := range results {
 			res.ToolCalls = append(res.ToolCalls, ToolCallSummary{Name: calls[i].Name, OK: !r.IsError})
 		}
@@ -217,6 +220,9 @@ func (a *Agent) endTurn(ctx context.Context, res TurnResult, err error) (TurnRes
 		// that completes catches up, the update being incremental.
 		a.maybeUpdateSummary()
 	}
+	// Once the end is shown: the extractor reads the turn in the
+	// background.
+	a.maybeExtract(res)
 	return res, err
 }
 

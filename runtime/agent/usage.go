@@ -2,7 +2,6 @@ package agent
 
 import (
 	"slices"
-	"strings"
 	"sync/atomic"
 
 	"github.com/clawseed/clawseed/providers"
@@ -41,42 +40,11 @@ func (s *UsageSink) Add(model string, u providers.Usage) {
 // AddFor counts the usage of a side request the session made for purpose
 // (automatic recall's "memory recall"): in the session's usage under the
 // model that answered, like [UsageSink.Add], and in that purpose's line of
-// [Agent.UsageByPurpose].
+// [Agent.UsageByPurpose], recorded with its purpose.
 func (s *UsageSink) AddFor(purpose, model string, u providers.Usage) {
 	if a := s.agent.Load(); a != nil {
-		a.addModelUsage(model, u)
-		a.addPurposeUsage(purpose, u)
+		a.addPurposeUsage(purpose, model, u)
 	}
-}
-
-// A PurposeUsage is the usage of one kind of side request, which
-// [Agent.UsageByModel] counts too.
-type PurposeUsage struct {
-	Purpose string
-	providers.Usage
-}
-
-// UsageByPurpose returns the usage of the session's side requests by
-// purpose, sorted by purpose (/cost shows a line for each). It is kept
-// for the process only: a resumed session's model totals include what
-// side requests used before, but start these lines again from zero.
-func (a *Agent) UsageByPurpose() []PurposeUsage {
-	a.usageMu.Lock()
-	defer a.usageMu.Unlock()
-	return slices.Clone(a.byPurpose)
-}
-
-func (a *Agent) addPurposeUsage(purpose string, u providers.Usage) {
-	if u == (providers.Usage{}) {
-		return
-	}
-	a.usageMu.Lock()
-	defer a.usageMu.Unlock()
-	i, found := slices.BinarySearchFunc(a.byPurpose, purpose, func(p PurposeUsage, name string) int { return strings.Compare(p.Purpose, name) })
-	if !found {
-		a.byPurpose = slices.Insert(a.byPurpose, i, PurposeUsage{Purpose: purpose})
-	}
-	a.byPurpose[i].Add(u)
 }
 
 // addUsage counts a response to a request of the session's model, under
@@ -113,4 +81,52 @@ func (a *Agent) restoreUsage(byModel []providers.ModelUsage) {
 		a.byModel = providers.AddModelUsage(a.byModel, m.Model, m.Usage)
 	}
 	a.usage = providers.TotalUsage(a.byModel)
+}
+
+// UsageByPurpose returns the part of the session's usage spent on requests
+// clawseed made on its own ("memory extraction"), per purpose and model,
+// sorted. It is counted in [Agent.UsageByModel] too.
+func (a *Agent) UsageByPurpose() []providers.PurposeUsage {
+	a.usageMu.Lock()
+	defer a.usageMu.Unlock()
+	return slices.Clone(a.byPurpose)
+}
+
+// A purposeRecorder records usage with its purpose (runtime/session's
+// Writer); a [Recorder] without it records the usage under its model only.
+type purposeRecorder interface {
+	RecordPurposeUsage(purpose, model string, u providers.Usage) error
+}
+
+// addPurposeUsage counts usage of a request clawseed made on its own for
+// purpose: in the session's totals and per model as any request, apart
+// per purpose, and in the session file with its purpose.
+func (a *Agent) addPurposeUsage(purpose, model string, u providers.Usage) {
+	if u == (providers.Usage{}) {
+		return
+	}
+	a.usageMu.Lock()
+	defer a.usageMu.Unlock()
+	a.usage.Add(u)
+	a.byModel = providers.AddModelUsage(a.byModel, model, u)
+	a.byPurpose = providers.AddPurposeUsage(a.byPurpose, purpose, model, u)
+	switch r := a.opts.Recorder.(type) {
+	case nil:
+	case purposeRecorder:
+		a.recorded(r.RecordPurposeUsage(purpose, model, u))
+	default:
+		a.recorded(r.RecordUsage(model, u))
+	}
+}
+
+// RestorePurposeUsage puts a saved session's usage per purpose back
+// (session.Session.UsageByPurpose); call it with [Agent.Resume], whose
+// totals include it.
+func (a *Agent) RestorePurposeUsage(list []providers.PurposeUsage) {
+	a.usageMu.Lock()
+	defer a.usageMu.Unlock()
+	a.byPurpose = nil
+	for _, p := range list {
+		a.byPurpose = providers.AddPurposeUsage(a.byPurpose, p.Purpose, p.Model, p.Usage)
+	}
 }

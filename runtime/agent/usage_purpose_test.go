@@ -35,7 +35,7 @@ func TestUsageSinkPurpose(t *testing.T) {
 	if diff := cmp.Diff(wantModels, rec.usage); diff != "" {
 		t.Errorf("recorded usage (-want +got)\n%s", diff)
 	}
-	wantPurpose := []PurposeUsage{{Purpose: "memory recall", Usage: providers.Usage{InputTokens: 100, OutputTokens: 8}}}
+	wantPurpose := []providers.PurposeUsage{{Purpose: "memory recall", Model: "small-model", Usage: providers.Usage{InputTokens: 100, OutputTokens: 8}}}
 	if diff := cmp.Diff(wantPurpose, env.agent.UsageByPurpose()); diff != "" {
 		t.Errorf("UsageByPurpose (-want +got)\n%s", diff)
 	}

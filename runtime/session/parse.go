@@ -124,6 +124,9 @@ func (p *parser) apply(n int, r *Record) {
 	case TypeUsage:
 		s.Usage.Add(*r.Usage)
 		s.UsageByModel = providers.AddModelUsage(s.UsageByModel, cmp.Or(r.Model, s.Header.Model), *r.Usage)
+		if r.Purpose != "" {
+			s.UsageByPurpose = providers.AddPurposeUsage(s.UsageByPurpose, r.Purpose, cmp.Or(r.Model, s.Header.Model), *r.Usage)
+		}
 	}
 }
 

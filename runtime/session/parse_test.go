@@ -278,3 +278,45 @@ func TestTitle(t *testing.T) {
 		}
 	}
 }
+
+// TestUsageByPurpose: a usage record with a purpose counts in the totals
+// and per model like any other, and apart per purpose and model.
+func TestUsageByPurpose(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	w := s.Create(Header{ID: "purpose", Workspace: "/ws", Provider: "p", Model: "m"})
+	for _, err := range []error{
+		w.RecordMessage(providers.UserText("hi")),
+		w.RecordUsage("m", providers.Usage{InputTokens: 100, OutputTokens: 10}),
+		w.RecordPurposeUsage("memory extraction", "m", providers.Usage{InputTokens: 1000, OutputTokens: 50}),
+		w.RecordPurposeUsage("memory extraction", "cheap", providers.Usage{InputTokens: 7}),
+		w.RecordPurposeUsage("memory extraction", "m", providers.Usage{InputTokens: 1, OutputTokens: 1}),
+		w.RecordFork(Fork{Model: "m", Status: "ok", Purpose: "memory extraction"}),
+		w.Close(),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Parse("purpose.jsonl", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (providers.Usage{InputTokens: 1108, OutputTokens: 61}); got.Usage != want {
+		t.Errorf("usage = %+v, want %+v", got.Usage, want)
+	}
+	want := []providers.PurposeUsage{
+		{Purpose: "memory extraction", Model: "cheap", Usage: providers.Usage{InputTokens: 7}},
+		{Purpose: "memory extraction", Model: "m", Usage: providers.Usage{InputTokens: 1001, OutputTokens: 51}},
+	}
+	if diff := cmp.Diff(want, got.UsageByPurpose); diff != "" {
+		t.Errorf("usage by purpose (-want +got):\n%s", diff)
+	}
+	if got.Forks != 1 || !strings.Contains(string(data), `"purpose":"memory extraction"`) {
+		t.Errorf("forks = %d; file:\n%s", got.Forks, data)
+	}
+}

@@ -135,6 +135,9 @@ type Fork struct {
 	// max_iterations.
 	Status   string              `json:"status"`
 	Messages []providers.Message `json:"messages"`
+	// Purpose is set on a sub-agent clawseed ran on its own, not for a
+	// call or the user: "memory extraction".
+	Purpose string `json:"purpose,omitempty"`
 }
 
 // A Recall records the memories automatic recall gave the model with one
@@ -158,6 +161,9 @@ type Record struct {
 	// Model is the model id of a usage record's requests. Files written
 	// before it existed leave it out: their usage is the header's model's.
 	Model string `json:"model,omitempty"`
+	// Purpose is set on a usage record of requests clawseed made on its
+	// own ("memory extraction"); they count in the totals all the same.
+	Purpose string `json:"purpose,omitempty"`
 }
 
 // A SkillState is one active skill after replaying the skill records.
@@ -179,7 +185,10 @@ type Session struct {
 	Usage providers.Usage `json:"usage"`
 	// UsageByModel is the same sum per model id, sorted by model.
 	UsageByModel []providers.ModelUsage `json:"usage_by_model"`
-	Compactions  int                    `json:"compactions"`
+	// UsageByPurpose is the part of it clawseed spent on its own, per
+	// purpose and model (providers.AddPurposeUsage).
+	UsageByPurpose []providers.PurposeUsage `json:"usage_by_purpose,omitempty"`
+	Compactions    int                      `json:"compactions"`
 	// Forks is the number of fork transcripts recorded.
 	Forks int `json:"forks,omitempty"`
 	// Recalled are the memories automatic recall gave the model in this

@@ -68,6 +68,13 @@ func (w *Writer) RecordUsage(model string, u providers.Usage) error {
 	return w.record(Record{Type: TypeUsage, Usage: &u, Model: model})
 }
 
+// RecordPurposeUsage appends the usage of requests clawseed made on its own
+// for purpose ("memory extraction") to model: counted in the totals, and
+// apart per purpose.
+func (w *Writer) RecordPurposeUsage(purpose, model string, u providers.Usage) error {
+	return w.record(Record{Type: TypeUsage, Usage: &u, Model: model, Purpose: purpose})
+}
+
 // RecordFork appends a fork skill's sub-agent transcript.
 func (w *Writer) RecordFork(f Fork) error {
 	return w.record(Record{Type: TypeFork, Fork: &f})

@@ -410,6 +410,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		Memory:             memoryIndex(s.memory),
 		MemoryDailyLog:     cfg.Memory.Mode == config.MemoryModeDailyLog,
 		Recall:             autoRecall(cfg, s.memory, s.agentMemory, s.recallModel(o, p)),
+		Extraction:         memoryExtraction(cfg, s.memory, cfg.Agent.MaxToolOutputChars, o.Log),
 		MaxIterations:      maxIter,
 		ParallelTools:      cfg.Agent.ParallelTools,
 		ToolTimeout:        cfg.Agent.ToolTimeout(),

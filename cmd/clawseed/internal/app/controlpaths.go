@@ -14,11 +14,27 @@ import (
 // and instruction files, the config files read, CLAWSEED_HOME, ~/.claude and ~/.agents,
 // and every skill root (extra roots included).
 func controlPaths(cfg *config.Config) *tools.ControlPaths {
+	return tools.NewControlPaths(controlConfig(cfg, true))
+}
+
+// memoryControlPath reports whether writing in the memory folder writes a
+// control path, and which, not counting CLAWSEED_HOME itself: its memory/
+// folder is memory's default place and holds nothing clawseed runs or
+// allows, while its skills and config are control paths of their own (the
+// skill roots, the config files).
+func memoryControlPath(cfg *config.Config, folder string) (string, bool) {
+	return tools.NewControlPaths(controlConfig(cfg, false)).Match(filepath.Join(folder, "memory-file.md"))
+}
+
+// controlConfig lists the control paths, CLAWSEED_HOME with home.
+func controlConfig(cfg *config.Config, home bool) tools.ControlConfig {
 	cc := tools.ControlConfig{
 		Workspace:      cfg.Workspace,
 		WorkspaceFiles: append(agent.IdentityFileNames(), instructions.FileNames()...),
 		Files:          cfg.Files,
-		Dirs:           []string{cfg.Home},
+	}
+	if home {
+		cc.Dirs = []string{cfg.Home}
 	}
 	if home := homeDir(); home != "" {
 		cc.Dirs = append(cc.Dirs, filepath.Join(home, ".claude"), filepath.Join(home, ".agents"))
@@ -26,5 +42,5 @@ func controlPaths(cfg *config.Config) *tools.ControlPaths {
 	for _, r := range skillOptions(cfg).Roots {
 		cc.Dirs = append(cc.Dirs, r.Path)
 	}
-	return tools.NewControlPaths(cc)
+	return cc
 }

@@ -141,6 +141,7 @@ func (s *Session) recorder() agent.Recorder {
 // the id comes first, so the always-on skills that Agent.Reset activates
 // again substitute the new ${CLAWSEED_SESSION_ID}. It returns the new id.
 func (s *Session) New(ctx context.Context) string {
+	s.FinishExtraction(ctx) // the old session's last turn, counted there
 	s.agent.SessionEnd(ctx, "clear")
 	s.Close()
 	s.sessionID = session.NewID(time.Now())
@@ -169,6 +170,7 @@ func (s *Session) header() session.Header {
 // owns the memory store it opened: closing its database is what removes
 // index.db-wal and index.db-shm.
 func (s *Session) Shutdown() error {
+	s.FinishExtraction(context.Background())
 	if s.agent != nil && s.hooks != nil {
 		s.agent.SessionEnd(context.Background(), "other")
 		s.hooks.Wait() // hooks run with async, bounded by their timeouts
@@ -190,10 +192,29 @@ func (s *Session) Shutdown() error {
 	return errors.Join(closeErr, memErr, tmpErr)
 }
 
-// Close waits for the session's background work (a session summary update
-// writes the summary file and records its usage), then flushes and closes
-// the session file.
+// extractionWait bounds how long the end of a session waits for the
+// memory extraction of its last turn (runtime/agent/extract.go).
+const extractionWait = time.Minute
+
+// FinishExtraction waits for the memory extraction of the session's last
+// turns, at most until ctx ends or for a minute, and carries its usage and
+// notice into the session. [Session.Close] does it too; `run` calls it
+// first, with the context Ctrl-C cancels.
+func (s *Session) FinishExtraction(ctx context.Context) {
+	if s.agent == nil || !s.agent.Extracting() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, extractionWait)
+	defer cancel()
+	s.agent.FinishExtraction(ctx)
+}
+
+// Close finishes the memory extraction of the last turn (bounded: see
+// [Session.FinishExtraction]), waits for the session's background work (a
+// session summary update writes the summary file and records its usage),
+// then flushes and closes the session file.
 func (s *Session) Close() error {
+	s.FinishExtraction(context.Background())
 	s.bg.Wait()
 	if s.writer == nil {
 		return nil
@@ -251,6 +272,7 @@ func (s *Session) open(r Resume) error {
 func (s *Session) resume(ctx context.Context, notices io.Writer) {
 	r := s.resumed
 	diags := s.agent.ResumeSession(ctx, r)
+	s.agent.RestorePurposeUsage(r.UsageByPurpose)
 	if s.mcp != nil {
 		// Deferred MCP tools the session had called are in its tools
 		// array again, in the order first called.

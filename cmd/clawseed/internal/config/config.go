@@ -243,6 +243,9 @@ type Memory struct {
 	// memories' descriptions: a request per message; the user's choice,
 	// see projectRules).
 	Recall string `toml:"recall"`
+	// Extract is "auto" (the memory extractor runs after a turn that
+	// wrote no memory) or "off".
+	Extract string `toml:"extract"`
 	// Session is [memory.session]: each session's summary file.
 	Session MemorySession `toml:"session"`
 }
@@ -383,7 +386,7 @@ func Default() *Config {
 			KeepRecentTokens: 20000,
 		},
 		Sessions:    Sessions{Enabled: true},
-		Memory:      Memory{Enabled: true, AutoRecall: true, Mode: MemoryModeTopics, Recall: "fts", Session: MemorySession{Enabled: true, UpdateEveryTokens: 10000}},
+		Memory:      Memory{Enabled: true, AutoRecall: true, Mode: MemoryModeTopics, Recall: "fts", Extract: "auto", Session: MemorySession{Enabled: true, UpdateEveryTokens: 10000}},
 		WebFetch:    WebFetch{Enabled: true, AllowedDomains: []string{"*"}, BlockedDomains: []string{}, MaxBytes: 2 << 20, TimeoutSecs: 30},
 		WebSearch:   WebSearch{Enabled: true, Provider: "duckduckgo", TimeoutSecs: 30},
 		HTTPRequest: HTTPRequest{Enabled: false, AllowedDomains: []string{}, MaxBytes: 2 << 20, TimeoutSecs: 30},

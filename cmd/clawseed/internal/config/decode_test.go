@@ -173,6 +173,8 @@ func TestValidation(t *testing.T) {
 			`skills.dynamic_context: invalid value "some" (want off, trusted, all)`},
 		{"web search provider", "[web_search]\nprovider = \"google\"\n", 2, "web_search.provider",
 			`web_search.provider: invalid value "google" (want duckduckgo, brave, searxng, tavily)`},
+		{"memory extraction", "[memory]\nextract = \"sometimes\"\n", 2, "memory.extract",
+			`memory.extract: invalid value "sometimes" (want auto, off)`},
 		{"negative retries", "[providers]\nmax_retries = -1\n", 2, "providers.max_retries",
 			"providers.max_retries: must be at least 0, got -1"},
 		{"zero iterations", "[agent]\nmax_tool_iterations = 0\n", 2, "agent.max_tool_iterations",

@@ -185,6 +185,7 @@ var projectRules = map[string]keyRule{
 	"memory.session.enabled":              {kind: offOnly},
 	"memory.session.update_every_tokens":  {kind: raiseOnly},
 	"memory.recall":                       {kind: tighten, order: []string{"fts", "model"}, why: whyRecall},
+	"memory.extract":                      {kind: tighten, order: []string{"off", "auto"}, why: "may only turn memory extraction off"},
 	"instructions.enabled":                {kind: offOnly},
 	"instructions.max_file_bytes":         {kind: lowerOnly},
 	"instructions.max_total_bytes":        {kind: lowerOnly},

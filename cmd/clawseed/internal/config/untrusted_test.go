@@ -359,6 +359,17 @@ func TestUntrustedProjectRules(t *testing.T) {
 			untrusted: false, trusted: false,
 		},
 		{
+			name: "memory extraction the user turned off stays off", user: "[memory]\nextract = \"off\"\n", project: "[memory]\nextract = \"auto\"\n",
+			get:       func(c *Config) any { return c.Memory.Extract },
+			untrusted: "off", trusted: "auto",
+			ignored: []ignoredWant{{"memory.extract", `"auto"`, `may only turn memory extraction off (user: "off")`, 2}},
+		},
+		{
+			name: "memory extraction may be turned off", project: "[memory]\nextract = \"off\"\n",
+			get:       func(c *Config) any { return c.Memory.Extract },
+			untrusted: "off", trusted: "off",
+		},
+		{
 			name: "capabilities may be turned off", project: "[web_fetch]\nenabled = false\n[memory]\nauto_recall = false\n",
 			get:       func(c *Config) any { return []bool{c.WebFetch.Enabled, c.Memory.AutoRecall} },
 			untrusted: []bool{false, false}, trusted: []bool{false, false},

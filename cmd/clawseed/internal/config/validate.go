@@ -45,6 +45,9 @@ func (c *Config) validate() error {
 	if err := c.oneOf("memory.recall", c.Memory.Recall, "fts", "model"); err != nil {
 		return err
 	}
+	if err := c.oneOf("memory.extract", c.Memory.Extract, "auto", "off"); err != nil {
+		return err
+	}
 	if err := c.checkWritable(); err != nil {
 		return err
 	}

@@ -29,6 +29,10 @@ type Agent interface {
 	ModelName() string
 	Usage() providers.Usage
 	UsageByModel() []providers.ModelUsage
+	UsageByPurpose() []providers.PurposeUsage
+	// CollectExtraction carries into the session what background memory
+	// extraction finished (its notice, its usage); it never waits.
+	CollectExtraction()
 }
 
 // Chat is one interactive session at the terminal.
@@ -101,7 +105,12 @@ const prompt = "you> "
 func (c *Chat) Run(ctx context.Context) error {
 	interrupts := 0
 	for {
+		// Background work that ended shows at a prompt, never in the
+		// middle of the line being typed, and again once a line is read
+		// (so /cost counts it).
+		c.Agent.CollectExtraction()
 		line, err := c.readInput(ctx)
+		c.Agent.CollectExtraction()
 		switch {
 		case errors.Is(err, ErrInterrupt):
 			interrupts++

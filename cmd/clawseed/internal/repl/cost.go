@@ -8,7 +8,6 @@ import (
 
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/providers"
-	"github.com/clawseed/clawseed/runtime/agent"
 )
 
 // showCost prints /cost: this session's tokens by kind, the cache hit ratio,
@@ -45,36 +44,32 @@ func (c *Chat) showCost() {
 			fmt.Fprintf(c.Out, "  %-*s  %s: %s\n", width, modelLabel(m.Model), tokensShort(m.Usage), cost)
 		}
 	}
-	writeSideRequests(c.Out, c.Agent)
+	for _, line := range purposeLines(c.Agent.UsageByPurpose(), c.price) {
+		fmt.Fprintln(c.Out, line)
+	}
 	bill := providers.Charge(byModel, c.price)
 	fmt.Fprintln(c.Out, "Cost: "+costLine(bill))
 }
 
-// sideRequests is what an agent that makes side requests (model-based
-// memory recall) reports of them.
-type sideRequests interface {
-	UsageByPurpose() []agent.PurposeUsage
-}
-
-// writeSideRequests adds a line per kind of side request: their tokens are
-// in the totals above already, and these lines say what they were for.
-func writeSideRequests(w io.Writer, a Agent) {
-	sr, ok := a.(sideRequests)
-	if !ok {
-		return
+// purposeLines are the lines of the requests clawseed made on its own,
+// one per purpose ("Memory extraction (included above): input …"), in
+// purpose order: their tokens are already in the totals and per model
+// above.
+func purposeLines(list []providers.PurposeUsage, price providers.PriceFunc) []string {
+	var lines []string
+	for i := 0; i < len(list); {
+		purpose := list[i].Purpose
+		var models []providers.ModelUsage
+		for ; i < len(list) && list[i].Purpose == purpose; i++ {
+			models = append(models, providers.ModelUsage{Model: list[i].Model, Usage: list[i].Usage})
+		}
+		label := termtext.EscapeLine(purpose)
+		if label != "" {
+			label = strings.ToUpper(label[:1]) + label[1:]
+		}
+		lines = append(lines, fmt.Sprintf("%s (included above): %s: %s", label, tokensShort(providers.TotalUsage(models)), costLine(providers.Charge(models, price))))
 	}
-	byPurpose := sr.UsageByPurpose()
-	if len(byPurpose) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "Side requests (included above):")
-	width := 0
-	for _, p := range byPurpose {
-		width = max(width, len(p.Purpose))
-	}
-	for _, p := range byPurpose {
-		fmt.Fprintf(w, "  %-*s  %s\n", width, termtext.EscapeLine(p.Purpose), tokensShort(p.Usage))
-	}
+	return lines
 }
 
 func (c *Chat) price(model string) (providers.Price, bool) {

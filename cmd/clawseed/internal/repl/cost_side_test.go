@@ -6,16 +6,15 @@ import (
 	"testing"
 
 	"github.com/clawseed/clawseed/providers"
-	"github.com/clawseed/clawseed/runtime/agent"
 )
 
 // sideAgent is a fakeAgent whose session made side requests.
 type sideAgent struct {
 	*fakeAgent
-	byPurpose []agent.PurposeUsage
+	byPurpose []providers.PurposeUsage
 }
 
-func (s sideAgent) UsageByPurpose() []agent.PurposeUsage { return s.byPurpose }
+func (s sideAgent) UsageByPurpose() []providers.PurposeUsage { return s.byPurpose }
 
 // TestCostSideRequests: /cost has a line per kind of side request (model
 // memory recall), after the totals that include it; none without any.
@@ -25,11 +24,11 @@ func TestCostSideRequests(t *testing.T) {
 	fa.byModel = []providers.ModelUsage{{Model: "gpt-5", Usage: providers.Usage{InputTokens: 1_500, OutputTokens: 30}}}
 	for _, tt := range []struct {
 		name      string
-		byPurpose []agent.PurposeUsage
+		byPurpose []providers.PurposeUsage
 		want      string
 	}{
-		{"recall", []agent.PurposeUsage{{Purpose: "memory recall", Usage: providers.Usage{InputTokens: 500, OutputTokens: 10}}},
-			"Side requests (included above):\n  memory recall  input 500, output 10\nCost: "},
+		{"recall", []providers.PurposeUsage{{Purpose: "memory recall", Model: "gpt-5", Usage: providers.Usage{InputTokens: 500, OutputTokens: 10}}},
+			"Memory recall (included above): input 500, output 10: "},
 		{"none", nil, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -37,7 +36,7 @@ func TestCostSideRequests(t *testing.T) {
 			c := &Chat{Agent: sideAgent{fa, tt.byPurpose}, Out: &out, Err: &out}
 			c.command(t.Context(), "/cost")
 			if tt.want == "" {
-				if strings.Contains(out.String(), "Side requests") {
+				if strings.Contains(out.String(), "(included above)") {
 					t.Errorf("a side-request line without side requests:\n%s", out.String())
 				}
 				return

@@ -22,12 +22,13 @@ func TestCost(t *testing.T) {
 	// 34,000 uncached × 3 + 1,000,000 × 0.3 + 200,000 × 3.75 + 5,000 × 15, per million.
 	sonnetCost := "$1.227000"
 	tests := []struct {
-		name    string
-		byModel []providers.ModelUsage
-		want    []string
+		name      string
+		byModel   []providers.ModelUsage
+		byPurpose []providers.PurposeUsage
+		want      []string
 	}{
-		{"nothing yet", nil, []string{"No tokens used in this session yet.\n"}},
-		{"one model", []providers.ModelUsage{sonnet}, []string{
+		{"nothing yet", nil, nil, []string{"No tokens used in this session yet.\n"}},
+		{"one model", []providers.ModelUsage{sonnet}, nil, []string{
 			"Tokens this session:\n",
 			"  input, uncached        34,000\n",
 			"  cache read          1,000,000\n",
@@ -37,11 +38,19 @@ func TestCost(t *testing.T) {
 			"Model claude-sonnet-4-5: input $3, cache read $0.3, cache write $3.75, output $15 per million tokens (built-in price list).\n",
 			"Cost: " + sonnetCost + "\n",
 		}},
-		{"local model", []providers.ModelUsage{{Model: "qwen3", Usage: providers.Usage{InputTokens: 10, OutputTokens: 2}}}, []string{
+		{"memory extraction on its own line", []providers.ModelUsage{sonnet}, []providers.PurposeUsage{
+			{Purpose: "memory extraction", Model: "claude-sonnet-4-5", Usage: providers.Usage{InputTokens: 10_000, CachedInputTokens: 8_000, OutputTokens: 200}},
+			{Purpose: "memory extraction", Model: "qwen3", Usage: providers.Usage{InputTokens: 100, OutputTokens: 10}},
+		}, []string{
+			// 2,000 × 3 + 8,000 × 0.3 + 200 × 15, per million.
+			"Memory extraction (included above): input 10,100 (8,000 cache read), output 210: $0.011400\n",
+			"Cost: " + sonnetCost + "\n",
+		}},
+		{"local model", []providers.ModelUsage{{Model: "qwen3", Usage: providers.Usage{InputTokens: 10, OutputTokens: 2}}}, nil, []string{
 			"Model qwen3: local model, no charge.\n",
 			"Cost: $0.000000\n",
 		}},
-		{"unknown model only", []providers.ModelUsage{{Model: "mystery", Usage: providers.Usage{InputTokens: 10}}}, []string{
+		{"unknown model only", []providers.ModelUsage{{Model: "mystery", Usage: providers.Usage{InputTokens: 10}}}, nil, []string{
 			"Model mystery: no price known; set price in its [providers.models.NAME] entry of config.toml.\n",
 			"Cost: unknown (no price for mystery; set price in the [providers.models.NAME] entry)\n",
 		}},
@@ -49,7 +58,7 @@ func TestCost(t *testing.T) {
 			sonnet,
 			{Model: "mystery", Usage: providers.Usage{InputTokens: 10, OutputTokens: 1}},
 			{Model: "qwen3", Usage: providers.Usage{InputTokens: 100, OutputTokens: 20}},
-		}, []string{
+		}, nil, []string{
 			"By model:\n",
 			"  claude-sonnet-4-5  input 1,234,000 (1,000,000 cache read, 200,000 cache write), output 5,000: " + sonnetCost + "\n",
 			"  mystery            input 10, output 1: no price known\n",
@@ -61,7 +70,7 @@ func TestCost(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			fa := newFakeAgent()
-			fa.byModel = tt.byModel
+			fa.byModel, fa.byPurpose = tt.byModel, tt.byPurpose
 			var out bytes.Buffer
 			c := &Chat{Agent: fa, Out: &out, Err: &out, Prices: lookup}
 			c.command(t.Context(), "/cost")

@@ -123,6 +123,15 @@ func (r *Renderer) Handle(ev agent.Event) {
 		}
 	case agent.EventHook:
 		r.line(hookSpan(ev))
+	case agent.EventMemoryExtracted:
+		if x := ev.Extraction; x != nil {
+			for _, name := range x.Stored {
+				r.line(styled(termtext.Dim, "◦ remembered: "+termtext.EscapeLine(name)))
+			}
+			for _, name := range x.Forgotten {
+				r.line(styled(termtext.Dim, "◦ forgot: "+termtext.EscapeLine(name)))
+			}
+		}
 	case agent.EventError:
 		r.endLine()
 		r.writeSpans(true, styled(termtext.Red, "✗ "+termtext.Escape(ev.Text)), plain("\n"))

@@ -56,6 +56,7 @@ func TestRendererTranscript(t *testing.T) {
 		{Type: agent.EventTextDelta, Text: "Done."},
 		{Type: agent.EventError, Text: "provider: transient: boom"},
 		{Type: agent.EventTurnEnd, Status: agent.StatusCancelled},
+		{Type: agent.EventMemoryExtracted, Extraction: &agent.ExtractionInfo{Stored: []string{"tabs", "evil\x1b[2J"}, Forgotten: []string{"old"}}},
 	} {
 		r.Handle(ev)
 	}
@@ -66,7 +67,10 @@ func TestRendererTranscript(t *testing.T) {
 		"⚙ shell {\"command\":\"a && b\"}\n" +
 		"  ✗ line1 line2\n" +
 		"Done.\n" +
-		"⏹ turn cancelled\n"
+		"⏹ turn cancelled\n" +
+		"◦ remembered: tabs\n" +
+		"◦ remembered: evil\\x1b[2J\n" +
+		"◦ forgot: old\n"
 	if diff := cmp.Diff(want, out.String()); diff != "" {
 		t.Errorf("transcript (-want +got):\n%s", diff)
 	}
@@ -191,6 +195,10 @@ type fakeAgent struct {
 	resets  int
 	focus   []string
 	byModel []providers.ModelUsage
+	// byPurpose is what UsageByPurpose returns; collects counts
+	// CollectExtraction calls.
+	byPurpose []providers.PurposeUsage
+	collects  int
 }
 
 func (f *fakeAgent) Turn(_ context.Context, text string) (agent.TurnResult, error) {
@@ -233,6 +241,8 @@ func (f *fakeAgent) Usage() providers.Usage { return providers.Usage{InputTokens
 func (f *fakeAgent) UsageByModel() []providers.ModelUsage {
 	return f.byModel
 }
+func (f *fakeAgent) UsageByPurpose() []providers.PurposeUsage { return f.byPurpose }
+func (f *fakeAgent) CollectExtraction()                       { f.collects++ }
 
 func newFakeAgent() *fakeAgent {
 	cat := &skills.Catalog{Skills: []*skills.Skill{
@@ -252,6 +262,19 @@ func runChat(t *testing.T, fa *fakeAgent, lines ...string) (string, string) {
 		t.Fatal(err)
 	}
 	return out.String(), errw.String()
+}
+
+// TestChatCollectsExtraction: chat carries finished background work into
+// the session at each prompt and after each line read, never in between.
+func TestChatCollectsExtraction(t *testing.T) {
+	t.Parallel()
+	fa := newFakeAgent()
+	runChat(t, fa, "hello", "/cost")
+	// Three prompts (the last one reads the end), each with a collection
+	// before and after.
+	if fa.collects != 6 {
+		t.Errorf("CollectExtraction called %d times, want 6", fa.collects)
+	}
 }
 
 func TestChatCommands(t *testing.T) {

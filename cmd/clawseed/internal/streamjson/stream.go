@@ -255,6 +255,16 @@ func (s *Stream) handle(ev agent.Event) {
 			IsError   bool   `json:"is_error"`
 			systemTail
 		}{s.head("clawseed_hook"), ev.Name, ev.Text, ev.IsError, s.tail(parent)})
+	case agent.EventMemoryExtracted:
+		if x := ev.Extraction; x != nil {
+			s.write(struct {
+				systemHead
+				Stored    []string `json:"stored"`
+				Forgotten []string `json:"forgotten"`
+				Model     string   `json:"model"`
+				systemTail
+			}{s.head("clawseed_memory_extracted"), nonNil(x.Stored), nonNil(x.Forgotten), x.Model, s.tail(parent)})
+		}
 	case agent.EventError:
 		s.closePartial(ev.Parent)
 		s.write(struct {

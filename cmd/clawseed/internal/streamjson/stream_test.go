@@ -54,8 +54,8 @@ func response(parent string, took time.Duration, stop providers.StopReason, u pr
 // /NAME that runs a fork, reasoning (signed and redacted), text, tool
 // calls (one with arguments that are not JSON), a permission denial, a
 // fork skill called by the model whose sub-agent streams too, a hot
-// reload, a tools change, a compaction, and a request that fails
-// mid-stream.
+// reload, a tools change, a compaction, a request that fails mid-stream,
+// and a memory extraction's notice.
 func scriptedRun() []agent.Event {
 	u := providers.Usage{InputTokens: 100, OutputTokens: 10, CachedInputTokens: 60, CacheWriteTokens: 30}
 	return []agent.Event{
@@ -105,6 +105,8 @@ func scriptedRun() []agent.Event {
 		{Type: agent.EventTextDelta, Text: "Half an ans", Iteration: 2},
 		{Type: agent.EventError, Text: "stream cut"},
 		{Type: agent.EventTurnEnd, Status: agent.StatusError, Iteration: 2},
+		// The memory extraction of an earlier turn, collected at the end.
+		{Type: agent.EventMemoryExtracted, Extraction: &agent.ExtractionInfo{Stored: []string{"tabs"}, Model: "model-a"}},
 	}
 }
 

@@ -1,0 +1,93 @@
+package app
+
+import (
+	"log/slog"
+	"path/filepath"
+	"strings"
+
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/internal/confine"
+	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/memory"
+	"github.com/clawseed/clawseed/runtime/tools"
+)
+
+// memoryExtraction returns the agent's background memory extraction
+// (runtime/agent/extract.go) when [memory].extract is "auto" and the
+// session has memory; nil otherwise.
+//
+// Its tools are made here, for it alone: file_read, content_search and
+// glob_search over a sandbox of their own rooted in the memory folders
+// (never the workspace's sandbox, and no command: content_search searches
+// in Go), and memory_recall, memory_store and memory_forget over the
+// session's store, whose Save and Forget validate each memory, choose its
+// file inside the folders and take the folder lock. The agent pre-approves
+// the two writes: they cannot leave the memory folders, and those are no
+// control path — unless [memory].dir was put inside one other than
+// CLAWSEED_HOME (a skill root, .claude/, the workspace's .git …), where a
+// memory file could become a skill or a setting; then extraction is off.
+func memoryExtraction(cfg *config.Config, store *memory.Store, maxOutput int, log *slog.Logger) *agent.Extraction {
+	if store == nil || cfg.Memory.Extract != "auto" {
+		return nil
+	}
+	user, project := store.Folders()
+	folders := []string{user}
+	if project != "" {
+		folders = []string{project, user}
+	}
+	for _, f := range folders {
+		if name, ok := memoryControlPath(cfg, f); ok {
+			log.Warn("Memory extraction off: the memory folder is inside a control path", "folder", f, "control_path", name)
+			return nil
+		}
+	}
+	list := tools.MemoryReadTools(tools.MemoryReadOptions{
+		Folders: folders, Forbidden: cfg.Autonomy.ForbiddenPaths, Workspace: cfg.Workspace, Home: homeDir(),
+		MaxOutputChars: maxOutput,
+	})
+	list = append(list, tools.NewMemoryRecall(store), tools.NewMemoryStore(store), tools.NewMemoryForget(store))
+	ex := &agent.Extraction{
+		Folder: folders[0],
+		Memory: func() string { return memoryState(store) },
+		InMemory: func(path string) bool {
+			return inFolder(store.Dir(), path, cfg.Workspace)
+		},
+	}
+	for _, t := range list {
+		ex.Tools = append(ex.Tools, t)
+	}
+	return ex
+}
+
+// memoryState is the memory as the extractor is shown it: each folder, what
+// goes there, and its MEMORY.md as it is now on disk.
+func memoryState(store *memory.Store) string {
+	user, project := store.Folders()
+	userIndex, projectIndex := store.Indexes()
+	var b strings.Builder
+	part := func(title, folder, holds, index string) {
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString("### " + title + " — " + folder + "\n\n" + holds + "\n\n")
+		if index = strings.TrimSpace(index); index == "" {
+			index = "(empty)"
+		}
+		b.WriteString(index)
+	}
+	if project != "" {
+		part("Project memory", project, "Types project and reference; this workspace only.", projectIndex)
+	}
+	part("User memory", user, "Types user and feedback; shared by every project.", userIndex)
+	return b.String()
+}
+
+// inFolder reports whether path (absolute, or relative to workspace) lies
+// in dir, as written or with its links resolved.
+func inFolder(dir, path, workspace string) bool {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(workspace, path)
+	}
+	path = filepath.Clean(path)
+	return confine.Within(path, dir) || confine.Within(confine.RealOrSelf(path), confine.RealOrSelf(dir))
+}
