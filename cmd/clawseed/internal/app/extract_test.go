@@ -145,3 +145,28 @@ func TestMemoryExtractionOff(t *testing.T) {
 		t.Error("extraction without a memory store")
 	}
 }
+
+// TestMemoryExtractionDailyLog: in daily_log mode the extractor's
+// memory_store appends to the day's log (it takes content only), like the
+// model's own, and never writes a topic file mid-session.
+func TestMemoryExtractionDailyLog(t *testing.T) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for _, mode := range []string{config.MemoryModeTopics, config.MemoryModeDailyLog} {
+		cfg, _ := defaultSession(t)
+		cfg.Memory.Mode = mode
+		store, err := OpenMemory(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex := memoryExtraction(cfg, store, 0, log)
+		var schema string
+		for _, tool := range ex.Tools {
+			if spec := tool.Spec(); spec.Name == "memory_store" {
+				schema = string(spec.Schema)
+			}
+		}
+		if got, want := strings.Contains(schema, `"name"`), mode == config.MemoryModeTopics; got != want {
+			t.Errorf("%s: memory_store schema %s", mode, schema)
+		}
+	}
+}
