@@ -48,11 +48,11 @@ func memoryExtraction(cfg *config.Config, store *memory.Store, maxOutput int, lo
 	// Its memory_store is the session's: in daily_log mode it appends to
 	// today's log like the model's own, never a topic file mid-session
 	// (`memory distill` makes those).
-	store_ := tools.NewMemoryStore(store)
+	storeTool := tools.NewMemoryStore(store)
 	if cfg.Memory.Mode == config.MemoryModeDailyLog {
-		store_ = tools.NewMemoryLog(store)
+		storeTool = tools.NewMemoryLog(store)
 	}
-	list = append(list, tools.NewMemoryRecall(store), store_, tools.NewMemoryForget(store))
+	list = append(list, tools.NewMemoryRecall(store), storeTool, tools.NewMemoryForget(store))
 	ex := &agent.Extraction{
 		Folder: folders[0],
 		Memory: func() string { return memoryState(store) },
