@@ -54,7 +54,15 @@ type summarizer interface {
 
 // An Approver asks the user whether a tool call may run.
 type Approver interface {
-	Approve(ctx context.Context, req ApprovalRequest) (Approval, error)
+	Approve(ctx context.Context, req ApprovalRequest) (ApprovalAnswer, error)
+}
+
+// An ApprovalAnswer is the user's answer to one request.
+type ApprovalAnswer struct {
+	Decision Approval
+	// Reason is what the user tells the model with a Deny ("no, and tell
+	// the model why"): the call's result carries it. "" for a plain no.
+	Reason string
 }
 
 // An ApprovalRequest describes a call awaiting approval.
@@ -103,6 +111,13 @@ type ApprovalRequest struct {
 	// level, auto_approve or an earlier "always" say, and "always" is not
 	// offered (it counts as once).
 	Rule string
+
+	// Always says what an [ApproveAlways] answer approves for the rest of
+	// the session ([permissions.AlwaysFor]: "`go test ./...`", "edits to
+	// main.go"), for the prompt's "always allow LABEL this session"; ""
+	// when "always" is not offered (a call asked every time, one no rule
+	// can name exactly, or a level at which it would change nothing).
+	Always string
 }
 
 // An Approval is the user's answer.
@@ -112,8 +127,10 @@ type Approval int
 const (
 	Deny Approval = iota
 	ApproveOnce
-	// ApproveAlways approves this and every later call of the same tool in the
-	// session.
+	// ApproveAlways approves this call and, for the rest of the session,
+	// what the request's Always names: the allow rules of
+	// [permissions.AlwaysFor], never the whole tool. Unless offered
+	// (Always set), it counts as ApproveOnce.
 	ApproveAlways
 	// ApproveNetwork approves this call and lets it use the network in
 	// the sandbox ("allow network for this command"); offered only when
@@ -323,10 +340,12 @@ type Agent struct {
 	history []providers.Message
 	// usageMu guards usage and byModel, which tools (llm_task) add to from
 	// their own goroutines.
-	usageMu     sync.Mutex
-	usage       providers.Usage
-	byModel     []providers.ModelUsage // usage per model id, sorted (usage.go)
-	alwaysAllow map[string]bool
+	usageMu sync.Mutex
+	usage   providers.Usage
+	byModel []providers.ModelUsage // usage per model id, sorted (usage.go)
+	// always holds the allow rules the user's "always" answers added,
+	// shared with sub-agents: they count for the session (rules.go).
+	always *sessionRules
 
 	// toolTokens is the estimated size of the tool schemas, fixed per
 	// session.
@@ -417,7 +436,7 @@ func New(opts Options) (*Agent, error) {
 	if opts.KeepRecentTokens <= 0 {
 		opts.KeepRecentTokens = 20000
 	}
-	a := &Agent{opts: opts, out: out, own: map[string]Tool{}, alwaysAllow: map[string]bool{}}
+	a := &Agent{opts: opts, out: out, own: map[string]Tool{}, always: &sessionRules{}}
 	for _, t := range opts.Tools {
 		spec := t.Spec()
 		if !opts.Policy.Visible(spec.Name, t.Class()) {
@@ -553,7 +572,7 @@ func (a *Agent) Reset(ctx context.Context) {
 	a.history = nil
 	a.usage, a.byModel = providers.Usage{}, nil
 	a.reported, a.reportedAt = 0, 0
-	a.alwaysAllow = map[string]bool{}
+	a.always = &sessionRules{}
 	a.recalled = nil
 	a.nested = nil
 	a.refreshMemory()

@@ -138,6 +138,7 @@ func (a *Agent) runChild(ctx context.Context, spec childSpec, msg string) childR
 		return childRun{setupErr: err}
 	}
 	child.grants = a.grants // what the user approves in it counts for the session
+	child.always = a.always
 	if spec.hookContext != "" {
 		child.pendingContext = append(child.pendingContext, spec.hookContext)
 	}
@@ -225,9 +226,9 @@ func newSerialApprover(out outputLock, inner Approver) Approver {
 	return &serialApprover{out: out, inner: inner}
 }
 
-func (s *serialApprover) Approve(ctx context.Context, req ApprovalRequest) (Approval, error) {
+func (s *serialApprover) Approve(ctx context.Context, req ApprovalRequest) (ApprovalAnswer, error) {
 	if err := s.out.lockContext(ctx); err != nil {
-		return Deny, err
+		return ApprovalAnswer{Decision: Deny}, err
 	}
 	defer s.out.unlock()
 	return s.inner.Approve(ctx, req)
