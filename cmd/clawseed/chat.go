@@ -26,20 +26,35 @@ type chatOptions struct {
 	global  *globalOptions
 	io      *IOStreams
 	Session sessionFlags
+	// First is the prompt of `clawseed chat "first prompt"`: the first
+	// turn, before reading input.
+	First string
 }
 
 func newChatCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	opts := &chatOptions{global: g, io: io}
 	cmd := &cobra.Command{
-		Use:   "chat",
-		Short: "Start an interactive session (the main job)",
-		Args:  cobra.NoArgs,
+		Use:   "chat [PROMPT]",
+		Short: "Start an interactive session (the main job; also bare `clawseed`)",
+		Long: "Start an interactive session. With PROMPT (the arguments, joined by spaces) it is sent as the\n" +
+			"first turn, as if typed, and the session goes on interactively. `clawseed` with no command does the same as `clawseed chat`.",
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.First = strings.Join(args, " ")
 			return chatRun(cmd.Context(), opts)
 		},
 	}
 	opts.Session.register(cmd)
 	return cmd
+}
+
+// chatDefault makes bare `clawseed` start chat, with chat's --continue and
+// --resume; any other argument is an unknown command.
+func chatDefault(root *cobra.Command, g *globalOptions, io *IOStreams) {
+	opts := &chatOptions{global: g, io: io}
+	root.RunE = func(cmd *cobra.Command, _ []string) error { return chatRun(cmd.Context(), opts) }
+	root.Args = unknownSubcommand
+	root.SuggestionsMinimumDistance = 2
+	opts.Session.register(root)
 }
 
 // isTerminal reports whether f is a terminal.
@@ -110,6 +125,7 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	chat.Agents = func(out io.Writer) { writeSubagents(out, cfg, s.Subagents()) }
 	chat.Hooks = s.ShowHooks
 	chat.Permissions = s.WritePermissions
+	chat.First = opts.First
 	if s.MCP() != nil {
 		chat.MCP = mcpChat{s.MCP()}
 	}

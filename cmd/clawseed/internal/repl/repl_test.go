@@ -373,3 +373,33 @@ func TestHistoryPersists(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestChatFirstPrompt: `clawseed chat "first prompt"` handles the prompt
+// as the first line typed (a turn, or a command; exit leaves), then reads
+// input.
+func TestChatFirstPrompt(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		first string
+		lines []string
+		turns []string
+	}{
+		{"fix the bug", []string{"and test it"}, []string{"fix the bug", "and test it"}},
+		{"/deploy prod", nil, []string{"prod"}},
+		{"exit", []string{"never"}, nil},
+	}
+	for _, tt := range tests {
+		fa := newFakeAgent()
+		var out bytes.Buffer
+		c := &Chat{Agent: fa, Reader: &scriptReader{lines: tt.lines}, Out: &out, Err: &out, First: tt.first}
+		if err := c.Run(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.turns, fa.turns); diff != "" {
+			t.Errorf("%q: turns (-want +got):\n%s", tt.first, diff)
+		}
+		if !strings.HasPrefix(out.String(), prompt+tt.first+"\n") {
+			t.Errorf("%q: the transcript does not show it first:\n%s", tt.first, out.String())
+		}
+	}
+}
