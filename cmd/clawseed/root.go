@@ -168,8 +168,8 @@ func errorCode(err error) int {
 func newRootCmd(io *IOStreams, proc *app.Process) *cobra.Command {
 	g := &globalOptions{proc: proc}
 	root := &cobra.Command{
-		Use:           "clawseed",
-		Short:         "An agent runtime whose skills live in the system prompt",
+		Use:   "clawseed",
+		Short: "An agent runtime whose skills live in the system prompt",
 		Long: "An agent runtime whose skills live in the system prompt.\n\n" +
 			"With no command, clawseed starts an interactive session, as `clawseed chat` does (-c, --resume ID continue one).",
 		SilenceUsage:  true,
