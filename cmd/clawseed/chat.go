@@ -198,6 +198,9 @@ func printResumed(w io.Writer, s *app.Session) {
 		line += ", active skills: " + strings.Join(names, ", ")
 	}
 	fmt.Fprintln(w, line)
+	if s.ModelRestored() {
+		fmt.Fprintf(w, "model: %s (%s), as the session last used (--model or --provider chooses another)\n", termtext.EscapeLine(s.Model()), termtext.EscapeLine(s.ModelEntry()))
+	}
 	hist := ag.History()
 	for i := len(hist) - 1; i >= 0; i-- {
 		if hist[i].Role == providers.RoleUser && hist[i].Text() != "" && len(hist[i].ToolResults()) == 0 {
