@@ -18,7 +18,9 @@ func TestModelRecords(t *testing.T) {
 	s := newStore(t)
 	w := s.Create(Header{ID: "m1", Workspace: "/ws", Provider: "openai", Model: "fast-model"})
 	for _, step := range []func() error{
-		func() error { return w.RecordModel(ModelChange{Name: "smart", Provider: "openai", Model: "smart-model"}) },
+		func() error {
+			return w.RecordModel(ModelChange{Name: "smart", Provider: "openai", Model: "smart-model"})
+		},
 		func() error { return w.RecordMessage(providers.UserText("first")) },
 		func() error { return w.RecordModel(ModelChange{Name: "smart", Provider: "openai", Model: "other-id"}) },
 		func() error { return w.RecordMessage(providers.UserText("second")) },
