@@ -27,8 +27,12 @@ import (
 // SwitchModel handles /model [NAME [MODEL]]. NAME is a [providers.models]
 // entry or a provider preset: the session goes on with that provider (and
 // the configured fallbacks), under MODEL or the entry's model, with the
-// entry's settings; the history is carried over. Any other NAME is a model
-// id of the current provider. No argument describes the model in use.
+// entry's settings; the history is carried over. Claude Code's sonnet,
+// opus and haiku name the newest model of that family when the provider
+// in use speaks the Anthropic wire. Any other NAME is a model id of the
+// provider in use when it looks like one and is no near miss of a known
+// name ([config.Config.ModelIDProblem]: a typo is refused with a
+// suggestion). No argument describes the model in use.
 func (s *Session) SwitchModel(args string) (string, error) {
 	fields := strings.Fields(args)
 	if len(fields) == 0 {
@@ -47,7 +51,19 @@ func (s *Session) SwitchModel(args string) (string, error) {
 	}
 	if !ok {
 		if model != "" {
-			return "", fmt.Errorf("%s is neither a [providers.models] entry nor a provider (%s)", name, strings.Join(config.PresetNames(), ", "))
+			hint := ""
+			if near := config.NearName(name, s.cfg.ModelNames()); near != "" {
+				hint = "; did you mean " + near + "?"
+			}
+			return "", fmt.Errorf("%s is neither a [providers.models] entry nor a provider (%s)%s", name, strings.Join(config.PresetNames(), ", "), hint)
+		}
+		if id, alias := config.ClaudeAlias(name); alias {
+			if s.resolved.Wire != config.WireAnthropic {
+				return "", fmt.Errorf("%s is Claude Code's name of a Claude model, and the provider in use (%s) does not speak Anthropic's API: name a [providers.models] entry, or a model id of %s", name, s.resolved.Name, s.resolved.Provider)
+			}
+			name = id
+		} else if why := s.cfg.ModelIDProblem(name, s.resolved.Name); why != "" {
+			return "", errors.New(why)
 		}
 		s.agent.SetModel(name)
 		s.resolved.Model = name

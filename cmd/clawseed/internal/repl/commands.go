@@ -30,7 +30,7 @@ var builtinCommands = []struct{ name, args, help string }{
 	{"/cost", "", "show this session's tokens, cache hit ratio and cost in US dollars"},
 	{"/compact", "[FOCUS]", "summarise older messages now (optionally focused)"},
 	{"/clear", "", "start a new session"},
-	{"/model", "[NAME [MODEL]]", "show or switch the model: a [providers.models] entry or provider, or a model id"},
+	{"/model", "[NAME [MODEL]]", "show or switch the model: a [providers.models] entry or provider, or a model id (a typo of a name is refused)"},
 	{"/exit", "", "leave (also /quit, exit, quit, Ctrl-D)"},
 	{"/quit", "", "leave"},
 }
