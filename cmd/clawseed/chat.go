@@ -16,6 +16,7 @@ import (
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
 	"github.com/clawseed/clawseed/internal/termtext"
+	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/session"
 	"github.com/clawseed/clawseed/skills"
@@ -126,6 +127,11 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	chat.Hooks = s.ShowHooks
 	chat.Permissions = s.WritePermissions
 	chat.First = opts.First
+	level, _ := permissions.ParseLevel(cfg.Autonomy.Level) // checked by Build
+	chat.Status = func() repl.SessionStatus {
+		return repl.SessionStatus{Provider: s.Provider(), Entry: s.ModelEntry(), Model: s.Model(), SessionID: s.ID(),
+			Workspace: cfg.Workspace, Trusted: cfg.Trusted, Autonomy: string(level), Sandbox: s.SandboxLine()}
+	}
 	if s.MCP() != nil {
 		chat.MCP = mcpChat{s.MCP()}
 	}

@@ -70,6 +70,9 @@ type Chat struct {
 	// Permissions lists the session's permission rules with their
 	// sources (/permissions); nil when unavailable.
 	Permissions func(w io.Writer) error
+	// Status describes the session for /status (provider, session id,
+	// workspace, autonomy, sandbox); nil shows only what the agent knows.
+	Status func() SessionStatus
 	// First, when set, is handled as the first line the user types
 	// (`clawseed chat "first prompt"`): sent as the first turn, or run as
 	// a command; reading input follows.
