@@ -24,7 +24,10 @@ import (
 //     that runs a command (cron_add's shell job) gets its own name as
 //     the tool part: `cron_add(make backup)`;
 //   - files written: edits to each exact file, `Edit(//abs/main.go)`;
-//     files read: `Read(//abs/notes.txt)`;
+//     files read: `Read(//abs/notes.txt)`; such a rule matches that path
+//     alone — where a rule of the settings files names a folder with all
+//     it holds, this one never does (a write to a folder's path must not
+//     approve edits to everything in it);
 //   - web_fetch: its domain, `WebFetch(domain:example.com)`; another
 //     tool with a URL (http_request): that tool to that domain;
 //   - a Skill or Agent call: that skill or subagent;
@@ -126,7 +129,11 @@ func AlwaysFor(s Subject, workspace string) (Always, bool) {
 			return Always{}, false // not expressible exactly (control characters, length)
 		}
 		r.Source, r.Scope = AlwaysSource, "session"
+		r.path.exact = true // that file; a folder's contents are not what was approved
 		a.Rules = append(a.Rules, r)
+	}
+	if _, ok := cover(a.Rules, s); !ok {
+		return Always{}, false // the text does not say it exactly (white space at an end)
 	}
 	return a, true
 }
@@ -188,14 +195,15 @@ func shownPaths(forms []string, workspace string) string {
 	return joinAnd(shown)
 }
 
-// escapeGlob puts a backslash before each of the characters special.
+// escapeGlob puts a backslash before each of the characters special
+// (ASCII), byte by byte: the text is kept as it is, valid UTF-8 or not.
 func escapeGlob(s, special string) string {
 	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(special, r) {
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(special, s[i]) >= 0 {
 			b.WriteByte('\\')
 		}
-		b.WriteRune(r)
+		b.WriteByte(s[i])
 	}
 	return b.String()
 }

@@ -2,6 +2,7 @@ package permissions
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -51,6 +52,11 @@ func TestAlwaysFor(t *testing.T) {
 			rules: []string{"Edit(//w/main.go)"}, label: "edits to main.go",
 			covered: []Subject{{Tool: "file_write", Writes: []string{"/w/main.go"}}},
 			others:  []Subject{{Tool: "file_edit", Writes: []string{"/w/other.go"}}, {Tool: "file_edit", Writes: []string{"/w/main.go", "/w/x.go"}}, {Tool: "file_edit", Writes: []string{"/w/main.go2"}}}},
+		{name: "a folder's path, not what is in it", s: Subject{Tool: "file_write", Writes: []string{"/w/src"}},
+			rules: []string{"Edit(//w/src)"}, label: "edits to src",
+			others: []Subject{{Tool: "file_write", Writes: []string{"/w/src/main.go"}}, {Tool: "file_read", Reads: []string{"/w/src/a"}}}},
+		{name: "the root", s: Subject{Tool: "file_write", Writes: []string{"/"}}, rules: []string{"Edit(//)"}, label: "edits to /",
+			others: []Subject{{Tool: "file_write", Writes: []string{"/x"}}}},
 		{name: "both forms of a linked file", s: Subject{Tool: "file_write", Writes: []string{"/real/a.txt", "/w/a.txt"}},
 			rules: []string{"Edit(//real/a.txt)", "Edit(//w/a.txt)"}, label: "edits to /real/a.txt and a.txt",
 			others: []Subject{{Tool: "file_write", Writes: []string{"/w/a.txt", "/other/a.txt"}}}},
@@ -124,4 +130,54 @@ func TestAlwaysFor(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzAlwaysFor: whatever a call does, the rules an "always" answer adds
+// cover that call and nothing more: not the command with a word more or
+// less or one word changed, not another file, not the tool's other calls.
+func FuzzAlwaysFor(f *testing.F) {
+	for _, seed := range []string{"go test ./...", `find . -name *.go`, "echo a:*", `a\b *`, "rm -rf /", "x", "Edit(a)", "(", "a)"} {
+		f.Add(seed, "/w/"+seed, "https://"+seed+"/x", uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, command, path, rawURL string, kind uint8) {
+		words := Words(strings.Fields(command)...)
+		var s, other []Subject
+		switch kind % 5 {
+		case 0:
+			s = []Subject{{Tool: "shell", Class: ClassExec, Shell: &ShellLine{Commands: [][]Word{words}}}}
+			longer := append(slices.Clone(words), Word{Text: "x"})
+			other = append(other, Subject{Tool: "shell", Shell: &ShellLine{Commands: [][]Word{longer}}})
+			if len(words) > 1 {
+				other = append(other, Subject{Tool: "shell", Shell: &ShellLine{Commands: [][]Word{words[:len(words)-1]}}})
+				changed := slices.Clone(words)
+				changed[0].Text += "x"
+				other = append(other, Subject{Tool: "shell", Shell: &ShellLine{Commands: [][]Word{changed}}})
+			}
+		case 1:
+			s = []Subject{{Tool: "file_write", Class: ClassWrite, Writes: []string{path}}}
+			other = []Subject{{Tool: "file_write", Writes: []string{path + "x"}}, {Tool: "file_write", Writes: []string{"/other"}}}
+		case 2:
+			s = []Subject{{Tool: "web_fetch", Class: ClassNetwork, URL: rawURL}}
+			other = []Subject{{Tool: "web_fetch", Class: ClassNetwork, URL: "https://other.invalid/"}, {Tool: "http_request", Class: ClassNetwork, URL: rawURL}}
+		case 3:
+			s = []Subject{{Tool: "cron_add", Class: ClassExec, Summary: command}}
+			other = []Subject{{Tool: "cron_add", Class: ClassExec, Summary: command + "x"},
+				{Tool: "cron_add", Class: ClassExec, Shell: &ShellLine{Commands: [][]Word{Words("rm", "-rf", "/")}}}}
+		default:
+			s = []Subject{{Tool: "Skill", Name: command}}
+			other = []Subject{{Tool: "Skill", Name: command + "x"}}
+		}
+		a, ok := AlwaysFor(s[0], "/w")
+		if !ok {
+			return
+		}
+		if v := Decide(a.Rules, s[0]); v.Kind != RuleAllow {
+			t.Fatalf("%+v: rules %v do not cover the call answered", s[0], a.Rules)
+		}
+		for _, o := range other {
+			if v := Decide(a.Rules, o); v.Kind != "" {
+				t.Fatalf("%+v: rule %s also covers %+v", s[0], v.Rule.Text, o)
+			}
+		}
+	})
 }
