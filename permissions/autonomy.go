@@ -94,9 +94,9 @@ type Policy struct {
 type Call struct {
 	Tool  string
 	Class Class
-	// PreApproved is true when the user answered "always" for this tool
-	// earlier in the session or an active skill's allowed-tools covers
-	// the call.
+	// PreApproved is true when an allow rule covers the call (one of the
+	// settings files, or one an "always" answer added earlier in the
+	// session: [AlwaysFor]) or an active skill's allowed-tools does.
 	PreApproved bool
 	// Sandboxed is true when the tool reports that the call will run
 	// inside the active OS sandbox with the network off and asks for
@@ -159,6 +159,11 @@ func (p Policy) DecideCall(c Call) Decision {
 	}
 	return Ask
 }
+
+// AlwaysAsks reports whether [autonomy].always_ask names the tool: under
+// supervised autonomy its calls are asked whatever pre-approves them, so
+// an "always" answer would change nothing and is not offered.
+func (p Policy) AlwaysAsks(tool string) bool { return matchAny(p.AlwaysAsk, tool) }
 
 // autoApproved reports whether auto_approve covers the tool. A network tool
 // must be named there: a glob (`*`) that happens to match it does not send

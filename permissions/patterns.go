@@ -191,6 +191,10 @@ type pathPattern struct {
 	segs     []string // anchored: every segment from the root; "**" any number of segments
 	name     string   // unanchored: the one segment's glob
 	anchored bool
+	// exact (anchored) matches the path alone, not what is in it: the
+	// rules of an "always" answer ([AlwaysFor]), which approve that file
+	// and never a folder's contents.
+	exact bool
 }
 
 // compilePath compiles a Read or Edit specifier, as Claude Code resolves
@@ -276,6 +280,9 @@ func (pp pathPattern) matchPath(p string) bool {
 			}
 		}
 		return false
+	}
+	if pp.exact {
+		return matchSegs(pp.segs, segs)
 	}
 	for i := 0; i <= len(segs); i++ {
 		if matchSegs(pp.segs, segs[:i]) {

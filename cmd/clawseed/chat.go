@@ -16,6 +16,7 @@ import (
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
 	"github.com/clawseed/clawseed/internal/termtext"
+	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/session"
 	"github.com/clawseed/clawseed/skills"
@@ -26,20 +27,35 @@ type chatOptions struct {
 	global  *globalOptions
 	io      *IOStreams
 	Session sessionFlags
+	// First is the prompt of `clawseed chat "first prompt"`: the first
+	// turn, before reading input.
+	First string
 }
 
 func newChatCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	opts := &chatOptions{global: g, io: io}
 	cmd := &cobra.Command{
-		Use:   "chat",
-		Short: "Start an interactive session (the main job)",
-		Args:  cobra.NoArgs,
+		Use:   "chat [PROMPT]",
+		Short: "Start an interactive session (the main job; also bare `clawseed`)",
+		Long: "Start an interactive session. With PROMPT (the arguments, joined by spaces) it is sent as the\n" +
+			"first turn, as if typed, and the session goes on interactively. `clawseed` with no command does the same as `clawseed chat`.",
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.First = strings.Join(args, " ")
 			return chatRun(cmd.Context(), opts)
 		},
 	}
 	opts.Session.register(cmd)
 	return cmd
+}
+
+// chatDefault makes bare `clawseed` start chat, with chat's --continue and
+// --resume; any other argument is an unknown command.
+func chatDefault(root *cobra.Command, g *globalOptions, io *IOStreams) {
+	opts := &chatOptions{global: g, io: io}
+	root.RunE = func(cmd *cobra.Command, _ []string) error { return chatRun(cmd.Context(), opts) }
+	root.Args = unknownSubcommand
+	root.SuggestionsMinimumDistance = 2
+	opts.Session.register(root)
 }
 
 // isTerminal reports whether f is a terminal.
@@ -111,6 +127,12 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	chat.Hooks = s.ShowHooks
 	chat.Permissions = s.WritePermissions
 	chat.Summary = s.ShowSummary
+	chat.First = opts.First
+	level, _ := permissions.ParseLevel(cfg.Autonomy.Level) // checked by Build
+	chat.Status = func() repl.SessionStatus {
+		return repl.SessionStatus{Provider: s.Provider(), Entry: s.ModelEntry(), Model: s.Model(), SessionID: s.ID(),
+			Workspace: cfg.Workspace, Trusted: cfg.Trusted, Autonomy: string(level), Sandbox: s.SandboxLine()}
+	}
 	if s.MCP() != nil {
 		chat.MCP = mcpChat{s.MCP()}
 	}
@@ -216,6 +238,9 @@ func printResumed(w io.Writer, s *app.Session) {
 		line += ", active skills: " + strings.Join(names, ", ")
 	}
 	fmt.Fprintln(w, line)
+	if s.ModelRestored() {
+		fmt.Fprintf(w, "model: %s (%s), as the session last used (--model or --provider chooses another)\n", termtext.EscapeLine(s.Model()), termtext.EscapeLine(s.ModelEntry()))
+	}
 	hist := ag.History()
 	for i := len(hist) - 1; i >= 0; i-- {
 		if hist[i].Role == providers.RoleUser && hist[i].Text() != "" && len(hist[i].ToolResults()) == 0 {

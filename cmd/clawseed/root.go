@@ -168,8 +168,10 @@ func errorCode(err error) int {
 func newRootCmd(io *IOStreams, proc *app.Process) *cobra.Command {
 	g := &globalOptions{proc: proc}
 	root := &cobra.Command{
-		Use:           "clawseed",
-		Short:         "An agent runtime whose skills live in the system prompt",
+		Use:   "clawseed",
+		Short: "An agent runtime whose skills live in the system prompt",
+		Long: "An agent runtime whose skills live in the system prompt.\n\n" +
+			"With no command, clawseed starts an interactive session, as `clawseed chat` does (-c, --resume ID continue one).",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRun: func(cmd *cobra.Command, args []string) {
@@ -204,6 +206,8 @@ func newRootCmd(io *IOStreams, proc *app.Process) *cobra.Command {
 		newVersionCmd(io),
 		newPDFTextCmd(io),
 	)
+	// Bare `clawseed` is `clawseed chat`; --help and --version still print.
+	chatDefault(root, g, io)
 	// --version prints what `clawseed version` prints.
 	root.Version = versionString()
 	root.SetVersionTemplate("{{.Version}}\n")

@@ -13,7 +13,8 @@ import (
 // TestUnknownSubcommand walks every command group of the real root command
 // (issue 20, item 19): an unknown subcommand is a usage error (exit 2) with
 // a suggestion when it is close to one, not the group's help with exit 0;
-// the group alone still prints its help.
+// the group alone still prints its help (the root: with --help; alone it
+// starts chat).
 func TestUnknownSubcommand(t *testing.T) {
 	var groups [][]string
 	var walk func(cmd *cobra.Command, path []string)
@@ -56,7 +57,11 @@ func TestUnknownSubcommand(t *testing.T) {
 				}
 			}
 		}
-		if code, out, errs := runCLI(path...); code != exitOK || !strings.Contains(out, "Usage:") {
+		alone := path
+		if len(path) == 0 {
+			alone = []string{"--help"} // bare clawseed starts chat
+		}
+		if code, out, errs := runCLI(alone...); code != exitOK || !strings.Contains(out, "Usage:") {
 			t.Errorf("%s: exit %d, want its help and 0\n%s%s", name, code, out, errs)
 		}
 	}

@@ -53,75 +53,6 @@ type summarizer interface {
 	Summary(args json.RawMessage) string
 }
 
-// An Approver asks the user whether a tool call may run.
-type Approver interface {
-	Approve(ctx context.Context, req ApprovalRequest) (Approval, error)
-}
-
-// An ApprovalRequest describes a call awaiting approval.
-type ApprovalRequest struct {
-	Tool string
-	// Summary is a one-line description of the call (e.g. the shell command);
-	// "" when the tool has none, then Args is the best description.
-	Summary string
-	Args    string
-	Class   permissions.Class
-	// Untrusted marks a command or sub-agent of a project skill in an
-	// untrusted workspace (§9.1): it is asked even under full autonomy,
-	// never pre-approved, and an approver that approves without asking
-	// (run --yes) must refuse it.
-	Untrusted bool
-	// Writes are the control paths the call writes (§9): files that decide
-	// what clawseed runs or allows. Such a call is asked whatever the
-	// autonomy level, auto_approve or an earlier "always" say; the prompt
-	// shows each file's content, and "always" is not offered (it counts
-	// as once).
-	Writes []ControlWrite
-	// Sandboxed is set when the call will run inside the OS sandbox with
-	// the network off (issue 21); the prompt says so.
-	Sandboxed bool
-	// Escalation is what the call asks for beyond the sandbox
-	// (permissions.EscalationNetwork, permissions.EscalationNoSandbox or
-	// another short phrase), "" for nothing. Such a call is asked whatever
-	// the autonomy level, auto_approve or an earlier "always" say, and
-	// "always" is not offered (it counts as once).
-	Escalation string
-	// CanAllowNetwork offers the answer [ApproveNetwork]: the call is
-	// sandboxed without network and may be let use it this once.
-	CanAllowNetwork bool
-	// HookAsked is set when a PreToolUse hook asked for this prompt
-	// (permissionDecision "ask"): the call is asked whatever the level,
-	// and "always" counts as once. HookReason is the hook's reason.
-	HookAsked  bool
-	HookReason string
-
-	// hookAllow: one of the user's own PreToolUse hooks allowed the call
-	// (a pre-approval).
-	hookAllow bool
-
-	// Rule is set when an ask permission rule asks about the call (`ask
-	// rule "Bash(git push *)" in FILE`): it is asked whatever the autonomy
-	// level, auto_approve or an earlier "always" say, and "always" is not
-	// offered (it counts as once).
-	Rule string
-}
-
-// An Approval is the user's answer.
-type Approval int
-
-// Approval answers.
-const (
-	Deny Approval = iota
-	ApproveOnce
-	// ApproveAlways approves this and every later call of the same tool in the
-	// session.
-	ApproveAlways
-	// ApproveNetwork approves this call and lets it use the network in
-	// the sandbox ("allow network for this command"); offered only when
-	// the request's CanAllowNetwork is set, else it counts as ApproveOnce.
-	ApproveNetwork
-)
-
 // A sandboxedTool's calls may run inside the OS sandbox (issue 21).
 // SandboxMode reports, for one call, whether it will run sandboxed with the
 // network off (then auto_approve_sandboxed may run it unasked), and what it
@@ -346,10 +277,12 @@ type Agent struct {
 	summaryFailedAt atomic.Int64
 	// usageMu guards usage and byModel, which tools (llm_task) add to from
 	// their own goroutines.
-	usageMu     sync.Mutex
-	usage       providers.Usage
-	byModel     []providers.ModelUsage // usage per model id, sorted (usage.go)
-	alwaysAllow map[string]bool
+	usageMu sync.Mutex
+	usage   providers.Usage
+	byModel []providers.ModelUsage // usage per model id, sorted (usage.go)
+	// always holds the allow rules the user's "always" answers added,
+	// shared with sub-agents: they count for the session (rules.go).
+	always *sessionRules
 
 	// toolTokens is the estimated size of the tool schemas, fixed per
 	// session.
@@ -454,7 +387,7 @@ func New(opts Options) (*Agent, error) {
 	if opts.KeepRecentTokens <= 0 {
 		opts.KeepRecentTokens = 20000
 	}
-	a := &Agent{opts: opts, out: out, own: map[string]Tool{}, alwaysAllow: map[string]bool{}}
+	a := &Agent{opts: opts, out: out, own: map[string]Tool{}, always: &sessionRules{}}
 	for _, t := range opts.Tools {
 		spec := t.Spec()
 		if !opts.Policy.Visible(spec.Name, t.Class()) {
@@ -598,7 +531,7 @@ func (a *Agent) Reset(ctx context.Context) {
 	a.usage, a.byModel, a.byPurpose = providers.Usage{}, nil, nil
 	a.usageMu.Unlock()
 	a.reported, a.reportedAt = 0, 0
-	a.alwaysAllow = map[string]bool{}
+	a.always = &sessionRules{}
 	a.recalled = nil
 	a.nested = nil
 	a.refreshMemory()

@@ -170,6 +170,7 @@ func (a *Agent) newChild(spec childSpec) (*Agent, error) {
 	}
 	if !spec.detached {
 		child.grants = a.grants // what the user approves in it counts for the session
+		child.always = a.always
 	}
 	// Its memory writes are told apart as the session's are: a turn whose
 	// sub-agent wrote memory is not extracted again.
@@ -263,9 +264,9 @@ func newSerialApprover(out outputLock, inner Approver) Approver {
 	return &serialApprover{out: out, inner: inner}
 }
 
-func (s *serialApprover) Approve(ctx context.Context, req ApprovalRequest) (Approval, error) {
+func (s *serialApprover) Approve(ctx context.Context, req ApprovalRequest) (ApprovalAnswer, error) {
 	if err := s.out.lockContext(ctx); err != nil {
-		return Deny, err
+		return ApprovalAnswer{Decision: Deny}, err
 	}
 	defer s.out.unlock()
 	return s.inner.Approve(ctx, req)

@@ -91,7 +91,7 @@ func (a *Agent) runShellSkill(ctx context.Context, act skills.Active, args strin
 	case askFailed:
 		return refused(name, "Approval failed: "+err.Error())
 	case userDenied:
-		return refused(name, "The user denied running its command.")
+		return refused(name, withReason("The user denied running its command.", err))
 	}
 	res := a.opts.SkillShell(ctx, s, args, a.opts.SessionID)
 	if ctx.Err() != nil {
@@ -133,7 +133,7 @@ func (a *Agent) askUntrusted(ctx context.Context, tool, summary, cannot string, 
 	case askFailed:
 		return "Approval failed: " + err.Error(), false
 	case userDenied, notAllowed:
-		return "The user denied running its sub-agent.", false
+		return withReason("The user denied running its sub-agent.", err), false
 	}
 	return "", false
 }

@@ -3,10 +3,12 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
@@ -17,7 +19,8 @@ import (
 // every call is approved: a deny rule refuses the call whatever the
 // level, --yes, auto_approve or a skill's allowed-tools say; an ask rule
 // asks each time even where the policy would run the call unasked; an
-// allow rule pre-approves, like an "always" answer, and so never runs a
+// allow rule pre-approves (an "always" answer adds one for exactly what
+// it approved: [permissions.AlwaysFor]), and so never runs a
 // call the level forbids, and never one that is always asked (a write of
 // a control path, a call that asks for more than the sandbox gives, an
 // untrusted project skill's command). Rules never change which tools
@@ -95,6 +98,68 @@ func (a *Agent) shellSubject(line, dir string, argv []string) permissions.Subjec
 	return s
 }
 
+// sessionRules are the allow rules the user's "always" answers added this
+// session ([permissions.AlwaysFor]); matched with [Options.Rules] by the
+// one Decide of authorize. Sub-agents that run at once add to them.
+type sessionRules struct {
+	mu    sync.Mutex
+	rules []permissions.Rule
+}
+
+func (s *sessionRules) add(rules []permissions.Rule) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range rules {
+		if !slices.ContainsFunc(s.rules, func(x permissions.Rule) bool { return x.Text == r.Text }) {
+			s.rules = append(s.rules, r)
+		}
+	}
+}
+
+func (s *sessionRules) list() []permissions.Rule {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.rules)
+}
+
+// rules are the permission rules calls are decided by: the session's
+// ([Options.Rules]), then the allow rules "always" answers added.
+func (a *Agent) rules() []permissions.Rule {
+	added := a.always.list()
+	if len(added) == 0 {
+		return a.opts.Rules
+	}
+	return append(slices.Clip(a.opts.Rules), added...)
+}
+
+// AlwaysRules returns the allow rules the user's "always" answers added
+// this session, in the order added (/permissions lists them).
+func (a *Agent) AlwaysRules() []permissions.Rule { return a.always.list() }
+
+// userReason is authorize's error of a call the user denied saying why
+// ("no, and tell the model why").
+type userReason struct{ text string }
+
+func (e *userReason) Error() string { return e.text }
+
+// reasonError is the *userReason of an answer that says why, else nil.
+func reasonError(ans ApprovalAnswer) error {
+	if ans.Reason == "" {
+		return nil
+	}
+	return &userReason{ans.Reason}
+}
+
+// withReason adds to a denial sentence what the user said, when err
+// carries it.
+func withReason(sentence string, err error) string {
+	var r *userReason
+	if errors.As(err, &r) {
+		return sentence + " The user says: " + r.text
+	}
+	return sentence
+}
+
 // ruleDenial is authorize's answer for a call a deny rule refuses: the
 // sentence the model gets.
 type ruleDenial struct{ msg string }
@@ -147,8 +212,8 @@ func (a *Agent) skillRule(ctx context.Context, name, args string) (providers.Too
 			return errorResult("%s", cancelledText), false
 		case err != nil:
 			return errorResult("Approval failed: %v", err), false
-		case ans == Deny:
-			return errorResult("The user denied activating skill '%s'.", name), false
+		case ans.Decision == Deny:
+			return errorResult("%s", withReason(fmt.Sprintf("The user denied activating skill '%s'.", name), reasonError(ans))), false
 		}
 	}
 	return providers.ToolResult{}, true

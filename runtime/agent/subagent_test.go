@@ -421,14 +421,14 @@ type overlapApprover struct {
 	asked   atomic.Int32
 }
 
-func (o *overlapApprover) Approve(ctx context.Context, _ ApprovalRequest) (Approval, error) {
+func (o *overlapApprover) Approve(ctx context.Context, _ ApprovalRequest) (ApprovalAnswer, error) {
 	if o.open.Add(1) > 1 {
 		o.overlap.Store(true)
 	}
 	defer o.open.Add(-1)
 	o.asked.Add(1)
 	time.Sleep(20 * time.Millisecond)
-	return ApproveOnce, nil
+	return ApprovalAnswer{Decision: ApproveOnce}, nil
 }
 
 // TestConcurrentSubagentsAskOneAtATime: subagents running at once ask the

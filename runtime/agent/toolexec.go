@@ -277,7 +277,7 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 		if d, ok := err.(*hookDenial); ok {
 			return pendingCall{}, errorResult("%s", d.Error()), false
 		}
-		return pendingCall{}, errorResult("The user denied the %s call.", c.Name), false
+		return pendingCall{}, errorResult("%s", withReason(fmt.Sprintf("The user denied the %s call.", c.Name), err)), false
 	}
 	return pendingCall{index: index, name: c.Name, tool: tool, args: args, network: v == allowedWithNetwork}, providers.ToolResult{}, true
 }
@@ -306,10 +306,13 @@ func (v verdict) denied() bool {
 
 // authorize applies the permission rules and the autonomy policy to a
 // call, asking the user with req when they say so; an "always" answer
-// pre-approves the tool for the session. subj is what the call does, for
-// the rules and for allowed-tools patterns. The error is set with
-// askFailed, a *ruleDenial with ruleDenied, and with cannotAsk for a call
-// an ask rule asks about, the sentence for the model.
+// adds the session allow rules that cover exactly what subj does
+// ([permissions.AlwaysFor]: the command, the file, the domain — never the
+// whole tool). subj is what the call does, for the rules and for
+// allowed-tools patterns. The error is set with askFailed, a *ruleDenial
+// with ruleDenied, with cannotAsk for a call an ask rule asks about the
+// sentence for the model, and with userDenied a *userReason when the user
+// said why (or a hook's denial).
 //
 // The order is the one place these rules meet:
 //
@@ -325,14 +328,15 @@ func (v verdict) denied() bool {
 //     forbids it outright; its "always" counts as once;
 //  5. anything else goes to [permissions.Policy.DecideCall]: full allows,
 //     read_only denies non-reads, always_ask asks, then pre-approval (an
-//     allow rule, an "always" answer, a skill's allowed-tools),
+//     allow rule — of the settings files or added by an "always" answer
+//     —, a skill's allowed-tools),
 //     auto_approve and — for a sandboxed call — auto_approve_sandboxed
 //     allow.
 //
 // ApproveNetwork, offered when req.CanAllowNetwork, approves once and
 // returns allowedWithNetwork.
 func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, subj permissions.Subject) (verdict, error) {
-	rule := permissions.Decide(a.opts.Rules, subj)
+	rule := permissions.Decide(a.rules(), subj)
 	if rule.Kind == permissions.RuleDeny {
 		return ruleDenied, &ruleDenial{denialText(rule)}
 	}
@@ -361,10 +365,11 @@ func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, subj permiss
 		}
 	default:
 		// Pre-approval only matters when the policy could ask: an allow
-		// rule, an "always" answer, a PreToolUse hook's allow (the user's
-		// own hooks only), a skill's allowed-tools.
+		// rule (of the settings files, or one an "always" answer added),
+		// a PreToolUse hook's allow (the user's own hooks only), a
+		// skill's allowed-tools.
 		pre := a.opts.Policy.Level == permissions.Supervised &&
-			(rule.Kind == permissions.RuleAllow || a.alwaysAllow[req.Tool] || req.hookAllow || a.skillAllows(subj))
+			(rule.Kind == permissions.RuleAllow || req.hookAllow || a.skillAllows(subj))
 		switch a.opts.Policy.DecideCall(permissions.Call{Tool: req.Tool, Class: req.Class, PreApproved: pre, Sandboxed: req.Sandboxed}) {
 		case permissions.Deny:
 			return notAllowed, nil
@@ -388,25 +393,34 @@ func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, subj permiss
 		}
 		return cannotAsk, nil
 	}
+	// "always" is offered where it changes something (supervised, not
+	// always_ask, not a call asked every time) and covers exactly what
+	// this call does, when rules can say so.
+	var always permissions.Always
+	if !onceOnly && a.opts.Policy.Level == permissions.Supervised && !a.opts.Policy.AlwaysAsks(req.Tool) {
+		if al, ok := permissions.AlwaysFor(subj, a.opts.Prompt.Workspace); ok {
+			always, req.Always = al, al.Label
+		}
+	}
 	ans, err := a.opts.Approver.Approve(ctx, req)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return askCancelled, nil
 	case err != nil:
 		return askFailed, err
-	case ans == ApproveAlways && !onceOnly:
-		a.alwaysAllow[req.Tool] = true
-	case ans == ApproveAlways, ans == ApproveOnce:
-	case ans == ApproveNetwork:
+	case ans.Decision == ApproveAlways:
+		a.always.add(always.Rules) // none when not offered: once
+	case ans.Decision == ApproveOnce:
+	case ans.Decision == ApproveNetwork:
 		// Unless offered (the call is sandboxed without network), it is
 		// a yes: the call runs as it was asked about.
 	default:
-		return userDenied, nil
+		return userDenied, reasonError(ans)
 	}
 	if control {
 		a.approvedContent(req.Writes)
 	}
-	if ans == ApproveNetwork && req.CanAllowNetwork {
+	if ans.Decision == ApproveNetwork && req.CanAllowNetwork {
 		return allowedWithNetwork, nil
 	}
 	return allowed, nil

@@ -208,12 +208,17 @@ func TestCancelMidToolAnswersEveryCall(t *testing.T) {
 
 type scriptedApprover struct {
 	answers []Approval
-	asked   []ApprovalRequest
+	// reason goes with every Deny ("no, and tell the model why").
+	reason string
+	asked  []ApprovalRequest
 }
 
-func (s *scriptedApprover) Approve(_ context.Context, req ApprovalRequest) (Approval, error) {
+func (s *scriptedApprover) Approve(_ context.Context, req ApprovalRequest) (ApprovalAnswer, error) {
 	s.asked = append(s.asked, req)
-	a := s.answers[0]
+	a := ApprovalAnswer{Decision: s.answers[0]}
+	if a.Decision == Deny {
+		a.Reason = s.reason
+	}
 	s.answers = s.answers[1:]
 	return a, nil
 }
@@ -233,17 +238,6 @@ func TestApproval(t *testing.T) {
 		env.agent.Turn(t.Context(), "go")
 		if rs := lastResults(env.model.Requests()[1]); rs[0].Content != "The user denied the shell call." || !rs[0].IsError {
 			t.Errorf("results = %+v", rs)
-		}
-	})
-	t.Run("always remembered", func(t *testing.T) {
-		ap := &scriptedApprover{answers: []Approval{ApproveAlways}}
-		env := newEnv(t, []providertest.Response{shellCalls, shellCalls, {Text: "ok"}}, supervised(ap))
-		env.agent.Turn(t.Context(), "go")
-		if len(ap.asked) != 1 {
-			t.Errorf("asked %d times, want 1", len(ap.asked))
-		}
-		if rs := lastResults(env.model.Requests()[2]); rs[0].IsError {
-			t.Errorf("second call failed: %+v", rs)
 		}
 	})
 	t.Run("no approver", func(t *testing.T) {

@@ -23,6 +23,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(lines(hdr, `{"type":"compaction","compaction":{"summary":"S","messages":[{"role":"user","parts":[{"type":"text","text":"S"}]}]}}`)))
 	f.Add([]byte(lines(hdr, `{"type":"usage","usage":{"input_tokens":-1,"output_tokens":9223372036854775807}}`, msg("x"))))
 	f.Add([]byte(lines(hdr, `{"type":"usage","usage":{"input_tokens":5}}`, `{"type":"usage","model":"m2","usage":{"input_tokens":7,"cache_write_tokens":2}}`, msg("x"))))
+	f.Add([]byte(lines(hdr, `{"type":"model_switch","model_switch":{"name":"smart","provider":"openai","model":"m2"}}`, msg("x"), `{"type":"model_switch","model_switch":{"name":"","model":"m3"}}`)))
 	f.Add([]byte("\x00\xff{\n\n[]\nnull\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse("fuzz.jsonl", data)
@@ -36,6 +37,11 @@ func FuzzParse(f *testing.F) {
 		w := st.Create(Header{ID: "again", Workspace: s.Header.Workspace})
 		for _, sk := range s.Skills {
 			if err := w.RecordSkill(SkillChange{Action: ActionActivate, Name: sk.Name, Args: sk.Args, Hash: sk.Hash}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if s.ModelSwitch != nil {
+			if err := w.RecordModel(*s.ModelSwitch); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -73,6 +79,7 @@ func FuzzParse(f *testing.F) {
 			{"skills", s.Skills, again.Skills},
 			{"usage", s.Usage, again.Usage},
 			{"usage by model", s.UsageByModel, again.UsageByModel},
+			{"model switch", s.ModelSwitch, again.ModelSwitch},
 		} {
 			if diff := cmp.Diff(c.want, c.got); diff != "" {
 				t.Errorf("%s after a rewrite (-want +got):\n%s", c.name, diff)

@@ -121,6 +121,9 @@ func (p *parser) apply(n int, r *Record) {
 				s.Recalled = append(s.Recalled, m)
 			}
 		}
+	case TypeModel:
+		m := *r.Switch
+		s.ModelSwitch = &m
 	case TypeUsage:
 		s.Usage.Add(*r.Usage)
 		s.UsageByModel = providers.AddModelUsage(s.UsageByModel, cmp.Or(r.Model, s.Header.Model), *r.Usage)
@@ -195,6 +198,10 @@ func check(r *Record) error {
 	case TypeRecall:
 		if r.Recall == nil {
 			return errors.New("recall record without recall")
+		}
+	case TypeModel:
+		if r.Switch == nil || r.Switch.Name == "" || r.Switch.Model == "" {
+			return errors.New("model_switch record without name and model")
 		}
 	default:
 		return fmt.Errorf("unknown record type %q", clip(r.Type))

@@ -38,6 +38,9 @@ const (
 	// TypeRecall names the memories automatic recall put before a user
 	// message, so that a resumed session does not recall them again.
 	TypeRecall = "recall"
+	// TypeModel records a switch of the session's model (/model), so
+	// that a resumed session goes on with the model it last used.
+	TypeModel = "model_switch"
 )
 
 // Skill actions: the values of [SkillChange.Action].
@@ -147,6 +150,16 @@ type Recall struct {
 	Memories []string `json:"memories"`
 }
 
+// A ModelChange records that the session switched models (/model).
+type ModelChange struct {
+	// Name is the [providers.models] entry or provider preset switched to.
+	Name string `json:"name"`
+	// Provider is Name's provider preset, for display.
+	Provider string `json:"provider,omitempty"`
+	// Model is the model id requests name from then on.
+	Model string `json:"model"`
+}
+
 // A Record is one line of a session file. Exactly the field of its Type is set.
 type Record struct {
 	Type       string             `json:"type"`
@@ -158,6 +171,7 @@ type Record struct {
 	Usage      *providers.Usage   `json:"usage,omitempty"`
 	Fork       *Fork              `json:"fork,omitempty"`
 	Recall     *Recall            `json:"recall,omitempty"`
+	Switch     *ModelChange       `json:"model_switch,omitempty"`
 	// Model is the model id of a usage record's requests. Files written
 	// before it existed leave it out: their usage is the header's model's.
 	Model string `json:"model,omitempty"`
@@ -194,6 +208,9 @@ type Session struct {
 	// Recalled are the memories automatic recall gave the model in this
 	// session (compacted away or not), each once, in recall order.
 	Recalled []string `json:"recalled,omitempty"`
+	// ModelSwitch is the model the session last switched to (/model);
+	// nil when it never switched.
+	ModelSwitch *ModelChange `json:"model_switch,omitempty"`
 	// Summary is the last compaction's summary text ("" without compaction);
 	// Messages[0] carries the same text when the compaction kept it first.
 	Summary string `json:"summary,omitempty"`

@@ -85,6 +85,11 @@ func (w *Writer) RecordRecall(memories []string) error {
 	return w.record(Record{Type: TypeRecall, Recall: &Recall{Memories: memories}})
 }
 
+// RecordModel appends a switch of the session's model (/model).
+func (w *Writer) RecordModel(m ModelChange) error {
+	return w.record(Record{Type: TypeModel, Switch: &m})
+}
+
 // Close fsyncs and closes the file, if one was created. Records still held in
 // memory (no message was ever recorded) are dropped. Close is idempotent.
 func (w *Writer) Close() error {

@@ -19,9 +19,9 @@ const ErrUntrustedYes = Error("the workspace is not trusted, and --yes does not 
 type YesApprover struct{}
 
 // Approve implements [agent.Approver].
-func (YesApprover) Approve(_ context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
+func (YesApprover) Approve(_ context.Context, req agent.ApprovalRequest) (agent.ApprovalAnswer, error) {
 	if req.Untrusted {
-		return agent.Deny, ErrUntrustedYes
+		return agent.ApprovalAnswer{Decision: agent.Deny}, ErrUntrustedYes
 	}
-	return agent.ApproveOnce, nil
+	return agent.ApprovalAnswer{Decision: agent.ApproveOnce}, nil
 }

@@ -29,7 +29,7 @@ func TestYesApprover(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := YesApprover{}.Approve(t.Context(), tt.req)
-		if got != tt.want || !errors.Is(err, tt.err) {
+		if got.Decision != tt.want || got.Reason != "" || !errors.Is(err, tt.err) {
 			t.Errorf("%s: got %v, %v; want %v, %v", tt.name, got, err, tt.want, tt.err)
 		}
 	}

@@ -185,6 +185,9 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 	if err := s.open(o.Resume); err != nil { // 3
 		return nil, err
 	}
+	if s.resumed != nil {
+		model = s.restoreModel(model) // the model it last used, unless chosen now
+	}
 	p := &parts{model: model, level: level, policy: sessionPolicy(cfg, level), summarizer: summarizer, summaryModel: summaryModel}
 	if err := s.start(ctx, o, p); err != nil { // 4-8
 		s.Shutdown()
@@ -197,7 +200,7 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 	}
 	if s.resumed != nil {
 		s.resume(ctx, o.Notices)
-		s.agent.SessionStart(ctx, "resume", resolved.Model)
+		s.agent.SessionStart(ctx, "resume", s.resolved.Model)
 		return s, nil
 	}
 	for _, out := range s.agent.ActivateAlways(ctx) {

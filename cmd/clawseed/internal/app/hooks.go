@@ -230,7 +230,7 @@ func (n notifyingApprover) ShowsContent() bool {
 	return ok && ca.ShowsContent()
 }
 
-func (n notifyingApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
+func (n notifyingApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.ApprovalAnswer, error) {
 	if n.s.agent != nil {
 		n.s.agent.Notify(ctx, "clawseed needs your permission to use "+hooks.ClaudeToolName(req.Tool), "permission_prompt")
 	}

@@ -11,15 +11,15 @@ import (
 
 type contentApprover struct{ shows bool }
 
-func (contentApprover) Approve(context.Context, agent.ApprovalRequest) (agent.Approval, error) {
-	return agent.ApproveOnce, nil
+func (contentApprover) Approve(context.Context, agent.ApprovalRequest) (agent.ApprovalAnswer, error) {
+	return agent.ApprovalAnswer{Decision: agent.ApproveOnce}, nil
 }
 func (c contentApprover) ShowsContent() bool { return c.shows }
 
 type plainApprover struct{}
 
-func (plainApprover) Approve(context.Context, agent.ApprovalRequest) (agent.Approval, error) {
-	return agent.ApproveOnce, nil
+func (plainApprover) Approve(context.Context, agent.ApprovalRequest) (agent.ApprovalAnswer, error) {
+	return agent.ApprovalAnswer{Decision: agent.ApproveOnce}, nil
 }
 
 // TestSessionApprover: chat's approver is wrapped to fire Notification

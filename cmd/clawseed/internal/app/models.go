@@ -13,10 +13,12 @@ import (
 	"time"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/providers/anthropic"
 	"github.com/clawseed/clawseed/providers/openai"
 	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/session"
 )
 
 // This file turns configuration into models: the session's provider chain,
@@ -25,8 +27,12 @@ import (
 // SwitchModel handles /model [NAME [MODEL]]. NAME is a [providers.models]
 // entry or a provider preset: the session goes on with that provider (and
 // the configured fallbacks), under MODEL or the entry's model, with the
-// entry's settings; the history is carried over. Any other NAME is a model
-// id of the current provider. No argument describes the model in use.
+// entry's settings; the history is carried over. Claude Code's sonnet,
+// opus and haiku name the newest model of that family when the provider
+// in use speaks the Anthropic wire. Any other NAME is a model id of the
+// provider in use when it looks like one and is no near miss of a known
+// name ([config.Config.ModelIDProblem]: a typo is refused with a
+// suggestion). No argument describes the model in use.
 func (s *Session) SwitchModel(args string) (string, error) {
 	fields := strings.Fields(args)
 	if len(fields) == 0 {
@@ -45,10 +51,23 @@ func (s *Session) SwitchModel(args string) (string, error) {
 	}
 	if !ok {
 		if model != "" {
-			return "", fmt.Errorf("%s is neither a [providers.models] entry nor a provider (%s)", name, strings.Join(config.PresetNames(), ", "))
+			hint := ""
+			if near := config.NearName(name, s.cfg.ModelNames()); near != "" {
+				hint = "; did you mean " + near + "?"
+			}
+			return "", fmt.Errorf("%s is neither a [providers.models] entry nor a provider (%s)%s", name, strings.Join(config.PresetNames(), ", "), hint)
+		}
+		if id, alias := config.ClaudeAlias(name); alias {
+			if s.resolved.Wire != config.WireAnthropic {
+				return "", fmt.Errorf("%s is Claude Code's name of a Claude model, and the provider in use (%s) does not speak Anthropic's API: name a [providers.models] entry, or a model id of %s", name, s.resolved.Name, s.resolved.Provider)
+			}
+			name = id
+		} else if why := s.cfg.ModelIDProblem(name, s.resolved.Name); why != "" {
+			return "", errors.New(why)
 		}
 		s.agent.SetModel(name)
 		s.resolved.Model = name
+		s.recordSwitch()
 		return "model set to " + name + " (" + s.resolved.Name + ")", nil
 	}
 	m, err := newModel(s.cfg, r, s.notices)
@@ -57,8 +76,55 @@ func (s *Session) SwitchModel(args string) (string, error) {
 	}
 	s.agent.SwitchModel(modelChoice(m, r))
 	s.resolved = r
+	s.recordSwitch()
 	return "model set to " + s.describeModel(), nil
 }
+
+// recordSwitch records the model in use in the session file, so that a
+// resumed session goes on with it (restoreModel).
+func (s *Session) recordSwitch() {
+	s.switched = &session.ModelChange{Name: s.resolved.Name, Provider: s.resolved.Provider, Model: s.resolved.Model}
+	if s.writer != nil {
+		if err := s.writer.RecordModel(*s.switched); err != nil && s.notices != nil {
+			fmt.Fprintln(s.notices, "warning: "+termtext.Escape(err.Error()))
+		}
+	}
+}
+
+// restoreModel makes a resumed session go on with the model it last
+// switched to (/model, recorded by recordSwitch) instead of the config's
+// default, unless the model was chosen for this process (--model,
+// --provider, CLAWSEED_MODEL, CLAWSEED_PROVIDER: [config.Config.ModelChosen]).
+// The name is resolved again, with the rules /model follows (in an
+// untrusted workspace only models the user configured); one that no
+// longer resolves leaves the default, with a warning on notices.
+func (s *Session) restoreModel(model agent.Model) agent.Model {
+	last := s.resumed.ModelSwitch
+	if last == nil || s.cfg.ModelChosen() || last.Name == s.resolved.Name && last.Model == s.resolved.Model {
+		return model
+	}
+	r, ok, err := s.cfg.ResolveNamed(last.Name, last.Model)
+	if ok && err == nil {
+		var m agent.Model
+		if m, err = newModel(s.cfg, r, s.notices); err == nil {
+			s.resolved, s.switched = r, last
+			s.restored = true
+			return m
+		}
+	}
+	if err == nil {
+		err = fmt.Errorf("%s is neither a [providers.models] entry nor a provider", last.Name)
+	}
+	if s.notices != nil {
+		fmt.Fprintf(s.notices, "warning: the session's model %s (%s) was not restored: %s; going on with %s (%s)\n",
+			termtext.EscapeLine(last.Model), termtext.EscapeLine(last.Name), termtext.Escape(err.Error()), termtext.EscapeLine(s.resolved.Model), termtext.EscapeLine(s.resolved.Name))
+	}
+	return model
+}
+
+// ModelRestored reports whether the session went on with the model a
+// resumed session last used rather than the config's default.
+func (s *Session) ModelRestored() bool { return s.restored }
 
 // forkModel resolves the `model` of a fork skill (§4.10) or a subagent
 // definition: a [providers.models] entry or a provider preset runs the

@@ -192,8 +192,13 @@ func (r *sessionRules) write(w io.Writer) error {
 }
 
 // WritePermissions lists the session's permission rules with their
-// sources, and those not used with why (/permissions).
-func (s *Session) WritePermissions(w io.Writer) error { return s.perms.write(w) }
+// sources, then the allow rules the user's "always" answers added, and
+// those not used with why (/permissions).
+func (s *Session) WritePermissions(w io.Writer) error {
+	r := *s.perms
+	r.rules = append(slices.Clip(r.rules), s.agent.AlwaysRules()...)
+	return r.write(w)
+}
 
 // ShowPermissions lists the permission rules a session with cfg would
 // apply (`clawseed config show --permissions`); nothing is started.

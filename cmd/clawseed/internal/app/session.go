@@ -81,6 +81,11 @@ type Session struct {
 	bg       sync.WaitGroup
 	bgCtx    context.Context
 	bgCancel context.CancelFunc
+	// switched is the model /model last switched to (or a resumed
+	// session's, restored), nil while the config's default is in use;
+	// restored says the resumed session's was restored (models.go).
+	switched *session.ModelChange
+	restored bool
 }
 
 // Agent is the session's agent.
@@ -106,6 +111,9 @@ func (s *Session) Provider() string { return s.resolved.Provider }
 
 // Model is the model id in use (a /model switch changes it).
 func (s *Session) Model() string { return s.resolved.Model }
+
+// ModelEntry is the [providers.models] entry or preset in use.
+func (s *Session) ModelEntry() string { return s.resolved.Name }
 
 // KeySource says where the provider's API key came from: "config KEY",
 // "env NAME", or "" when there is none.
@@ -152,6 +160,9 @@ func (s *Session) New(ctx context.Context) string {
 	s.agent.SetSessionID(s.sessionID)
 	if s.store != nil {
 		s.writer = s.store.Create(s.header())
+		if s.switched != nil {
+			s.recordSwitch() // the new session goes on with the model in use
+		}
 	}
 	s.hookSession()
 	s.agent.Reset(ctx)

@@ -94,6 +94,15 @@ func (c *Config) ResolveModel(name string, probeOllama func() bool) (*Resolved, 
 	return r, c.explainIgnored(err, name, "providers.default")
 }
 
+// ModelChosen reports whether the model was chosen for this process
+// rather than by the config files: --model or CLAWSEED_MODEL, --provider
+// or CLAWSEED_PROVIDER. Such a choice wins over the model a resumed
+// session last used; the config files' providers.default does not.
+func (c *Config) ModelChosen() bool {
+	at := c.sources["providers.default"]
+	return c.ModelOverride != "" || at.env != "" || at.flag != ""
+}
+
 // ResolveNamed resolves a [providers.models] entry or a preset name, as
 // /model NAME [MODEL] names it: model, when not "", replaces the entry's
 // model. ok is false when name is neither an entry nor a preset (then it is

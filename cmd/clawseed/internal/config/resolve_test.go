@@ -317,3 +317,37 @@ func TestPresets(t *testing.T) {
 		t.Errorf("gemini base URL %q", p.BaseURL)
 	}
 }
+
+// TestModelChosen: --model, --provider and their variables choose the
+// model for the process (it wins over a resumed session's); the config
+// files' providers.default does not.
+func TestModelChosen(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		env  env
+		o    Overrides
+		want bool
+	}{
+		{"config files only", nil, Overrides{}, false},
+		{"--model", nil, Overrides{Model: "m"}, true},
+		{"--provider", nil, Overrides{Provider: "fast"}, true},
+		{"CLAWSEED_MODEL", env{"CLAWSEED_MODEL": "m"}, Overrides{}, true},
+		{"CLAWSEED_PROVIDER", env{"CLAWSEED_PROVIDER": "fast"}, Overrides{}, true},
+		{"--temperature is not", nil, Overrides{Temperature: new(0.5)}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSandbox(t)
+			writeFile(t, s.userFile(), "[providers]\ndefault = \"fast\"\n[providers.models.fast]\nprovider = \"openai\"\napi_key = \"k\"\nmodel = \"f\"\n")
+			c := mustLoad(t, s.opts(tt.env))
+			if err := c.Apply(tt.o); err != nil {
+				t.Fatal(err)
+			}
+			if got := c.ModelChosen(); got != tt.want {
+				t.Errorf("ModelChosen = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

@@ -12,10 +12,12 @@ import (
 	"github.com/clawseed/clawseed/runtime/agent"
 )
 
-// An Approver asks at the prompt before a tool call runs:
-// `Allow shell: rm -rf build? [y]es / [n]o / [a]lways for this tool`, or for
-// a sandboxed command `Allow shell (sandboxed, no network): npm test? [y]es /
-// [n]o / [a]lways for this tool / [w] with network`.
+// An Approver asks at the prompt before a tool call runs, one line:
+// `Allow shell: go test ./...? [y]es / [n]o / [a]lways allow `go test
+// ./...` this session / [t] no, and tell the model why`, and for a
+// sandboxed command also `[w] with network`. "always" names what it
+// covers (the request's Always: the exact command, the file, the domain),
+// never the whole tool; `t` asks for the reason on a second line.
 type Approver struct {
 	reader LineReader
 	out    io.Writer
@@ -34,9 +36,12 @@ func NewApprover(reader LineReader, out io.Writer, r *Renderer) *Approver {
 	return a
 }
 
+// reasonPrompt asks for what a `t` answer tells the model.
+const reasonPrompt = "Tell the model why (Enter to send): "
+
 // Approve implements agent.Approver. Anything but yes or always (or, when
 // offered, with network) denies; Ctrl-C and end of input deny too.
-func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Approval, error) {
+func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.ApprovalAnswer, error) {
 	if a.before != nil {
 		a.before()
 	}
@@ -57,22 +62,40 @@ func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 	}
 	q := approvalQuestion(req)
 	for {
-		line, err := a.reader.ReadLine(ctx, q.prompt)
-		if errors.Is(err, ErrInterrupt) && a.Interrupt != nil {
-			a.Interrupt()
-			return agent.Deny, err
-		}
+		line, err := a.read(ctx, q.prompt)
 		if err != nil {
-			if ctx.Err() != nil {
-				return agent.Deny, ctx.Err()
+			return agent.ApprovalAnswer{Decision: agent.Deny}, err
+		}
+		ans, ok := q.parse(line)
+		if !ok {
+			fmt.Fprintln(a.out, q.retry)
+			continue
+		}
+		if ans.Decision == agent.Deny && isTell(line) {
+			reason, err := a.read(ctx, reasonPrompt)
+			if err != nil {
+				return agent.ApprovalAnswer{Decision: agent.Deny}, err
 			}
-			return agent.Deny, nil
+			ans.Reason = strings.TrimSpace(reason)
 		}
-		if ans, ok := q.parse(line); ok {
-			return ans, nil
-		}
-		fmt.Fprintln(a.out, q.retry)
+		return ans, nil
 	}
+}
+
+// read reads one answer. Ctrl-C interrupts the turn (the error says so);
+// end of input is a plain no (nil error) unless the turn was cancelled.
+func (a *Approver) read(ctx context.Context, prompt string) (string, error) {
+	line, err := a.reader.ReadLine(ctx, prompt)
+	switch {
+	case errors.Is(err, ErrInterrupt) && a.Interrupt != nil:
+		a.Interrupt()
+		return "", err
+	case err != nil && ctx.Err() != nil:
+		return "", ctx.Err()
+	case err != nil:
+		return "", nil // end of input: no reason, a no
+	}
+	return line, nil
 }
 
 // A question is one approval prompt: what it asks, and which answers it
@@ -86,37 +109,43 @@ type question struct {
 }
 
 // approvalQuestion builds the prompt of a request, e.g.
-// `Allow shell (sandboxed, no network): npm test? [y]es / [n]o / [a]lways for this tool / [w] with network `.
-// "always" is not offered for a call asked about every time (a
-// control-path write, a call that asks for more than the sandbox gives);
+// `Allow shell (sandboxed, no network): npm test? [y]es / [n]o / [a]lways allow `npm test` this session / [w] with network / [t] no, and tell the model why `.
+// "always" is offered when the agent says what it covers (req.Always):
+// never for a call asked about every time (a control-path write, a call
+// that asks for more than the sandbox gives, an ask rule's, a hook's);
 // "with network" only for a call sandboxed without it.
 func approvalQuestion(req agent.ApprovalRequest) question {
 	what := req.Summary
 	if what == "" {
 		what = compactArgs(req.Args)
 	}
-	q := question{always: len(req.Writes) == 0 && req.Escalation == "" && !req.HookAsked && req.Rule == "", network: req.CanAllowNetwork}
+	q := question{always: req.Always != "", network: req.CanAllowNetwork}
 	choices := "[y]es / [n]o"
 	if q.always {
-		choices += " / [a]lways for this tool"
+		choices += " / [a]lways allow " + Preview(req.Always, previewRunes) + " this session"
 	}
 	if q.network {
 		choices += " / [w] with network"
 	}
+	choices += " / [t] no, and tell the model why"
 	q.prompt = fmt.Sprintf("Allow %s%s: %s? %s ", termtext.EscapeLine(req.Tool), sandboxNote(req), Preview(what, previewRunes), choices)
 	switch {
 	case req.HookAsked:
-		q.retry = "Please answer y or n (a hook asks about this call)."
+		q.retry = "Please answer y, n or t (a hook asks about this call)."
 	case len(req.Writes) > 0:
-		q.retry = "Please answer y or n (this write is asked about every time)."
+		q.retry = "Please answer y, n or t (this write is asked about every time)."
 	case req.Escalation != "":
-		q.retry = "Please answer y or n (a call that asks for more than the sandbox allows is asked about every time)."
+		q.retry = "Please answer y, n or t (a call that asks for more than the sandbox allows is asked about every time)."
 	case req.Rule != "":
-		q.retry = "Please answer y or n (an ask rule asks about this call every time)."
+		q.retry = "Please answer y, n or t (an ask rule asks about this call every time)."
+	case q.always && q.network:
+		q.retry = "Please answer y, n, a, w or t."
+	case q.always:
+		q.retry = "Please answer y, n, a or t."
 	case q.network:
-		q.retry = "Please answer y, n, a or w."
+		q.retry = "Please answer y, n, w or t."
 	default:
-		q.retry = "Please answer y, n or a."
+		q.retry = "Please answer y, n or t."
 	}
 	return q
 }
@@ -138,20 +167,32 @@ func sandboxNote(req agent.ApprovalRequest) string {
 	return " (asks for " + Preview(req.Escalation, previewRunes) + ")"
 }
 
+// isTell reports whether an answer is `t`: no, and tell the model why.
+func isTell(line string) bool {
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "t", "tell":
+		return true
+	}
+	return false
+}
+
 // parse maps an answer to an approval; ok is false for one the question
 // does not take.
-func (q question) parse(line string) (agent.Approval, bool) {
+func (q question) parse(line string) (agent.ApprovalAnswer, bool) {
+	answer := func(d agent.Approval, ok bool) (agent.ApprovalAnswer, bool) {
+		return agent.ApprovalAnswer{Decision: d}, ok
+	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
-		return agent.ApproveOnce, true
-	case "n", "no", "":
-		return agent.Deny, true
+		return answer(agent.ApproveOnce, true)
+	case "n", "no", "", "t", "tell":
+		return answer(agent.Deny, true)
 	case "a", "always":
-		return agent.ApproveAlways, q.always
+		return answer(agent.ApproveAlways, q.always)
 	case "w", "with network", "network":
-		return agent.ApproveNetwork, q.network
+		return answer(agent.ApproveNetwork, q.network)
 	}
-	return agent.Deny, false
+	return answer(agent.Deny, false)
 }
 
 // ShowsContent tells the agent that this approver shows the content of

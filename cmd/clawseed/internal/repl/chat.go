@@ -76,6 +76,13 @@ type Chat struct {
 	Permissions func(w io.Writer) error
 	// Summary shows the session summary (/summary); nil when unavailable.
 	Summary func(w io.Writer)
+	// Status describes the session for /status (provider, session id,
+	// workspace, autonomy, sandbox); nil shows only what the agent knows.
+	Status func() SessionStatus
+	// First, when set, is handled as the first line the user types
+	// (`clawseed chat "first prompt"`): sent as the first turn, or run as
+	// a command; reading input follows.
+	First string
 
 	cancelTurn context.CancelFunc
 }
@@ -101,8 +108,14 @@ type MCP interface {
 const prompt = "you> "
 
 // Run reads and handles input until exit, end of input or a second Ctrl-C at
-// an empty prompt.
+// an empty prompt; First, when set, is handled first.
 func (c *Chat) Run(ctx context.Context) error {
+	if c.First != "" {
+		fmt.Fprintln(c.Out, prompt+c.First)
+		if c.handle(ctx, c.First) {
+			return nil
+		}
+	}
 	interrupts := 0
 	for {
 		// Background work that ended shows at a prompt, never in the
@@ -125,31 +138,37 @@ func (c *Chat) Run(ctx context.Context) error {
 			return err
 		}
 		interrupts = 0
-		text := strings.TrimSpace(line)
-		if text == "" {
-			continue
-		}
-		if c.History != nil {
-			c.History.Append(line)
-		}
-		if c.AddHistory != nil {
-			c.AddHistory(line)
-		}
-		if text == "exit" || text == "quit" {
+		if c.handle(ctx, line) {
 			return nil
 		}
-		if _, _, ok := ParseSlash(text); ok {
-			send, quit := c.command(ctx, text)
-			if quit {
-				return nil
-			}
-			if send == "" {
-				continue
-			}
-			text = send
-		}
-		c.turn(ctx, text)
 	}
+}
+
+// handle handles one line of input: a command, or a turn. It reports
+// whether to leave.
+func (c *Chat) handle(ctx context.Context, line string) (quit bool) {
+	text := strings.TrimSpace(line)
+	if text == "" {
+		return false
+	}
+	if c.History != nil {
+		c.History.Append(line)
+	}
+	if c.AddHistory != nil {
+		c.AddHistory(line)
+	}
+	if text == "exit" || text == "quit" {
+		return true
+	}
+	if _, _, ok := ParseSlash(text); ok {
+		send, quit := c.command(ctx, text)
+		if quit || send == "" {
+			return quit
+		}
+		text = send
+	}
+	c.turn(ctx, text)
+	return false
 }
 
 // readInput reads one logical line: a trailing backslash continues it.

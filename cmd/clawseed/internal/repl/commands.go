@@ -25,13 +25,14 @@ var builtinCommands = []struct{ name, args, help string }{
 	{"/mcp", "", "list MCP servers (status, tools, prompts, errors); run a server prompt as /mcp__SERVER__PROMPT ARGS"},
 	{"/hooks", "", "list the hooks that run (settings files, config, active skills) and those ignored, with their sources"},
 	{"/permissions", "", "list the permission rules (allow, deny, ask) with their sources, and those not used"},
+	{"/status", "", "show the provider, model, session, workspace, autonomy, sandbox, context, tokens, cost and active skills"},
 	{"/context", "", "show how the context window is used"},
 	{"/init", "[FOCUS]", "survey the project and write (or improve) AGENTS.md, its instructions for agents"},
 	{"/cost", "", "show this session's tokens, cache hit ratio and cost in US dollars"},
 	{"/compact", "[FOCUS]", "summarise older messages now (optionally focused)"},
 	{"/summary", "", "show the session summary, kept in the background; compaction uses it instead of a request"},
 	{"/clear", "", "start a new session"},
-	{"/model", "[NAME [MODEL]]", "show or switch the model: a [providers.models] entry or provider, or a model id"},
+	{"/model", "[NAME [MODEL]]", "show or switch the model: a [providers.models] entry or provider, or a model id (a typo of a name is refused)"},
 	{"/exit", "", "leave (also /quit, exit, quit, Ctrl-D)"},
 	{"/quit", "", "leave"},
 }
@@ -138,6 +139,8 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 		} else if err := c.Permissions(c.Out); err != nil {
 			fmt.Fprintln(c.Err, "error: "+err.Error())
 		}
+	case "status":
+		c.showStatus()
 	case "context":
 		c.showContext()
 	case "init":

@@ -120,7 +120,7 @@ func (s *scriptReader) ReadLine(_ context.Context, prompt string) (string, error
 
 func TestApprover(t *testing.T) {
 	t.Parallel()
-	req := agent.ApprovalRequest{Tool: "shell", Summary: "rm -rf build"}
+	req := agent.ApprovalRequest{Tool: "shell", Summary: "rm -rf build", Always: "`rm -rf build`"}
 	cases := []struct {
 		lines []string
 		want  agent.Approval
@@ -137,17 +137,17 @@ func TestApprover(t *testing.T) {
 		rd := &scriptReader{lines: c.lines}
 		var out bytes.Buffer
 		got, err := NewApprover(rd, &out, nil).Approve(t.Context(), req)
-		if err != nil || got != c.want {
+		if err != nil || got.Decision != c.want {
 			t.Errorf("answers %q: got %v, %v; want %v", c.lines, got, err, c.want)
 		}
-		if rd.prompts[0] != "Allow shell: rm -rf build? [y]es / [n]o / [a]lways for this tool " {
+		if rd.prompts[0] != "Allow shell: rm -rf build? [y]es / [n]o / [a]lways allow `rm -rf build` this session / [t] no, and tell the model why " {
 			t.Errorf("prompt = %q", rd.prompts[0])
 		}
 	}
 	interrupted := false
 	ap := NewApprover(&scriptReader{lines: []string{"^C"}}, io.Discard, nil)
 	ap.Interrupt = func() { interrupted = true }
-	if got, err := ap.Approve(t.Context(), req); got != agent.Deny || !errors.Is(err, ErrInterrupt) || !interrupted {
+	if got, err := ap.Approve(t.Context(), req); got.Decision != agent.Deny || !errors.Is(err, ErrInterrupt) || !interrupted {
 		t.Errorf("Ctrl-C at the approval prompt: %v, %v, interrupted=%v", got, err, interrupted)
 	}
 }
@@ -164,7 +164,7 @@ func TestApproverShowsControlWrites(t *testing.T) {
 	rd := &scriptReader{lines: []string{"a", "always", "y"}}
 	var out bytes.Buffer
 	got, err := NewApprover(rd, &out, nil).Approve(t.Context(), req)
-	if err != nil || got != agent.ApproveOnce {
+	if err != nil || got.Decision != agent.ApproveOnce {
 		t.Fatalf("got %v, %v", got, err)
 	}
 	want := "file_write writes files that decide what clawseed runs or allows (config, skills, MCP servers, git, identity files); it is asked every time:\n" +
@@ -174,12 +174,12 @@ func TestApproverShowsControlWrites(t *testing.T) {
 		"    │ # \\x1b]52;c;cHduZWQ=\\x07\n" +
 		"  AGENTS.md (under AGENTS.md):\n" +
 		"    │ (empty)\n" +
-		"Please answer y or n (this write is asked about every time).\n" +
-		"Please answer y or n (this write is asked about every time).\n"
+		"Please answer y, n or t (this write is asked about every time).\n" +
+		"Please answer y, n or t (this write is asked about every time).\n"
 	if out.String() != want {
 		t.Errorf("shown:\n%s\nwant:\n%s", out.String(), want)
 	}
-	if len(rd.prompts) != 3 || rd.prompts[0] != "Allow file_write: .clawseed/config.toml? [y]es / [n]o " {
+	if len(rd.prompts) != 3 || rd.prompts[0] != "Allow file_write: .clawseed/config.toml? [y]es / [n]o / [t] no, and tell the model why " {
 		t.Errorf("prompts = %q", rd.prompts)
 	}
 	if !NewApprover(rd, io.Discard, nil).ShowsContent() {
@@ -434,6 +434,36 @@ func TestCompactionLine(t *testing.T) {
 	} {
 		if got := CompactionLine(c.info); got != c.want {
 			t.Errorf("CompactionLine = %q, want %q", got, c.want)
+		}
+	}
+}
+
+// TestChatFirstPrompt: `clawseed chat "first prompt"` handles the prompt
+// as the first line typed (a turn, or a command; exit leaves), then reads
+// input.
+func TestChatFirstPrompt(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		first string
+		lines []string
+		turns []string
+	}{
+		{"fix the bug", []string{"and test it"}, []string{"fix the bug", "and test it"}},
+		{"/deploy prod", nil, []string{"prod"}},
+		{"exit", []string{"never"}, nil},
+	}
+	for _, tt := range tests {
+		fa := newFakeAgent()
+		var out bytes.Buffer
+		c := &Chat{Agent: fa, Reader: &scriptReader{lines: tt.lines}, Out: &out, Err: &out, First: tt.first}
+		if err := c.Run(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.turns, fa.turns); diff != "" {
+			t.Errorf("%q: turns (-want +got):\n%s", tt.first, diff)
+		}
+		if !strings.HasPrefix(out.String(), prompt+tt.first+"\n") {
+			t.Errorf("%q: the transcript does not show it first:\n%s", tt.first, out.String())
 		}
 	}
 }

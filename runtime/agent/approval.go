@@ -1,0 +1,96 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/clawseed/clawseed/permissions"
+)
+
+// The approval question: what the agent asks the [Approver] about a call
+// (authorize in toolexec.go decides when), and the user's answer.
+
+// An Approver asks the user whether a tool call may run.
+type Approver interface {
+	Approve(ctx context.Context, req ApprovalRequest) (ApprovalAnswer, error)
+}
+
+// An ApprovalAnswer is the user's answer to one request.
+type ApprovalAnswer struct {
+	Decision Approval
+	// Reason is what the user tells the model with a Deny ("no, and tell
+	// the model why"): the call's result carries it. "" for a plain no.
+	Reason string
+}
+
+// An ApprovalRequest describes a call awaiting approval.
+type ApprovalRequest struct {
+	Tool string
+	// Summary is a one-line description of the call (e.g. the shell command);
+	// "" when the tool has none, then Args is the best description.
+	Summary string
+	Args    string
+	Class   permissions.Class
+	// Untrusted marks a command or sub-agent of a project skill in an
+	// untrusted workspace (§9.1): it is asked even under full autonomy,
+	// never pre-approved, and an approver that approves without asking
+	// (run --yes) must refuse it.
+	Untrusted bool
+	// Writes are the control paths the call writes (§9): files that decide
+	// what clawseed runs or allows. Such a call is asked whatever the
+	// autonomy level, auto_approve or an earlier "always" say; the prompt
+	// shows each file's content, and "always" is not offered (it counts
+	// as once).
+	Writes []ControlWrite
+	// Sandboxed is set when the call will run inside the OS sandbox with
+	// the network off (issue 21); the prompt says so.
+	Sandboxed bool
+	// Escalation is what the call asks for beyond the sandbox
+	// (permissions.EscalationNetwork, permissions.EscalationNoSandbox or
+	// another short phrase), "" for nothing. Such a call is asked whatever
+	// the autonomy level, auto_approve or an earlier "always" say, and
+	// "always" is not offered (it counts as once).
+	Escalation string
+	// CanAllowNetwork offers the answer [ApproveNetwork]: the call is
+	// sandboxed without network and may be let use it this once.
+	CanAllowNetwork bool
+	// HookAsked is set when a PreToolUse hook asked for this prompt
+	// (permissionDecision "ask"): the call is asked whatever the level,
+	// and "always" counts as once. HookReason is the hook's reason.
+	HookAsked  bool
+	HookReason string
+
+	// hookAllow: one of the user's own PreToolUse hooks allowed the call
+	// (a pre-approval).
+	hookAllow bool
+
+	// Rule is set when an ask permission rule asks about the call (`ask
+	// rule "Bash(git push *)" in FILE`): it is asked whatever the autonomy
+	// level, auto_approve or an earlier "always" say, and "always" is not
+	// offered (it counts as once).
+	Rule string
+
+	// Always says what an [ApproveAlways] answer approves for the rest of
+	// the session ([permissions.AlwaysFor]: "`go test ./...`", "edits to
+	// main.go"), for the prompt's "always allow LABEL this session"; ""
+	// when "always" is not offered (a call asked every time, one no rule
+	// can name exactly, or a level at which it would change nothing).
+	Always string
+}
+
+// An Approval is the user's answer.
+type Approval int
+
+// Approval answers.
+const (
+	Deny Approval = iota
+	ApproveOnce
+	// ApproveAlways approves this call and, for the rest of the session,
+	// what the request's Always names: the allow rules of
+	// [permissions.AlwaysFor], never the whole tool. Unless offered
+	// (Always set), it counts as ApproveOnce.
+	ApproveAlways
+	// ApproveNetwork approves this call and lets it use the network in
+	// the sandbox ("allow network for this command"); offered only when
+	// the request's CanAllowNetwork is set, else it counts as ApproveOnce.
+	ApproveNetwork
+)
