@@ -4,23 +4,6 @@ import (
 	"strings"
 )
 
-// claudeToolNames maps Claude Code's tool names, used in `allowed-tools`
-// frontmatter of skills written for Claude Code, to this runtime's tools:
-// which tools a fork's sub-agent gets ([NamesTool]) and how entries are
-// shown ([DescribeAllowedTools]). What an entry pre-approves is the
-// permission rules' matcher's to say ([AllowedToolsCoverSubject]).
-var claudeToolNames = map[string]string{
-	"Read":      "file_read",
-	"Write":     "file_write",
-	"Edit":      "file_edit",
-	"MultiEdit": "file_edit",
-	"Bash":      "shell",
-	"Glob":      "glob_search",
-	"Grep":      "content_search",
-	"WebFetch":  "web_fetch",
-	"WebSearch": "web_search",
-}
-
 // AllowedToolsCoverSubject reports whether a skill's `allowed-tools`
 // entries pre-approve a call: they are allow rules ([ParseRule]; an entry
 // that does not parse approves nothing), and every part of the call must
@@ -79,7 +62,7 @@ func splitEntry(e string) (name, pattern string, ok bool) {
 func NamesTool(entries []string, tool string, c Class) bool {
 	for _, e := range entries {
 		name, _, _ := splitEntry(strings.TrimSpace(e))
-		if mapped, ok := claudeToolNames[name]; ok {
+		if mapped, ok := ClaudeTool(name); ok {
 			name = mapped
 		}
 		if c == ClassNetwork && name != tool && !serverGlob(name, tool) {
@@ -117,7 +100,7 @@ func DescribeAllowedTools(entries []string) []string {
 	for _, e := range entries {
 		e = strings.TrimSpace(e)
 		name, pattern, hasPattern := splitEntry(e)
-		if mapped, ok := claudeToolNames[name]; ok {
+		if mapped, ok := ClaudeTool(name); ok {
 			e = mapped
 			if hasPattern {
 				e += "(" + pattern + ")"

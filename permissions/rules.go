@@ -81,14 +81,6 @@ var claudeFamilies = map[string]family{
 	"Task":         famAgent,
 }
 
-// claudeNames are Claude Code's tool names that are one of this runtime's
-// tools.
-var claudeNames = map[string]string{
-	"Glob":      "glob_search",
-	"Grep":      "content_search",
-	"WebSearch": "web_search",
-}
-
 // claudeWithout are Claude Code's tools that have no counterpart here: a
 // rule naming one is reported, not used.
 var claudeWithout = map[string]bool{
@@ -189,7 +181,7 @@ func ParseRule(kind RuleKind, text string, bases RuleBases) (Rule, error) {
 	r.name = name
 	if f, ok := claudeFamilies[name]; ok {
 		r.fam = f
-	} else if mapped, ok := claudeNames[name]; ok {
+	} else if mapped, ok := ClaudeTool(name); ok { // Glob, Grep, WebSearch: the others are families
 		r.name = mapped
 	}
 	if !r.hasSpec {

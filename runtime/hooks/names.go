@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"slices"
+
+	"github.com/clawseed/clawseed/permissions"
 )
 
 // Claude Code's tool names and clawseed's: a hook written for Claude Code
@@ -12,38 +14,11 @@ import (
 // the tool has one (clawseed_tool_name always carries clawseed's), and
 // tool_input uses Claude Code's argument names where they differ.
 
-// claudeNames maps a clawseed tool to Claude Code's name for it.
-var claudeNames = map[string]string{
-	"shell":          "Bash",
-	"file_read":      "Read",
-	"file_edit":      "Edit",
-	"file_write":     "Write",
-	"content_search": "Grep",
-	"glob_search":    "Glob",
-	"web_fetch":      "WebFetch",
-	"web_search":     "WebSearch",
-}
-
-// aliases maps a Claude Code tool name to the clawseed tool it matches.
-// MultiEdit is Edit's many-edits form; Task is the Agent tool's old name.
-var aliases = map[string]string{
-	"Bash":      "shell",
-	"Read":      "file_read",
-	"Edit":      "file_edit",
-	"MultiEdit": "file_edit",
-	"Write":     "file_write",
-	"Grep":      "content_search",
-	"Glob":      "glob_search",
-	"WebFetch":  "web_fetch",
-	"WebSearch": "web_search",
-	"Task":      "Agent",
-}
-
 // ClaudeToolName is the name hooks are told for a clawseed tool: Claude
-// Code's when it has one (shell is Bash), else the tool's own (Skill,
-// mcp__server__tool, git).
+// Code's when it has one (shell is Bash; permissions.ClaudeName), else the
+// tool's own (Skill, mcp__server__tool, git).
 func ClaudeToolName(tool string) string {
-	if n, ok := claudeNames[tool]; ok {
+	if n := permissions.ClaudeName(tool); n != "" {
 		return n
 	}
 	return tool
@@ -52,16 +27,21 @@ func ClaudeToolName(tool string) string {
 // toolNames are the names a matcher term may use for tool: clawseed's and
 // Claude Code's.
 func toolNames(tool string) []string {
-	if n, ok := claudeNames[tool]; ok {
+	if n := permissions.ClaudeName(tool); n != "" {
 		return []string{tool, n}
 	}
 	return []string{tool}
 }
 
 // termMatchesTool reports whether an exact matcher term names tool, by
-// either name.
+// either name (permissions.ClaudeTool: MultiEdit is Edit's many-edits
+// form); Task is the Agent tool's old name.
 func termMatchesTool(term, tool string) bool {
-	return term == tool || term == ClaudeToolName(tool) || aliases[term] == tool
+	if term == tool || term == ClaudeToolName(tool) || term == "Task" && tool == "Agent" {
+		return true
+	}
+	mapped, ok := permissions.ClaudeTool(term)
+	return ok && mapped == tool
 }
 
 // renames are the argument names that differ, per tool: clawseed's name →
