@@ -182,4 +182,3 @@ type Options struct {
 	Now  func() time.Time
 	Sink Sink
 }
-
