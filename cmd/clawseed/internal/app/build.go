@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/clawseed/clawseed/internal/confine"
 	"io"
 	"log/slog"
 	"net/netip"
@@ -218,6 +219,9 @@ type parts struct {
 	summarizer   agent.Model
 	summaryModel string
 	sb           *tools.Sandbox
+	// forbidden is sb's forbidden_paths rule, resolved once for the
+	// readers Build makes (settings, subagents, instructions, skills).
+	forbidden    confine.Forbidden
 	reloader     *skillReloader
 	mem          *memory.Store
 	instr        *sessionInstructions
@@ -280,7 +284,9 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	// 4. The sandboxes, and Claude Code's settings files (they are read
 	// with the sandbox's forbidden_paths).
 	p.sb = newSandbox(cfg, &skills.Catalog{})
-	s.settings = loadClaudeSettings(cfg, cfg.Trusted)
+	// The forbidden_paths rule, resolved once for the readers below.
+	p.forbidden = p.sb.ForbiddenRule()
+	s.settings = readClaudeSettings(cfg, cfg.Trusted, p.forbidden)
 	s.conf = newConfinement(cfg, p.sb.Control)
 	if err := s.conf.makeTemp(); err != nil {
 		return err
@@ -306,12 +312,12 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	})
 	// Subagent definitions, with the plugins' agents/ folders; fixed for
 	// the session.
-	s.subagents = loadSubagents(ctx, agentFolders(cfg, s.catalog), p.sb.ForbiddenRule())
+	s.subagents = loadSubagents(ctx, agentFolders(cfg, s.catalog), p.forbidden)
 	// 7. Memory, the project instructions, and the hooks (need the OS
 	// sandbox and the installed plugins).
 	s.memory = sessionMemory(ctx, cfg, o.Log)
 	s.agentMemory = newSubagentMemories(cfg, s.memory, s.subagents)
-	p.instr = newSessionInstructions(cfg, o.Notices)
+	p.instr = newSessionInstructions(cfg, p.forbidden, o.Notices)
 	p.instrSection = p.instr.section(ctx)
 	s.hooks = newHookRunner(cfg, s.settings, s.conf, o.Process.webNet(), o.Notices)
 	s.hookSession()
@@ -338,7 +344,7 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 		Workspace:          cfg.Workspace,
 		DynamicContext:     cfg.Skills.DynamicContext,
 		UntrustedWorkspace: !cfg.Trusted,
-		Forbidden:          p.sb.ForbiddenRule(),
+		Forbidden:          p.forbidden,
 		RunCommand:         dynamicRunner(cfg, p.sb, s.conf),
 	}, s.catalog)
 	return nil

@@ -16,9 +16,15 @@ import (
 // (permissions.go), hooks, enabled plugins — so that they share one read
 // and one trust decision.
 func loadClaudeSettings(cfg *config.Config, trusted bool) *claudesettings.Set {
+	return readClaudeSettings(cfg, trusted, confine.NewForbidden(cfg.Autonomy.ForbiddenPaths, cfg.Workspace, homeDir()))
+}
+
+// readClaudeSettings is [loadClaudeSettings] with the forbidden_paths rule
+// already resolved (Build resolves it once for all its readers).
+func readClaudeSettings(cfg *config.Config, trusted bool, forbidden confine.Forbidden) *claudesettings.Set {
 	return claudesettings.Load(claudesettings.Sources(homeDir(), cfg.Workspace), claudesettings.Options{
 		Workspace: cfg.Workspace,
-		Forbidden: confine.NewForbidden(cfg.Autonomy.ForbiddenPaths, cfg.Workspace, homeDir()),
+		Forbidden: forbidden,
 		Trusted:   trusted,
 	})
 }

@@ -26,13 +26,12 @@ import (
 // instructionOptions are the options of reading cfg's project
 // instructions: the file tools' forbidden_paths rule, the caps of
 // [instructions].
-func instructionOptions(cfg *config.Config) instructions.Options {
-	home := homeDir()
+func instructionOptions(cfg *config.Config, forbidden confine.Forbidden) instructions.Options {
 	return instructions.Options{
 		Workspace:     cfg.Workspace,
-		Home:          home,
+		Home:          homeDir(),
 		ClawseedHome:  cfg.Home,
-		Forbidden:     confine.NewForbidden(cfg.Autonomy.ForbiddenPaths, cfg.Workspace, home),
+		Forbidden:     forbidden,
 		MaxFileBytes:  cfg.Instructions.MaxFileBytes,
 		MaxTotalBytes: cfg.Instructions.MaxTotalBytes,
 	}
@@ -44,7 +43,7 @@ func Instructions(ctx context.Context, cfg *config.Config) *instructions.Set {
 	if !cfg.Instructions.Enabled {
 		return nil
 	}
-	return instructions.Load(ctx, instructionOptions(cfg))
+	return instructions.Load(ctx, instructionOptions(cfg, confine.NewForbidden(cfg.Autonomy.ForbiddenPaths, cfg.Workspace, homeDir())))
 }
 
 // sessionInstructions are a session's project instructions: the section of
@@ -63,11 +62,11 @@ type sessionInstructions struct {
 
 // newSessionInstructions returns the session's instructions; nil when
 // [instructions].enabled is false. Warnings go to warn (nil: none).
-func newSessionInstructions(cfg *config.Config, warn io.Writer) *sessionInstructions {
+func newSessionInstructions(cfg *config.Config, forbidden confine.Forbidden, warn io.Writer) *sessionInstructions {
 	if !cfg.Instructions.Enabled {
 		return nil
 	}
-	return &sessionInstructions{opts: instructionOptions(cfg), warn: warn, warned: map[string]bool{}}
+	return &sessionInstructions{opts: instructionOptions(cfg, forbidden), warn: warn, warned: map[string]bool{}}
 }
 
 // section reads the files and renders the section, warning about the files

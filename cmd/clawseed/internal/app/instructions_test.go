@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"github.com/clawseed/clawseed/internal/confine"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,7 @@ func TestSessionInstructionsNested(t *testing.T) {
 	cfg := config.Default()
 	cfg.Workspace, cfg.Home = ws, filepath.Join(ws, ".no-clawseed-home")
 	var warn bytes.Buffer
-	si := newSessionInstructions(cfg, &warn)
+	si := newSessionInstructions(cfg, confine.NewForbidden(cfg.Autonomy.ForbiddenPaths, cfg.Workspace, homeDir()), &warn)
 	ctx := context.Background()
 	if sec := si.section(ctx); !strings.Contains(sec, "### api/shared.md (imported by CLAUDE.md)") {
 		t.Fatalf("section:\n%s", sec)
@@ -69,7 +70,7 @@ func TestSessionInstructionsNested(t *testing.T) {
 		t.Errorf("warned %d times:\n%s", n, warn.String())
 	}
 	cfg.Instructions.Enabled = false
-	if si := newSessionInstructions(cfg, nil); si != nil || si.section(ctx) != "" {
+	if si := newSessionInstructions(cfg, confine.Forbidden{}, nil); si != nil || si.section(ctx) != "" {
 		t.Error("instructions read while [instructions].enabled = false")
 	}
 	if refresh, nested := (*sessionInstructions)(nil).agentHooks(); refresh != nil || nested != nil {
