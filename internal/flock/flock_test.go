@@ -122,9 +122,11 @@ func TestLockContext(t *testing.T) {
 					defer unlock()
 				}
 			}
+			// The clock starts before the context, whose timer (a deadline,
+			// a cancel) starts when it is made.
+			start := time.Now()
 			ctx, cancel := tt.ctx()
 			defer cancel()
-			start := time.Now()
 			unlock, err := LockContext(ctx, path)
 			waited := time.Since(start)
 			if !errors.Is(err, tt.wantErr) {
