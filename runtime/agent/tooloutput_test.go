@@ -243,7 +243,8 @@ func TestOutputTailCapAndClose(t *testing.T) {
 	tail := newOutputTail(blocked, time.Hour)
 	tail.add("first\n")
 	<-entered // it took "first\n"; the rest waits for close
-	flood := strings.Repeat("é", maxOutputEvent) + "end\n" // 2 bytes a character
+	// Two bytes a character, twice the cap.
+	flood := strings.Repeat("é", maxOutputEvent) + "end\n"
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
