@@ -22,6 +22,18 @@ const (
 	// level, the user, or because nobody could approve it (ID, Name and
 	// Args are the call's); its tool_result follows with the reason.
 	EventPermissionDenied EventType = "permission_denied"
+	// EventToolOutput: a running call's output as it is produced (ID is
+	// the call's, as on its tool_call and tool_result; Text the output
+	// since the previous tool_output of the call: stdout and stderr
+	// interleaved as read, valid UTF-8, raw otherwise — escape it before
+	// a terminal shows it). Progress for a UI's live tail: at most one
+	// event per [outputInterval] while the call runs and one when it ends,
+	// each at most [maxOutputEvent] bytes (the last ones: what came before
+	// within one interval is dropped), all before the call's tool_result.
+	// The shell and git tools and `shell:` skills send it. It is not
+	// recorded in the session, shown by `run` or given to hooks, and the
+	// result the model sees does not depend on it.
+	EventToolOutput       EventType = "tool_output"
 	EventToolResult       EventType = "tool_result"
 	EventSkillActivated   EventType = "skill_activated"
 	EventSkillDeactivated EventType = "skill_deactivated"
@@ -72,10 +84,11 @@ const (
 // logs.
 type Event struct {
 	Type EventType `json:"type"`
-	// Text is the delta of text_delta/reasoning_delta, the final text of
-	// turn_end, and the message of error.
+	// Text is the delta of text_delta/reasoning_delta, the output of
+	// tool_output, the final text of turn_end, and the message of error.
 	Text string `json:"text,omitempty"`
-	// ID is the tool call id of tool_call/tool_result/permission_denied.
+	// ID is the tool call id of
+	// tool_call/tool_output/tool_result/permission_denied.
 	ID string `json:"id,omitempty"`
 	// Name is the tool name of tool_call/tool_result/permission_denied, or
 	// the skill name of
@@ -138,6 +151,7 @@ type ResponseInfo struct {
 	Duration time.Duration `json:"duration"`
 }
 
-// A Sink receives events. It is called from the turn's goroutine, in order, and
-// must not block for long.
+// A Sink receives events, one at a time and in order: from the turn's
+// goroutine, from sub-agents running at once and from running tool calls
+// (tool_output), serialised by the agent. It must not block for long.
 type Sink func(Event)

@@ -40,7 +40,7 @@ func (a *Agent) runSkill(ctx context.Context, parent, name, args string, byUser 
 		return skillRun{ToolResult: providers.ToolResult{Content: out.Text, IsError: true}}
 	}
 	if act.Skill.Shell != nil {
-		return a.runShellSkill(ctx, act, args)
+		return a.runShellSkill(ctx, parent, act, args)
 	}
 	return a.runFork(ctx, parent, act, args)
 }
@@ -52,8 +52,9 @@ func refused(name, text string) skillRun {
 // runShellSkill runs a shell skill's command as the shell tool would be
 // run: the shell tool must be registered and allowed (permission
 // shell_exec), and the autonomy policy decides, asking the user with the
-// command shown when it says so.
-func (a *Agent) runShellSkill(ctx context.Context, act skills.Active, args string) skillRun {
+// command shown when it says so. Its output reaches the sink as it comes,
+// as tool_output events of the call id (the Skill call's, or "/NAME").
+func (a *Agent) runShellSkill(ctx context.Context, id string, act skills.Active, args string) skillRun {
 	name, s := act.Skill.Name, act.Skill
 	if a.opts.Policy.Decide("shell", permissions.ClassExec, false) == permissions.Deny {
 		// Read-only sessions do not even register the shell tool; say why.
@@ -93,7 +94,9 @@ func (a *Agent) runShellSkill(ctx context.Context, act skills.Active, args strin
 	case userDenied:
 		return refused(name, withReason("The user denied running its command.", err))
 	}
-	res := a.opts.SkillShell(ctx, s, args, a.opts.SessionID)
+	runCtx, outputDone := a.withOutput(ctx, id)
+	res := a.opts.SkillShell(runCtx, s, args, a.opts.SessionID)
+	outputDone()
 	if ctx.Err() != nil {
 		return skillRun{ToolResult: providers.ToolResult{Content: cancelledText, IsError: true}}
 	}

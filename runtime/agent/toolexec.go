@@ -43,6 +43,7 @@ type orderedTool interface {
 // A pendingCall is a call that passed validation and approval and will run.
 type pendingCall struct {
 	index int
+	id    string // the call's id, for its tool_output events
 	name  string
 	tool  Tool
 	args  json.RawMessage
@@ -279,7 +280,7 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 		}
 		return pendingCall{}, errorResult("%s", withReason(fmt.Sprintf("The user denied the %s call.", c.Name), err)), false
 	}
-	return pendingCall{index: index, name: c.Name, tool: tool, args: args, network: v == allowedWithNetwork}, providers.ToolResult{}, true
+	return pendingCall{index: index, id: c.ID, name: c.Name, tool: tool, args: args, network: v == allowedWithNetwork}, providers.ToolResult{}, true
 }
 
 // A verdict is what the autonomy policy and the user said of a call.
@@ -520,6 +521,8 @@ func (a *Agent) runOne(ctx context.Context, p pendingCall) (res providers.ToolRe
 	if hide := a.readFilter(name); hide != nil {
 		callCtx = permissions.WithReadFilter(callCtx, hide) // searches leave out what Read rules deny
 	}
+	callCtx, outputDone := a.withOutput(callCtx, p.id) // a running command's live tail
+	defer outputDone()
 	defer func() {
 		if v := recover(); v != nil {
 			res = errorResult("Tool %s failed: internal error: %v", name, v)

@@ -59,6 +59,11 @@ type CommandSpec struct {
 	// Stdin is the command's standard input (a hook's event JSON); nil
 	// gives it none.
 	Stdin []byte
+	// Output, when set, gets the command's output as it is produced: a
+	// `shell:` skill passes its call's live-output function
+	// (providers.ToolOutput); hooks and dynamic context pass none. The
+	// result is the same either way.
+	Output func(chunk string)
 }
 
 // A CommandResult is how a command ended and what it printed.
@@ -149,7 +154,7 @@ func RunCommand(ctx context.Context, spec CommandSpec) CommandResult {
 		environ = os.Environ()
 	}
 	cmd.Env = append(ScrubbedEnv(environ, spec.EnvPassthrough), spec.Env...)
-	cmd.Stdout, cmd.Stderr = res.stdout, res.stderr
+	captureOutput(cmd, res.stdout, res.stderr, spec.Output)
 	if spec.Stdin != nil {
 		cmd.Stdin = bytes.NewReader(spec.Stdin)
 	}

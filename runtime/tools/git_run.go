@@ -280,7 +280,7 @@ func (t *gitTool) exec(ctx context.Context, argv []string, read, skipsSubmodules
 	}
 	cmd := t.repo.command(ctx, env, slices.Concat(overrides, argv)...)
 	stdout, stderr := newHeadTail(t.maxOut), newHeadTail(t.maxOut)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	captureOutput(cmd, stdout, stderr, providers.ToolOutput(ctx)) // the live tail of a UI
 	err = t.repo.start.run(ctx, cmd, false)
 	switch {
 	case ctx.Err() != nil:

@@ -2,6 +2,8 @@ package tools
 
 import (
 	"bytes"
+	"io"
+	"os/exec"
 	"strings"
 	"unicode/utf8"
 
@@ -128,7 +130,7 @@ func (h *headTail) render(budget int) string {
 	if h.total == int64(len(h.head)+len(tail)) { // nothing dropped yet
 		all := append(h.head[:len(h.head):len(h.head)], tail...)
 		if len(all) <= budget {
-			return strings.ToValidUTF8(string(all), "\uFFFD")
+			return outputText(string(all))
 		}
 		headB, tailB = all[:budget*2/3], all[len(all)-(budget-budget*2/3):]
 	} else {
@@ -144,5 +146,68 @@ func (h *headTail) render(budget int) string {
 		t = t[1:]
 	}
 	dropped := h.chars - int64(utf8.RuneCountInString(head)) - int64(utf8.RuneCountInString(t))
-	return strings.ToValidUTF8(head, "\uFFFD") + providers.TruncationNote(dropped) + strings.ToValidUTF8(t, "\uFFFD")
+	return outputText(head) + providers.TruncationNote(dropped) + outputText(t)
+}
+
+// outputText is a command's output as text: invalid UTF-8 replaced. It is
+// the one rule for what a command printed, applied to the result the model
+// gets ([headTail.render]) and to the live output a UI shows
+// ([liveStream]) alike.
+func outputText(s string) string {
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// captureOutput sends cmd's stdout and stderr to the head+tail captures of
+// its result and, when report is set (the call's [providers.ToolOutput]),
+// also to report as they are read, each stream through its own
+// [liveStream]: the two interleave as the pipes are read. The result does
+// not depend on report.
+func captureOutput(cmd *exec.Cmd, stdout, stderr *headTail, report func(string)) {
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if report != nil {
+		cmd.Stdout = io.MultiWriter(stdout, &liveStream{report: report})
+		cmd.Stderr = io.MultiWriter(stderr, &liveStream{report: report})
+	}
+}
+
+// A liveStream passes what one stream of a command writes to report as
+// [outputText], as it comes. A character split between two writes is
+// held back until its end arrives, so that a chunk never ends in half a
+// character that [outputText] would turn into U+FFFD when the whole
+// output would not have it. Each stream has its own: exec copies stdout
+// and stderr in goroutines of their own.
+type liveStream struct {
+	report  func(string)
+	partial []byte // the start of a character the last write split
+}
+
+// Write implements io.Writer; it never fails.
+func (s *liveStream) Write(p []byte) (int, error) {
+	b := p
+	if len(s.partial) > 0 {
+		b = append(s.partial, p...)
+		s.partial = nil
+	}
+	cut := incompleteSuffix(b)
+	if cut < len(b) {
+		s.partial = append([]byte(nil), b[cut:]...)
+	}
+	if cut > 0 {
+		s.report(outputText(string(b[:cut])))
+	}
+	return len(p), nil
+}
+
+// incompleteSuffix returns where b ends in the start of a character whose
+// remaining bytes have not come yet (len(b) when it does not).
+func incompleteSuffix(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return i
+			}
+			break
+		}
+	}
+	return len(b)
 }

@@ -143,7 +143,7 @@ func (t *shell) run(ctx context.Context, args shellArgs) providers.ToolResult {
 	cmd.Dir = t.sb.workspace()
 	cmd.Env = ScrubbedEnv(t.environ, t.passthrough)
 	stdout, stderr := newHeadTail(t.maxOutput), newHeadTail(t.maxOutput)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	captureOutput(cmd, stdout, stderr, providers.ToolOutput(ctx)) // the live tail of a UI
 	cmd.WaitDelay = shellWaitDelay
 	isolate(cmd)
 

@@ -49,6 +49,7 @@ func newSkillShell(cfg *config.Config, sb *tools.Sandbox, conf *confinement) ski
 			AllowedCommands: cfg.Autonomy.AllowedCommands,
 			Sandbox:         sb,
 			Start:           conf.commands(),
+			Output:          providers.ToolOutput(ctx), // the live tail of its call
 		}
 		if len(s.Shell.Args) > 0 {
 			spec.Argv = append([]string{s.Shell.Command}, s.Shell.Args...)

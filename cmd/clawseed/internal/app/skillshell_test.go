@@ -6,12 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/hooks"
 	"github.com/clawseed/clawseed/runtime/tools"
 	"github.com/clawseed/clawseed/skills"
 )
@@ -64,5 +67,38 @@ func TestSkillShell(t *testing.T) {
 				t.Error("a secret reached the output")
 			}
 		})
+	}
+}
+
+// A shell skill's command reports its output as it comes to its call's
+// function (the chat's live tail); dynamic context and hooks, which run
+// under the same context, report nothing.
+func TestSkillShellLiveOutput(t *testing.T) {
+	ws := t.TempDir()
+	cfg := config.Default()
+	cfg.Workspace = ws
+	sb, conf := &tools.Sandbox{Workspace: ws}, &confinement{}
+	var mu sync.Mutex
+	var live []string
+	ctx := providers.WithToolOutput(t.Context(), func(c string) {
+		mu.Lock()
+		defer mu.Unlock()
+		live = append(live, c)
+	})
+	s := &skills.Skill{Name: "slow", Dir: ws, Source: skills.SourceProject,
+		Shell: &skills.ShellSpec{Command: "printf 'one\\n'; sleep 0.2; printf 'two\\n'"}}
+	if got := newSkillShell(cfg, sb, conf)(ctx, s, "", "sess-1"); got.Content != "one\ntwo" || got.IsError {
+		t.Fatalf("result = %+v", got)
+	}
+	if _, _, err := dynamicRunner(cfg, sb, conf)(ctx, ws, "echo dynamic", nil); err != nil {
+		t.Fatal(err)
+	}
+	if r := hookExec(cfg, conf)(ctx, hooks.Command{Script: "echo hook", Dir: ws, Timeout: 10 * time.Second}); r.ExitCode != 0 {
+		t.Fatalf("hook = %+v", r)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff([]string{"one\n", "two\n"}, live); diff != "" {
+		t.Errorf("live output (-want +got):\n%s", diff)
 	}
 }

@@ -107,6 +107,9 @@ func (r *Renderer) Handle(ev agent.Event) {
 		r.line(styled(termtext.Cyan, "⚙ "+termtext.EscapeLine(ev.Name)), plain(" "+compactArgs(ev.Args)))
 	case agent.EventToolResult:
 		r.line(append([]span{plain("  ")}, r.result(ev)...)...)
+	case agent.EventToolOutput:
+		// A running command's live output: the transcript shows its
+		// result (the terminal UI shows a live tail).
 	case agent.EventSkillActivated:
 		r.line(styled(termtext.Cyan, "◆ skill "+termtext.EscapeLine(ev.Name)+" activated"))
 	case agent.EventSkillDeactivated:

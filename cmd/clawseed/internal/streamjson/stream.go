@@ -134,6 +134,11 @@ func (s *Stream) Init(in Init) {
 
 // Handle takes one agent event: the session's sink.
 func (s *Stream) Handle(ev agent.Event) {
+	if ev.Type == agent.EventToolOutput {
+		// A running command's live output is a UI's progress; Claude
+		// Code's stream has no message for it, and the result follows.
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.tally(ev)
@@ -276,7 +281,8 @@ func (s *Stream) handle(ev agent.Event) {
 		s.closePartial(ev.Parent)
 	}
 	// turn_start, usage (in the assistant message) and permission_denied
-	// (in the result) have no line of their own.
+	// (in the result) have no line of their own; tool_output never gets
+	// here (Handle).
 }
 
 // compaction writes Claude Code's compact_boundary, with clawseed's account
