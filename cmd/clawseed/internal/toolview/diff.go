@@ -1,0 +1,162 @@
+package toolview
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/clawseed/clawseed/internal/termtext"
+	"github.com/clawseed/clawseed/internal/textdiff"
+)
+
+// diffContext is the unchanged lines shown around a change of a file.
+const diffContext = 3
+
+// Diff is the change a call of a file-editing tool makes: path as the call
+// names it (relative to the workspace, not escaped) and the change as
+// hunks; ok is false for a tool that edits no file, or arguments without
+// a path.
+//
+//   - file_edit (Claude Code's Edit, MultiEdit): when current gives the
+//     file's content and the edit applies to it as the tool would apply it
+//     (old_string found once, or replace_all; a CRLF file matched with LF
+//     strings), the diff of the whole file with its real line numbers;
+//     otherwise old_string against new_string, whole, numbered from 1.
+//   - file_write (Write): the diff from the current content, or every line
+//     added when current has none (a new file, or no reader).
+//
+// current returns a file's content and whether it has it; it may be nil.
+// It is the caller's, which reads the file through the session's confined
+// reader: Diff does no I/O.
+func Diff(tool string, args json.RawMessage, current func(path string) (string, bool)) (path string, hunks []textdiff.Hunk, ok bool) {
+	v, found := lookupVerb(tool)
+	if !found || v.tool != "file_edit" && v.tool != "file_write" {
+		return "", nil, false
+	}
+	a, valid := parseArgs(args)
+	path = a.str("path", "file_path")
+	if !valid || path == "" {
+		return "", nil, false
+	}
+	cur, have := "", false
+	if current != nil {
+		cur, have = current(path)
+	}
+	if v.tool == "file_write" {
+		return path, textdiff.Hunks(cur, a.str("content"), diffContext), true
+	}
+	oldS, newS := a.str("old_string"), a.str("new_string")
+	if have {
+		if edited, applies := applyEdit(cur, oldS, newS, a.flag("replace_all")); applies {
+			return path, textdiff.Hunks(cur, edited, diffContext), true
+		}
+	}
+	// The snippets alone: shown whole (they are what the model chose to
+	// show), each ending its last line so a missing newline is no change.
+	if oldS != "" && !strings.HasSuffix(oldS, "\n") {
+		oldS += "\n"
+	}
+	if newS != "" && !strings.HasSuffix(newS, "\n") {
+		newS += "\n"
+	}
+	whole := strings.Count(oldS, "\n") + strings.Count(newS, "\n")
+	return path, textdiff.Hunks(oldS, newS, whole), true
+}
+
+// applyEdit is file_edit's replacement (runtime/tools/file_edit.go,
+// applyEdit), for the diff an approval shows: old in content once (every
+// time with all), or, in a CRLF file, old with its newlines as CRLF.
+// applies is false where the tool would refuse the edit.
+func applyEdit(content, old, new string, all bool) (string, bool) {
+	if old == "" || old == new {
+		return "", false
+	}
+	n := strings.Count(content, old)
+	if n == 0 && strings.Contains(content, "\r\n") && !strings.Contains(old, "\r\n") {
+		old = strings.ReplaceAll(old, "\n", "\r\n")
+		new = strings.ReplaceAll(new, "\n", "\r\n")
+		n = strings.Count(content, old)
+	}
+	switch {
+	case n == 0 || n > 1 && !all:
+		return "", false
+	case all:
+		return strings.ReplaceAll(content, old, new), true
+	}
+	return strings.Replace(content, old, new, 1), true
+}
+
+// RenderDiff renders hunks as terminal lines: a title "path (+A -D)" when
+// path is not empty, then each hunk's "@@ -a,b +c,d @@" and its lines
+// behind a gutter of line numbers (the old number of a deleted line, the
+// new of the others) and the op, deleted lines red, added green, context
+// dim and headers cyan when color is set. Each line is escaped, its tabs
+// expanded and cut to width cells (width <= 0: not cut); with more than
+// maxLines lines (maxLines > 0) the last shown says "… +N lines".
+func RenderDiff(path string, hunks []textdiff.Hunk, width, maxLines int, color bool) []string {
+	var lines [][]span
+	if path != "" {
+		added, deleted := 0, 0
+		for _, h := range hunks {
+			for _, l := range h.Lines {
+				switch l.Op {
+				case textdiff.Insert:
+					added++
+				case textdiff.Delete:
+					deleted++
+				}
+			}
+		}
+		lines = append(lines, []span{
+			{termtext.Plain, termtext.EscapeLine(path) + " ("},
+			{termtext.Green, fmt.Sprintf("+%d", added)},
+			{termtext.Plain, " "},
+			{termtext.Red, fmt.Sprintf("-%d", deleted)},
+			{termtext.Plain, ")"},
+		})
+	}
+	if len(hunks) == 0 {
+		lines = append(lines, []span{{termtext.Dim, "(no changes)"}})
+	}
+	digits := len(fmt.Sprint(maxLineNumber(hunks)))
+	blank := strings.Repeat(" ", digits)
+	for _, h := range hunks {
+		lines = append(lines, []span{{termtext.Cyan, h.Header()}})
+		for _, l := range h.Lines {
+			no, st := l.New, termtext.Dim
+			switch l.Op {
+			case textdiff.Delete:
+				no, st = l.Old, termtext.Red
+			case textdiff.Insert:
+				st = termtext.Green
+			}
+			text := expandTabs(termtext.Escape(strings.TrimSuffix(l.Text, "\r")))
+			lines = append(lines, []span{
+				{termtext.Dim, fmt.Sprintf("%*d ", digits, no)},
+				{st, string(l.Op) + " " + text},
+			})
+			if l.NoNewline {
+				lines = append(lines, []span{{termtext.Dim, blank + "   \\ No newline at end of file"}})
+			}
+		}
+	}
+	if maxLines > 0 && len(lines) > maxLines {
+		keep := maxLines - 1
+		more := len(lines) - keep
+		lines = append(lines[:keep], []span{{termtext.Dim, fmt.Sprintf("… +%d lines", more)}})
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = render(l, width, color)
+	}
+	return out
+}
+
+// maxLineNumber is the largest line number the hunks show.
+func maxLineNumber(hunks []textdiff.Hunk) int {
+	n := 0
+	for _, h := range hunks {
+		n = max(n, h.OldStart+h.OldLines-1, h.NewStart+h.NewLines-1)
+	}
+	return n
+}
