@@ -94,7 +94,44 @@ func applyEdit(content, old, new string, all bool) (string, bool) {
 // expanded and cut to width cells (width <= 0: not cut); with more than
 // maxLines lines (maxLines > 0) the last shown says "… +N lines".
 func RenderDiff(path string, hunks []textdiff.Hunk, width, maxLines int, color bool) []string {
-	var lines [][]span
+	total := 0
+	if path != "" {
+		total++
+	}
+	if len(hunks) == 0 {
+		total++
+	}
+	for _, h := range hunks {
+		total += 1 + len(h.Lines)
+		for _, l := range h.Lines {
+			if l.NoNewline {
+				total++
+			}
+		}
+	}
+	// Only the lines shown are rendered: a new file of 10,000 lines shows
+	// a few.
+	limit := total
+	if maxLines > 0 && total > maxLines {
+		limit = maxLines - 1
+	}
+	out := make([]string, 0, min(total, limit+1))
+	emit := func(spans ...span) bool {
+		if len(out) == limit {
+			return false
+		}
+		out = append(out, render(spans, width, color))
+		return true
+	}
+	emitAll(emit, path, hunks)
+	if len(out) < total {
+		out = append(out, render([]span{{termtext.Dim, fmt.Sprintf("… +%d lines", total-len(out))}}, width, color))
+	}
+	return out
+}
+
+// emitAll emits RenderDiff's lines until emit returns false.
+func emitAll(emit func(...span) bool, path string, hunks []textdiff.Hunk) {
 	if path != "" {
 		added, deleted := 0, 0
 		for _, h := range hunks {
@@ -107,21 +144,26 @@ func RenderDiff(path string, hunks []textdiff.Hunk, width, maxLines int, color b
 				}
 			}
 		}
-		lines = append(lines, []span{
-			{termtext.Plain, termtext.EscapeLine(path) + " ("},
-			{termtext.Green, fmt.Sprintf("+%d", added)},
-			{termtext.Plain, " "},
-			{termtext.Red, fmt.Sprintf("-%d", deleted)},
-			{termtext.Plain, ")"},
-		})
+		if !emit(
+			span{termtext.Plain, termtext.EscapeLine(path) + " ("},
+			span{termtext.Green, fmt.Sprintf("+%d", added)},
+			span{termtext.Plain, " "},
+			span{termtext.Red, fmt.Sprintf("-%d", deleted)},
+			span{termtext.Plain, ")"},
+		) {
+			return
+		}
 	}
 	if len(hunks) == 0 {
-		lines = append(lines, []span{{termtext.Dim, "(no changes)"}})
+		emit(span{termtext.Dim, "(no changes)"})
+		return
 	}
 	digits := len(fmt.Sprint(maxLineNumber(hunks)))
 	blank := strings.Repeat(" ", digits)
 	for _, h := range hunks {
-		lines = append(lines, []span{{termtext.Cyan, h.Header()}})
+		if !emit(span{termtext.Cyan, h.Header()}) {
+			return
+		}
 		for _, l := range h.Lines {
 			no, st := l.New, termtext.Dim
 			switch l.Op {
@@ -131,25 +173,14 @@ func RenderDiff(path string, hunks []textdiff.Hunk, width, maxLines int, color b
 				st = termtext.Green
 			}
 			text := expandTabs(termtext.Escape(strings.TrimSuffix(l.Text, "\r")))
-			lines = append(lines, []span{
-				{termtext.Dim, fmt.Sprintf("%*d ", digits, no)},
-				{st, string(l.Op) + " " + text},
-			})
-			if l.NoNewline {
-				lines = append(lines, []span{{termtext.Dim, blank + "   \\ No newline at end of file"}})
+			if !emit(span{termtext.Dim, fmt.Sprintf("%*d ", digits, no)}, span{st, string(l.Op) + " " + text}) {
+				return
+			}
+			if l.NoNewline && !emit(span{termtext.Dim, blank + "   \\ No newline at end of file"}) {
+				return
 			}
 		}
 	}
-	if maxLines > 0 && len(lines) > maxLines {
-		keep := maxLines - 1
-		more := len(lines) - keep
-		lines = append(lines[:keep], []span{{termtext.Dim, fmt.Sprintf("… +%d lines", more)}})
-	}
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = render(l, width, color)
-	}
-	return out
 }
 
 // maxLineNumber is the largest line number the hunks show.

@@ -64,7 +64,7 @@ var verbs = [...]verb{
 		if m := a.str("output_mode"); m != "" && m != "content" {
 			opts = append(opts, m)
 		}
-		if v, ok := a.vals["case_sensitive"]; ok && string(v) == "false" {
+		if sensitive := true; json.Unmarshal(a.vals["case_sensitive"], &sensitive) == nil && !sensitive {
 			opts = append(opts, "ignore case")
 		}
 		return nonEmpty(a.str("pattern"), "Search"+quoted(a.str("pattern"))+prefixed(" in ", a.str("path"))+parens(opts...))
