@@ -7,6 +7,7 @@ import (
 
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/internal/textdiff"
+	"github.com/clawseed/clawseed/runtime/tools"
 )
 
 // diffContext is the unchanged lines shown around a change of a file.
@@ -18,10 +19,11 @@ const diffContext = 3
 // a path.
 //
 //   - file_edit (Claude Code's Edit, MultiEdit): when current gives the
-//     file's content and the edit applies to it as the tool would apply it
-//     (old_string found once, or replace_all; a CRLF file matched with LF
-//     strings), the diff of the whole file with its real line numbers;
-//     otherwise old_string against new_string, whole, numbered from 1.
+//     file's content and the edit applies to it (tools.ApplyEdit, the
+//     tool's own rule: old_string found once, or every time with
+//     replace_all; a CRLF file matched with LF strings), the diff of the
+//     whole file with its real line numbers; otherwise old_string against
+//     new_string, whole, numbered from 1.
 //   - file_write (Write): the diff from the current content, or every line
 //     added when current has none (a new file, or no reader).
 //
@@ -47,7 +49,7 @@ func Diff(tool string, args json.RawMessage, current func(path string) (string, 
 	}
 	oldS, newS := a.str("old_string"), a.str("new_string")
 	if have {
-		if edited, applies := applyEdit(cur, oldS, newS, a.flag("replace_all")); applies {
+		if edited, applies := tools.ApplyEdit(cur, oldS, newS, a.flag("replace_all")); applies {
 			return path, textdiff.Hunks(cur, edited, diffContext), true
 		}
 	}
@@ -61,29 +63,6 @@ func Diff(tool string, args json.RawMessage, current func(path string) (string, 
 	}
 	whole := strings.Count(oldS, "\n") + strings.Count(newS, "\n")
 	return path, textdiff.Hunks(oldS, newS, whole), true
-}
-
-// applyEdit is file_edit's replacement (runtime/tools/file_edit.go,
-// applyEdit), for the diff an approval shows: old in content once (every
-// time with all), or, in a CRLF file, old with its newlines as CRLF.
-// applies is false where the tool would refuse the edit.
-func applyEdit(content, old, new string, all bool) (string, bool) {
-	if old == "" || old == new {
-		return "", false
-	}
-	n := strings.Count(content, old)
-	if n == 0 && strings.Contains(content, "\r\n") && !strings.Contains(old, "\r\n") {
-		old = strings.ReplaceAll(old, "\n", "\r\n")
-		new = strings.ReplaceAll(new, "\n", "\r\n")
-		n = strings.Count(content, old)
-	}
-	switch {
-	case n == 0 || n > 1 && !all:
-		return "", false
-	case all:
-		return strings.ReplaceAll(content, old, new), true
-	}
-	return strings.Replace(content, old, new, 1), true
 }
 
 // RenderDiff renders hunks as terminal lines: a title "path (+A -D)" when
