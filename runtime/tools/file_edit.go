@@ -63,6 +63,21 @@ func checkEdit(args fileEditArgs) string {
 	return ""
 }
 
+// ApplyEdit is file_edit's replacement of oldString by newString in
+// content, for the diff an approval prompt shows before the call runs
+// (cmd/clawseed/internal/toolview): the tool's own rule, so that the diff
+// is what the tool will write. ok is false where the tool refuses the
+// edit: an empty or unchanged oldString, one not found, or one found more
+// than once without replaceAll.
+func ApplyEdit(content, oldString, newString string, replaceAll bool) (edited string, ok bool) {
+	args := fileEditArgs{OldString: oldString, NewString: newString, ReplaceAll: replaceAll}
+	if checkEdit(args) != "" {
+		return "", false
+	}
+	edited, _, msg := applyEdit(content, args)
+	return edited, msg == ""
+}
+
 // applyEdit replaces args.OldString in content and returns the new content
 // and the number of replacements, or a message for the model.
 func applyEdit(content string, args fileEditArgs) (string, int, string) {

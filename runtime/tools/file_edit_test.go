@@ -58,6 +58,16 @@ func TestFileEdit(t *testing.T) {
 			if got := readFile(t, p); got != tt.fileWant {
 				t.Errorf("file = %q, want %q", got, tt.fileWant)
 			}
+			// ApplyEdit, which approval diffs use, edits as the tool does.
+			oldS, _ := tt.args["old_string"].(string)
+			newS, okNew := tt.args["new_string"].(string)
+			all, okAll := tt.args["replace_all"].(bool)
+			if _, isBool := tt.args["replace_all"]; okNew && (okAll || !isBool) {
+				edited, ok := ApplyEdit(tt.content, oldS, newS, all)
+				if ok == tt.want.IsError || ok && edited != tt.fileWant {
+					t.Errorf("ApplyEdit = %q, %v; the tool wrote %q (error %v)", edited, ok, tt.fileWant, tt.want.IsError)
+				}
+			}
 		})
 	}
 }
