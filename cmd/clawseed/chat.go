@@ -15,9 +15,11 @@ import (
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/tui"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/runtime/session"
 	"github.com/clawseed/clawseed/skills"
 )
@@ -80,34 +82,46 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	history := repl.NewHistory(filepath.Join(cfg.Home, "history"))
 
 	chat := &repl.Chat{Out: opts.io.Out, Err: opts.io.Err, Interrupts: interrupts, History: history}
-	var reader repl.LineReader
-	if isTerminal(stdin) {
-		tr := repl.NewTerminalReader(history.Load(), chat.Completions)
-		defer tr.Close()
-		reader = tr
-		chat.AddHistory = tr.AddHistory
+	var (
+		reader   repl.LineReader
+		approver agent.Approver
+		sink     agent.Sink
+		notices  = opts.io.Err
+		ui       *tui.UI
+		// sess is set once the session is built (the UI starts before, for
+		// the trust question).
+		sess *app.Session
+	)
+	if useTerminalUI(stdin, opts.io.Terminal, os.Getenv) {
+		ui = startTerminalUI(stdin, opts.io.Terminal, history, chat, interrupts, func() *app.Session { return sess })
+		defer ui.Stop()
+		reader, approver, sink = ui, ui, ui.Handle
+		chat.Out, chat.Err, notices = ui.Writer(), ui.Writer(), ui.Writer()
+		log = newLogger(opts.global, ui.Writer())
 	} else {
 		reader = repl.NewPlainReader(opts.io.In, opts.io.Out, interrupts)
+		// The transcript is styled; whether colour shows is the output
+		// stream's decision (a terminal, NO_COLOR, TERM: see run in root.go).
+		renderer := repl.NewRenderer(opts.io.Out, opts.io.Err, true)
+		plain := repl.NewApprover(reader, opts.io.Out, renderer)
+		plain.Interrupt = chat.CancelTurn
+		approver, sink = plain, renderer.Handle
+		chat.Renderer = renderer
 	}
-	// The transcript is styled; whether colour shows is the output
-	// stream's decision (a terminal, NO_COLOR, TERM: see run in root.go).
-	renderer := repl.NewRenderer(opts.io.Out, opts.io.Err, true)
-	approver := repl.NewApprover(reader, opts.io.Out, renderer)
-	approver.Interrupt = chat.CancelTurn
 
 	if !cfg.Trusted {
-		trusted, err := askTrust(ctx, cfg, app.Discover(ctx, cfg, opts.global.proc, log), reader, opts.io.Out)
+		trusted, err := askTrust(ctx, cfg, app.Discover(ctx, cfg, opts.global.proc, log), reader, chat.Out)
 		if err != nil {
 			return err
 		}
 		if trusted { // the store says so now: load the project config in full
-			if cfg, err = loadConfig(opts.global, opts.io.Err); err != nil {
+			if cfg, err = loadConfig(opts.global, notices); err != nil {
 				return err
 			}
 		}
 	}
 	s, err := app.Build(ctx, cfg, app.Options{
-		Approver: approver, Sink: renderer.Handle, Log: log, Notices: opts.io.Err,
+		Approver: approver, Sink: sink, Log: log, Notices: notices,
 		Resume: opts.Session.resume(), Watch: true, Process: opts.global.proc,
 	})
 	if err != nil {
@@ -115,9 +129,10 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	}
 	defer s.Shutdown()
 	defer app.StartScheduler(ctx, cfg, log)()
+	sess = s
 	chat.Agent = s.Agent()
 	chat.Reader = reader
-	chat.Renderer = renderer
+	chat.Attach = s.ReadAttachment
 	chat.NewSession = s.New
 	chat.SwitchModel = s.SwitchModel
 	chat.Memory = func(ctx context.Context, out, errw io.Writer) { chatMemory(ctx, s.Memory(), out, errw) }
@@ -136,9 +151,13 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	if s.MCP() != nil {
 		chat.MCP = mcpChat{s.MCP()}
 	}
-	printBanner(ctx, opts.io, s)
-	if err := chat.Run(ctx); err != nil {
-		return err
+	printBanner(ctx, &IOStreams{Out: chat.Out, Err: chat.Err}, s)
+	runErr := chat.Run(ctx)
+	if ui != nil {
+		ui.Stop()
+	}
+	if runErr != nil {
+		return runErr
 	}
 	// Close waits for a session summary update still running; Ctrl-C
 	// cancels it instead (the file keeps its last whole version).

@@ -52,6 +52,10 @@ type IOStreams struct {
 	In  io.Reader
 	Out io.Writer
 	Err io.Writer
+	// Terminal is standard output as a file, nil when it is not one:
+	// chat's terminal UI draws on it directly (escaping what it shows
+	// itself).
+	Terminal *os.File
 }
 
 // globalOptions are the flags every command accepts (§2).
@@ -104,6 +108,9 @@ func runProcess(proc *app.Process, args []string, stdin io.Reader, stdout, stder
 	defer out.Flush()
 	defer errw.Flush()
 	io := &IOStreams{In: stdin, Out: out, Err: errw}
+	if f, ok := stdout.(*os.File); ok {
+		io.Terminal = f
+	}
 	proc.Version, proc.ClientVersion = versionString(), version
 	root := newRootCmd(io, proc)
 	root.SetArgs(args)

@@ -286,6 +286,7 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	p.sb = newSandbox(cfg, &skills.Catalog{})
 	// The forbidden_paths rule, resolved once for the readers below.
 	p.forbidden = p.sb.ForbiddenRule()
+	s.sb = p.sb
 	s.settings = readClaudeSettings(cfg, cfg.Trusted, p.forbidden)
 	s.conf = newConfinement(cfg, p.sb.Control)
 	if err := s.conf.makeTemp(); err != nil {

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/clawseed/clawseed/internal/claudesettings"
+	"github.com/clawseed/clawseed/runtime/tools"
 	"io"
 	"strings"
 	"sync"
@@ -43,7 +44,9 @@ import (
 // the UI shows about it. Its methods are for the goroutine that runs the
 // session's turns.
 type Session struct {
-	cfg       *config.Config
+	cfg *config.Config
+	// sb is the file tools' sandbox: its read check reads attachments.
+	sb        *tools.Sandbox
 	resolved  *config.Resolved
 	agent     *agent.Agent
 	catalog   *skills.Catalog

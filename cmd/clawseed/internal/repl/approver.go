@@ -119,7 +119,8 @@ func approvalQuestion(req agent.ApprovalRequest) question {
 	if what == "" {
 		what = compactArgs(req.Args)
 	}
-	q := question{always: req.Always != "", network: req.CanAllowNetwork}
+	c := Choices(req)
+	q := question{always: c.Always != "", network: c.Network}
 	choices := "[y]es / [n]o"
 	if q.always {
 		choices += " / [a]lways allow " + Preview(req.Always, previewRunes) + " this session"
@@ -128,7 +129,7 @@ func approvalQuestion(req agent.ApprovalRequest) question {
 		choices += " / [w] with network"
 	}
 	choices += " / [t] no, and tell the model why"
-	q.prompt = fmt.Sprintf("Allow %s%s: %s? %s ", termtext.EscapeLine(req.Tool), sandboxNote(req), Preview(what, previewRunes), choices)
+	q.prompt = fmt.Sprintf("Allow %s%s: %s? %s ", termtext.EscapeLine(req.Tool), SandboxNote(req), Preview(what, previewRunes), choices)
 	switch {
 	case req.HookAsked:
 		q.retry = "Please answer y, n or t (a hook asks about this call)."
@@ -150,9 +151,28 @@ func approvalQuestion(req agent.ApprovalRequest) question {
 	return q
 }
 
-// sandboxNote says, after the tool's name, how the call runs in the OS
+// ApprovalChoices are the answers an approval offers besides yes, no and
+// "no, and tell the model why".
+type ApprovalChoices struct {
+	// Always names what "always" covers (the exact command, the file, the
+	// domain); "" when it is not offered.
+	Always string
+	// Network offers "with network" for a call sandboxed without it.
+	Network bool
+}
+
+// Choices are the answers a request offers: "always" only when the agent
+// says what it covers (never for a call asked about every time: a
+// control-path write, a call asking for more than the sandbox gives, an
+// ask rule's, a hook's), "with network" only for a call sandboxed without
+// it. Every approver (this one, the terminal UI's) asks through it.
+func Choices(req agent.ApprovalRequest) ApprovalChoices {
+	return ApprovalChoices{Always: req.Always, Network: req.CanAllowNetwork}
+}
+
+// SandboxNote says, after the tool's name, how the call runs in the OS
 // sandbox (issue 21): "" when the tool does not say.
-func sandboxNote(req agent.ApprovalRequest) string {
+func SandboxNote(req agent.ApprovalRequest) string {
 	switch req.Escalation {
 	case "":
 		if req.Sandboxed {

@@ -48,8 +48,6 @@ type Chat struct {
 	// NewSession starts a new session for /clear, resetting the agent, and
 	// returns its id; nil means /clear only calls Agent.Reset.
 	NewSession func(ctx context.Context) string
-	// AddHistory, when set, also records lines for up-arrow recall (liner).
-	AddHistory func(string)
 	// Prices prices /cost; nil knows no price.
 	Prices providers.PriceFunc
 	// SwitchModel handles /model ARGS: "" describes the model in use, else
@@ -79,6 +77,9 @@ type Chat struct {
 	// Status describes the session for /status (provider, session id,
 	// workspace, autonomy, sandbox); nil shows only what the agent knows.
 	Status func() SessionStatus
+	// Attach reads a workspace file named with @path in a message
+	// (through the session's safe reader); nil attaches nothing.
+	Attach func(path string) (string, error)
 	// First, when set, is handled as the first line the user types
 	// (`clawseed chat "first prompt"`): sent as the first turn, or run as
 	// a command; reading input follows.
@@ -105,7 +106,10 @@ type MCP interface {
 	Prompt(ctx context.Context, command, args string) (string, error)
 }
 
-const prompt = "you> "
+// Prompt is the prompt of the chat's input.
+const Prompt = "you> "
+
+const prompt = Prompt
 
 // Run reads and handles input until exit, end of input or a second Ctrl-C at
 // an empty prompt; First, when set, is handled first.
@@ -154,9 +158,6 @@ func (c *Chat) handle(ctx context.Context, line string) (quit bool) {
 	if c.History != nil {
 		c.History.Append(line)
 	}
-	if c.AddHistory != nil {
-		c.AddHistory(line)
-	}
 	if text == "exit" || text == "quit" {
 		return true
 	}
@@ -196,6 +197,7 @@ func (c *Chat) readInput(ctx context.Context) (string, error) {
 // turn runs one agent turn; Ctrl-C cancels it.
 func (c *Chat) turn(ctx context.Context, text string) {
 	// Errors are reported through the renderer's error event.
+	text = c.attach(text)
 	c.cancellable(ctx, func(ctx context.Context) { c.Agent.Turn(ctx, text) })
 }
 

@@ -55,6 +55,31 @@ func (c *Chat) Completions() []string {
 	return out
 }
 
+// A MenuEntry is a command of the terminal UI's / menu.
+type MenuEntry struct {
+	// Name is "/name"; Args the argument hint ("" when it takes none);
+	// Help one line on what it does.
+	Name, Args, Help string
+}
+
+// MenuEntries lists the / menu: the built-in commands in /help order, then
+// the user-invocable skills with their descriptions, then MCP prompts.
+func (c *Chat) MenuEntries() []MenuEntry {
+	var out []MenuEntry
+	for _, b := range builtinCommands {
+		out = append(out, MenuEntry{Name: b.name, Args: b.args, Help: b.help})
+	}
+	for _, s := range c.invocable() {
+		out = append(out, MenuEntry{Name: "/" + s.Name, Args: s.ArgumentHint, Help: Preview(s.Description, 120)})
+	}
+	if c.MCP != nil {
+		for _, p := range c.MCP.PromptCommands() {
+			out = append(out, MenuEntry{Name: "/" + p, Args: "[ARGS]", Help: "MCP prompt"})
+		}
+	}
+	return out
+}
+
 // invocable returns the skills the user can run as /NAME.
 func (c *Chat) invocable() []*skills.Skill {
 	set := c.Agent.Skills()

@@ -59,3 +59,13 @@ func (h *History) Append(line string) {
 	defer f.Close()
 	f.WriteString(strings.ReplaceAll(line, "\n", `\n`) + "\n")
 }
+
+// UnescapeHistory turns stored history lines back into the inputs they
+// were: "\n" in a line was a newline.
+func UnescapeHistory(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.ReplaceAll(l, `\n`, "\n")
+	}
+	return out
+}

@@ -11,10 +11,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-
-	"github.com/peterh/liner"
-
-	"github.com/clawseed/clawseed/internal/termtext"
 )
 
 // ErrInterrupt is returned by [LineReader.ReadLine] when the user pressed
@@ -86,57 +82,3 @@ func (r *PlainReader) ReadLine(ctx context.Context, prompt string) (string, erro
 		return "", ctx.Err()
 	}
 }
-
-// TerminalReader edits lines on a terminal with peterh/liner: history,
-// Ctrl-R search, tab completion of slash commands.
-type TerminalReader struct {
-	state *liner.State
-}
-
-// NewTerminalReader starts line editing on the terminal, seeded with history
-// and completing the given words after a leading "/".
-func NewTerminalReader(history []string, completions func() []string) *TerminalReader {
-	st := liner.NewLiner()
-	st.SetCtrlCAborts(true)
-	st.SetMultiLineMode(true)
-	for _, h := range history {
-		st.AppendHistory(h)
-	}
-	if completions != nil {
-		st.SetCompleter(func(line string) []string {
-			if !strings.HasPrefix(line, "/") {
-				return nil
-			}
-			var out []string
-			for _, w := range completions() {
-				// liner prints candidates straight to the terminal: a
-				// name holding a control character is not offered.
-				if strings.HasPrefix(w, line) && termtext.EscapeLine(w) == w {
-					out = append(out, w)
-				}
-			}
-			return out
-		})
-	}
-	return &TerminalReader{state: st}
-}
-
-// ReadLine implements [LineReader]. The context cannot interrupt a terminal
-// read; Ctrl-C does. liner writes the prompt to the terminal itself, past
-// the escaping writer of the output streams, so the prompt is escaped here.
-func (r *TerminalReader) ReadLine(ctx context.Context, prompt string) (string, error) {
-	line, err := r.state.Prompt(termtext.Escape(prompt))
-	switch {
-	case errors.Is(err, liner.ErrPromptAborted):
-		return "", ErrInterrupt
-	case err != nil:
-		return "", err
-	}
-	return line, nil
-}
-
-// AddHistory records an entered line for up-arrow recall.
-func (r *TerminalReader) AddHistory(line string) { r.state.AppendHistory(line) }
-
-// Close restores the terminal.
-func (r *TerminalReader) Close() error { return r.state.Close() }

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"os"
+
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/tui"
+	"github.com/clawseed/clawseed/internal/termtext"
+)
+
+// useTerminalUI decides whether chat runs the terminal UI: standard input
+// and output are both a terminal, and TERM takes escape sequences (not
+// unset, not "dumb"). Anything else gets the plain line chat, whose output
+// is a readable transcript.
+func useTerminalUI(in, out *os.File, getenv func(string) string) bool {
+	if !isTerminal(in) || !isTerminal(out) {
+		return false
+	}
+	t := getenv("TERM")
+	return t != "" && t != "dumb"
+}
+
+// startTerminalUI starts the terminal UI of a chat. session returns the
+// session once it is built (nil before: the trust question comes first).
+func startTerminalUI(in, out *os.File, history *repl.History, chat *repl.Chat, interrupts chan os.Signal, session func() *app.Session) *tui.UI {
+	ui := tui.New(tui.Options{
+		In: in, Out: out,
+		Color:      termtext.ColorEnabled(true, os.Getenv),
+		History:    repl.UnescapeHistory(history.Load()),
+		Commands:   chat.MenuEntries,
+		Interrupts: interrupts,
+		Files: func() []string {
+			if s := session(); s != nil {
+				return s.WorkspaceFiles()
+			}
+			return nil
+		},
+		Current: func(path string) (string, bool) {
+			s := session()
+			if s == nil {
+				return "", false
+			}
+			text, err := s.ReadAttachment(path)
+			return text, err == nil
+		},
+		Status: func() repl.StatusReport {
+			if chat.Agent == nil {
+				return repl.StatusReport{}
+			}
+			return chat.StatusReport()
+		},
+	})
+	ui.Start()
+	return ui
+}
