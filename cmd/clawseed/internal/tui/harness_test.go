@@ -1,11 +1,11 @@
 package tui
 
 import (
+	"bytes"
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
-	"bytes"
-	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -35,6 +35,9 @@ type screen struct {
 func (s *screen) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// Without a terminal for input bubbletea leaves the terminal's modes
+	// alone and writes "\n" for a new line, counting on the line
+	// discipline's ONLCR; the screen does what that would.
 	if _, err := s.emu.Write(bytes.ReplaceAll(p, []byte("\n"), []byte("\r\n"))); err != nil {
 		return 0, err
 	}
@@ -133,9 +136,13 @@ func (h *harness) read() <-chan readResult {
 
 var update = flag.Bool("update", false, "rewrite the golden screens in testdata")
 
-// golden compares the screen with testdata/NAME.golden (-update writes it).
-func (h *harness) golden(name, screen string) {
+// golden compares the screen, once it has settled, with
+// testdata/NAME.golden (-update writes it). waited is the screen a waitFor
+// returned: the settled one follows it.
+func (h *harness) golden(name, waited string) {
 	h.t.Helper()
+	_ = waited
+	screen := h.settle()
 	path := filepath.Join("testdata", name+".golden")
 	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {

@@ -98,7 +98,6 @@ func newEditor(width int, color bool) textarea.Model {
 	ta.MaxHeight = 12
 	ta.MaxContentHeight = 12
 	ta.CharLimit = 0
-	ta.Placeholder = "Type a message · / for commands · @ for files"
 	ta.KeyMap.InsertNewline.SetKeys("shift+enter", "alt+enter", "ctrl+j")
 	ta.KeyMap.DeleteCharacterForward.SetKeys("delete")
 	ta.SetPromptFunc(2, func(info textarea.PromptInfo) string {
@@ -118,8 +117,20 @@ func newEditor(width int, color bool) textarea.Model {
 	}
 	ta.SetStyles(st)
 	ta.SetWidth(width)
+	ta.Placeholder = placeholder(width)
 	ta.Focus()
 	return ta
+}
+
+// placeholder is the editor's hint, as much as fits: the editor wraps a
+// longer one.
+func placeholder(width int) string {
+	for _, p := range []string{"Type a message · / for commands · @ for files", "Type a message · / commands · @ files", "Type a message"} {
+		if ansi.StringWidth(p)+3 <= width {
+			return p
+		}
+	}
+	return ""
 }
 
 func (m *model) now() time.Time {
@@ -137,6 +148,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.height = msg.Width, msg.Height
 		m.ui.width.Store(int64(msg.Width))
 		m.input.SetWidth(msg.Width)
+		m.input.Placeholder = placeholder(msg.Width)
 		return m, nil
 	case quitMsg:
 		m.quitting = true

@@ -81,6 +81,8 @@ type UI struct {
 	color bool
 	done  chan struct{}
 	err   error
+	// drawn is closed once the first frame is written.
+	drawn chan struct{}
 
 	// printMu orders what goes into the scrollback: prints come from the
 	// worker goroutine and from the turn's goroutine (the sink).
@@ -104,7 +106,8 @@ func New(o Options) *UI {
 	}
 	u.width.Store(int64(w))
 	m := newModel(o, u)
-	popts := []tea.ProgramOption{tea.WithOutput(o.Out), tea.WithoutSignalHandler()}
+	u.drawn = make(chan struct{})
+	popts := []tea.ProgramOption{tea.WithOutput(&firstWrite{w: o.Out, drawn: u.drawn}), tea.WithoutSignalHandler()}
 	if o.In != nil {
 		popts = append(popts, tea.WithInput(o.In))
 	} else {
@@ -126,12 +129,32 @@ func New(o Options) *UI {
 	return u
 }
 
-// Start runs the program until [UI.Stop].
+// Start runs the program until [UI.Stop]. It returns once the first frame
+// is on the terminal: bubbletea places what is printed above the live area
+// from where it last drew, so nothing may be printed before.
 func (u *UI) Start() {
 	go func() {
 		defer close(u.done)
 		_, u.err = u.prog.Run()
 	}()
+	select {
+	case <-u.drawn:
+	case <-u.done:
+	case <-time.After(2 * time.Second): // a terminal that takes nothing
+	}
+}
+
+// firstWrite passes writes on and closes drawn at the first.
+type firstWrite struct {
+	w     io.Writer
+	drawn chan struct{}
+	once  sync.Once
+}
+
+func (f *firstWrite) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	f.once.Do(func() { close(f.drawn) })
+	return n, err
 }
 
 // Stop ends the program, clearing its live area, and waits for it.

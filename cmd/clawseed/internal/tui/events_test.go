@@ -1,0 +1,48 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/clawseed/clawseed/runtime/agent"
+)
+
+// sendTurn types a message and returns once the UI has handed it over.
+func (h *harness) sendTurn(text string) {
+	got := h.read()
+	h.typeText(text)
+	h.press(tea.KeyEnter, 0)
+	h.result(got)
+}
+
+// A turn as the scrollback keeps it: Markdown rendered block by block,
+// each tool call with its result under it (parallel calls too), an edit
+// as a diff, long results cut with "+N lines".
+func TestTurnTranscript(t *testing.T) {
+	h := newHarness(t, 72, 40, Options{})
+	h.sendTurn("fix the greeting")
+	ev := func(e agent.Event) { h.ui.Handle(e) }
+	ev(agent.Event{Type: agent.EventTurnStart})
+	for _, d := range []string{"## Plan\n\nI will **read** the", " file, then `edit` it.\n\n- one\n- two\n\n"} {
+		ev(agent.Event{Type: agent.EventTextDelta, Text: d})
+	}
+	ev(agent.Event{Type: agent.EventToolCall, ID: "c1", Name: "file_read", Args: `{"path":"main.go"}`})
+	ev(agent.Event{Type: agent.EventToolCall, ID: "c2", Name: "shell", Args: `{"command":"go test ./... \u0026\u0026 echo ok"}`})
+	ev(agent.Event{Type: agent.EventToolOutput, ID: "c2", Text: "=== RUN TestA\n--- PASS: TestA\n=== RUN"})
+	h.golden("turn-running", h.waitFor("=== RUN TestA"))
+	var long []string
+	for i := 1; i <= 12; i++ {
+		long = append(long, fmt.Sprintf("%d\tline %d", i, i))
+	}
+	ev(agent.Event{Type: agent.EventToolResult, ID: "c2", Name: "shell", Result: "ok\n"})
+	ev(agent.Event{Type: agent.EventToolResult, ID: "c1", Name: "file_read", Result: strings.Join(long, "\n")})
+	ev(agent.Event{Type: agent.EventToolCall, ID: "c3", Name: "file_edit", Args: `{"path":"main.go","old_string":"fmt.Println(\"hi\")","new_string":"fmt.Println(\"hello\")"}`})
+	ev(agent.Event{Type: agent.EventToolResult, ID: "c3", Name: "file_edit", Result: "edited main.go"})
+	ev(agent.Event{Type: agent.EventTextDelta, Text: "Done: the greeting now says *hello*."})
+	ev(agent.Event{Type: agent.EventTurnEnd, Status: agent.StatusOK})
+	h.read() // the next prompt prints what the turn left
+	h.golden("turn", h.waitFor("Done: the greeting"))
+}
