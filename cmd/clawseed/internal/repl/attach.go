@@ -48,7 +48,7 @@ func (c *Chat) attach(text string) string {
 			fmt.Fprintf(c.Err, "@%s not attached: %s\n", termtext.EscapeLine(p), termtext.EscapeLine(confine.Why(err)))
 			continue
 		}
-		fmt.Fprintf(c.Out, "%s\n", termtext.EscapeLine(fmt.Sprintf("(attached @%s: %d lines)", p, strings.Count(data, "\n")+1)))
+		fmt.Fprintf(c.Out, "%s\n", termtext.EscapeLine(fmt.Sprintf("(attached @%s: %d lines)", p, strings.Count(strings.TrimSuffix(data, "\n"), "\n")+1)))
 		fmt.Fprintf(&b, "\n\n<attached_file path=%q>\n%s\n</attached_file>", p, strings.TrimSuffix(data, "\n"))
 	}
 	return text + b.String()
