@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,10 +19,7 @@ import (
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/tui"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/permissions"
-	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/agent"
-	"github.com/clawseed/clawseed/runtime/session"
-	"github.com/clawseed/clawseed/skills"
 )
 
 // chatOptions are the flags of `clawseed chat`.
@@ -151,13 +149,21 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	if s.MCP() != nil {
 		chat.MCP = mcpChat{s.MCP()}
 	}
-	printBanner(ctx, &IOStreams{Out: chat.Out, Err: chat.Err}, s)
+	if s.Config().Sessions.Enabled {
+		chat.Resume = s
+	}
+	printBanner(ctx, &IOStreams{Out: chat.Out, Err: chat.Err, Terminal: opts.io.Terminal}, s)
 	runErr := chat.Run(ctx)
 	if ui != nil {
 		ui.Stop()
 	}
 	if runErr != nil {
 		return runErr
+	}
+	// Said last, once the session is closed; its id is the one in use
+	// (/clear and /resume change it).
+	if hint := resumeHint(s); hint != "" {
+		defer fmt.Fprintln(opts.io.Out, hint)
 	}
 	// Close waits for a session summary update still running; Ctrl-C
 	// cancels it instead (the file keeps its last whole version).
@@ -195,78 +201,50 @@ func finishExtraction(ctx context.Context, s *app.Session, interrupts <-chan os.
 	s.FinishExtraction(ctx)
 }
 
-// printBanner shows what the session runs on (§2.1). Names from the config and
-// the workspace path are escaped: they may hold control characters.
+// printBanner shows what the session runs on (§2.1): app.Session.Banner,
+// the lines every chat front end shows, fitted to the terminal's width.
 func printBanner(ctx context.Context, io *IOStreams, s *app.Session) {
-	cfg := s.Config()
-	listed, hidden := 0, 0
-	for _, sk := range s.Catalog().Skills {
-		switch sk.Status {
-		case skills.StatusListed:
-			listed++
-		case skills.StatusHidden:
-			hidden++
-		}
-	}
-	fmt.Fprintf(io.Out, "%s\n", versionString())
-	line := termtext.EscapeLine
-	fmt.Fprintf(io.Out, "provider %s · model %s · session %s\n", line(s.Provider()), line(s.Model()), s.ID())
-	trustNote := "trusted"
-	if !cfg.Trusted {
-		trustNote = "untrusted — /trust to change"
-	}
-	fmt.Fprintf(io.Out, "workspace %s (%s)\n", line(cfg.Workspace), trustNote)
-	skillsLine := fmt.Sprintf("skills: %d indexed", listed)
-	if hidden > 0 {
-		skillsLine += fmt.Sprintf(", %d hidden (see /skills for why)", hidden)
-	}
-	if n := len(s.Catalog().Diagnostics); n > 0 {
-		skillsLine += fmt.Sprintf(", %d diagnostics", n)
-	}
-	if !cfg.Skills.Enabled {
-		skillsLine = "skills: disabled"
-	}
-	fmt.Fprintln(io.Out, skillsLine)
-	if line := mcpBanner(ctx, s.MCP()); line != "" {
-		fmt.Fprintln(io.Out, line)
-	}
-	fmt.Fprintln(io.Out, line(s.SandboxLine()))
-	if s.Resumed() != nil {
-		printResumed(io.Out, s)
+	for _, l := range s.Banner(ctx, outputWidth(io.Out)) {
+		fmt.Fprintln(io.Out, l)
 	}
 	fmt.Fprintln(io.Out, "Type /help for commands. Ctrl-C cancels a turn, Ctrl-D exits.")
 }
 
-// printResumed says what a resumed session brought back, and the last
-// exchange, so the user knows where they left off.
-func printResumed(w io.Writer, s *app.Session) {
-	ag := s.Agent()
-	line := fmt.Sprintf("resumed: %d messages", len(ag.History()))
-	switch n := s.Resumed().Compactions; n {
-	case 0:
-	case 1:
-		line += " (compacted once)"
-	default:
-		line += fmt.Sprintf(" (compacted %d times)", n)
-	}
-	var names []string
-	for _, act := range ag.Skills().List() {
-		names = append(names, act.Skill.Name)
-	}
-	if len(names) > 0 {
-		line += ", active skills: " + strings.Join(names, ", ")
-	}
-	fmt.Fprintln(w, line)
-	if s.ModelRestored() {
-		fmt.Fprintf(w, "model: %s (%s), as the session last used (--model or --provider chooses another)\n", termtext.EscapeLine(s.Model()), termtext.EscapeLine(s.ModelEntry()))
-	}
-	hist := ag.History()
-	for i := len(hist) - 1; i >= 0; i-- {
-		if hist[i].Role == providers.RoleUser && hist[i].Text() != "" && len(hist[i].ToolResults()) == 0 {
-			fmt.Fprintln(w, "last: "+termtext.EscapeLine(session.Title(hist[i].Text())))
+// defaultWidth is the width of output that is not a terminal.
+const defaultWidth = 80
+
+// outputWidth is how many columns w shows: the terminal's width when w is
+// one (through the escaping writer of run), else $COLUMNS when set, else
+// defaultWidth.
+func outputWidth(w io.Writer) int {
+	for {
+		if t, ok := w.(interface{ Width() int }); ok { // the terminal UI's writer
+			return t.Width()
+		}
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
 			break
 		}
+		w = u.Unwrap()
 	}
+	if f, ok := w.(*os.File); ok && isTerminal(f) {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	if cols, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && cols > 0 {
+		return cols
+	}
+	return defaultWidth
+}
+
+// resumeHint is the line chat ends with: how to go on with the session
+// later; "" when it has no message (nothing was saved to resume).
+func resumeHint(s *app.Session) string {
+	if !s.Resumable() {
+		return ""
+	}
+	return "Resume this session with: clawseed chat --resume " + s.ID()
 }
 
 // trustCommand runs /trust: it records the workspace in the trust store.

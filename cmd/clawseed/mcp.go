@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -253,27 +252,4 @@ func (c mcpChat) PromptCommands() []string {
 func (c mcpChat) Prompt(ctx context.Context, command, args string) (string, error) {
 	c.m.Wait(ctx)
 	return c.m.GetPrompt(ctx, command, args)
-}
-
-// bannerGrace is how long chat's banner waits for MCP servers: enough for
-// a local server to connect or crash, short enough that the prompt still
-// appears at once. Servers slower than that are shown as starting.
-const bannerGrace = 250 * time.Millisecond
-
-// mcpBanner is the banner's MCP line: each server's state after a short
-// grace ("github 12 tools", "docs starting", "broken failed", "repo not
-// started: untrusted workspace"); "" without servers. The first request
-// still waits for servers that are starting, up to their deadline.
-func mcpBanner(ctx context.Context, m *mcp.Manager) string {
-	if m == nil {
-		return ""
-	}
-	wctx, cancel := context.WithTimeout(ctx, bannerGrace)
-	defer cancel()
-	m.Wait(wctx)
-	var parts []string
-	for _, st := range m.Status() {
-		parts = append(parts, st.Label())
-	}
-	return termtext.EscapeLine("mcp: " + strings.Join(parts, ", ") + " — /mcp for status")
 }

@@ -34,25 +34,24 @@ func askTrust(ctx context.Context, cfg *config.Config, cat *skills.Catalog, in r
 	if _, err := os.Stat(marker); err == nil {
 		return false, nil
 	}
-	fmt.Fprintf(out, "This workspace is not trusted: %s\nIt asks for:\n", termtext.EscapeLine(cfg.Workspace))
-	for _, a := range asks {
-		fmt.Fprintln(out, "  "+termtext.EscapeLine(a))
-	}
-	line, err := in.ReadLine(ctx, "Trust this workspace? [y/N] ")
+	width := outputWidth(out)
+	fmt.Fprint(out, app.TrustQuestion(cfg, asks, width))
+	line, err := in.ReadLine(ctx, app.TrustPrompt)
 	if err != nil {
 		if ctx.Err() != nil {
 			return false, ctx.Err()
 		}
 		// End of input or Ctrl-C is no answer: untrusted for this run
 		// only, nothing remembered, asked again at the next start.
-		fmt.Fprintln(out, "\nNot trusted for this run (no answer); the question comes back at the next start.")
+		fmt.Fprintln(out)
+		printWrapped(out, "Not trusted for this run (no answer); the question comes back at the next start.", width)
 		return false, nil
 	}
 	if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
 		if err := os.MkdirAll(filepath.Dir(marker), 0o700); err == nil {
 			os.WriteFile(marker, []byte(cfg.Workspace+"\n"), 0o600)
 		}
-		fmt.Fprintln(out, "Not trusted: the project's config may only lower privileges, its skills run no commands unasked, and their allowed-tools pre-approve nothing. /trust changes this.")
+		printWrapped(out, "Not trusted: the project's config may only lower privileges, its skills run no commands unasked, and their allowed-tools pre-approve nothing. /trust changes this.", width)
 		return false, nil
 	}
 	if err := app.GrantTrust(cfg); err != nil {
@@ -65,4 +64,11 @@ func askTrust(ctx context.Context, cfg *config.Config, cat *skills.Catalog, in r
 func workspaceKey(ws string) string {
 	sum := sha256.Sum256([]byte(ws))
 	return hex.EncodeToString(sum[:8])
+}
+
+// printWrapped prints text word-wrapped to width columns (termtext.Wrap).
+func printWrapped(w io.Writer, text string, width int) {
+	for _, l := range termtext.Wrap(text, width, "", "") {
+		fmt.Fprintln(w, l)
+	}
 }

@@ -27,6 +27,10 @@ func NewWriter(w io.Writer, color bool) *Writer {
 	return &Writer{w: w, color: color}
 }
 
+// Unwrap returns the writer w writes to: whether the output is a
+// terminal, and how wide, is that writer's.
+func (w *Writer) Unwrap() io.Writer { return w.w }
+
 // Write escapes p and writes it. An incomplete UTF-8 sequence at the end is
 // kept for the next Write (or [Writer.Flush]); it counts as written.
 func (w *Writer) Write(p []byte) (int, error) {

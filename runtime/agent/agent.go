@@ -349,6 +349,16 @@ func (a *Agent) SetHistory(msgs []providers.Message) {
 // activates the always-on ones again, as at start. The recorder is dropped;
 // give the new session's with SetRecorder.
 func (a *Agent) Reset(ctx context.Context) {
+	a.Clear(ctx, "clear")
+	a.ActivateAlways(ctx)
+}
+
+// Clear ends the session in the process as [Agent.Reset] does, but
+// activates no skill: chat's /resume goes on with a saved session, which
+// [Agent.ResumeSession] restores next, as a fresh agent does for --resume.
+// reason is the SkillDeactivated hooks' ("clear", "resume"). The recorder
+// is dropped; give the next session's with SetRecorder.
+func (a *Agent) Clear(ctx context.Context, reason string) {
 	// An extraction of the old session ends first, counted there.
 	a.stopExtractions()
 	a.history = nil
@@ -369,11 +379,10 @@ func (a *Agent) Reset(ctx context.Context) {
 	if a.opts.Skills != nil {
 		for _, act := range a.opts.Skills.List() {
 			if a.opts.Skills.Deactivate(act.Skill.Name).Changed {
-				a.skillHooks(ctx, hooks.SkillDeactivated, act.Skill.Name, "", "clear", act.Skill)
+				a.skillHooks(ctx, hooks.SkillDeactivated, act.Skill.Name, "", reason, act.Skill)
 			}
 		}
 	}
-	a.ActivateAlways(ctx)
 }
 
 // Usage returns the tokens used by the session so far.

@@ -347,8 +347,8 @@ func (a *Agent) SessionStart(ctx context.Context, source, model string) {
 	a.stopRequested, a.stopReason = false, "" // nothing to stop yet
 }
 
-// SessionEnd fires SessionEnd hooks: reason is clear, prompt_input_exit
-// or other.
+// SessionEnd fires SessionEnd hooks: reason is clear, resume (chat's
+// /resume leaves the session for another), prompt_input_exit or other.
 func (a *Agent) SessionEnd(ctx context.Context, reason string) {
 	a.fire(ctx, hooks.SessionEnd, reason, func() map[string]any { return map[string]any{"reason": reason} })
 }

@@ -51,13 +51,15 @@ type Store struct {
 
 // Info describes one session file for listings.
 type Info struct {
-	ID        string    `json:"id"`
-	Path      string    `json:"path"`
-	Workspace string    `json:"workspace"`
-	Provider  string    `json:"provider"`
-	Model     string    `json:"model"`
-	Created   time.Time `json:"created"`
-	Updated   time.Time `json:"updated"`
+	ID        string `json:"id"`
+	Path      string `json:"path"`
+	Workspace string `json:"workspace"`
+	Provider  string `json:"provider"`
+	// Provider and Model are what the session last used: its last /model
+	// switch, else the header's.
+	Model   string    `json:"model"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
 	// Messages is the number of message records.
 	Messages int `json:"messages"`
 	// Title is the first user text message: see [Title].
@@ -263,6 +265,9 @@ func (s *Store) List() ([]Info, error) {
 		h := sess.Header
 		info.Workspace, info.Provider, info.Model, info.Created = h.Workspace, h.Provider, h.Model, h.Created
 		info.Updated, info.Messages, info.Title = sess.Updated, sess.MessageRecords, sess.Title
+		if m := sess.ModelSwitch; m != nil && m.Model != "" {
+			info.Provider, info.Model = m.Provider, m.Model // what --resume goes on with
+		}
 		infos = append(infos, info)
 	}
 	slices.SortFunc(infos, func(a, b Info) int {

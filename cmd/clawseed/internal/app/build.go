@@ -50,6 +50,10 @@ type Options struct {
 type Resume struct {
 	Latest bool
 	ID     string
+	// ThisWorkspace refuses a session of another workspace: chat's
+	// /resume switches among the sessions of the workspace the process
+	// runs in ([Session.SwitchTo]).
+	ThisWorkspace bool
 }
 
 // Process is what the sessions of one process share, and what only the
@@ -181,7 +185,7 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, resolved: resolved, notices: o.Notices, proc: o.Process}
+	s := &Session{cfg: cfg, resolved: resolved, notices: o.Notices, proc: o.Process, initial: *resolved}
 	s.bgCtx, s.bgCancel = context.WithCancel(ctx)
 	if err := s.open(o.Resume); err != nil { // 3
 		return nil, err
@@ -320,6 +324,7 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	s.agentMemory = newSubagentMemories(cfg, s.memory, s.subagents)
 	p.instr = newSessionInstructions(cfg, p.forbidden, o.Notices)
 	p.instrSection = p.instr.section(ctx)
+	s.instr = p.instr
 	s.hooks = newHookRunner(cfg, s.settings, s.conf, o.Process.webNet(), o.Notices)
 	s.hookSession()
 	// 8. The tools, with the sink of llm_task's usage, and the active set,

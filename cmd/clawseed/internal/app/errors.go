@@ -17,6 +17,10 @@ func (e Error) Error() string { return string(e) }
 // [sessions].enabled = false.
 const ErrSessionsDisabled = Error("sessions are disabled ([sessions].enabled = false), so there is nothing to resume")
 
+// ErrOtherWorkspace is the error of /resume naming a session of another
+// workspace.
+const ErrOtherWorkspace = Error("the session belongs to another workspace")
+
 // A StoreError is a session store that could not be read or written: the
 // request was fine, the files were not.
 type StoreError struct{ Err error }

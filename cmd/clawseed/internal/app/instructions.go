@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"sync"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
@@ -58,6 +59,9 @@ type sessionInstructions struct {
 	// leaves out; warned are the refusals already shown.
 	reals  map[string]bool
 	warned map[string]bool
+	// shown names the files the section holds, in its order, as the
+	// section does (relative to the workspace, ~/ for the user's).
+	shown []string
 }
 
 // newSessionInstructions returns the session's instructions; nil when
@@ -79,8 +83,24 @@ func (si *sessionInstructions) section(ctx context.Context) string {
 	si.mu.Lock()
 	defer si.mu.Unlock()
 	si.reals = set.Reals()
+	si.shown = si.shown[:0]
+	for _, f := range set.Files {
+		if f.Kept > 0 {
+			si.shown = append(si.shown, f.Shown)
+		}
+	}
 	si.warnOnce(set.Warnings())
 	return set.Section()
+}
+
+// files names the files the section read last holds ([Session.InstructionFiles]).
+func (si *sessionInstructions) files() []string {
+	if si == nil {
+		return nil
+	}
+	si.mu.Lock()
+	defer si.mu.Unlock()
+	return slices.Clone(si.shown)
 }
 
 // warnOnce shows each warning line the first time (si.mu held).

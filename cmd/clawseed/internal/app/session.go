@@ -89,6 +89,12 @@ type Session struct {
 	// restored says the resumed session's was restored (models.go).
 	switched *session.ModelChange
 	restored bool
+	// instr are the session's project instructions, nil when off.
+	instr *sessionInstructions
+	// initial is the model selection the process started with, before a
+	// resumed session's was restored: what /resume goes back to for a
+	// session that never switched (resume.go).
+	initial config.Resolved
 }
 
 // Agent is the session's agent.
@@ -132,6 +138,13 @@ func (s *Session) MCP() *mcp.Manager { return s.mcp }
 // store could not be opened.
 func (s *Session) Memory() *memory.Store { return s.memory }
 
+// InstructionFiles names the project instruction files in the system
+// prompt (CLAUDE.md, AGENTS.md, their imports, rules…), in the section's
+// order: relative to the workspace, or ~/… for the user's own. They are
+// read again after a compaction and at /clear and /resume; nil when
+// [instructions] is off or none was found.
+func (s *Session) InstructionFiles() []string { return s.instr.files() }
+
 // SandboxLine is the start-up line that says how commands run.
 func (s *Session) SandboxLine() string { return s.conf.line() }
 
@@ -152,22 +165,16 @@ func (s *Session) recorder() agent.Recorder {
 // the id comes first, so the always-on skills that Agent.Reset activates
 // again substitute the new ${CLAWSEED_SESSION_ID}. It returns the new id.
 func (s *Session) New(ctx context.Context) string {
-	s.FinishExtraction(ctx) // the old session's last turn, counted there
-	s.agent.SessionEnd(ctx, "clear")
-	s.Close()
+	s.end(ctx, "clear")
 	s.sessionID = session.NewID(time.Now())
 	s.resumed = nil
-	if set := s.agent.Skills(); set != nil {
-		set.SetSessionID(s.sessionID)
-	}
-	s.agent.SetSessionID(s.sessionID)
 	if s.store != nil {
 		s.writer = s.store.Create(s.header())
 		if s.switched != nil {
 			s.recordSwitch() // the new session goes on with the model in use
 		}
 	}
-	s.hookSession()
+	s.begin()
 	s.agent.Reset(ctx)
 	s.agent.SetRecorder(s.recorder())
 	s.agent.SessionStart(ctx, "clear", s.resolved.Model)
@@ -239,10 +246,8 @@ func (s *Session) Close() error {
 }
 
 // open picks the session to resume (none with the zero Resume) and opens
-// its file for appending, or prepares a new one. Asking to resume with
-// sessions disabled is [ErrSessionsDisabled]; a session that does not
-// exist matches session.ErrNotFound, one open in another process
-// session.ErrInUse; a store that cannot be read is a [StoreError].
+// its file for appending, or prepares a new one: what Build does before
+// the agent exists (openResumed is also /resume's, [Session.SwitchTo]).
 func (s *Session) open(r Resume) error {
 	if s.cfg.Sessions.Enabled {
 		s.store = &session.Store{Dir: s.cfg.SessionsDir()}
@@ -254,31 +259,54 @@ func (s *Session) open(r Resume) error {
 		}
 		return nil
 	}
+	id, w, sess, err := s.openResumed(r)
+	if err != nil {
+		return err
+	}
+	s.sessionID, s.writer, s.resumed = id, w, sess
+	return nil
+}
+
+// openResumed finds the session r names and opens its file for appending,
+// leaving s as it is. Asking to resume with sessions disabled is
+// [ErrSessionsDisabled]; a session that does not exist matches
+// session.ErrNotFound, one open in another process session.ErrInUse, one
+// of another workspace when r.ThisWorkspace [ErrOtherWorkspace]; a store
+// that cannot be read is a [StoreError].
+func (s *Session) openResumed(r Resume) (string, *session.Writer, *session.Session, error) {
 	if s.store == nil {
-		return ErrSessionsDisabled
+		return "", nil, nil, ErrSessionsDisabled
 	}
 	var id string
 	var err error
 	if r.Latest {
 		id, err = s.store.Latest(s.cfg.Workspace)
 		if errors.Is(err, session.ErrNotFound) {
-			return &sentinelError{fmt.Sprintf("no session to continue in %s (clawseed sessions list --all shows every session)", s.cfg.Workspace), session.ErrNotFound}
+			return "", nil, nil, &sentinelError{fmt.Sprintf("no session to continue in %s (clawseed sessions list --all shows every session)", s.cfg.Workspace), session.ErrNotFound}
 		}
 	} else if id, err = ResolveSession(s.store, r.ID); err != nil {
-		return err
+		return "", nil, nil, err
 	}
 	if err != nil {
-		return &StoreError{Err: err}
+		return "", nil, nil, &StoreError{Err: err}
+	}
+	if id == s.sessionID {
+		// Only /resume gets here with a session running: this one.
+		return "", nil, nil, fmt.Errorf("session %s is the one in use", id)
 	}
 	w, sess, err := s.store.Open(id)
 	if errors.Is(err, session.ErrInUse) {
-		return &sentinelError{fmt.Sprintf("session %s is open in another clawseed process; finish it there, or start a new session (without --continue/--resume)", id), session.ErrInUse}
+		return "", nil, nil, &sentinelError{fmt.Sprintf("session %s is open in another clawseed process; finish it there, or start a new session (without --continue/--resume)", id), session.ErrInUse}
 	}
 	if err != nil {
-		return &StoreError{Err: fmt.Errorf("resume session %s: %w", id, err)}
+		return "", nil, nil, &StoreError{Err: fmt.Errorf("resume session %s: %w", id, err)}
 	}
-	s.sessionID, s.writer, s.resumed = id, w, sess
-	return nil
+	if ws := sess.Header.Workspace; r.ThisWorkspace && !sameWorkspace(ws, s.cfg.Workspace) {
+		w.Close()
+		return "", nil, nil, &sentinelError{fmt.Sprintf("session %s belongs to the workspace %s, not to this one (resume it there: clawseed --workspace %s chat --resume %s)",
+			id, ws, ws, id), ErrOtherWorkspace}
+	}
+	return id, w, sess, nil
 }
 
 // resume puts the resumed session into the agent and reports on notices

@@ -166,6 +166,32 @@ func UntrustedLine(cfg *config.Config, cat *skills.Catalog) string {
 	return "clawseed: untrusted workspace: ignored " + strings.Join(what, ", ") + " (trust it with `clawseed trust`, or run with --trust)"
 }
 
+// TrustPrompt is the line chat's trust question ends with, where the
+// answer is typed (after [TrustQuestion]).
+const TrustPrompt = "Trust this workspace? [y/N] "
+
+// TrustQuestion is the text of chat's trust question (§9.1), shown before
+// [TrustPrompt]: which workspace, what it asks for (asks, [TrustAsks]),
+// and what each answer does. It is word-wrapped to width columns, never
+// inside a word ([termtext.Wrap]; width ≤ 0: no limit), each ask an item
+// with a hanging indent; the path and the asks come from the repository
+// and are escaped. Every line ends with a newline.
+func TrustQuestion(cfg *config.Config, asks []string, width int) string {
+	var lines []string
+	add := func(text, first, rest string) {
+		lines = append(lines, termtext.Wrap(text, width, first, rest)...)
+	}
+	add("This workspace is not trusted:", "", "")
+	add(termtext.EscapeLine(cfg.Workspace), "  ", "  ")
+	add("Its project files ask for what an untrusted workspace does not get:", "", "")
+	for _, a := range asks {
+		add(termtext.EscapeLine(a), "  - ", "    ")
+	}
+	add(fmt.Sprintf("Trust it, and they apply in full from now on (recorded in %s). Do not, and the project's config may only lower privileges, its skills run no commands unasked and their allowed-tools pre-approve nothing; the answer is remembered, and /trust changes it later.",
+		termtext.EscapeLine(trustStorePath(cfg.Home))), "", "")
+	return strings.Join(lines, "\n") + "\n"
+}
+
 // GrantTrust records the workspace in the trust store.
 func GrantTrust(cfg *config.Config) error {
 	st, err := trust.Load(trustStorePath(cfg.Home))

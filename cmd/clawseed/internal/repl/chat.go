@@ -30,6 +30,8 @@ type Agent interface {
 	Usage() providers.Usage
 	UsageByModel() []providers.ModelUsage
 	UsageByPurpose() []providers.PurposeUsage
+	// History is the conversation so far (/resume replays its end).
+	History() []providers.Message
 	// CollectExtraction carries into the session what background memory
 	// extraction finished (its notice, its usage); it never waits.
 	CollectExtraction()
@@ -74,6 +76,9 @@ type Chat struct {
 	Permissions func(w io.Writer) error
 	// Summary shows the session summary (/summary); nil when unavailable.
 	Summary func(w io.Writer)
+	// Resume lists the workspace's saved sessions and switches the chat
+	// to one (/resume); nil when sessions are off.
+	Resume Resumer
 	// Status describes the session for /status (provider, session id,
 	// workspace, autonomy, sandbox); nil shows only what the agent knows.
 	Status func() SessionStatus

@@ -32,6 +32,7 @@ var builtinCommands = []struct{ name, args, help string }{
 	{"/compact", "[FOCUS]", "summarise older messages now (optionally focused)"},
 	{"/summary", "", "show the session summary, kept in the background; compaction uses it instead of a request"},
 	{"/clear", "", "start a new session"},
+	{"/resume", "[N|ID]", "list this workspace's saved sessions, or go on with one (its history, skills and model)"},
 	{"/model", "[NAME [MODEL]]", "show or switch the model: a [providers.models] entry or provider, or a model id (a typo of a name is refused)"},
 	{"/exit", "", "leave (also /quit, exit, quit, Ctrl-D)"},
 	{"/quit", "", "leave"},
@@ -188,6 +189,8 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 			c.Agent.Reset(ctx)
 		}
 		fmt.Fprintln(c.Out, "New session "+id+". History and active skills cleared.")
+	case "resume":
+		c.resume(ctx, args)
 	case "model":
 		c.model(args)
 	default:

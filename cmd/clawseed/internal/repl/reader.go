@@ -68,11 +68,10 @@ func (r *PlainReader) ReadLine(ctx context.Context, prompt string) (string, erro
 	io.WriteString(r.out, prompt)
 	select {
 	case res := <-r.lines:
-		if res.err == nil {
-			// Echo nothing: the input is not a terminal, but end the prompt
-			// line so transcripts stay readable.
-			io.WriteString(r.out, "\n")
-		}
+		// Echo nothing: the input is not a terminal, but end the prompt
+		// line so transcripts stay readable (at the end of input too:
+		// what chat prints last starts a line of its own).
+		io.WriteString(r.out, "\n")
 		return res.line, res.err
 	case <-r.interrupts:
 		io.WriteString(r.out, "\n")

@@ -199,6 +199,8 @@ type fakeAgent struct {
 	// CollectExtraction calls.
 	byPurpose []providers.PurposeUsage
 	collects  int
+	// history is what History returns.
+	history []providers.Message
 }
 
 func (f *fakeAgent) Turn(_ context.Context, text string) (agent.TurnResult, error) {
@@ -243,6 +245,7 @@ func (f *fakeAgent) UsageByModel() []providers.ModelUsage {
 }
 func (f *fakeAgent) UsageByPurpose() []providers.PurposeUsage { return f.byPurpose }
 func (f *fakeAgent) CollectExtraction()                       { f.collects++ }
+func (f *fakeAgent) History() []providers.Message             { return f.history }
 
 func newFakeAgent() *fakeAgent {
 	cat := &skills.Catalog{Skills: []*skills.Skill{

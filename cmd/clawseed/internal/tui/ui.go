@@ -273,6 +273,10 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// Width is the terminal's width: command output that lays itself out
+// (the banner, the trust question) asks it.
+func (w *lineWriter) Width() int { return w.u.Width() }
+
 // flush prints a half line.
 func (w *lineWriter) flush() {
 	w.mu.Lock()
