@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"os"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/tui"
 	"github.com/clawseed/clawseed/internal/termtext"
+	"github.com/clawseed/clawseed/runtime/session"
 )
 
 // useTerminalUI decides whether chat runs the terminal UI: standard input
@@ -23,7 +25,7 @@ func useTerminalUI(in, out *os.File, getenv func(string) string) bool {
 
 // startTerminalUI starts the terminal UI of a chat. session returns the
 // session once it is built (nil before: the trust question comes first).
-func startTerminalUI(in, out *os.File, history *repl.History, chat *repl.Chat, interrupts chan os.Signal, session func() *app.Session) *tui.UI {
+func startTerminalUI(in, out *os.File, history *repl.History, chat *repl.Chat, interrupts chan os.Signal, current func() *app.Session) *tui.UI {
 	ui := tui.New(tui.Options{
 		In: in, Out: out,
 		Color:      termtext.ColorEnabled(true, os.Getenv),
@@ -31,18 +33,25 @@ func startTerminalUI(in, out *os.File, history *repl.History, chat *repl.Chat, i
 		Commands:   chat.MenuEntries,
 		Interrupts: interrupts,
 		Files: func() []string {
-			if s := session(); s != nil {
+			if s := current(); s != nil {
 				return s.WorkspaceFiles()
 			}
 			return nil
 		},
 		Current: func(path string) (string, bool) {
-			s := session()
+			s := current()
 			if s == nil {
 				return "", false
 			}
 			text, err := s.ReadAttachment(path)
 			return text, err == nil
+		},
+		Sessions: func(ctx context.Context) ([]session.Info, error) {
+			s := current()
+			if s == nil || !s.Config().Sessions.Enabled {
+				return nil, nil
+			}
+			return s.Sessions(ctx)
 		},
 		Status: func() repl.StatusReport {
 			if chat.Agent == nil {

@@ -73,6 +73,7 @@ type model struct {
 	status    string
 
 	approval *approvalState
+	picker   *picker
 	quitting bool
 }
 
@@ -169,6 +170,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		return m, m.nextTick()
+	case pickMsg:
+		m.picker = &picker{msg: msg, list: menu{kind: menuSlash, items: msg.items}}
+		m.busySince = time.Time{} // the choice is the user's: no spinner
+		return m, nil
 	case filesMsg:
 		return m, m.gotFiles(msg.files)
 	case approvalMsg:
@@ -186,6 +191,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		if m.approval != nil {
 			return m, m.approvalKey(msg)
+		}
+		if m.picker != nil {
+			return m, m.pickKey(msg)
 		}
 		return m, m.key(msg)
 	}
@@ -285,9 +293,12 @@ func (m *model) View() tea.View {
 	}
 	rule := render(m.color, styleBorder, strings.Repeat("─", w))
 	b.WriteString(rule + "\n")
-	if m.search != nil {
+	switch {
+	case m.picker != nil:
+		b.WriteString(m.picker.view(m.color, w))
+	case m.search != nil:
 		b.WriteString(m.search.view(m.color, w))
-	} else {
+	default:
 		b.WriteString(m.input.View())
 	}
 	b.WriteString("\n" + rule)

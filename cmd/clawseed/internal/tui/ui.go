@@ -35,6 +35,7 @@ import (
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
 	"github.com/clawseed/clawseed/internal/termtext"
+	"github.com/clawseed/clawseed/runtime/session"
 )
 
 // Options configure a [UI].
@@ -66,6 +67,9 @@ type Options struct {
 	// Status reports the session for the status line and the summary
 	// after each turn; called from the worker goroutine. nil shows none.
 	Status func() repl.StatusReport
+	// Sessions lists this workspace's other sessions for the /resume
+	// picker, newest first; nil leaves /resume to the chat.
+	Sessions func(ctx context.Context) ([]session.Info, error)
 	// Now is the clock (tests fix it); nil is time.Now.
 	Now func() time.Time
 	// Env is the environment the program sees (terminal type, colour
@@ -211,10 +215,16 @@ func (u *UI) ReadLine(ctx context.Context, prompt string) (string, error) {
 			if res.err != nil {
 				return "", res.err
 			}
-			if strings.TrimSpace(res.text) == lastCommand {
+			switch strings.TrimSpace(res.text) {
+			case lastCommand:
 				// The UI's own command: the last tool result in full.
 				u.events.printLast()
 				continue
+			case resumeCommand:
+				// /resume alone: a picker, then /resume ID.
+				if res.text = u.pickSession(ctx); res.text == "" {
+					continue
+				}
 			}
 			u.print(u.echo(res.text))
 			u.events.startTurn()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
 	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/session"
 )
 
 // A bracketed paste of 20 lines is one message, shown as a placeholder
@@ -236,5 +237,34 @@ func TestApprovalWithoutAlways(t *testing.T) {
 	h.typeText("n")
 	if a := <-got; a.Decision != agent.Deny {
 		t.Fatalf("answer %+v", a)
+	}
+}
+
+// /resume alone opens a picker of the workspace's sessions; Enter sends
+// /resume ID, Esc goes back to the editor.
+func TestResumePicker(t *testing.T) {
+	list := []session.Info{
+		{ID: "20261127-101500-aaaaaa", Title: "fix the login bug", Updated: time.Date(2026, 11, 27, 10, 15, 0, 0, time.Local)},
+		{ID: "20261126-090000-bbbbbb", Title: "write the README", Updated: time.Date(2026, 11, 26, 9, 0, 0, 0, time.Local)},
+	}
+	h := newHarness(t, 80, 14, Options{Sessions: func(context.Context) ([]session.Info, error) { return list, nil }})
+	got := h.read()
+	h.typeText("/resume")
+	h.press(tea.KeyEnter, 0)
+	h.golden("resume-picker", h.waitFor("write the README"))
+	h.press(tea.KeyDown, 0)
+	h.press(tea.KeyEnter, 0)
+	if res := h.result(got); res.text != "/resume 20261126-090000-bbbbbb" {
+		t.Fatalf("ReadLine = %q", res.text)
+	}
+	got = h.read()
+	h.typeText("/resume")
+	h.press(tea.KeyEnter, 0)
+	h.waitFor("fix the login bug")
+	h.press(tea.KeyEscape, 0)
+	h.typeText("hello")
+	h.press(tea.KeyEnter, 0)
+	if res := h.result(got); res.text != "hello" {
+		t.Fatalf("ReadLine after Esc = %q", res.text)
 	}
 }
