@@ -162,17 +162,22 @@ func (h *harness) golden(name, waited string) {
 	}
 }
 
-// settle waits until the screen stops changing, then returns it.
+// settle waits until the screen has not changed for 150 ms — several
+// frames at bubbletea's 60 per second, even on a loaded machine — then
+// returns it.
 func (h *harness) settle() string {
 	h.t.Helper()
-	last := h.screen()
-	for range 200 {
+	last, same := h.screen(), 0
+	for range 500 {
 		time.Sleep(10 * time.Millisecond)
 		s := h.screen()
-		if s == last {
-			return s
+		if s != last {
+			last, same = s, 0
+			continue
 		}
-		last = s
+		if same++; same >= 15 {
+			break
+		}
 	}
 	return last
 }

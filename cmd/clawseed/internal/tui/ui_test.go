@@ -258,9 +258,12 @@ func TestResumePicker(t *testing.T) {
 		t.Fatalf("ReadLine = %q", res.text)
 	}
 	got = h.read()
+	if s := h.settle(); strings.Contains(s, "Resume which") {
+		t.Fatalf("the picker stayed:\n%s", s)
+	}
 	h.typeText("/resume")
 	h.press(tea.KeyEnter, 0)
-	h.waitFor("fix the login bug")
+	h.waitFor("Resume which")
 	h.press(tea.KeyEscape, 0)
 	h.typeText("hello")
 	h.press(tea.KeyEnter, 0)
