@@ -297,7 +297,7 @@ func charLiteral(s string) int {
 }
 
 // stringPrefix says whether before ends with a string prefix letter on its
-// own (Python's f'', r'', b''), not with the end of a word.
+// own (Python's f'x', r'x', b'x'), not with the end of a word.
 func stringPrefix(before string) bool {
 	n := len(before)
 	for k := 1; k <= 2 && k <= n; k++ {
