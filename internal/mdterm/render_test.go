@@ -314,3 +314,25 @@ func TestHighlight(t *testing.T) {
 		}
 	}
 }
+
+// TestWidth: strWidth agrees with the graphemes wrap measures one by one,
+// also when an ASCII letter starts a cluster (a spacing mark after it).
+func TestWidth(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		s string
+		w int
+	}{
+		{"abc", 3}, {"e\u0301", 1}, {"f\ua827x", 2}, {"日本", 4}, {"👩\u200d💻", 2}, {"🇫🇷", 2}, {"a\u00a0b", 3},
+	} {
+		sum := 0
+		for s := tt.s; s != ""; {
+			g, w := nextGrapheme(s)
+			sum += w
+			s = s[len(g):]
+		}
+		if got := strWidth(tt.s); got != tt.w || sum != tt.w {
+			t.Errorf("strWidth(%q) = %d, graphemes add up to %d, want %d", tt.s, got, sum, tt.w)
+		}
+	}
+}

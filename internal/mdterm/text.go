@@ -179,7 +179,8 @@ func nextGrapheme(s string) (string, int) {
 }
 
 // strWidth returns the display width of s, which holds no control
-// character: wide runes count 2, combining marks 0.
+// character: wide runes count 2, combining marks 0. It agrees with the sum
+// of nextGrapheme's widths over s.
 func strWidth(s string) int {
 	i := 0
 	for i < len(s) && s[i] < 0x80 {
@@ -188,6 +189,8 @@ func strWidth(s string) int {
 	if i == len(s) {
 		return len(s)
 	}
+	// The last ASCII character may start a cluster with what follows.
+	i = max(i-1, 0)
 	return i + ansi.StringWidth(s[i:])
 }
 
