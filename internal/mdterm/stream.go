@@ -30,6 +30,10 @@ type Stream struct {
 	waitEnd int
 	content bool // a non-blank line precedes pos in buf
 	fence   bool // a line that may be a fence precedes pos in buf
+	// topFence is the fence of a code block that buf starts with, while it
+	// is open: its lines need no parsing to know that they end nothing,
+	// so a long code block streams in linear time.
+	topFence string
 }
 
 // Write adds delta to the reply and returns the source text of the blocks
@@ -55,6 +59,17 @@ func (s *Stream) Write(delta string) (done string) {
 		}
 		l := string(s.buf[s.pos : s.pos+nl])
 		end := s.pos + nl + 1
+		if s.topFence != "" {
+			if closed, ok := s.inTopFence(l); !ok {
+				s.topFence = "" // let the parser decide from here
+			} else if closed {
+				s.cut(end, &out)
+				continue
+			} else {
+				s.pos = end
+				continue
+			}
+		}
 		if isBlankSource(l) {
 			if s.content {
 				s.waitEnd = end
@@ -62,10 +77,13 @@ func (s *Stream) Write(delta string) (done string) {
 			s.pos = end
 			continue
 		}
-		s.content = true
 		if mayFence(l) {
 			s.fence = true
+			if !s.content {
+				s.topFence = openingFence(l)
+			}
 		}
+		s.content = true
 		if mayEndBlock(l) && s.endsBlock(end) {
 			s.cut(end, &out)
 			continue
@@ -73,6 +91,29 @@ func (s *Stream) Write(delta string) (done string) {
 		s.pos = end
 	}
 	return out.String()
+}
+
+// openingFence returns the fence that the source line l opens, as the
+// parser reads it, or "".
+func openingFence(l string) string {
+	if ls := sourceLines(l); len(ls) == 1 {
+		return fenceOpen(ls[0])
+	}
+	return ""
+}
+
+// inTopFence reads the source line l inside the top fence: closed says it
+// closes the fence; ok is false when l is not one line to the parser (it
+// holds a CR), which the fast path leaves to the parser.
+func (s *Stream) inTopFence(l string) (closed, ok bool) {
+	ls := sourceLines(l)
+	switch len(ls) {
+	case 0:
+		return false, true // a blank line is code
+	case 1:
+		return fenceCloses(ls[0], s.topFence), true
+	}
+	return false, false
 }
 
 // decide looks at the line after a blank one: decided is false until its
@@ -99,7 +140,7 @@ func (s *Stream) decide() (decided, cut bool) {
 func (s *Stream) cut(n int, out *strings.Builder) {
 	out.Write(s.buf[:n])
 	s.buf = append(s.buf[:0:0], s.buf[n:]...)
-	s.pos, s.waitEnd, s.content, s.fence = 0, 0, false, false
+	s.pos, s.waitEnd, s.content, s.fence, s.topFence = 0, 0, false, false, ""
 }
 
 // outsideFence says whether buf[:n] does not end inside a top-level fenced

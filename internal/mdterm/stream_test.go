@@ -55,6 +55,11 @@ func TestStreamBlocks(t *testing.T) {
 		{"    code\n\n    more\n\nx", []string{"    code\n\n    more\n\n", "x"}},
 		{"> q\n> ```\n>\n> ```\n\nx", []string{"> q\n> ```\n>\n> ```\n\n", "x"}},
 		{"a\r\n\r\nb", []string{"a\r\n\r\n", "b"}},
+		{"```\r\na\r\n\r\n```\r\nb", []string{"```\r\na\r\n\r\n```\r\n", "b"}},
+		{"```\na\rb\n\nc\n```\nd", []string{"```\na\rb\n\nc\n```\n", "d"}},
+		{"\n```\n```\n```\n", []string{"\n```\n```\n", "```\n"}},
+		{"````\n```\n````\n", []string{"````\n```\n````\n"}},
+		{"``` a`b\nx\n\ny", []string{"``` a`b\nx\n\n", "y"}},
 	} {
 		got, _ := writeBytes(tt.src)
 		if diff := cmp.Diff(tt.want, got); diff != "" {
