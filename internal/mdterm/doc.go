@@ -25,8 +25,12 @@
 // references), with GitHub's tables, task list items, strikethrough (~~)
 // and bare http(s) URLs. Left out: reference links and their definitions
 // (a chunk rendered on its own would not see them: they show as written),
-// HTML (shown as text, never interpreted) and tabs in the middle of a line
-// taken as more than spaces.
+// HTML (shown as text, never interpreted), HTML blocks' own rules (an HTML
+// block is a paragraph), numbering lists from their start (numbers are
+// shown as written, so a list split into chunks reads the same). Tabs
+// count as spaces to the next multiple of four columns. Quotes and lists
+// nest 32 deep at most, and a link destination or title longer than 4,096
+// bytes is text: both keep the work linear in the input.
 //
 // Text is wrapped to Options.Width by display width (wide characters count
 // two columns, combining marks none), at spaces and between wide
