@@ -31,6 +31,9 @@ type eventState struct {
 	mu sync.Mutex
 
 	stream    mdterm.Stream
+	// inReply is set once a block of the current reply is printed: the
+	// next block is one blank line below it.
+	inReply   bool
 	reasoning strings.Builder
 	calls     []*runningCall
 	activity  string
@@ -76,7 +79,7 @@ func (s *eventState) handle(ev agent.Event) {
 		s.endReasoning()
 		s.activity = "Writing"
 		if done := s.stream.Write(ev.Text); done != "" {
-			s.u.print(s.markdown(done))
+			s.printBlocks(done)
 		}
 	case agent.EventReasoningDelta:
 		s.reasoning.WriteString(ev.Text)
@@ -270,15 +273,30 @@ func (s *eventState) flushText() {
 func (s *eventState) flushTextLocked() {
 	s.endReasoning()
 	if rest := s.stream.Flush(); strings.TrimSpace(rest) != "" {
-		s.u.print(s.markdown(rest))
+		s.printBlocks(rest)
 	}
+	s.inReply = false
+}
+
+// printBlocks prints finished blocks of the reply, one blank line below the
+// blocks printed before.
+func (s *eventState) printBlocks(src string) {
+	text := s.markdown(src)
+	if text == "" {
+		return
+	}
+	if s.inReply {
+		text = "\n" + text
+	}
+	s.inReply = true
+	s.u.print(text)
 }
 
 // pushLive sends the live area's content to the program.
 func (s *eventState) pushLive() {
 	live := liveView{Activity: s.activity}
 	if p := s.stream.Pending(); p != "" {
-		live.Pending = termtext.Escape(p)
+		live.Pending = strings.TrimRight(mdterm.Wrap(p, s.u.Width()), "\n")
 	}
 	for _, c := range s.calls {
 		live.Calls = append(live.Calls, s.u.style(styleAccent, "⋯ "+c.header))
