@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/vt"
 	"github.com/creack/pty"
@@ -308,9 +309,51 @@ func (t *ptyTerm) resize(cols, rows int) error {
 	// The emulator first, so that the program's redraw after SIGWINCH
 	// lands on a screen of the new size.
 	t.mu.Lock()
+	if y := t.vt.CursorPosition().Y; y >= rows && !t.vt.IsAltScreen() {
+		t.scrollUp(y - rows + 1)
+	}
 	t.vt.Resize(cols, rows)
 	t.mu.Unlock()
 	return pty.Setsize(t.master, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)})
+}
+
+// scrollUp moves the screen's content n lines up, the top lines into the
+// scrollback, before the screen loses rows below the cursor. Terminals
+// (xterm, VTE, kitty) keep the cursor's line on the screen when it gets
+// shorter, so an inline program's frame, drawn relative to the cursor,
+// stays where the program thinks it is; x/vt cuts the bottom rows off and
+// moves the cursor up onto other content, which vt.Resize does here (to
+// y-n) after the content moved with it.
+func (t *ptyTerm) scrollUp(n int) {
+	w, h := t.vt.Width(), t.vt.Height()
+	line := func(y int) uv.Line {
+		l := make(uv.Line, w)
+		for x := range l {
+			if c := t.vt.CellAt(x, y); c != nil {
+				l[x] = *c
+			} else {
+				l[x] = uv.EmptyCell
+			}
+		}
+		return l
+	}
+	for y := range n {
+		t.vt.Scrollback().Push(line(y))
+	}
+	for y := 0; y < h; y++ {
+		var src uv.Line
+		if y+n < h {
+			src = line(y + n)
+		}
+		for x := 0; x < w; x++ {
+			t.vt.SetCell(x, y, nil)
+		}
+		for x, c := range src {
+			if c.Width > 0 { // not the placeholder right of a wide cell, which SetCell of that cell writes
+				t.vt.SetCell(x, y, &c)
+			}
+		}
+	}
 }
 
 // stop ends the program and its process group, lets the output drain into

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -56,6 +57,18 @@ import (
 // holds the terminal's transcript (scrollback, then the final screen) for
 // the script's stdout/cmp commands; stderr is empty. A failing action logs
 // the screen, the scrollback and the sequences the emulator did not handle.
+// Guard a script with `[!pty] skip` for systems without pseudo-terminals.
+//
+// The terminal is a plain xterm-like one: it answers device attributes
+// (DA1, DA2), status and cursor position reports (DSR, CPR), mode reports
+// (DECRQM: unknown modes such as 2026 synchronized output and 2027 unicode
+// core as not recognized) and colour queries (OSC 10/11/12: white on
+// black); it does not answer the kitty keyboard query (CSI ? u) nor take
+// modifyOtherKeys, so keys come in legacy encodings, but for shift-enter.
+// Bubble Tea v2 waits for none of these answers. A lone ESC key pauses the
+// input until the program read it and its escape timeout passed (see
+// ptyTerm.input). Made shorter, the terminal scrolls its content up to keep
+// the cursor's line, as xterm does (ptyTerm.scrollUp).
 //
 // With -update, screen rewrites the script's archive while it runs; a `cmp`
 // updated in the same run rewrites it again from its own copy at the end,
@@ -83,7 +96,7 @@ func ptyCommand(dir string) func(ts *testscript.TestScript, neg bool, args []str
 		if err != nil {
 			ts.Fatalf("pty: %v", err)
 		}
-		r := &ptyRunner{ts: ts, term: term, dir: dir}
+		r := &ptyRunner{ts: ts, term: term, dir: dir, prog: opts.prog}
 		defer term.stop() // a panic of ts.Check or ts.Fatalf ends the program too
 		for _, s := range steps {
 			if err := r.step(s); err != nil {
@@ -93,7 +106,7 @@ func ptyCommand(dir string) func(ts *testscript.TestScript, neg bool, args []str
 			}
 		}
 		term.stop()
-		ts.Logf("[pty] %s: %s", opts.prog, term.status())
+		ts.Logf("[pty] %s: %s", r.prog, term.status())
 		if u := term.unhandled(); u != "" {
 			ts.Logf("[pty] sequences the emulator did not handle:\n%s", u)
 		}
@@ -103,11 +116,12 @@ func ptyCommand(dir string) func(ts *testscript.TestScript, neg bool, args []str
 
 // ptyCondition is the [pty] condition: pseudo-terminals can be opened here.
 func ptyCondition() bool {
-	f, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	master, tty, err := pty.Open()
 	if err != nil {
 		return false
 	}
-	f.Close()
+	tty.Close()
+	master.Close()
 	return true
 }
 
@@ -152,6 +166,7 @@ type ptyRunner struct {
 	ts   *testscript.TestScript
 	term *ptyTerm
 	dir  string // where the script archives are, for screen updates
+	prog string // as the script names it, for messages
 }
 
 func (r *ptyRunner) step(s ptyStep) error {
@@ -282,7 +297,7 @@ func (r *ptyRunner) setStdout(text string) {
 // logState writes what a failing script needs to see to the script's log.
 func (r *ptyRunner) logState() {
 	t := r.term
-	r.ts.Logf("[pty] %s", t.status())
+	r.ts.Logf("[pty] %s: %s", r.prog, t.status())
 	if sb := t.scrollback(); sb != "" {
 		r.ts.Logf("[pty scrollback]\n%s", sb)
 	}
