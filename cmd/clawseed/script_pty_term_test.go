@@ -44,7 +44,7 @@ type ptyTerm struct {
 
 	changed   chan struct{} // a token after each output the emulator took
 	readDone  chan struct{} // closed when the output ends (every end of the terminal closed)
-	replyDone chan struct{} // closed when the input pump ends
+	replyDone chan struct{} // closed when writeAnswers ends
 	exited    chan struct{} // closed when the program exited; waitErr is set
 	waitErr   error
 	stopOnce  sync.Once
@@ -202,7 +202,9 @@ func (t *ptyTerm) input(s string) error {
 // escape timeout.
 const ptyEscSettle = 100 * time.Millisecond
 
-// waitRead waits until the program has read all its input.
+// waitRead waits until the program has read all its input. That shows in
+// raw mode, which line editors and Bubble Tea use; in canonical mode the
+// terminal counts only whole lines as input waiting.
 func (t *ptyTerm) waitRead() error {
 	f, err := os.OpenFile(t.ttyName, os.O_RDONLY|syscall.O_NOCTTY|syscall.O_NONBLOCK, 0)
 	if err != nil {
