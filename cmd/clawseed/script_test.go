@@ -74,6 +74,9 @@ func scriptParams(dir, config string) testscript.Params {
 			if cond == "sandbox" {
 				return sandboxed(), nil
 			}
+			if cond == "pty" { // script_pty_test.go
+				return ptyCondition(), nil
+			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -88,6 +91,7 @@ func scriptParams(dir, config string) testscript.Params {
 			// script_stream_test.go: stream-json with its random ids
 			// and times replaced, for golden files.
 			"streamnorm": cmdStreamNorm,
+			"pty":        ptyCommand(dir), // script_pty_test.go: the program on a pseudo-terminal
 		},
 	}
 }
