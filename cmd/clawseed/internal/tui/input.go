@@ -114,7 +114,7 @@ func (m *model) enter() tea.Cmd {
 	m.input.Reset()
 	m.clearPastes()
 	m.menu.close()
-	return m.send(text)
+	return m.send(text, v)
 }
 
 // setValue replaces the editor's text and puts the cursor at row, col.

@@ -196,7 +196,7 @@ func (m *model) acceptMenu(run bool) tea.Cmd {
 	if kind == menuSlash {
 		if run && it.send {
 			m.input.Reset()
-			return m.send(it.insert)
+			return m.send(it.insert, "")
 		}
 		m.input.SetValue(it.insert)
 		m.input.CursorEnd()

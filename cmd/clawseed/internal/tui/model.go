@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/internal/termtext"
 )
 
 // Messages from the worker and turn goroutines to the program.
@@ -62,7 +63,7 @@ type model struct {
 	// reading is the pending request for input, nil while the agent
 	// works; queued holds what was sent while it worked.
 	reading *readMsg
-	queued  []string
+	queued  []readResult
 	prompt  string
 	// ctrlC counts Ctrl-C pressed on an empty editor.
 	hint string
@@ -209,9 +210,9 @@ func (m *model) startRead(msg readMsg) tea.Cmd {
 	m.live = liveView{}
 	m.busySince = time.Time{}
 	if len(m.queued) > 0 {
-		text := m.queued[0]
+		next := m.queued[0]
 		m.queued = m.queued[1:]
-		msg.reply <- readResult{text: text}
+		msg.reply <- next
 		return m.startBusy()
 	}
 	m.setReading(&msg)
@@ -248,14 +249,15 @@ func (m *model) nextTick() tea.Cmd {
 
 // send answers the pending read with text, or queues it while the agent
 // works.
-func (m *model) send(text string) tea.Cmd {
+func (m *model) send(text, shown string) tea.Cmd {
 	m.history.add(text)
 	m.history.reset()
+	res := readResult{text: text, shown: shown}
 	if m.reading == nil {
-		m.queued = append(m.queued, text)
+		m.queued = append(m.queued, res)
 		return nil
 	}
-	m.answer(readResult{text: text})
+	m.answer(res)
 	return m.startBusy()
 }
 
@@ -275,7 +277,7 @@ func (m *model) View() tea.View {
 		b.WriteString(ansi.Truncate(l, w, "…"))
 		b.WriteString("\n")
 	}
-	if m.live.Activity != "" || (m.reading == nil && !m.busySince.IsZero()) {
+	if m.approval == nil && (m.live.Activity != "" || (m.reading == nil && !m.busySince.IsZero())) {
 		b.WriteString(m.spinnerLine())
 		b.WriteString("\n")
 	}
@@ -284,7 +286,7 @@ func (m *model) View() tea.View {
 		return tea.NewView(b.String())
 	}
 	for _, q := range m.queued {
-		b.WriteString(render(m.color, styleDim, ansi.Truncate("queued: "+firstLine(q), w, "…")))
+		b.WriteString(render(m.color, styleDim, ansi.Truncate("queued: "+firstLine(termtext.EscapeLine(q.shown)), w, "…")))
 		b.WriteString("\n")
 	}
 	if m.prompt != "" {

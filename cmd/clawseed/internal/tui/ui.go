@@ -111,7 +111,12 @@ func New(o Options) *UI {
 	u.width.Store(int64(w))
 	m := newModel(o, u)
 	u.drawn = make(chan struct{})
-	popts := []tea.ProgramOption{tea.WithOutput(&firstWrite{w: o.Out, drawn: u.drawn}), tea.WithoutSignalHandler()}
+	var out io.Writer = &firstWrite{w: o.Out, drawn: u.drawn}
+	if f, ok := o.Out.(*os.File); ok {
+		// bubbletea asks a terminal its size through the file.
+		out = &firstWriteFile{File: f, first: out.(*firstWrite)}
+	}
+	popts := []tea.ProgramOption{tea.WithOutput(out), tea.WithoutSignalHandler()}
 	if o.In != nil {
 		popts = append(popts, tea.WithInput(o.In))
 	} else {
@@ -160,6 +165,15 @@ func (f *firstWrite) Write(p []byte) (int, error) {
 	f.once.Do(func() { close(f.drawn) })
 	return n, err
 }
+
+// firstWriteFile is a firstWrite onto a terminal that is still the file
+// (bubbletea reads the terminal's size and modes through it).
+type firstWriteFile struct {
+	*os.File
+	first *firstWrite
+}
+
+func (f *firstWriteFile) Write(p []byte) (int, error) { return f.first.Write(p) }
 
 // Stop ends the program, clearing its live area, and waits for it.
 func (u *UI) Stop() error {
@@ -226,7 +240,11 @@ func (u *UI) ReadLine(ctx context.Context, prompt string) (string, error) {
 					continue
 				}
 			}
-			u.print(u.echo(res.text))
+			shown := res.shown
+			if shown == "" {
+				shown = res.text
+			}
+			u.print(u.echo(shown))
 			u.events.startTurn()
 			return res.text, nil
 		case <-ctx.Done():
@@ -257,7 +275,10 @@ func (u *UI) echo(text string) string {
 // readResult is the answer to a readMsg.
 type readResult struct {
 	text string
-	err  error
+	// shown is the input as the editor showed it (a large paste as its
+	// placeholder): what the scrollback echoes. "" echoes text.
+	shown string
+	err   error
 }
 
 // lineWriter prints whole lines; a line without its newline waits for the
