@@ -32,8 +32,14 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case "ctrl+d":
-		if m.input.Value() == "" && m.reading != nil {
+		// On an empty editor: leave — at once, or after the turn that runs
+		// (queued like a message typed ahead).
+		switch {
+		case m.input.Value() != "":
+		case m.reading != nil:
 			m.answer(readResult{err: io.EOF})
+		default:
+			m.queued = append(m.queued, readResult{err: io.EOF, shown: "exit (Ctrl-D)"})
 		}
 		return nil
 	case "enter":

@@ -213,6 +213,9 @@ func (m *model) startRead(msg readMsg) tea.Cmd {
 		next := m.queued[0]
 		m.queued = m.queued[1:]
 		msg.reply <- next
+		if next.err != nil {
+			return nil
+		}
 		return m.startBusy()
 	}
 	m.setReading(&msg)
