@@ -99,7 +99,8 @@ func (u *UI) approvalLines(req agent.ApprovalRequest) []string {
 		}
 		lines = append(lines, u.style(styleWarn, why+"."))
 	}
-	head := u.style(styleBold, toolview.Header(req.Tool, args, w-4))
+	// The whole call, never cut: what runs must be seen (the dialog wraps it).
+	head := u.style(styleBold, toolview.Header(req.Tool, args, 0))
 	if note := repl.SandboxNote(req); note != "" {
 		head += u.style(styleDim, note)
 	}

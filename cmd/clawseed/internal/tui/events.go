@@ -295,9 +295,7 @@ func (s *eventState) printBlocks(src string) {
 // pushLive sends the live area's content to the program.
 func (s *eventState) pushLive() {
 	live := liveView{Activity: s.activity}
-	if p := s.stream.Pending(); p != "" {
-		live.Pending = strings.TrimRight(mdterm.Wrap(p, s.u.Width()), "\n")
-	}
+	live.Pending = s.stream.Pending()
 	for _, c := range s.calls {
 		live.Calls = append(live.Calls, s.u.style(styleAccent, "⋯ "+c.header))
 		tail := c.tail

@@ -122,7 +122,7 @@ func (h *harness) read() <-chan readResult {
 	ch := make(chan readResult, 1)
 	go func() {
 		text, err := h.ui.ReadLine(context.Background(), "you> ")
-		ch <- readResult{text, err}
+		ch <- readResult{text: text, err: err}
 	}()
 	deadline := time.Now().Add(5 * time.Second)
 	for !h.ui.reading.Load() {

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/internal/mdterm"
 	"github.com/clawseed/clawseed/internal/termtext"
 )
 
@@ -38,7 +39,8 @@ type (
 // unfinished block, the calls running with the tail of their output, and
 // what the agent waits for.
 type liveView struct {
-	// Pending is the unfinished Markdown block, escaped, shown raw.
+	// Pending is the unfinished Markdown block as the model sent it: the
+	// view escapes it and wraps it to the width of the moment.
 	Pending string
 	// Calls are the running calls' lines (header, then output tail).
 	Calls []string
@@ -273,8 +275,7 @@ func (m *model) View() tea.View {
 	var b strings.Builder
 	w := max(m.width, 20)
 	if m.live.Pending != "" {
-		b.WriteString(ansi.Wrap(m.live.Pending, w, ""))
-		b.WriteString("\n")
+		b.WriteString(mdterm.Wrap(m.live.Pending, w))
 	}
 	for _, l := range m.live.Calls {
 		b.WriteString(ansi.Truncate(l, w, "…"))
