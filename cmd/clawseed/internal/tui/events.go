@@ -30,7 +30,7 @@ type eventState struct {
 	u  *UI
 	mu sync.Mutex
 
-	stream    mdterm.Stream
+	stream mdterm.Stream
 	// inReply is set once a block of the current reply is printed: the
 	// next block is one blank line below it.
 	inReply   bool

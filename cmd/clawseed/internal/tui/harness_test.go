@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,10 +48,34 @@ func (s *screen) Write(p []byte) (int, error) {
 // fixedNow is the clock of every test: the spinner shows no real time.
 func fixedNow() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 
+// rawLog keeps what the program wrote, as bytes.
+type rawLog struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (r *rawLog) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.b.Write(p)
+}
+
+func (r *rawLog) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.b.String()
+}
+
+// newHarness runs a UI on a screen of width × height; o.Out, when set, is
+// also given everything written.
 func newHarness(t *testing.T, width, height int, o Options) *harness {
 	t.Helper()
 	emu := &screen{emu: vt.NewEmulator(width, height)}
-	o.Out, o.Width, o.Height = emu, width, height
+	var out io.Writer = emu
+	if o.Out != nil {
+		out = io.MultiWriter(emu, o.Out)
+	}
+	o.Out, o.Width, o.Height = out, width, height
 	if o.Now == nil {
 		o.Now = fixedNow
 	}

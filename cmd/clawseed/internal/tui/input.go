@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/internal/termtext"
 )
 
 // key handles a key press at the editor.
@@ -238,7 +239,7 @@ func (s *search) find(entries []string) {
 }
 
 func (s *search) view(color bool, width int) string {
-	line := fmt.Sprintf("(reverse-i-search)`%s': %s", s.query, firstLine(s.match))
+	line := fmt.Sprintf("(reverse-i-search)`%s': %s", termtext.EscapeLine(s.query), termtext.EscapeLine(firstLine(s.match)))
 	return render(color, styleAccent, truncate(line, width))
 }
 

@@ -294,7 +294,7 @@ func (m *model) View() tea.View {
 		b.WriteString("\n")
 	}
 	if m.prompt != "" {
-		b.WriteString(ansi.Wrap(m.prompt, w, ""))
+		b.WriteString(ansi.Wrap(termtext.Escape(m.prompt), w, ""))
 		b.WriteString("\n")
 	}
 	rule := render(m.color, styleBorder, strings.Repeat("─", w))
