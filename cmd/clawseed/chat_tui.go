@@ -28,9 +28,11 @@ func useTerminalUI(in, out *os.File, getenv func(string) string) bool {
 func startTerminalUI(in, out *os.File, history *repl.History, chat *repl.Chat, interrupts chan os.Signal, current func() *app.Session) *tui.UI {
 	ui := tui.New(tui.Options{
 		In: in, Out: out,
-		Color:      termtext.ColorEnabled(true, os.Getenv),
-		History:    repl.UnescapeHistory(history.Load()),
-		Commands:   chat.MenuEntries,
+		Color:   termtext.ColorEnabled(true, os.Getenv),
+		History: repl.UnescapeHistory(history.Load()),
+		Commands: func() []repl.MenuEntry {
+			return append(chat.MenuEntries(), repl.MenuEntry{Name: "/last", Help: "show the last tool result in full (also Ctrl-O)"})
+		},
 		Interrupts: interrupts,
 		Files: func() []string {
 			if s := current(); s != nil {
