@@ -53,6 +53,8 @@ func (u *UI) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Appr
 	case <-ctx.Done():
 		u.send(approvalCancelMsg{})
 		return agent.ApprovalAnswer{Decision: agent.Deny}, ctx.Err()
+	case <-u.done: // nobody is left to answer
+		return agent.ApprovalAnswer{Decision: agent.Deny}, nil
 	}
 	header := toolview.Header(req.Tool, json.RawMessage(req.Args), u.Width()-4)
 	if r.interrupt {

@@ -22,6 +22,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -202,7 +203,16 @@ func (u *UI) print(text string) {
 	}
 	u.printMu.Lock()
 	defer u.printMu.Unlock()
-	u.prog.Println(text)
+	select {
+	case <-u.done:
+		// The program has ended (background work reporting after the
+		// chat): the terminal is a plain one again.
+		fmt.Fprintln(u.opts.Out, text)
+	default:
+		// Send, unlike Program.Println, gives up when the program ends
+		// while this waits.
+		u.prog.Send(tea.Println(text)())
+	}
 }
 
 // send gives the program a message; it returns at once when the program

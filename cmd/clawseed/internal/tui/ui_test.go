@@ -271,3 +271,24 @@ func TestResumePicker(t *testing.T) {
 		t.Fatalf("ReadLine after Esc = %q", res.text)
 	}
 }
+
+// Printing after the program ended (background work reporting at the end
+// of a session) does not block; the text still reaches the terminal.
+func TestPrintAfterStop(t *testing.T) {
+	var raw rawLog
+	h := newHarness(t, 60, 10, Options{Out: &raw})
+	h.ui.Stop()
+	done := make(chan struct{})
+	go func() {
+		h.ui.Handle(agent.Event{Type: agent.EventError, Text: "late notice"})
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("printing after the program ended blocks")
+	}
+	if !strings.Contains(raw.String(), "late notice") {
+		t.Fatalf("the late text is lost: %q", raw.String())
+	}
+}
