@@ -43,6 +43,9 @@ type eventState struct {
 	// compaction, hooks, memory) as the plain chat does.
 	other *repl.Renderer
 
+	// gen numbers the inputs sent: the live area of an earlier one is
+	// never shown again (see liveMsg).
+	gen int
 	// turn counts what the turn since the last input did.
 	turnStart time.Time
 	turnTools int
@@ -294,7 +297,7 @@ func (s *eventState) printBlocks(src string) {
 
 // pushLive sends the live area's content to the program.
 func (s *eventState) pushLive() {
-	live := liveView{Activity: s.activity}
+	live := liveView{Activity: s.activity, gen: s.gen}
 	live.Pending = s.stream.Pending()
 	for _, c := range s.calls {
 		live.Calls = append(live.Calls, s.u.style(styleAccent, "⋯ "+c.header))
@@ -332,9 +335,17 @@ func (s *eventState) startTurn() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.turnStart, s.turnTools, s.turnEnded = time.Now(), 0, false
+	s.gen++
 	if s.u.opts.Status != nil {
 		s.before = s.u.opts.Status()
 	}
+}
+
+// generation is the number of the last input sent.
+func (s *eventState) generation() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gen
 }
 
 // statusLine is the status line now (worker goroutine).

@@ -22,6 +22,8 @@ type (
 		prompt string
 		reply  chan<- readResult
 		status string
+		// gen is the last input sent: its turn is over.
+		gen int
 	}
 	// readCancelMsg withdraws a readMsg (its context ended).
 	readCancelMsg struct{}
@@ -47,6 +49,9 @@ type liveView struct {
 	// Activity names what the agent waits for ("Thinking", "Running
 	// Shell go test"); "" hides the spinner.
 	Activity string
+	// gen is the input the turn answers: a live view of a turn already
+	// over (a sink call that raced the next prompt) is dropped.
+	gen int
 }
 
 // model is the program's state; only the program's goroutine touches it.
@@ -72,6 +77,8 @@ type model struct {
 
 	busySince time.Time
 	live      liveView
+	// doneGen is the last input whose turn is over.
+	doneGen int
 	tick      int
 	status    string
 
@@ -163,7 +170,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.setReading(nil)
 		return m, nil
 	case liveMsg:
-		m.live = msg.live
+		if msg.live.gen > m.doneGen {
+			m.live = msg.live
+		}
 		return m, nil
 	case statusMsg:
 		m.status = msg.line
@@ -210,6 +219,7 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *model) startRead(msg readMsg) tea.Cmd {
 	m.status = msg.status
 	m.live = liveView{}
+	m.doneGen = max(m.doneGen, msg.gen)
 	m.busySince = time.Time{}
 	if len(m.queued) > 0 {
 		next := m.queued[0]

@@ -233,7 +233,7 @@ func (u *UI) ReadLine(ctx context.Context, prompt string) (string, error) {
 	u.events.flush()
 	for {
 		reply := make(chan readResult, 1)
-		u.send(readMsg{prompt: prompt, reply: reply, status: u.events.statusLine()})
+		u.send(readMsg{prompt: prompt, reply: reply, status: u.events.statusLine(), gen: u.events.generation()})
 		select {
 		case res := <-reply:
 			if res.err != nil {
