@@ -109,15 +109,13 @@ func (s *Store) path(id string) (string, error) {
 // first message (see [Writer]); an invalid h.ID is reported then. A zero
 // h.Version becomes [FormatVersion] and a zero h.Created the current time.
 func (s *Store) Create(h Header) *Writer {
-	if h.Version == 0 {
-		h.Version = FormatVersion
+	path, err := s.path(h.ID)
+	if err != nil {
+		w := NewWriter(h, s.now, nil, false)
+		w.err = err
+		return w
 	}
-	if h.Created.IsZero() {
-		h.Created = s.now()
-	}
-	w := &Writer{dir: s.Dir, header: h, now: s.now}
-	w.path, w.err = s.path(h.ID)
-	return w
+	return NewWriter(h, s.now, &fileSink{dir: s.Dir, path: path}, false)
 }
 
 // Load reads session id.
@@ -171,20 +169,20 @@ func (s *Store) Open(id string) (*Writer, *Session, error) {
 		f.Close()
 		return nil, nil, fmt.Errorf("open session %s: %w", id, err)
 	}
-	w := &Writer{dir: s.Dir, path: sess.Path, header: sess.Header, now: s.now, f: f, size: int64(len(data))}
+	sink := &fileSink{dir: s.Dir, path: sess.Path, f: f, size: int64(len(data))}
 	if n := len(data); n > 0 && data[n-1] != '\n' {
 		cut := bytes.LastIndexByte(data, '\n') + 1
 		if wholeRecord(data[cut:]) {
-			err = w.write([]byte("\n"))
+			err = sink.write([]byte("\n"))
 		} else if err = f.Truncate(int64(cut)); err == nil {
-			w.size = int64(cut)
+			sink.size = int64(cut)
 		}
 		if err != nil {
 			f.Close()
 			return nil, nil, fmt.Errorf("repair session %s: %w", sess.Path, err)
 		}
 	}
-	return w, sess, nil
+	return NewWriter(sess.Header, s.now, sink, true), sess, nil
 }
 
 // wholeRecord reports whether line is a record Parse accepts.
