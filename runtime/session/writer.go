@@ -14,6 +14,10 @@ import (
 // errClosed is returned by a [Writer] used after [Writer.Close].
 var errClosed = errors.New("session writer is closed")
 
+// errNoSink is the error of a Writer whose store had no place for it (a
+// files store without a folder).
+var errNoSink = errors.New("session store has no directory")
+
 // errNoSessionFile is returned by [Writer.WriteSummary] before the session
 // is stored or after Close: a summary is never left without its transcript.
 var errNoSessionFile = errors.New("the session file is not open")
@@ -77,7 +81,8 @@ type Sink interface {
 // the sink holds the session already (a store's Open) or is to create it
 // at the first message (a store's Create). now stamps records; nil means
 // time.Now. A zero h.Version becomes [FormatVersion] and a zero h.Created
-// the current time.
+// the current time. An id [CheckID] refuses makes a Writer whose every
+// record fails with that error, sink or not.
 func NewWriter(h Header, now func() time.Time, sink Sink, created bool) *Writer {
 	if now == nil {
 		now = time.Now
@@ -88,7 +93,14 @@ func NewWriter(h Header, now func() time.Time, sink Sink, created bool) *Writer 
 	if h.Created.IsZero() {
 		h.Created = now()
 	}
-	return &Writer{header: h, now: now, sink: sink, created: created}
+	w := &Writer{header: h, now: now, sink: sink, created: created}
+	switch w.err = CheckID(h.ID); {
+	case w.err != nil:
+		w.sink = nil
+	case sink == nil:
+		w.err = errNoSink
+	}
+	return w
 }
 
 // ID returns the session id.
