@@ -133,10 +133,16 @@ func (db *DB) connect(ctx context.Context) (*pgx.Conn, error) {
 	return conn, nil
 }
 
-// closeConn closes a connection of its own, bounded in time.
+// closeConn releases a connection's session locks and closes it, bounded
+// in time. Closing alone would release them too, but only once the server
+// has seen the connection go: unlocked first, a session is free to open
+// anywhere when its Writer's Close returns.
 func closeConn(conn *pgx.Conn) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	if !conn.IsClosed() {
+		_, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock_all()")
+	}
 	return conn.Close(ctx)
 }
 

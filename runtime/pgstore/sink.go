@@ -104,7 +104,7 @@ func (s *sink) Append(line []byte) error {
 	return nil
 }
 
-// Close closes the connection, which releases the lock.
+// Close releases the lock and closes the connection.
 func (s *sink) Close() error {
 	if s.conn == nil {
 		return nil

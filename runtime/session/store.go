@@ -84,10 +84,16 @@ func (s *Store) now() time.Time {
 	return time.Now()
 }
 
-// validID reports an id that could name a file outside the store, or a
-// hidden one.
+// maxIDBytes bounds an id: a file name has at most 255 bytes, with the
+// summary's extension.
+const maxIDBytes = 200
+
+// CheckID reports an id no store accepts (wrapping [ErrInvalidID]): one
+// that could name a file outside the store, a hidden one, or a longer one
+// than a file name can be. Every store checks ids here, so a session of one
+// store can be moved to another.
 func CheckID(id string) error {
-	if id == "" || strings.HasPrefix(id, ".") || strings.Contains(id, "..") ||
+	if id == "" || len(id) > maxIDBytes || strings.HasPrefix(id, ".") || strings.Contains(id, "..") ||
 		strings.ContainsAny(id, `/\:`+"\x00") || !filepath.IsLocal(id) {
 		return fmt.Errorf("%w %q", ErrInvalidID, clip(id))
 	}
