@@ -16,8 +16,14 @@ func TestMain(m *testing.M) { os.Exit(pg.Main(m)) }
 // openDB opens a new migrated database for t, closed at its end.
 func openDB(t *testing.T) *DB {
 	t.Helper()
+	return replica(t, pg.Database(t))
+}
+
+// replica opens the database at url as one more replica, migrated.
+func replica(t *testing.T, url string) *DB {
+	t.Helper()
 	ctx := context.Background()
-	db, err := Open(ctx, pg.Database(t), 4)
+	db, err := Open(ctx, url, 4)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,9 @@ func (f Files) Resolve(_ context.Context, idOrPrefix string) (string, error) {
 }
 
 // Remove is [Store.Remove].
-func (f Files) Remove(_ context.Context, id string, force bool) error { return f.Store.Remove(id, force) }
+func (f Files) Remove(_ context.Context, id string, force bool) error {
+	return f.Store.Remove(id, force)
+}
 
 // SummaryPath is [Store.SummaryPath].
 func (f Files) SummaryPath(id string) (string, error) { return f.Store.SummaryPath(id) }

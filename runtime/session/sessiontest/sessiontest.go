@@ -84,7 +84,9 @@ func header(id, ws string) session.Header {
 // step is one call on a Writer.
 type step func(w *session.Writer) error
 
-func msg(m providers.Message) step { return func(w *session.Writer) error { return w.RecordMessage(m) } }
+func msg(m providers.Message) step {
+	return func(w *session.Writer) error { return w.RecordMessage(m) }
+}
 
 // everything records every kind of record, a message first.
 var everything = []step{
