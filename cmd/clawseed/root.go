@@ -119,6 +119,7 @@ func runProcess(proc *app.Process, args []string, stdin io.Reader, stdout, stder
 	root.SetErr(errw)
 	err := root.ExecuteContext(context.Background())
 	proc.Wait()
+	proc.Close()
 	return exitCode(err, errw)
 }
 

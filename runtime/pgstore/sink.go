@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -26,9 +27,6 @@ type sink struct {
 	broken error
 }
 
-// errExists is the error of creating a session whose id is taken.
-var errExists = errors.New("a session with this id exists already")
-
 // errNotOpen is the error of writing before Create or after Close.
 var errNotOpen = errors.New("the session is not open")
 
@@ -40,32 +38,14 @@ func opContext() (context.Context, context.CancelFunc) {
 // Create locks the session on a connection of its own and stores the
 // session row and its first records in one transaction.
 func (s *sink) Create(lines [][]byte) error {
-	var first session.Record
-	if len(lines) == 0 || json.Unmarshal(lines[0], &first) != nil || first.Header == nil {
-		return fmt.Errorf("create session %s: the first record is not a header", s.id)
-	}
 	ctx, cancel := opContext()
 	defer cancel()
 	conn, err := s.db.lock(ctx, s.id)
 	if err != nil {
 		return fmt.Errorf("create session %s: %w", s.id, err)
 	}
-	rows := make([]string, len(lines))
-	for i, l := range lines {
-		rows[i] = string(bytes.TrimSuffix(l, []byte("\n")))
-	}
 	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO clawseed.sessions (id, workspace, created) VALUES ($1, $2, $3)
-			ON CONFLICT (id) DO NOTHING`, s.id, first.Header.Workspace, first.Header.Created)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return errExists
-		}
-		_, err = tx.Exec(ctx, `INSERT INTO clawseed.records (session_id, seq, record)
-			SELECT $1, n, r::json FROM unnest($2::text[]) WITH ORDINALITY AS t(r, n)`, s.id, rows)
-		return err
+		return insertSession(ctx, tx, s.id, lines, time.Time{})
 	})
 	if err != nil {
 		closeConn(conn)
@@ -165,4 +145,34 @@ func readSummary(ctx context.Context, db *DB, id string) (session.Summary, bool,
 		return session.Summary{}, false, fmt.Errorf("read session summary %s: larger than %d bytes", id, session.MaxSummaryBytes)
 	}
 	return session.ParseSummary(body), true, nil
+}
+
+// insertSession stores a new session: its row (updated now when zero)
+// and its records, lines without their newlines, the header first. A
+// session with the id is session.ErrExists.
+func insertSession(ctx context.Context, tx pgx.Tx, id string, lines [][]byte, updated time.Time) error {
+	var first session.Record
+	if len(lines) == 0 || json.Unmarshal(lines[0], &first) != nil || first.Header == nil {
+		return errors.New("the first record is not a header")
+	}
+	var upd *time.Time
+	if !updated.IsZero() {
+		upd = &updated
+	}
+	tag, err := tx.Exec(ctx, `INSERT INTO clawseed.sessions (id, workspace, created, updated)
+		VALUES ($1, $2, $3, coalesce($4, clock_timestamp()))
+		ON CONFLICT (id) DO NOTHING`, id, first.Header.Workspace, first.Header.Created, upd)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return session.ErrExists
+	}
+	rows := make([]string, len(lines))
+	for i, l := range lines {
+		rows[i] = string(bytes.TrimSuffix(l, []byte("\n")))
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO clawseed.records (session_id, seq, record)
+		SELECT $1, n, r::json FROM unnest($2::text[]) WITH ORDINALITY AS t(r, n)`, id, rows)
+	return err
 }

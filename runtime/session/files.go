@@ -45,3 +45,9 @@ func (f Files) SummaryPath(id string) (string, error) { return f.Store.SummaryPa
 func (f Files) ReadSummary(_ context.Context, id string) (Summary, bool, error) {
 	return f.Store.ReadSummary(id)
 }
+
+// Export is [Store.Export].
+func (f Files) Export(_ context.Context, id string) (Stored, error) { return f.Store.Export(id) }
+
+// Import is [Store.Import].
+func (f Files) Import(_ context.Context, st Stored) error { return f.Store.Import(st) }
