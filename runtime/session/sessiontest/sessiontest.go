@@ -38,6 +38,9 @@ type Store interface {
 	ReadSummary(ctx context.Context, id string) (session.Summary, bool, error)
 	Export(ctx context.Context, id string) (session.Stored, error)
 	Import(ctx context.Context, st session.Stored) error
+	// InUse reports whether a Writer of any process has the session open
+	// (a turn runs there).
+	InUse(ctx context.Context, id string) (bool, error)
 }
 
 // A test is one conformance test.
@@ -247,6 +250,9 @@ func testInUse(t *testing.T, s Store) {
 		t.Fatal(err)
 	}
 	// Created: locked from the first message.
+	if busy, err := s.InUse(ctx, h.ID); err != nil || !busy {
+		t.Errorf("InUse while created = %v, %v; want true", busy, err)
+	}
 	if _, _, err := s.Open(ctx, h.ID); !errors.Is(err, session.ErrInUse) {
 		t.Errorf("Open while created: %v, want ErrInUse", err)
 	}
@@ -266,6 +272,12 @@ func testInUse(t *testing.T, s Store) {
 		t.Errorf("Load while open: %v", err) // reading is always allowed
 	}
 	w2.Close()
+	if busy, err := s.InUse(ctx, h.ID); err != nil || busy {
+		t.Errorf("InUse after Close = %v, %v; want false", busy, err)
+	}
+	if _, err := s.InUse(ctx, "20261122-031937-nothere"); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("InUse of no session: %v, want ErrNotFound", err)
+	}
 	w3, _, err := s.Open(ctx, h.ID)
 	if err != nil {
 		t.Fatalf("Open after the second Close: %v", err)
