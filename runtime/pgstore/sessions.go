@@ -51,7 +51,7 @@ func (s *Sessions) Open(ctx context.Context, id string) (*session.Writer, *sessi
 	}
 	sess, seq, err := s.load(ctx, conn, id)
 	if err != nil {
-		closeConn(conn)
+		unlock(conn)
 		return nil, nil, err
 	}
 	return session.NewWriter(sess.Header, s.Now, &sink{db: s.db, id: id, conn: conn, seq: seq}, true), sess, nil
