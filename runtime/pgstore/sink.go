@@ -22,7 +22,7 @@ type sink struct {
 	db   *DB
 	id   string
 	conn *pgxpool.Conn // a lock connection; nil until Create, and after Close
-	seq  int64     // the last record's seq
+	seq  int64         // the last record's seq
 	// broken is a failure after which nothing more may be written: the
 	// connection (and so the lock) is gone, or the session was removed.
 	broken error
