@@ -119,6 +119,7 @@ func runProcess(proc *app.Process, args []string, stdin io.Reader, stdout, stder
 	root.SetErr(errw)
 	err := root.ExecuteContext(context.Background())
 	proc.Wait()
+	proc.Close()
 	return exitCode(err, errw)
 }
 
@@ -205,6 +206,7 @@ func newRootCmd(io *IOStreams, proc *app.Process) *cobra.Command {
 		newSkillsCmd(g, io),
 		newAgentsCmd(g, io),
 		newSessionsCmd(g, io),
+		newStorageCmd(g, io),
 		newMemoryCmd(g, io),
 		newConfigCmd(g, io),
 		newCronCmd(g, io),

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,7 +50,7 @@ func newSessionsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		Short: "List this workspace's sessions, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return sessionsListRun(opts)
+			return sessionsListRun(cmd.Context(), opts)
 		},
 	}
 	list.Flags().BoolVar(&opts.All, "all", false, "list the sessions of every workspace")
@@ -59,7 +60,7 @@ func newSessionsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		Short: "Show a session's header and history, or its summary (ID or a unique prefix of one)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return sessionsShowRun(opts, args[0])
+			return sessionsShowRun(cmd.Context(), opts, args[0])
 		},
 	}
 	show.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
@@ -69,7 +70,7 @@ func newSessionsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		Short: "Delete a session (ID or a unique prefix of one)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return sessionsRmRun(opts, args[0])
+			return sessionsRmRun(cmd.Context(), opts, args[0])
 		},
 	}
 	rm.Flags().BoolVar(&opts.Force, "force", false, "delete it even while another clawseed process has it open")
@@ -77,9 +78,9 @@ func newSessionsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	return cmd
 }
 
-// sessionStore returns the configured session store. [sessions].enabled is
-// not consulted: these commands read what exists.
-func sessionStore(g *globalOptions, stderr io.Writer) (*session.Store, *config.Config, error) {
+// sessionStore returns the configured session store ([storage].backend).
+// [sessions].enabled is not consulted: these commands read what exists.
+func sessionStore(ctx context.Context, g *globalOptions, stderr io.Writer) (app.SessionStore, *config.Config, error) {
 	cfg, err := loadConfig(g, stderr)
 	if err != nil {
 		return nil, nil, err
@@ -87,26 +88,27 @@ func sessionStore(g *globalOptions, stderr io.Writer) (*session.Store, *config.C
 	if err := cfg.Use("sessions"); err != nil {
 		return nil, nil, err
 	}
-	return &session.Store{Dir: cfg.SessionsDir()}, cfg, nil
+	store, err := app.OpenSessionStore(ctx, cfg, g.proc)
+	return store, cfg, err
 }
 
 // findSession opens the configured store and resolves arg in it
-// (app.ResolveSession).
-func findSession(g *globalOptions, stderr io.Writer, arg string) (*session.Store, string, error) {
-	store, _, err := sessionStore(g, stderr)
+// (app.ResolveIn).
+func findSession(ctx context.Context, g *globalOptions, stderr io.Writer, arg string) (app.SessionStore, string, error) {
+	store, _, err := sessionStore(ctx, g, stderr)
 	if err != nil {
 		return nil, "", err
 	}
-	id, err := app.ResolveSession(store, arg)
+	id, err := app.ResolveIn(ctx, store, arg)
 	return store, id, err
 }
 
-func sessionsListRun(opts *sessionsOptions) error {
-	store, cfg, err := sessionStore(opts.global, opts.io.Err)
+func sessionsListRun(ctx context.Context, opts *sessionsOptions) error {
+	store, cfg, err := sessionStore(ctx, opts.global, opts.io.Err)
 	if err != nil {
 		return err
 	}
-	infos, err := store.List()
+	infos, err := store.List(ctx)
 	if err != nil {
 		return &exitError{code: exitFailure, err: err}
 	}
@@ -127,7 +129,7 @@ func sessionsListRun(opts *sessionsOptions) error {
 	}
 	switch {
 	case len(shown) == 0 && opts.All:
-		fmt.Fprintf(opts.io.Out, "No sessions in %s.\n", store.Dir)
+		fmt.Fprintf(opts.io.Out, "No sessions in %s.\n", store.Location())
 	case len(shown) == 0:
 		fmt.Fprintf(opts.io.Out, "No sessions for %s. Use --all to list the sessions of every workspace.\n", cfg.Workspace)
 	default:
@@ -166,15 +168,15 @@ func sessionTime(t time.Time) string {
 	return t.Local().Format(sessionTimeLayout)
 }
 
-func sessionsShowRun(opts *sessionsOptions, arg string) error {
-	store, id, err := findSession(opts.global, opts.io.Err, arg)
+func sessionsShowRun(ctx context.Context, opts *sessionsOptions, arg string) error {
+	store, id, err := findSession(ctx, opts.global, opts.io.Err, arg)
 	if err != nil {
 		return err
 	}
 	if opts.Summary {
-		return sessionsShowSummary(opts, store, id)
+		return sessionsShowSummary(ctx, opts, store, id)
 	}
-	s, err := store.Load(id)
+	s, err := store.Load(ctx, id)
 	if err != nil {
 		return &exitError{code: exitFailure, err: err}
 	}
@@ -203,8 +205,8 @@ func sessionsShowRun(opts *sessionsOptions, arg string) error {
 // sessionsShowSummary prints session id's summary file (as clawseed
 // writes it: a header line saying what it covers, then the sections), or
 // with --json its fields and path. A session without one is a failure.
-func sessionsShowSummary(opts *sessionsOptions, store *session.Store, id string) error {
-	sum, ok, err := store.ReadSummary(id)
+func sessionsShowSummary(ctx context.Context, opts *sessionsOptions, store app.SessionStore, id string) error {
+	sum, ok, err := store.ReadSummary(ctx, id)
 	if err != nil {
 		return &exitError{code: exitFailure, err: err}
 	}
@@ -308,12 +310,12 @@ func writeSessionJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func sessionsRmRun(opts *sessionsOptions, arg string) error {
-	store, id, err := findSession(opts.global, opts.io.Err, arg)
+func sessionsRmRun(ctx context.Context, opts *sessionsOptions, arg string) error {
+	store, id, err := findSession(ctx, opts.global, opts.io.Err, arg)
 	if err != nil {
 		return err
 	}
-	err = store.Remove(id, opts.Force)
+	err = store.Remove(ctx, id, opts.Force)
 	if errors.Is(err, session.ErrInUse) {
 		return usageError(fmt.Errorf("session %s is open in another clawseed process; finish it there first, or use --force to delete it anyway (that process then loses what it writes)", id))
 	}

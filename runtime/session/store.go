@@ -84,19 +84,25 @@ func (s *Store) now() time.Time {
 	return time.Now()
 }
 
-// validID reports an id that could name a file outside the store, or a
-// hidden one.
-func validID(id string) error {
-	if id == "" || strings.HasPrefix(id, ".") || strings.Contains(id, "..") ||
+// maxIDBytes bounds an id: a file name has at most 255 bytes, with the
+// summary's extension.
+const maxIDBytes = 200
+
+// CheckID reports an id no store accepts (wrapping [ErrInvalidID]): one
+// that could name a file outside the store, a hidden one, or a longer one
+// than a file name can be. Every store checks ids here, so a session of one
+// store can be moved to another.
+func CheckID(id string) error {
+	if id == "" || len(id) > maxIDBytes || strings.HasPrefix(id, ".") || strings.Contains(id, "..") ||
 		strings.ContainsAny(id, `/\:`+"\x00") || !filepath.IsLocal(id) {
-		return fmt.Errorf("%w %q", ErrInvalidID, id)
+		return fmt.Errorf("%w %q", ErrInvalidID, clip(id))
 	}
 	return nil
 }
 
 // path returns the file of session id.
 func (s *Store) path(id string) (string, error) {
-	if err := validID(id); err != nil {
+	if err := CheckID(id); err != nil {
 		return "", err
 	}
 	if s.Dir == "" {
@@ -109,15 +115,11 @@ func (s *Store) path(id string) (string, error) {
 // first message (see [Writer]); an invalid h.ID is reported then. A zero
 // h.Version becomes [FormatVersion] and a zero h.Created the current time.
 func (s *Store) Create(h Header) *Writer {
-	if h.Version == 0 {
-		h.Version = FormatVersion
+	var sink Sink
+	if path, err := s.path(h.ID); err == nil {
+		sink = &fileSink{dir: s.Dir, path: path}
 	}
-	if h.Created.IsZero() {
-		h.Created = s.now()
-	}
-	w := &Writer{dir: s.Dir, header: h, now: s.now}
-	w.path, w.err = s.path(h.ID)
-	return w
+	return NewWriter(h, s.now, sink, false) // an invalid id: the Writer reports it
 }
 
 // Load reads session id.
@@ -171,20 +173,20 @@ func (s *Store) Open(id string) (*Writer, *Session, error) {
 		f.Close()
 		return nil, nil, fmt.Errorf("open session %s: %w", id, err)
 	}
-	w := &Writer{dir: s.Dir, path: sess.Path, header: sess.Header, now: s.now, f: f, size: int64(len(data))}
+	sink := &fileSink{dir: s.Dir, path: sess.Path, f: f, size: int64(len(data))}
 	if n := len(data); n > 0 && data[n-1] != '\n' {
 		cut := bytes.LastIndexByte(data, '\n') + 1
 		if wholeRecord(data[cut:]) {
-			err = w.write([]byte("\n"))
+			err = sink.write([]byte("\n"))
 		} else if err = f.Truncate(int64(cut)); err == nil {
-			w.size = int64(cut)
+			sink.size = int64(cut)
 		}
 		if err != nil {
 			f.Close()
 			return nil, nil, fmt.Errorf("repair session %s: %w", sess.Path, err)
 		}
 	}
-	return w, sess, nil
+	return NewWriter(sess.Header, s.now, sink, true), sess, nil
 }
 
 // wholeRecord reports whether line is a record Parse accepts.
@@ -205,7 +207,7 @@ func (s *Store) ids() ([]string, error) {
 	var ids []string
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ext)
-		if ok && e.Type().IsRegular() && validID(id) == nil {
+		if ok && e.Type().IsRegular() && CheckID(id) == nil {
 			ids = append(ids, id)
 		}
 	}
@@ -252,31 +254,55 @@ func (s *Store) List() ([]Info, error) {
 	}
 	infos := make([]Info, 0, len(ids))
 	for _, id := range ids {
-		info := Info{ID: id, Path: filepath.Join(s.Dir, id+ext)}
 		sess, err := s.Load(id)
 		if err != nil {
-			info.Err = err.Error()
+			info := Info{ID: id, Path: filepath.Join(s.Dir, id+ext), Err: err.Error()}
 			if fi, serr := os.Stat(info.Path); serr == nil {
 				info.Updated = fi.ModTime()
 			}
 			infos = append(infos, info)
 			continue
 		}
-		h := sess.Header
-		info.Workspace, info.Provider, info.Model, info.Created = h.Workspace, h.Provider, h.Model, h.Created
-		info.Updated, info.Messages, info.Title = sess.Updated, sess.MessageRecords, sess.Title
-		if m := sess.ModelSwitch; m != nil && m.Model != "" {
-			info.Provider, info.Model = m.Provider, m.Model // what --resume goes on with
-		}
+		info := sess.Info()
+		info.ID = id // the file's name, which Open takes, even when the header says otherwise
 		infos = append(infos, info)
 	}
+	SortInfos(infos)
+	return infos, nil
+}
+
+// Info describes the session for listings, under its header's id.
+func (sess *Session) Info() Info {
+	h := sess.Header
+	info := Info{ID: h.ID, Path: sess.Path, Workspace: h.Workspace, Provider: h.Provider, Model: h.Model, Created: h.Created,
+		Updated: sess.Updated, Messages: sess.MessageRecords, Title: sess.Title}
+	if m := sess.ModelSwitch; m != nil && m.Model != "" {
+		info.Provider, info.Model = m.Provider, m.Model // what --resume goes on with
+	}
+	return info
+}
+
+// SortInfos sorts a listing newest first: by update time, then by id
+// descending.
+func SortInfos(infos []Info) {
 	slices.SortFunc(infos, func(a, b Info) int {
 		if c := b.Updated.Compare(a.Updated); c != 0 {
 			return c
 		}
 		return cmp.Compare(b.ID, a.ID)
 	})
-	return infos, nil
+}
+
+// LatestIn returns the id of the first readable session of a sorted
+// listing whose header names workspace.
+func LatestIn(infos []Info, workspace string) (string, bool) {
+	want := filepath.Clean(workspace)
+	for _, info := range infos {
+		if info.Err == "" && info.Workspace != "" && filepath.Clean(info.Workspace) == want {
+			return info.ID, true
+		}
+	}
+	return "", false
 }
 
 // Latest returns the id of the most recently updated readable session whose
@@ -286,11 +312,8 @@ func (s *Store) Latest(workspace string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	want := filepath.Clean(workspace)
-	for _, info := range infos {
-		if info.Err == "" && info.Workspace != "" && filepath.Clean(info.Workspace) == want {
-			return info.ID, nil
-		}
+	if id, ok := LatestIn(infos, workspace); ok {
+		return id, nil
 	}
 	return "", fmt.Errorf("%w: no session for workspace %s in %s", ErrNotFound, workspace, s.Dir)
 }
@@ -321,6 +344,25 @@ func (s *Store) Remove(id string, force bool) error {
 		return fmt.Errorf("remove session %s: %w", path, err)
 	}
 	return removeSummary(path)
+}
+
+// InUse reports whether another Writer (of any process) has session id
+// open: a turn is running there.
+func (s *Store) InUse(id string) (bool, error) {
+	path, err := s.path(id)
+	if err != nil {
+		return false, err
+	}
+	err = checkUnused(path)
+	switch {
+	case errors.Is(err, ErrInUse):
+		return true, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return false, fmt.Errorf("%w: %q in %s", ErrNotFound, id, s.Dir)
+	case err != nil:
+		return false, fmt.Errorf("session %s: %w", id, err)
+	}
+	return false, nil
 }
 
 // checkUnused fails with ErrInUse when another process holds the lock of the

@@ -248,7 +248,7 @@ func TestNewID(t *testing.T) {
 	if a == b {
 		t.Errorf("two ids alike: %q", a)
 	}
-	if err := validID(a); err != nil {
+	if err := CheckID(a); err != nil {
 		t.Error(err)
 	}
 }

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/clawseed/clawseed/internal/atomicfile"
 	"github.com/clawseed/clawseed/internal/confine"
 )
 
@@ -60,42 +58,4 @@ func removeSummary(path string) error {
 		return fmt.Errorf("remove session summary: %w", err)
 	}
 	return nil
-}
-
-// errNoSessionFile is returned by [Writer.WriteSummary] when the session
-// file is not open: a summary is never left without its transcript.
-var errNoSessionFile = errors.New("the session file is not open")
-
-// SummaryPath returns the session's summary file ("" when the id is
-// invalid). It may not exist.
-func (w *Writer) SummaryPath() string {
-	if w.path == "" {
-		return ""
-	}
-	return summaryPathOf(w.path)
-}
-
-// ReadSummary reads the session's summary; ok is false when it has none.
-func (w *Writer) ReadSummary() (Summary, bool, error) {
-	if w.path == "" {
-		return Summary{}, false, w.err
-	}
-	return readSummary(filepath.Dir(w.path), w.SummaryPath())
-}
-
-// WriteSummary replaces the session's summary file with s (mode 0600, like
-// the session file), while the session is open: not before its file exists
-// (a session in which nothing was recorded leaves no file at all), not
-// after [Writer.Close].
-func (w *Writer) WriteSummary(s Summary) error {
-	w.mu.Lock()
-	open, err := w.f != nil && !w.closed, w.err
-	w.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	if !open {
-		return errNoSessionFile
-	}
-	return atomicfile.Write(w.SummaryPath(), []byte(s.Render()), 0o600)
 }

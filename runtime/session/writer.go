@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -15,37 +14,106 @@ import (
 // errClosed is returned by a [Writer] used after [Writer.Close].
 var errClosed = errors.New("session writer is closed")
 
-// A Writer appends records to one session file. Each Record method marshals
-// its record and writes the whole line, newline included, with one write
-// before it returns: a process killed at any moment leaves at most a torn
-// last line. There is no fsync per record (SIGKILL-safe, not power-loss-safe);
-// [Writer.Close] fsyncs.
+// errNoSink is the error of a Writer whose store had no place for it (a
+// files store without a folder).
+var errNoSink = errors.New("session store has no directory")
+
+// errNoSessionFile is returned by [Writer.WriteSummary] before the session
+// is stored or after Close: a summary is never left without its transcript.
+var errNoSessionFile = errors.New("the session file is not open")
+
+// A Writer appends records to one session. Each Record method checks and
+// marshals its record and hands the whole line, newline included, to the
+// store's [Sink] before it returns.
 //
-// A Writer from [Store.Create] creates its file lazily, at the first
-// [Writer.RecordMessage]: records before it are kept in memory and written
-// right after the header, so a session in which nothing was said leaves no
-// file. A Writer is safe for concurrent use.
+// A Writer from [Store.Create] (or another store's Create) stores nothing
+// until the first [Writer.RecordMessage]: records before it are kept in
+// memory and stored right after the header, so a session in which nothing
+// was said leaves nothing behind. A Writer is safe for concurrent use; it
+// calls its Sink from one goroutine at a time.
 type Writer struct {
 	mu     sync.Mutex
-	dir    string
-	path   string
 	header Header
 	now    func() time.Time
-	// err is an invalid id from Create, or a failure that left the file in
-	// an unknown state; every later record returns it.
+	// sink is nil when the id is invalid (err says so).
+	sink Sink
+	// err is an invalid id from Create; every later record returns it.
 	err     error
-	f       *os.File
-	size    int64    // bytes of whole lines in the file
-	pending [][]byte // lines recorded before the file exists
+	created bool     // the sink holds the session
+	pending [][]byte // lines recorded before it does
 	closed  bool
+}
+
+// A Sink is where a [Writer]'s lines go: a session file of a [Store], or
+// rows of a database (runtime/pgstore). The Writer does what every store
+// shares — stamping, checking that a record written is a record read,
+// encoding, holding records back until the first message, refusing use
+// after Close — and the Sink stores, locks the session against other
+// writers, and keeps the session summary. A Writer never calls its Sink
+// concurrently.
+type Sink interface {
+	// Create stores a new session's first lines (the header, then the
+	// records held back) and takes the session's lock; a session that
+	// exists already is an error. A Create that fails leaves nothing
+	// behind, so a later message may try again.
+	Create(lines [][]byte) error
+	// Append stores one more line. A Sink that can no longer store fails
+	// every later Append.
+	Append(line []byte) error
+	// Close flushes and releases the session's lock; nothing is called
+	// after it.
+	Close() error
+	// Transcript names the stored transcript for hooks
+	// (transcript_path): a file's path, "" when it is no file.
+	Transcript() string
+	// SummaryLocation names the session summary for messages and the
+	// model (a file's path, or where else it is kept).
+	SummaryLocation() string
+	// ReadSummary reads the session summary; ok is false when there is
+	// none.
+	ReadSummary() (s Summary, ok bool, err error)
+	// WriteSummary replaces the session summary whole. The Writer calls
+	// it only while the session is stored and open.
+	WriteSummary(Summary) error
+}
+
+// NewWriter returns a Writer for header h over sink: created says whether
+// the sink holds the session already (a store's Open) or is to create it
+// at the first message (a store's Create). now stamps records; nil means
+// time.Now. A zero h.Version becomes [FormatVersion] and a zero h.Created
+// the current time. An id [CheckID] refuses makes a Writer whose every
+// record fails with that error, sink or not.
+func NewWriter(h Header, now func() time.Time, sink Sink, created bool) *Writer {
+	if now == nil {
+		now = time.Now
+	}
+	if h.Version == 0 {
+		h.Version = FormatVersion
+	}
+	if h.Created.IsZero() {
+		h.Created = now()
+	}
+	w := &Writer{header: h, now: now, sink: sink, created: created}
+	switch w.err = CheckID(h.ID); {
+	case w.err != nil:
+		w.sink = nil
+	case sink == nil:
+		w.err = errNoSink
+	}
+	return w
 }
 
 // ID returns the session id.
 func (w *Writer) ID() string { return w.header.ID }
 
-// Path returns the session file's path ("" when the id is invalid). The file
-// may not exist yet: see [Writer].
-func (w *Writer) Path() string { return w.path }
+// Path returns the session file's path: "" when the id is invalid or the
+// store keeps no files. The file may not exist yet: see [Writer].
+func (w *Writer) Path() string {
+	if w.sink == nil {
+		return ""
+	}
+	return w.sink.Transcript()
+}
 
 // RecordMessage appends a history message. The first one creates the file.
 func (w *Writer) RecordMessage(m providers.Message) error {
@@ -90,8 +158,9 @@ func (w *Writer) RecordModel(m ModelChange) error {
 	return w.record(Record{Type: TypeModel, Switch: &m})
 }
 
-// Close fsyncs and closes the file, if one was created. Records still held in
-// memory (no message was ever recorded) are dropped. Close is idempotent.
+// Close flushes and closes the session (the file is fsynced) and releases
+// its lock. Records still held in memory (no message was ever recorded)
+// are dropped. Close is idempotent.
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -100,15 +169,10 @@ func (w *Writer) Close() error {
 	}
 	w.closed = true
 	w.pending = nil
-	if w.f == nil {
+	if w.sink == nil {
 		return nil
 	}
-	err := errors.Join(w.f.Sync(), w.f.Close())
-	w.f = nil
-	if err != nil {
-		return fmt.Errorf("close session %s: %w", w.path, err)
-	}
-	return nil
+	return w.sink.Close()
 }
 
 func (w *Writer) record(r Record) error {
@@ -121,29 +185,28 @@ func (w *Writer) record(r Record) error {
 		return w.err
 	}
 	r.Time = w.now()
-	// Refuse what Parse would skip: a record written must be a record read.
-	if err := check(&r); err != nil {
-		return fmt.Errorf("session %s: %w", w.header.ID, err)
-	}
-	line, err := marshalLine(r)
+	line, err := EncodeRecord(r)
 	if err != nil {
 		return fmt.Errorf("session %s: %w", w.header.ID, err)
 	}
-	if w.f == nil {
+	if !w.created {
 		if r.Type != TypeMessage {
 			w.pending = append(w.pending, line)
 			return nil
 		}
-		if err := w.create(); err != nil {
-			return err
-		}
+		return w.create(line)
 	}
-	return w.write(line)
+	return w.sink.Append(line)
 }
 
-// marshalLine encodes r as one line. HTML escaping is off so that summaries
-// and skill blocks stay readable (and greppable) in the file.
-func marshalLine(r Record) ([]byte, error) {
+// EncodeRecord checks r and encodes it as one line, newline included: the
+// bytes every store keeps of a record. A record Parse would skip is
+// refused, so a record written is a record read. HTML escaping is off so
+// that summaries and skill blocks stay readable (and greppable).
+func EncodeRecord(r Record) ([]byte, error) {
+	if err := check(&r); err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -153,56 +216,54 @@ func marshalLine(r Record) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// create makes the file and writes the header and the pending records. On
-// failure it removes what it made, so a later message can try again.
-func (w *Writer) create() error {
-	if err := os.MkdirAll(w.dir, 0o700); err != nil {
-		return fmt.Errorf("create session directory: %w", err)
-	}
-	// O_EXCL: never append a second header to a session that already exists.
-	f, err := os.OpenFile(w.path, os.O_APPEND|os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+// create stores the header, the pending records and first, the first
+// message. On failure nothing is stored and the records stay pending, so a
+// later message can try again.
+func (w *Writer) create(first []byte) error {
+	header, err := EncodeRecord(Record{Type: TypeHeader, Time: w.header.Created, Header: &w.header})
 	if err != nil {
-		return fmt.Errorf("create session: %w", err)
+		return fmt.Errorf("session %s: %w", w.header.ID, err)
 	}
-	// Locked from the start, so a --resume from another terminal cannot
-	// slip in between the header and the first message.
-	if err := lock(f); err != nil {
-		return errors.Join(fmt.Errorf("create session: %w", err), f.Close())
+	lines := make([][]byte, 0, len(w.pending)+2)
+	lines = append(append(append(lines, header), w.pending...), first)
+	if err := w.sink.Create(lines); err != nil {
+		return err
 	}
-	w.f, w.size = f, 0
-	header, err := marshalLine(Record{Type: TypeHeader, Time: w.header.Created, Header: &w.header})
-	if err == nil {
-		err = w.write(header)
-	}
-	for _, line := range w.pending {
-		if err != nil {
-			break
-		}
-		err = w.write(line)
-	}
-	if err != nil {
-		w.f = nil
-		return errors.Join(err, f.Close(), os.Remove(w.path))
-	}
-	w.pending = nil
+	w.created, w.pending = true, nil
 	return nil
 }
 
-// write appends one line. A failed write that left part of the line behind
-// is cut back, so the next record never glues onto a fragment; if that fails
-// too, the writer stops.
-func (w *Writer) write(line []byte) error {
-	n, err := w.f.Write(line)
-	if err == nil {
-		w.size += int64(n)
-		return nil
+// SummaryPath returns where the session's summary is kept ("" when the id
+// is invalid): a file's path for the files store. It may not exist.
+func (w *Writer) SummaryPath() string {
+	if w.sink == nil {
+		return ""
 	}
-	err = fmt.Errorf("write session %s: %w", w.path, err)
-	if n > 0 {
-		if terr := w.f.Truncate(w.size); terr != nil {
-			w.err = errors.Join(err, terr)
-			return w.err
-		}
+	return w.sink.SummaryLocation()
+}
+
+// ReadSummary reads the session's summary; ok is false when it has none.
+func (w *Writer) ReadSummary() (Summary, bool, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return Summary{}, false, w.err
 	}
-	return err
+	return w.sink.ReadSummary()
+}
+
+// WriteSummary replaces the session's summary (a file of mode 0600, like
+// the session file, replaced whole) while the session is open: not before
+// it is stored (a session in which nothing was recorded leaves nothing at
+// all), not after [Writer.Close].
+func (w *Writer) WriteSummary(s Summary) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if !w.created || w.closed {
+		return errNoSessionFile
+	}
+	return w.sink.WriteSummary(s)
 }

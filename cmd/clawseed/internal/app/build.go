@@ -76,7 +76,9 @@ type Process struct {
 	TrustedHosts []string
 
 	// background holds work that must finish before the process exits.
-	background  sync.WaitGroup
+	background sync.WaitGroup
+	// storage holds the databases the process opened (storage.go).
+	storage     processStorage
 	actionsOnce sync.Once
 	actions     *agent.ActionLimiter
 }
@@ -187,7 +189,7 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 	}
 	s := &Session{cfg: cfg, resolved: resolved, notices: o.Notices, proc: o.Process, initial: *resolved}
 	s.bgCtx, s.bgCancel = context.WithCancel(ctx)
-	if err := s.open(o.Resume); err != nil { // 3
+	if err := s.open(ctx, o.Resume); err != nil { // 3
 		return nil, err
 	}
 	if s.resumed != nil {

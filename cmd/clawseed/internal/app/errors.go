@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -41,18 +42,24 @@ func (e *sentinelError) Error() string { return e.msg }
 
 func (e *sentinelError) Unwrap() error { return e.sentinel }
 
-// ResolveSession maps a session id or unique prefix to an id. A name that
+// ResolveSession maps a session id or unique prefix to an id in the files
+// store: [ResolveIn] of session.Files.
+func ResolveSession(store *session.Store, arg string) (string, error) {
+	return ResolveIn(context.Background(), session.Files{Store: store}, arg)
+}
+
+// ResolveIn maps a session id or unique prefix to an id. A name that
 // matches no session matches session.ErrNotFound; an invalid id and an
 // ambiguous prefix are the store's errors (session.ErrInvalidID,
 // *session.AmbiguousError); a store that cannot be read is a [StoreError].
-func ResolveSession(store *session.Store, arg string) (string, error) {
-	id, err := store.Resolve(arg)
+func ResolveIn(ctx context.Context, store SessionStore, arg string) (string, error) {
+	id, err := store.Resolve(ctx, arg)
 	var amb *session.AmbiguousError
 	switch {
 	case err == nil:
 		return id, nil
 	case errors.Is(err, session.ErrNotFound):
-		return "", &sentinelError{fmt.Sprintf("no session %q in %s (see clawseed sessions list --all)", arg, store.Dir), session.ErrNotFound}
+		return "", &sentinelError{fmt.Sprintf("no session %q in %s (see clawseed sessions list --all)", arg, store.Location()), session.ErrNotFound}
 	case errors.Is(err, session.ErrInvalidID), errors.As(err, &amb):
 		return "", err
 	}

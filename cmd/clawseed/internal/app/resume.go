@@ -28,7 +28,7 @@ func (s *Session) Sessions(ctx context.Context) ([]session.Info, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	infos, err := s.store.List()
+	infos, err := s.store.List(ctx)
 	if err != nil {
 		return nil, &StoreError{Err: err}
 	}
@@ -67,7 +67,7 @@ func sameWorkspace(header, ws string) bool {
 // SessionStart hooks run with source "resume". Warnings go to the
 // session's notices, as at start.
 func (s *Session) SwitchTo(ctx context.Context, id string) error {
-	newID, w, sess, err := s.openResumed(Resume{ID: id, ThisWorkspace: true})
+	newID, w, sess, err := s.openResumed(ctx, Resume{ID: id, ThisWorkspace: true})
 	if err != nil {
 		return err
 	}

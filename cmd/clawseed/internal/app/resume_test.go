@@ -48,7 +48,7 @@ func resumeFixture(t *testing.T) (*Session, string) {
 	saveSession(t, store, "20261122-033000-cccccc", ws, "middle", base.Add(time.Hour))
 	saveSession(t, store, "20261122-050000-dddddd", "/elsewhere/project", "other workspace", base.Add(3*time.Hour))
 	saveSession(t, store, "20261122-060000-eeeeee", ws, "in use", base.Add(4*time.Hour))
-	s := &Session{cfg: cfg, resolved: &config.Resolved{}, store: store, sessionID: "20261122-060000-eeeeee"}
+	s := &Session{cfg: cfg, resolved: &config.Resolved{}, store: session.Files{Store: store}, sessionID: "20261122-060000-eeeeee"}
 	return s, ws
 }
 
@@ -103,7 +103,7 @@ func TestSwitchToRefused(t *testing.T) {
 			t.Errorf("%s: the running session changed: id %s", tt.name, s.sessionID)
 		}
 		// The refused session's file was not left locked: it opens.
-		if w, _, err := s.store.Open("20261122-050000-dddddd"); err != nil {
+		if w, _, err := s.store.Open(context.Background(), "20261122-050000-dddddd"); err != nil {
 			t.Errorf("%s: the other workspace's session is left unusable: %v", tt.name, err)
 		} else {
 			w.Close()
@@ -122,7 +122,7 @@ func TestOpenOtherWorkspace(t *testing.T) {
 	t.Parallel()
 	s, _ := resumeFixture(t)
 	s.sessionID = ""
-	if err := s.open(Resume{ID: "20261122-050000-dddddd"}); err != nil {
+	if err := s.open(context.Background(), Resume{ID: "20261122-050000-dddddd"}); err != nil {
 		t.Fatalf("open: %v", err)
 	}
 	defer s.writer.Close()

@@ -57,7 +57,7 @@ type Session struct {
 	plugins   []claudesettings.InstalledPlugin
 	sessionID string
 	// store is nil when [sessions].enabled is false; writer is then nil too.
-	store  *session.Store
+	store  SessionStore
 	writer *session.Writer
 	// resumed is the session loaded by Options.Resume, nil for a new one.
 	resumed *session.Session
@@ -248,9 +248,14 @@ func (s *Session) Close() error {
 // open picks the session to resume (none with the zero Resume) and opens
 // its file for appending, or prepares a new one: what Build does before
 // the agent exists (openResumed is also /resume's, [Session.SwitchTo]).
-func (s *Session) open(r Resume) error {
+// The store is [storage].backend's ([OpenSessionStore]).
+func (s *Session) open(ctx context.Context, r Resume) error {
 	if s.cfg.Sessions.Enabled {
-		s.store = &session.Store{Dir: s.cfg.SessionsDir()}
+		store, err := OpenSessionStore(ctx, s.cfg, s.proc)
+		if err != nil {
+			return err
+		}
+		s.store = store
 	}
 	if !r.Latest && r.ID == "" {
 		s.sessionID = session.NewID(time.Now())
@@ -259,7 +264,7 @@ func (s *Session) open(r Resume) error {
 		}
 		return nil
 	}
-	id, w, sess, err := s.openResumed(r)
+	id, w, sess, err := s.openResumed(ctx, r)
 	if err != nil {
 		return err
 	}
@@ -273,18 +278,18 @@ func (s *Session) open(r Resume) error {
 // session.ErrNotFound, one open in another process session.ErrInUse, one
 // of another workspace when r.ThisWorkspace [ErrOtherWorkspace]; a store
 // that cannot be read is a [StoreError].
-func (s *Session) openResumed(r Resume) (string, *session.Writer, *session.Session, error) {
+func (s *Session) openResumed(ctx context.Context, r Resume) (string, *session.Writer, *session.Session, error) {
 	if s.store == nil {
 		return "", nil, nil, ErrSessionsDisabled
 	}
 	var id string
 	var err error
 	if r.Latest {
-		id, err = s.store.Latest(s.cfg.Workspace)
+		id, err = s.store.Latest(ctx, s.cfg.Workspace)
 		if errors.Is(err, session.ErrNotFound) {
 			return "", nil, nil, &sentinelError{fmt.Sprintf("no session to continue in %s (clawseed sessions list --all shows every session)", s.cfg.Workspace), session.ErrNotFound}
 		}
-	} else if id, err = ResolveSession(s.store, r.ID); err != nil {
+	} else if id, err = ResolveIn(ctx, s.store, r.ID); err != nil {
 		return "", nil, nil, err
 	}
 	if err != nil {
@@ -294,7 +299,7 @@ func (s *Session) openResumed(r Resume) (string, *session.Writer, *session.Sessi
 		// Only /resume gets here with a session running: this one.
 		return "", nil, nil, fmt.Errorf("session %s is the one in use", id)
 	}
-	w, sess, err := s.store.Open(id)
+	w, sess, err := s.store.Open(ctx, id)
 	if errors.Is(err, session.ErrInUse) {
 		return "", nil, nil, &sentinelError{fmt.Sprintf("session %s is open in another clawseed process; finish it there, or start a new session (without --continue/--resume)", id), session.ErrInUse}
 	}

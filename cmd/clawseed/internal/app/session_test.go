@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -37,7 +38,7 @@ func TestOpenErrors(t *testing.T) {
 		cfg.Sessions.Enabled = tt.enabled
 		cfg.Sessions.Dir = dir
 		s := &Session{cfg: cfg, resolved: &config.Resolved{}}
-		err := s.open(tt.resume)
+		err := s.open(context.Background(), tt.resume)
 		if !errors.Is(err, tt.is) || err.Error() != tt.msg {
 			t.Errorf("%s: open = %v, want %q matching %v", tt.name, err, tt.msg, tt.is)
 		}
@@ -51,7 +52,7 @@ func TestOpenErrors(t *testing.T) {
 	cfg := config.Default()
 	cfg.Workspace, cfg.Sessions.Enabled = ws, false
 	s := &Session{cfg: cfg, resolved: &config.Resolved{}}
-	if err := s.open(Resume{}); err != nil || s.ID() == "" || s.writer != nil {
+	if err := s.open(context.Background(), Resume{}); err != nil || s.ID() == "" || s.writer != nil {
 		t.Errorf("new session: err %v, id %q, writer %v", err, s.ID(), s.writer != nil)
 	}
 }

@@ -48,7 +48,7 @@ func (s *Session) ShowSummary(w io.Writer) {
 		return
 	}
 	path, _ := s.store.SummaryPath(s.sessionID)
-	sum, ok, err := s.store.ReadSummary(s.sessionID)
+	sum, ok, err := s.store.ReadSummary(s.bgCtx, s.sessionID)
 	switch {
 	case err != nil:
 		fmt.Fprintln(w, "✗ "+termtext.Escape(err.Error()))

@@ -31,6 +31,11 @@ func (c *Config) CheckSession(probeOllama func() bool) error {
 	if err := c.UseSession(); err != nil {
 		return err
 	}
+	if c.Storage.Backend == StoragePostgres && c.Sessions.Enabled {
+		if _, err := c.PostgresURL(); err != nil {
+			return err
+		}
+	}
 	if _, err := c.ResolveFallbacks(); err != nil {
 		return err
 	}

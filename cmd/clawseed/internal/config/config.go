@@ -23,6 +23,7 @@ type Config struct {
 	Sandbox      Sandbox     `toml:"sandbox"`
 	Context      Context     `toml:"context"`
 	Sessions     Sessions    `toml:"sessions"`
+	Storage      Storage     `toml:"storage"`
 	Memory       Memory      `toml:"memory"`
 
 	Instructions Instructions `toml:"instructions"`
@@ -386,6 +387,7 @@ func Default() *Config {
 			KeepRecentTokens: 20000,
 		},
 		Sessions:    Sessions{Enabled: true},
+		Storage:     Storage{Backend: StorageFiles, PoolSize: 10},
 		Memory:      Memory{Enabled: true, AutoRecall: true, Mode: MemoryModeTopics, Recall: "fts", Extract: "auto", Session: MemorySession{Enabled: true, UpdateEveryTokens: 10000}},
 		WebFetch:    WebFetch{Enabled: true, AllowedDomains: []string{"*"}, BlockedDomains: []string{}, MaxBytes: 2 << 20, TimeoutSecs: 30},
 		WebSearch:   WebSearch{Enabled: true, Provider: "duckduckgo", TimeoutSecs: 30},

@@ -246,7 +246,8 @@ func (c *Config) inlineTable(v reflect.Value, key toml.Key) string {
 
 func isSecretKey(name string) bool {
 	n := strings.ToLower(name)
-	return n == "api_key" || strings.Contains(n, "token") || strings.Contains(n, "secret") || strings.Contains(n, "password")
+	// A database URL carries its password.
+	return n == "api_key" || n == "postgres_url" || strings.Contains(n, "token") || strings.Contains(n, "secret") || strings.Contains(n, "password")
 }
 
 func isSecretHeader(name string) bool {

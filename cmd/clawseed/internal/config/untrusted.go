@@ -99,6 +99,9 @@ const (
 	// table is reported with this reason.
 	whyHooks    = "may not add hooks (they run commands)"
 	whyWritable = "may not let commands write outside the workspace"
+	// The sessions are the user's: a project's database would receive
+	// every conversation.
+	whyStorage = "may not choose where sessions are kept"
 	// The memory folder is the user's, shared by every workspace: how the
 	// model writes it (topic files or the daily logs that `memory
 	// distill` turns into topic files) is the user's choice.
@@ -178,6 +181,9 @@ var projectRules = map[string]keyRule{
 	"context.summary_model":               {kind: userModels},
 	"sessions.enabled":                    {kind: offOnly},
 	"sessions.dir":                        {kind: ignored, why: whyOutside},
+	"storage.backend":                     {kind: ignored, why: whyStorage},
+	"storage.postgres_url":                {kind: ignored, why: whyStorage},
+	"storage.pool_size":                   {kind: ignored, why: whyStorage},
 	"memory.enabled":                      {kind: offOnly},
 	"memory.dir":                          {kind: ignored, why: whyOutside},
 	"memory.auto_recall":                  {kind: offOnly},

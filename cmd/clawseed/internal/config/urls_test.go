@@ -16,6 +16,11 @@ func TestURLKeysChecked(t *testing.T) {
 	var keys []string
 	for _, leaf := range schemaLeaves(configType, nil) {
 		last := leaf[strings.LastIndexByte(leaf, '.')+1:]
+		// A database URL is no endpoint of a request: it carries its
+		// password and its own scheme (TestPostgresURL).
+		if leaf == "storage.postgres_url" {
+			continue
+		}
 		if last == "url" || strings.HasSuffix(last, "_url") {
 			keys = append(keys, leaf)
 		}
