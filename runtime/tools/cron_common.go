@@ -12,8 +12,9 @@ import (
 
 // CronOptions configures [CronTools].
 type CronOptions struct {
-	// Store is the cron directory ([cron].dir).
-	Store *cron.Store
+	// Store is the job store ([cron].dir, or the database of
+	// [storage].backend = "postgres").
+	Store cron.Jobs
 	// Workspace is the session's workspace: jobs are added to it, and the
 	// tools see and change only its jobs.
 	Workspace string
