@@ -206,6 +206,7 @@ func newRootCmd(io *IOStreams, proc *app.Process) *cobra.Command {
 		newSkillsCmd(g, io),
 		newAgentsCmd(g, io),
 		newSessionsCmd(g, io),
+		newStorageCmd(g, io),
 		newMemoryCmd(g, io),
 		newConfigCmd(g, io),
 		newCronCmd(g, io),

@@ -26,7 +26,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the cmp files of the testscripts")
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(stoppingM{m}, map[string]func(){ // stoppingM: script_pg_test.go
 		"clawseed": func() { os.Exit(runProcess(testProcess(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		// The test MCP server (runtime/mcp/mcptest), for [mcp.servers].
 		"mcptestserver": func() { os.Exit(mcptest.Main()) },
@@ -77,6 +77,9 @@ func scriptParams(dir, config string) testscript.Params {
 			if cond == "pty" { // script_pty_test.go
 				return ptyCondition(), nil
 			}
+			if cond == "postgres" { // script_pg_test.go
+				return postgresCondition(), nil
+			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -92,6 +95,7 @@ func scriptParams(dir, config string) testscript.Params {
 			// and times replaced, for golden files.
 			"streamnorm": cmdStreamNorm,
 			"pty":        ptyCommand(dir), // script_pty_test.go: the program on a pseudo-terminal
+			"pgdb":       cmdPGDB,         // script_pg_test.go: a new PostgreSQL database in $DATABASE_URL
 		},
 	}
 }

@@ -147,18 +147,27 @@ func (s *Server) stop() {
 	}
 }
 
+// Available reports why no server can run here (a *[SkipError]: not
+// installed, or no unprivileged user to run it as), nil when one can: a
+// testscript condition.
+func Available() error {
+	if _, ok := binDir(); !ok {
+		return &SkipError{Reason: SkipMessage}
+	}
+	if _, why := runAs(); why != "" {
+		return &SkipError{Reason: why}
+	}
+	return nil
+}
+
 // start sets skip, or err, or a running server.
 func (s *Server) start() {
-	bin, ok := binDir()
-	if !ok {
-		s.skip = SkipMessage
+	if err := Available(); err != nil {
+		s.skip = err.Error()
 		return
 	}
-	cred, why := runAs()
-	if why != "" {
-		s.skip = why
-		return
-	}
+	bin, _ := binDir()
+	cred, _ := runAs()
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	if err := s.run(ctx, bin, cred); err != nil {

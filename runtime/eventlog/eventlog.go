@@ -37,6 +37,9 @@ type Log interface {
 	// Wait returns when session has an event above seq (at once if it
 	// has one already), or with ctx's error.
 	Wait(ctx context.Context, session string, seq int64) error
+	// Remove deletes session's events (the session was deleted); a
+	// session without events is no error. Numbering starts again at 1.
+	Remove(ctx context.Context, session string) error
 }
 
 // ErrNotJSON is the error of appending data that is not one JSON value.

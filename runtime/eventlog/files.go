@@ -241,6 +241,29 @@ func (f *Files) Wait(ctx context.Context, sess string, seq int64) error {
 	}
 }
 
+// Remove deletes session's file, under its lock.
+func (f *Files) Remove(ctx context.Context, sess string) error {
+	path, err := f.path(sess)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	unlock, err := flock.LockContext(ctx, path)
+	if err != nil {
+		return fmt.Errorf("event log %s: %w", sess, err)
+	}
+	defer unlock()
+	f.mu.Lock()
+	delete(f.tails, sess)
+	f.mu.Unlock()
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("event log %s: %w", sess, err)
+	}
+	return nil
+}
+
 // wake tells session's waiters in this process to look again.
 func (f *Files) wake(sess string) {
 	f.mu.Lock()

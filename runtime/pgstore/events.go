@@ -231,6 +231,19 @@ func (e *Events) close() {
 	}
 }
 
+// Remove deletes session's events and numbering (removing a session with
+// [Sessions.Remove] does it too).
+func (e *Events) Remove(ctx context.Context, sess string) error {
+	if err := session.CheckID(sess); err != nil {
+		return err
+	}
+	err := pgx.BeginFunc(ctx, e.db.pool, func(tx pgx.Tx) error { return deleteEvents(ctx, tx, sess) })
+	if err != nil {
+		return fmt.Errorf("event log %s: %w", sess, err)
+	}
+	return nil
+}
+
 // deleteEvents removes session id's events and numbering (when the
 // session is removed).
 func deleteEvents(ctx context.Context, tx pgx.Tx, id string) error {

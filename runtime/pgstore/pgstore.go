@@ -30,14 +30,17 @@ import (
 // must still be written) and closing a session's connection.
 const opTimeout = 30 * time.Second
 
-// A DB is an open clawseed database: a pool for short queries, and the
-// configuration of the connections sessions and the event listener hold
-// on their own. It is safe for concurrent use.
+// A DB is an open clawseed database: a pool for short queries, a pool of
+// the connections that hold sessions' locks, and the configuration of the
+// event listener's connection. It is safe for concurrent use.
 type DB struct {
 	pool *pgxpool.Pool
-	// conn configures the connections that hold a session's lock and the
-	// event listener's; they are not taken from the pool, so open
-	// sessions never starve the short queries.
+	// locks are the connections of open sessions, one each while open:
+	// apart from pool, so that open sessions never starve the short
+	// queries, and pooled, so that opening a session for a turn costs no
+	// new connection. A connection goes back only with its locks released.
+	locks *pgxpool.Pool
+	// conn configures the event listener's connection.
 	conn *pgx.ConnConfig
 
 	mu     sync.Mutex
@@ -58,17 +61,31 @@ func Open(ctx context.Context, url string, poolSize int) (*DB, error) {
 	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
 		cfg.ConnConfig.RuntimeParams["application_name"] = "clawseed"
 	}
+	lockCfg := cfg.Copy()
+	// As many as sessions are open: the server's max_connections is the
+	// bound (an error, not a wait). Idle ones go after a while.
+	lockCfg.MaxConns = maxLockConns
+	lockCfg.MaxConnIdleTime = 30 * time.Second
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	db := &DB{pool: pool, conn: cfg.ConnConfig.Copy()}
-	if err := db.Ping(ctx); err != nil {
+	locks, err := pgxpool.NewWithConfig(ctx, lockCfg)
+	if err != nil {
 		pool.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	db := &DB{pool: pool, locks: locks, conn: cfg.ConnConfig.Copy()}
+	if err := db.Ping(ctx); err != nil {
+		db.Close()
 		return nil, err
 	}
 	return db, nil
 }
+
+// maxLockConns bounds the lock connections of one process: in practice
+// never reached before the server's max_connections.
+const maxLockConns = 10000
 
 // Close stops the event listener and closes the pool. Sessions still open
 // keep their own connections until their Writers are closed.
@@ -80,6 +97,7 @@ func (db *DB) Close() {
 		ev.close()
 	}
 	db.pool.Close()
+	db.locks.Close()
 }
 
 // Ping reports whether the database answers (the server's /readyz).
@@ -104,27 +122,41 @@ func (db *DB) Location() string {
 // in a name space of its own (the migrations' lock has another).
 const lockSQL = "hashtextextended('clawseed.session:' || $1, 0)"
 
-// lock opens a connection of its own holding session id's advisory lock,
-// or fails with [session.ErrInUse] when another connection holds it. The
-// lock lasts until the connection closes.
-func (db *DB) lock(ctx context.Context, id string) (*pgx.Conn, error) {
-	conn, err := db.connect(ctx)
+// lock takes a lock connection holding session id's advisory lock, or
+// fails with [session.ErrInUse] when another connection holds it. The
+// lock lasts until [unlock] (or until the connection dies with its
+// process).
+func (db *DB) lock(ctx context.Context, id string) (*pgxpool.Conn, error) {
+	conn, err := db.locks.Acquire(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("postgres %s: %w", db.Location(), err)
 	}
 	var ok bool
 	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock("+lockSQL+")", id).Scan(&ok); err != nil {
-		closeConn(conn)
+		unlock(conn)
 		return nil, fmt.Errorf("lock session: %w", err)
 	}
 	if !ok {
-		closeConn(conn)
+		unlock(conn)
 		return nil, session.ErrInUse
 	}
 	return conn, nil
 }
 
-// connect opens a connection outside the pool.
+// unlock releases a lock connection's session locks and gives it back to
+// the pool; one whose locks cannot be released is closed instead (which
+// releases them), never pooled while holding one.
+func unlock(conn *pgxpool.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_unlock_all()"); err != nil {
+		_ = conn.Hijack().Close(ctx)
+		return
+	}
+	conn.Release()
+}
+
+// connect opens a connection outside the pools.
 func (db *DB) connect(ctx context.Context) (*pgx.Conn, error) {
 	conn, err := pgx.ConnectConfig(ctx, db.conn.Copy())
 	if err != nil {
@@ -133,16 +165,10 @@ func (db *DB) connect(ctx context.Context) (*pgx.Conn, error) {
 	return conn, nil
 }
 
-// closeConn releases a connection's session locks and closes it, bounded
-// in time. Closing alone would release them too, but only once the server
-// has seen the connection go: unlocked first, a session is free to open
-// anywhere when its Writer's Close returns.
+// closeConn closes a connection of its own, bounded in time.
 func closeConn(conn *pgx.Conn) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if !conn.IsClosed() {
-		_, _ = conn.Exec(ctx, "SELECT pg_advisory_unlock_all()")
-	}
 	return conn.Close(ctx)
 }
 

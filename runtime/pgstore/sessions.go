@@ -51,7 +51,7 @@ func (s *Sessions) Open(ctx context.Context, id string) (*session.Writer, *sessi
 	}
 	sess, seq, err := s.load(ctx, conn, id)
 	if err != nil {
-		closeConn(conn)
+		unlock(conn)
 		return nil, nil, err
 	}
 	return session.NewWriter(sess.Header, s.Now, &sink{db: s.db, id: id, conn: conn, seq: seq}, true), sess, nil
@@ -230,6 +230,26 @@ func (s *Sessions) Remove(ctx context.Context, id string, force bool) error {
 		return fmt.Errorf("remove session %s: %w", id, err)
 	}
 	return nil
+}
+
+// InUse reports whether a Writer of any process of any replica has
+// session id open.
+func (s *Sessions) InUse(ctx context.Context, id string) (bool, error) {
+	if err := session.CheckID(id); err != nil {
+		return false, err
+	}
+	var exists, free bool
+	err := pgx.BeginFunc(ctx, s.db.pool, func(tx pgx.Tx) error {
+		// A transaction lock probes and is gone at the end of it.
+		return tx.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM clawseed.sessions WHERE id = $1), pg_try_advisory_xact_lock("+lockSQL+")", id).Scan(&exists, &free)
+	})
+	if err != nil {
+		return false, fmt.Errorf("session %s: %w", id, err)
+	}
+	if !exists {
+		return false, fmt.Errorf("%w: %q in %s", session.ErrNotFound, id, s.Location())
+	}
+	return !free, nil
 }
 
 // SummaryPath names session id's summary in messages.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/clawseed/clawseed/runtime/session"
 )
@@ -20,8 +21,8 @@ import (
 type sink struct {
 	db   *DB
 	id   string
-	conn *pgx.Conn // nil until Create, and after Close
-	seq  int64     // the last record's seq
+	conn *pgxpool.Conn // a lock connection; nil until Create, and after Close
+	seq  int64         // the last record's seq
 	// broken is a failure after which nothing more may be written: the
 	// connection (and so the lock) is gone, or the session was removed.
 	broken error
@@ -48,7 +49,7 @@ func (s *sink) Create(lines [][]byte) error {
 		return insertSession(ctx, tx, s.id, lines, time.Time{})
 	})
 	if err != nil {
-		closeConn(conn)
+		unlock(conn)
 		return fmt.Errorf("create session %s: %w", s.id, err)
 	}
 	s.conn, s.seq = conn, int64(len(lines))
@@ -75,7 +76,7 @@ func (s *sink) Append(line []byte) error {
 	if err != nil {
 		err = fmt.Errorf("write session %s: %w", s.id, err)
 		var pe *pgconn.PgError
-		if s.conn.IsClosed() || errors.As(err, &pe) && pe.Code == "23503" { // foreign_key_violation
+		if s.conn.Conn().IsClosed() || errors.As(err, &pe) && pe.Code == "23503" { // foreign_key_violation
 			s.broken = err
 		}
 		return err
@@ -84,16 +85,14 @@ func (s *sink) Append(line []byte) error {
 	return nil
 }
 
-// Close releases the lock and closes the connection.
+// Close releases the lock, at once: the session is free to open anywhere
+// when Close returns.
 func (s *sink) Close() error {
 	if s.conn == nil {
 		return nil
 	}
-	err := closeConn(s.conn)
+	unlock(s.conn)
 	s.conn = nil
-	if err != nil {
-		return fmt.Errorf("close session %s: %w", s.id, err)
-	}
 	return nil
 }
 

@@ -51,3 +51,6 @@ func (f Files) Export(_ context.Context, id string) (Stored, error) { return f.S
 
 // Import is [Store.Import].
 func (f Files) Import(_ context.Context, st Stored) error { return f.Store.Import(st) }
+
+// InUse is [Store.InUse].
+func (f Files) InUse(_ context.Context, id string) (bool, error) { return f.Store.InUse(id) }

@@ -346,6 +346,25 @@ func (s *Store) Remove(id string, force bool) error {
 	return removeSummary(path)
 }
 
+// InUse reports whether another Writer (of any process) has session id
+// open: a turn is running there.
+func (s *Store) InUse(id string) (bool, error) {
+	path, err := s.path(id)
+	if err != nil {
+		return false, err
+	}
+	err = checkUnused(path)
+	switch {
+	case errors.Is(err, ErrInUse):
+		return true, nil
+	case errors.Is(err, fs.ErrNotExist):
+		return false, fmt.Errorf("%w: %q in %s", ErrNotFound, id, s.Dir)
+	case err != nil:
+		return false, fmt.Errorf("session %s: %w", id, err)
+	}
+	return false, nil
+}
+
 // checkUnused fails with ErrInUse when another process holds the lock of the
 // session file at path. The probe's own lock is released at once.
 func checkUnused(path string) error {

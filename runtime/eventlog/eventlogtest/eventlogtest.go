@@ -33,6 +33,7 @@ func Run(t *testing.T, newLogs func(t *testing.T) (a, b eventlog.Log)) {
 		{"WaitWokenByOtherReplica", testWaitOther},
 		{"WaitCancelled", testWaitCancelled},
 		{"InvalidSession", testInvalid},
+		{"Remove", testRemove},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -256,5 +257,34 @@ func testInvalid(t *testing.T, a, _ eventlog.Log) {
 		if err := a.Wait(ctx, id, 0); !errors.Is(err, session.ErrInvalidID) {
 			t.Errorf("Wait(%q) = %v, want ErrInvalidID", id, err)
 		}
+	}
+}
+
+func testRemove(t *testing.T, a, b eventlog.Log) {
+	appendN(t, a, "s", 3)
+	appendN(t, a, "keep", 2)
+	if err := b.Remove(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Remove(ctx, "never"); err != nil {
+		t.Errorf("Remove of a session without events: %v", err)
+	}
+	if evs, err := a.After(ctx, "s", 0, 0); err != nil || len(evs) != 0 {
+		t.Errorf("After a Remove: %v, %v", seqs(evs), err)
+	}
+	if evs, err := a.After(ctx, "keep", 0, 0); err != nil || len(evs) != 2 {
+		t.Errorf("another session's events: %v, %v", seqs(evs), err)
+	}
+	for _, l := range []eventlog.Log{a, b} { // a's cached numbering is gone too
+		seq, err := l.Append(ctx, "s", []byte(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l == a && seq != 1 || l == b && seq != 2 {
+			t.Errorf("numbering after Remove: %d", seq)
+		}
+	}
+	if err := a.Remove(ctx, "../x"); !errors.Is(err, session.ErrInvalidID) {
+		t.Errorf("Remove(../x) = %v", err)
 	}
 }

@@ -38,6 +38,9 @@ type Store interface {
 	ReadSummary(ctx context.Context, id string) (session.Summary, bool, error)
 	Export(ctx context.Context, id string) (session.Stored, error)
 	Import(ctx context.Context, st session.Stored) error
+	// InUse reports whether a Writer of any process has the session open
+	// (a turn runs there).
+	InUse(ctx context.Context, id string) (bool, error)
 }
 
 // A test is one conformance test.
@@ -247,6 +250,9 @@ func testInUse(t *testing.T, s Store) {
 		t.Fatal(err)
 	}
 	// Created: locked from the first message.
+	if busy, err := s.InUse(ctx, h.ID); err != nil || !busy {
+		t.Errorf("InUse while created = %v, %v; want true", busy, err)
+	}
 	if _, _, err := s.Open(ctx, h.ID); !errors.Is(err, session.ErrInUse) {
 		t.Errorf("Open while created: %v, want ErrInUse", err)
 	}
@@ -266,6 +272,12 @@ func testInUse(t *testing.T, s Store) {
 		t.Errorf("Load while open: %v", err) // reading is always allowed
 	}
 	w2.Close()
+	if busy, err := s.InUse(ctx, h.ID); err != nil || busy {
+		t.Errorf("InUse after Close = %v, %v; want false", busy, err)
+	}
+	if _, err := s.InUse(ctx, "20261122-031937-nothere"); !errors.Is(err, session.ErrNotFound) {
+		t.Errorf("InUse of no session: %v, want ErrNotFound", err)
+	}
 	w3, _, err := s.Open(ctx, h.ID)
 	if err != nil {
 		t.Fatalf("Open after the second Close: %v", err)
@@ -581,93 +593,4 @@ func testOddText(t *testing.T, s Store) {
 		t.Fatal(err)
 	}
 	same(t, reference(t, h, steps...), got)
-}
-
-func testExportImport(t *testing.T, s Store) {
-	h := header("20261122-031937-x00001", "/ws")
-	w := s.Create(h)
-	for i, st := range everything {
-		if err := st(w); err != nil {
-			t.Fatalf("step %d: %v", i+1, err)
-		}
-	}
-	if err := w.WriteSummary(session.Summary{Messages: 3, Sections: []session.SummarySection{{Name: "Task", Body: "x <b>"}}}); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	before, err := s.Load(ctx, h.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := s.Export(ctx, h.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.ID != h.ID || st.Summary == "" || st.Updated.IsZero() || !strings.HasSuffix(string(st.Data), "\n") {
-		t.Errorf("exported %+v", st)
-	}
-	if err := s.Import(ctx, st); !errors.Is(err, session.ErrExists) {
-		t.Errorf("Import over the session: %v, want ErrExists", err)
-	}
-	if err := s.Remove(ctx, h.ID, false); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Export(ctx, h.ID); !errors.Is(err, session.ErrNotFound) {
-		t.Errorf("Export of a removed session: %v, want ErrNotFound", err)
-	}
-	if err := s.Import(ctx, st); err != nil {
-		t.Fatal(err)
-	}
-	again, err := s.Export(ctx, h.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(again.Data) != string(st.Data) || again.Summary != st.Summary || !again.Updated.Equal(st.Updated.Truncate(time.Microsecond)) && !again.Updated.Equal(st.Updated) {
-		t.Errorf("re-exported differs:\n%+v\n%+v", again, st)
-	}
-	after, err := s.Load(ctx, h.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	same(t, before, after)
-	if !after.Updated.Equal(again.Updated) {
-		t.Errorf("updated %v after import, exported %v", after.Updated, again.Updated)
-	}
-	// An imported session opens and goes on like any other.
-	w, _, err = s.Open(ctx, h.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.RecordMessage(providers.UserText("more")); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	if got, err := s.Load(ctx, h.ID); err != nil || got.MessageRecords != before.MessageRecords+1 {
-		t.Errorf("after Open: %v, %v", got, err)
-	}
-}
-
-func testImportDamaged(t *testing.T, s Store) {
-	header := `{"type":"header","time":"2026-11-22T03:19:37Z","header":{"id":"20261122-031937-y00001","created":"2026-11-22T03:19:37Z","workspace":"/ws","provider":"openai","model":"m","version":1}}`
-	user := `{"type":"message","time":"2026-11-22T03:19:38Z","message":{"role":"user","parts":[{"type":"text","text":"hi"}]}}`
-	data := header + "\n" + user + "\nnot json\n" + `{"type":"nope"}` + "\n" + header + "\n" + user + "\n" + `{"type":"message","ti`
-	if err := s.Import(ctx, session.Stored{ID: "20261122-031937-y00001", Data: []byte(data)}); err != nil {
-		t.Fatal(err)
-	}
-	st, err := s.Export(ctx, "20261122-031937-y00001")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := header + "\n" + user + "\n" + user + "\n"; string(st.Data) != want {
-		t.Errorf("imported\n%s\nwant\n%s", st.Data, want)
-	}
-	for _, bad := range []session.Stored{
-		{ID: "20261122-031937-y00002", Data: []byte(user + "\n")}, // no header
-		{ID: "20261122-031937-y00003", Data: []byte("garbage\n")},
-		{ID: "../y", Data: []byte(header + "\n")},
-	} {
-		if err := s.Import(ctx, bad); err == nil {
-			t.Errorf("Import(%s) succeeded", bad.ID)
-		}
-	}
 }

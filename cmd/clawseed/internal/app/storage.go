@@ -39,6 +39,9 @@ type SessionStore interface {
 	// storage export|import`).
 	Export(ctx context.Context, id string) (session.Stored, error)
 	Import(ctx context.Context, st session.Stored) error
+	// InUse reports whether a Writer of any process has the session open
+	// (a turn runs there).
+	InUse(ctx context.Context, id string) (bool, error)
 }
 
 // OpenSessionStore returns the session store cfg configures. The
