@@ -33,9 +33,9 @@ func migrator(pool *pgxpool.Pool, schema string) (*rivermigrate.Migrator[pgx.Tx]
 	return m, nil
 }
 
-// Migrate brings River's tables in schema (which must exist) up to this
-// River's version and returns the migrations it applied, as "river NNN
-// name". Replicas may run it at once: an advisory lock lets one at a time
+// Migrate brings River's tables in schema up to this River's version and
+// returns the versions it applied as one name, "river_001-008" (none when
+// they were current). Replicas may run it at once: an advisory lock lets one at a time
 // in, and the others find the tables current.
 func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string) ([]string, error) {
 	m, err := migrator(pool, schema)
@@ -64,11 +64,14 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool, schema string) ([]string, 
 	if err != nil {
 		return nil, fmt.Errorf("River migrations: %w", err)
 	}
-	var names []string
-	for _, v := range res.Versions {
-		names = append(names, fmt.Sprintf("river %03d %s", v.Version, v.Name))
+	switch n := len(res.Versions); n {
+	case 0:
+		return nil, nil
+	case 1:
+		return []string{fmt.Sprintf("river_%03d", res.Versions[0].Version)}, nil
+	default:
+		return []string{fmt.Sprintf("river_%03d-%03d", res.Versions[0].Version, res.Versions[n-1].Version)}, nil
 	}
-	return names, nil
 }
 
 // Check reports whether River's tables in schema are current

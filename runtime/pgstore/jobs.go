@@ -26,11 +26,11 @@ func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 // runtime/cron over rows of clawseed.cron_jobs and clawseed.cron_runs.
 // Changes to the jobs are serialized by a table lock (they are rare; reads
 // never wait). A run holds its job's advisory lock on a connection of its
-// own, so a job never runs twice at once on any replica
-// ([cron.ErrRunning]), and the lock goes with a process that dies; its
-// claim and its run row are written in one transaction, and a scheduled
-// run's row is unique per due time, so each due time runs once across
-// replicas.
+// own (one of the database's lock connections), so a job never runs twice
+// at once on any replica ([cron.ErrRunning]), and the lock goes with a
+// process that dies; its claim and its run row are written in one
+// transaction, and a scheduled run's row is unique per due time, so each
+// due time runs once across replicas.
 type Jobs struct {
 	db *DB
 	// Now is the clock (nil = time.Now); tests replace it.
@@ -293,7 +293,7 @@ func (s *Jobs) runJob(ctx context.Context, id, trigger string, due *time.Time, r
 	if err != nil {
 		return cron.Run{}, err
 	}
-	defer closeConn(conn)
+	defer unlock(conn)
 	if err := s.closeInterrupted(ctx, id); err != nil {
 		return cron.Run{}, err
 	}
@@ -315,20 +315,21 @@ func (s *Jobs) runJob(ctx context.Context, id, trigger string, due *time.Time, r
 // own (sessions and migrations have others).
 const jobLockSQL = "hashtextextended('clawseed.cron:' || $1, 0)"
 
-// jobLock opens a connection holding job id's advisory lock, or fails with
-// cron.ErrRunning when another connection holds it.
-func (s *Jobs) jobLock(ctx context.Context, id string) (*pgx.Conn, error) {
-	conn, err := s.db.connect(ctx)
+// jobLock takes a lock connection holding job id's advisory lock, or
+// fails with cron.ErrRunning when another connection holds it. The lock
+// lasts until [unlock] (or until the connection dies with its process).
+func (s *Jobs) jobLock(ctx context.Context, id string) (*pgxpool.Conn, error) {
+	conn, err := s.db.locks.Acquire(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("postgres %s: %w", s.db.Location(), err)
 	}
 	var ok bool
 	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock("+jobLockSQL+")", id).Scan(&ok); err != nil {
-		closeConn(conn)
+		unlock(conn)
 		return nil, fmt.Errorf("lock cron job: %w", err)
 	}
 	if !ok {
-		closeConn(conn)
+		unlock(conn)
 		return nil, cron.ErrRunning
 	}
 	return conn, nil
