@@ -45,7 +45,7 @@ func newCronAdd(o CronOptions) Tool {
 		if err != nil {
 			return errorResult("Job not added: %s.", strings.TrimSuffix(err.Error(), "."))
 		}
-		return textResult(fmt.Sprintf("Added job %s %q: %s, next run %s. Jobs run while clawseed chat is open, or from the system crontab with `clawseed cron run-due`.", added.ID, added.Name, added.Schedule, cronTime(added.NextRun)))
+		return textResult(fmt.Sprintf("Added job %s %q: %s, next run %s. %s", added.ID, added.Name, added.Schedule, cronTime(added.NextRun), o.whereJobsRun()))
 	}
 	t := newTypedTool("cron_add", permissions.ClassExec, cronAddDescription, run)
 	t.subject = func(a cronAddArgs) permissions.Subject { return o.commandSubject(a.Command) }

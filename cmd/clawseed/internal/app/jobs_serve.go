@@ -21,7 +21,8 @@ import (
 // ([NewJobRunner]: a `cron exec` child). The database must be migrated,
 // River's tables included ([MigrateStorage]); errors are a *config.Error
 // (postgres_url) or a [StoreError]. stop cancels the runs in progress and
-// waits until they are recorded.
+// waits until they are recorded: call it before [Process.Close], which
+// closes the database River works on.
 func StartJobs(ctx context.Context, cfg *config.Config, p *Process, log *slog.Logger) (stop func(), err error) {
 	return startJobs(ctx, cfg, p, log, jobsOptions{})
 }

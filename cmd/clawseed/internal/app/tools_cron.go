@@ -36,8 +36,10 @@ func cronTools(env toolEnv) []tools.Tool {
 	}
 	run, _ := NewJobRunner(env.cfg.Home)
 	var store cron.Jobs = cronFiles(env.cfg)
+	note := ""
 	if env.cfg.Storage.Backend == config.StoragePostgres {
 		store = lazyJobs{cfg: env.cfg, p: env.proc}
+		note = "Jobs run on the `clawseed serve` replicas that share this database (each due time once), or from the system crontab with `clawseed cron run-due`."
 	}
 	return tools.CronTools(tools.CronOptions{
 		Store:           store,
@@ -45,6 +47,7 @@ func cronTools(env toolEnv) []tools.Tool {
 		Run:             run,
 		AllowedCommands: env.cfg.Autonomy.AllowedCommands,
 		Sandbox:         env.sb,
+		RunNote:         note,
 	})
 }
 
