@@ -120,6 +120,11 @@ type runArgs struct {
 
 func (runArgs) Kind() string { return kindRun }
 
+// argsFor is the due time of a due job as River's arguments: in UTC, since
+// the unique key is the arguments' JSON, which would otherwise carry the
+// zone of the replica that read the time.
+func argsFor(j cron.Job) runArgs { return runArgs{Job: j.ID, Due: j.NextRun.UTC()} }
+
 func (runArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: Queue, MaxAttempts: runAttempts, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
@@ -199,7 +204,7 @@ func enqueueDue(ctx context.Context, store Store, now time.Time) error {
 	}
 	params := make([]river.InsertManyParams, 0, len(due))
 	for _, j := range due {
-		params = append(params, river.InsertManyParams{Args: runArgs{Job: j.ID, Due: j.NextRun}})
+		params = append(params, river.InsertManyParams{Args: argsFor(j)})
 	}
 	if _, err := river.ClientFromContext[pgx.Tx](ctx).InsertMany(ctx, params); err != nil {
 		return fmt.Errorf("enqueue due cron jobs: %w", err)
