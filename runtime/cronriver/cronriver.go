@@ -43,10 +43,13 @@ const (
 
 // Names in River.
 const (
-	// Queue is the River queue of clawseed's jobs.
-	Queue    = "clawseed_cron"
-	kindTick = "clawseed_cron_tick"
-	kindRun  = "clawseed_cron_run"
+	// Queue is the River queue of clawseed's job runs; the ticks have
+	// one of their own, so that long runs filling every worker never hold
+	// back the look for due jobs.
+	Queue     = "clawseed_cron"
+	queueTick = "clawseed_cron_tick"
+	kindTick  = "clawseed_cron_tick"
+	kindRun   = "clawseed_cron_run"
 )
 
 // Limits of a run's River job.
@@ -109,7 +112,7 @@ func (tickArgs) Kind() string { return kindTick }
 
 func (tickArgs) InsertOpts() river.InsertOpts {
 	// A failed tick is not retried: the next one looks again.
-	return river.InsertOpts{Queue: Queue, MaxAttempts: 1}
+	return river.InsertOpts{Queue: queueTick, MaxAttempts: 1}
 }
 
 // runArgs is one due time of one job. Both fields make its unique key.
@@ -179,7 +182,7 @@ func newClient(o Options) (*river.Client[pgx.Tx], error) {
 	client, err := river.NewClient(riverpgxv5.New(o.Pool), &river.Config{
 		ID:     o.ID,
 		Schema: o.Schema,
-		Queues: map[string]river.QueueConfig{Queue: {MaxWorkers: n}},
+		Queues: map[string]river.QueueConfig{Queue: {MaxWorkers: n}, queueTick: {MaxWorkers: 1}},
 		PeriodicJobs: []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(tick),
 			func() (river.JobArgs, *river.InsertOpts) { return tickArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true})},
