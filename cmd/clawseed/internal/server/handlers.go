@@ -428,4 +428,3 @@ func (s *Server) metricsHandler(w http.ResponseWriter, r *http.Request, _ *princ
 		s.log.Debug("Metrics not written", "error", err)
 	}
 }
-

@@ -183,6 +183,6 @@ func (w *statusWriter) status() int {
 // status go nowhere: the router's fallback answer is only looked at.
 type discardBody struct{ h http.Header }
 
-func (d discardBody) Header() http.Header { return d.h }
+func (d discardBody) Header() http.Header         { return d.h }
 func (d discardBody) Write(p []byte) (int, error) { return len(p), nil }
 func (d discardBody) WriteHeader(int)             {}

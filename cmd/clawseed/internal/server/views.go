@@ -143,8 +143,8 @@ func (l *live) detailView() detailJSON {
 	u := l.snap.usage
 	return detailJSON{
 		sessionJSON: v, Title: l.snap.title,
-		Usage:       usageJSON{u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.CacheWriteTokens},
-		CostUSD:     l.snap.costUSD, Messages: l.snap.messages, TurnRunning: l.turn != nil,
+		Usage:   usageJSON{u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.CacheWriteTokens},
+		CostUSD: l.snap.costUSD, Messages: l.snap.messages, TurnRunning: l.turn != nil,
 	}
 }
 
