@@ -92,6 +92,13 @@ func scriptParams(dir, config string) testscript.Params {
 			// and times replaced, for golden files.
 			"streamnorm": cmdStreamNorm,
 			"pty":        ptyCommand(dir), // script_pty_test.go: the program on a pseudo-terminal
+			// script_http_test.go: a client of `clawseed serve`.
+			"http":       cmdHTTP,
+			"sse":        cmdSSE,
+			"freeport":   cmdFreePort,
+			"httpwait":   cmdHTTPWait,
+			"slowclient": cmdSlowClient,
+			"appendfile": cmdAppendFile,
 		},
 	}
 }
