@@ -29,7 +29,7 @@ import (
 // against the fake LLM server, in a hermetic home: CLAWSEED_HOME, a
 // trusted workspace ws, an untrusted one other.
 type harness struct {
-	t              *testing.T
+	t              testing.TB
 	root, home, ws string
 	other          string
 	csHome         string
@@ -70,7 +70,13 @@ func tokenSum(tok string) string {
 // newHarness starts a harness whose model answers responses; serve is
 // added to the user file ([serve] tables; WS and OTHER are replaced by
 // the workspaces' paths).
-func newHarness(t *testing.T, responses []providertest.Response, serve string) *harness {
+func newHarness(t testing.TB, responses []providertest.Response, serve string) *harness {
+	return newHarnessVia(t, responses, serve, nil)
+}
+
+// newHarnessVia is newHarness whose sessions reach the fake model at
+// via(its URL) (a proxy in front of it); nil: directly.
+func newHarnessVia(t testing.TB, responses []providertest.Response, serve string, via func(string) string) *harness {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -85,8 +91,12 @@ func newHarness(t *testing.T, responses []providertest.Response, serve string) *
 	}
 	h.fake = providertest.NewServer(responses)
 	t.Cleanup(h.fake.Close)
+	url := h.fake.URL()
+	if via != nil {
+		url = via(url)
+	}
 	serve = strings.NewReplacer("WS", h.ws, "OTHER", h.other).Replace(serve)
-	if err := os.WriteFile(filepath.Join(h.csHome, "config.toml"), []byte(fmt.Sprintf(userConfig, h.fake.URL(), serve)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(h.csHome, "config.toml"), []byte(fmt.Sprintf(userConfig, url, serve)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	st, err := trust.Load(filepath.Join(h.csHome, trust.DefaultFile))
@@ -202,7 +212,7 @@ func (e sseEvent) typ() string { s, _ := e.data["type"].(string); return s }
 
 // readSSE reads a stream's events until it ends, calling each (stop
 // reading when it returns false).
-func readSSE(t *testing.T, r io.Reader, each func(sseEvent) bool) []sseEvent {
+func readSSE(t testing.TB, r io.Reader, each func(sseEvent) bool) []sseEvent {
 	t.Helper()
 	var out []sseEvent
 	sc := bufio.NewScanner(r)
