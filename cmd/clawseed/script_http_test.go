@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,6 +29,7 @@ type httpOptions struct {
 	n       int         // sse: go away after n events (0: read to the end)
 	approve string      // sse: answer every approval_request so
 	post    string      // sse: POST this body instead of GET
+	cacert  string      // a PEM file of the certificate authority to trust (HTTPS)
 }
 
 // parseHTTPFlags takes the leading flags of args.
@@ -56,11 +59,26 @@ func parseHTTPFlags(ts *testscript.TestScript, args []string) (httpOptions, []st
 			o.approve = val
 		case "-post":
 			o.post = val
+		case "-cacert":
+			o.cacert = val
 		default:
 			ts.Fatalf("unknown flag %s", flag)
 		}
 	}
 	return o, args
+}
+
+// client is an HTTP client with timeout, trusting o.cacert when set.
+func (o httpOptions) client(ts *testscript.TestScript, timeout time.Duration) *http.Client {
+	c := &http.Client{Timeout: timeout}
+	if o.cacert != "" {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM([]byte(ts.ReadFile(o.cacert))) {
+			ts.Fatalf("-cacert %s: no certificate", o.cacert)
+		}
+		c.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
+	}
+	return c
 }
 
 func (o httpOptions) request(ts *testscript.TestScript, method, url, body string) *http.Request {
@@ -85,28 +103,38 @@ func (o httpOptions) request(ts *testscript.TestScript, method, url, body string
 	return req
 }
 
-// cmdHTTP sends one request and prints "status N", the Retry-After
-// header when there is one, then the body:
+// cmdHTTP sends one request and prints "status N", the Retry-After and
+// Strict-Transport-Security headers when there are, then the body; `!
+// http` expects no answer at all:
 //
-//	http [-token T] [-H 'Name: value'] [-save VAR=field] METHOD URL [BODY|@FILE]
+//	http [-token T] [-H 'Name: value'] [-save VAR=field] [-cacert PEM] METHOD URL [BODY|@FILE]
 func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	o, args := parseHTTPFlags(ts, args)
-	if neg || len(args) < 2 || len(args) > 3 {
-		ts.Fatalf("usage: http [-token T] [-H 'Name: value'] [-save VAR=field] METHOD URL [BODY|@FILE]")
+	if len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: http [-token T] [-H 'Name: value'] [-save VAR=field] [-cacert PEM] METHOD URL [BODY|@FILE]")
 	}
 	body := ""
 	if len(args) == 3 {
 		body = args[2]
 	}
-	client := &http.Client{Timeout: 60 * time.Second}
-	resp, err := client.Do(o.request(ts, args[0], args[1], body))
+	resp, err := o.client(ts, 60*time.Second).Do(o.request(ts, args[0], args[1], body))
+	if neg {
+		// `! http`: the request must fail (no answer: refused, TLS).
+		if err == nil {
+			resp.Body.Close()
+			ts.Fatalf("http: %s answered %d", args[1], resp.StatusCode)
+		}
+		return
+	}
 	ts.Check(err)
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	ts.Check(err)
 	fmt.Fprintf(ts.Stdout(), "status %d\n", resp.StatusCode)
-	if ra := resp.Header.Get("Retry-After"); ra != "" {
-		fmt.Fprintf(ts.Stdout(), "retry-after %s\n", ra)
+	for _, h := range []string{"Retry-After", "Strict-Transport-Security"} {
+		if v := resp.Header.Get(h); v != "" {
+			fmt.Fprintf(ts.Stdout(), "%s %s\n", strings.ToLower(h), v)
+		}
 	}
 	fmt.Fprintf(ts.Stdout(), "%s\n", strings.TrimSpace(string(data)))
 	if len(o.save) > 0 {
@@ -139,7 +167,7 @@ func cmdSSE(ts *testscript.TestScript, neg bool, args []string) {
 	if o.post != "" {
 		method = "POST"
 	}
-	client := &http.Client{Timeout: 120 * time.Second}
+	client := o.client(ts, 120*time.Second)
 	resp, err := client.Do(o.request(ts, method, url, o.post))
 	ts.Check(err)
 	defer resp.Body.Close()
@@ -195,7 +223,9 @@ func cmdFreePort(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(args[0], strconv.Itoa(port))
 }
 
-// cmdHTTPWait waits (up to 30s) until GET URL answers 200: `httpwait URL`.
+// cmdHTTPWait waits (up to 30s) until a server answers GET URL, whatever
+// it answers (a server of HTTPS answers plain HTTP with 400): `httpwait
+// URL`.
 func cmdHTTPWait(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: httpwait URL")
@@ -205,9 +235,7 @@ func cmdHTTPWait(ts *testscript.TestScript, neg bool, args []string) {
 	for time.Now().Before(deadline) {
 		if resp, err := client.Get(args[0]); err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
+			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
