@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/providers/providertest"
 )
 
@@ -221,6 +222,47 @@ func TestLoopbackHost(t *testing.T) {
 	} {
 		if got := loopbackHost(host); got != want {
 			t.Errorf("loopbackHost(%q) = %v", host, got)
+		}
+	}
+}
+
+// TestClientIP: X-Forwarded-For counts only from a trusted proxy, and
+// only its hops that are not proxies themselves; X-Forwarded-Proto the
+// same.
+func TestClientIP(t *testing.T) {
+	t.Parallel()
+	s := &Server{}
+	for _, p := range []string{"10.0.0.0/8", "192.168.1.1"} {
+		prefix, err := config.ParseProxy(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.proxies = append(s.proxies, prefix)
+	}
+	for _, tt := range []struct {
+		peer, xff, proto string
+		ip, scheme       string
+	}{
+		{"203.0.113.9:5000", "1.2.3.4", "https", "203.0.113.9", "http"},            // not a proxy: ignored
+		{"10.1.2.3:5000", "1.2.3.4", "https", "1.2.3.4", "https"},                  // a proxy
+		{"10.1.2.3:5000", "6.6.6.6, 1.2.3.4, 10.9.9.9", "", "1.2.3.4", "http"},     // the last hop that is no proxy
+		{"192.168.1.1:1", "garbage, 5.5.5.5", "", "5.5.5.5", "http"},               // a bad hop ends the walk
+		{"10.1.2.3:5000", "", "", "10.1.2.3", "http"},                              // nothing forwarded
+		{"[::ffff:10.1.2.3]:5000", "2001:db8::1", "HTTPS", "2001:db8::1", "https"}, // mapped IPv4 peer
+	} {
+		r, _ := http.NewRequest("GET", "http://x/", nil)
+		r.RemoteAddr = tt.peer
+		if tt.xff != "" {
+			r.Header.Set("X-Forwarded-For", tt.xff)
+		}
+		if tt.proto != "" {
+			r.Header.Set("X-Forwarded-Proto", tt.proto)
+		}
+		if got := s.clientIP(r).String(); got != tt.ip {
+			t.Errorf("%s %q: clientIP %s, want %s", tt.peer, tt.xff, got, tt.ip)
+		}
+		if got := s.scheme(r); got != tt.scheme {
+			t.Errorf("%s %q: scheme %s, want %s", tt.peer, tt.proto, got, tt.scheme)
 		}
 	}
 }
