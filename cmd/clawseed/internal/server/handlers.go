@@ -185,28 +185,38 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, p *princi
 		writeError(w, notFound("no session "+id))
 		return
 	}
-	wasLive := false
-	if l := s.openLive(id, p); l != nil {
+	var l *live
+	if l = s.openLive(id, p); l != nil {
 		s.mu.Lock()
 		l.mu.Lock()
 		busy := l.turn != nil || l.users > 1
 		l.mu.Unlock()
-		if !busy {
-			delete(s.live, id)
-		}
 		l.users--
+		l.retiring = !busy
 		s.mu.Unlock()
 		if busy {
 			writeError(w, errorf(http.StatusConflict, "turn_running", "the session is in use (a turn runs); cancel it first"))
 			return
 		}
-		l.shutdown()
-		wasLive = true
 	} else if aerr := s.savedVisible(r, id, p); aerr != nil {
 		writeError(w, aerr)
 		return
 	}
-	err := app.RemoveSaved(r.Context(), s.cfg, id)
+	var err error
+	remove := func() {
+		if err = app.RemoveSaved(r.Context(), s.cfg, id); err == nil || errors.Is(err, session.ErrNotFound) {
+			if eerr := s.events.Remove(r.Context(), id); eerr != nil {
+				s.log.Error("Events not removed", "session", id, "error", eerr)
+			}
+		}
+	}
+	wasLive := l != nil
+	if wasLive {
+		// Requests for it wait until it is gone, and then find nothing.
+		s.retire(l, remove)
+	} else {
+		remove()
+	}
 	switch {
 	case err == nil, wasLive && errors.Is(err, session.ErrNotFound):
 	case errors.Is(err, session.ErrNotFound):
@@ -219,9 +229,6 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, p *princi
 		s.log.Error("Session not removed", "session", id, "error", err)
 		writeError(w, errorf(http.StatusInternalServerError, "store", "the session could not be removed"))
 		return
-	}
-	if err := s.events.Remove(r.Context(), id); err != nil {
-		s.log.Error("Events not removed", "session", id, "error", err)
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -248,7 +255,7 @@ func (s *Server) openLive(id string, p *principal) *live {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := s.live[id]
-	if l == nil || !p.allows(l.workspace) {
+	if l == nil || l.retiring || !p.allows(l.workspace) {
 		return nil
 	}
 	select {

@@ -30,10 +30,15 @@ type live struct {
 
 	// ready is closed once the session is open (or failed to open:
 	// openErr); users counts the requests and turns using it, which the
-	// idle janitor waits for. Both under s.mu.
-	ready   chan struct{}
-	openErr *apiError
-	users   int
+	// idle janitor waits for; retiring says it is being closed (it stays
+	// in the map until then, and gone is closed after: a request for it
+	// waits, so that opening it again finds its file unlocked). Under
+	// s.mu.
+	ready    chan struct{}
+	openErr  *apiError
+	users    int
+	retiring bool
+	gone     chan struct{}
 
 	// op is held while the app session is in use: its methods are for
 	// one goroutine at a time (the turn, or a request between turns).
@@ -133,8 +138,17 @@ func (s *Server) acquire(ctx context.Context, id string, p *principal, forTurn b
 			return nil, errorf(http.StatusServiceUnavailable, "shutting_down", "the server is shutting down")
 		}
 		l := s.live[id]
+		if l != nil && l.retiring {
+			s.mu.Unlock()
+			select {
+			case <-l.gone:
+				continue
+			case <-ctx.Done():
+				return nil, errorf(http.StatusServiceUnavailable, "cancelled", "the request ended while the session closed")
+			}
+		}
 		if l == nil {
-			l = &live{s: s, id: id, ready: make(chan struct{}), users: 1}
+			l = &live{s: s, id: id, ready: make(chan struct{}), users: 1, gone: make(chan struct{})}
 			s.live[id] = l
 			s.mu.Unlock()
 			if aerr := s.resume(ctx, l, p); aerr != nil {
@@ -191,10 +205,25 @@ func (s *Server) reopen(l *live) *apiError {
 		return errorf(http.StatusConflict, "session_busy",
 			"the session is in use at another autonomy than this token's; try again when it is idle")
 	}
-	delete(s.live, l.id)
+	l.retiring = true
 	s.mu.Unlock()
-	l.shutdown()
+	s.retire(l, nil)
 	return nil
+}
+
+// retire shuts l down, which the caller marked retiring under s.mu, runs
+// then (while requests for l still wait), and takes l out of the server.
+func (s *Server) retire(l *live, then func()) {
+	l.shutdown()
+	if then != nil {
+		then()
+	}
+	s.mu.Lock()
+	if s.live[l.id] == l {
+		delete(s.live, l.id)
+	}
+	s.mu.Unlock()
+	close(l.gone)
 }
 
 // release ends one use of l.
@@ -251,7 +280,7 @@ func (s *Server) create(ctx context.Context, p *principal, ws, model string, ski
 	if closed {
 		return nil, errorf(http.StatusServiceUnavailable, "shutting_down", "the server is shutting down")
 	}
-	l := &live{s: s, workspace: ws, created: s.now(), ready: make(chan struct{}), users: 1}
+	l := &live{s: s, workspace: ws, created: s.now(), ready: make(chan struct{}), users: 1, gone: make(chan struct{})}
 	close(l.ready)
 	cfg, aerr := s.sessionConfig(ctx, ws, model, p, l)
 	if aerr != nil {
@@ -362,18 +391,18 @@ func (s *Server) janitor() {
 		now := s.now()
 		var idle []*live
 		s.mu.Lock()
-		for id, l := range s.live {
+		for _, l := range s.live {
 			l.mu.Lock()
-			if l.users == 0 && l.turn == nil && now.Sub(l.lastUsed) >= s.idleTimeout() {
+			if !l.retiring && l.users == 0 && l.turn == nil && now.Sub(l.lastUsed) >= s.idleTimeout() {
+				l.retiring = true
 				idle = append(idle, l)
-				delete(s.live, id)
 			}
 			l.mu.Unlock()
 		}
 		s.mu.Unlock()
 		for _, l := range idle {
 			s.log.Info("Session closed when idle", "session", l.id)
-			l.shutdown()
+			s.retire(l, nil)
 		}
 	}
 }
