@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 )
 
 // An Event is one stored event of a session: its sequence number and the
@@ -45,6 +46,36 @@ type EventLog interface {
 	Remove(ctx context.Context, sessionID string) error
 	// Ready reports whether the storage can be written (/readyz).
 	Ready(ctx context.Context) error
+}
+
+// A TurnTracker is an EventLog that also knows whether a session's turn
+// runs in another process (a database backend: the replica that holds
+// the session's lock). With one, GET .../events on a replica follows a
+// turn another replica runs, asking every remotePoll; without one
+// ([FileEvents]: a session is open in one process only), a session not
+// open in this server runs no turn and its stream ends after the stored
+// events.
+type TurnTracker interface {
+	TurnRunning(ctx context.Context, sessionID string) (bool, error)
+}
+
+// remotePoll is how often a stream asks whether another replica's turn
+// still runs.
+const remotePoll = time.Second
+
+// remoteTurn watches the turn another process may run in session id.
+func (s *Server) remoteTurn(ctx context.Context, id string) turnWatch {
+	tracker, ok := s.events.(TurnTracker)
+	if !ok {
+		return turnWatch{}
+	}
+	return turnWatch{poll: remotePoll, running: func() bool {
+		running, err := tracker.TurnRunning(ctx, id)
+		if err != nil {
+			s.log.Error("Turn state unknown", "session", id, "error", err)
+		}
+		return running
+	}}
 }
 
 // WithSeq returns the JSON object data with the field "seq": seq added

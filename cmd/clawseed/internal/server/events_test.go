@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/clawseed/clawseed/providers/providertest"
 )
 
 func TestWithSeq(t *testing.T) {
@@ -183,4 +185,61 @@ func FuzzParseCursor(f *testing.F) {
 			t.Fatalf("parseCursor(%q) gave id %q", s, c.id)
 		}
 	})
+}
+
+// trackedEvents is an event log whose sessions' turns run "elsewhere"
+// while running is set: a replica's view of another's turn.
+type trackedEvents struct {
+	*FileEvents
+	mu      sync.Mutex
+	running bool
+}
+
+func (e *trackedEvents) TurnRunning(context.Context, string) (bool, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.running, nil
+}
+
+func (e *trackedEvents) set(running bool) {
+	e.mu.Lock()
+	e.running = running
+	e.mu.Unlock()
+}
+
+// TestRemoteTurn: with a TurnTracker, GET .../events of a session this
+// server has not open follows the turn another process runs (its events
+// as they are stored) until the tracker says it ended.
+func TestRemoteTurn(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, []providertest.Response{{Text: "first"}}, "")
+	id := h.create(h.ws)
+	evs := h.turn(id, "one", nil)
+	tracked := &trackedEvents{FileEvents: h.srv.events.(*FileEvents), running: true}
+	h.srv.events = tracked
+	h.srv.mu.Lock()
+	l := h.srv.live[id]
+	l.retiring = true
+	h.srv.mu.Unlock()
+	h.srv.retire(l, nil)
+
+	got := make(chan []sseEvent)
+	go func() { got <- h.events(id, len(evs)) }()
+	time.Sleep(100 * time.Millisecond)
+	tracked.Append(t.Context(), id, json.RawMessage(`{"type":"system","subtype":"init"}`))
+	tracked.Append(t.Context(), id, json.RawMessage(`{"type":"result"}`))
+	select {
+	case <-got:
+		t.Fatal("the stream ended while the other replica's turn ran")
+	case <-time.After(300 * time.Millisecond):
+	}
+	tracked.set(false)
+	select {
+	case remote := <-got:
+		if types(remote) != "system/init result" {
+			t.Errorf("followed %s", types(remote))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the stream did not end with the remote turn")
+	}
 }

@@ -295,7 +295,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request, p *principa
 		writeError(w, aerr)
 		return
 	}
-	s.follow(r.Context(), startSSE(w), l.sessionID(), start, t)
+	s.follow(r.Context(), startSSE(w), l.sessionID(), start, localTurn(t))
 }
 
 // getEvents is GET /v1/sessions/{id}/events?after=N: the stored events
@@ -320,17 +320,19 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, p *principal)
 		}
 		after = n
 	}
-	var t *turn
+	var watch turnWatch
 	if l := s.openLive(id, p); l != nil {
 		l.mu.Lock()
-		t = l.turn
+		watch = localTurn(l.turn)
 		l.mu.Unlock()
 		s.release(l)
 	} else if aerr := s.savedVisible(r, id, p); aerr != nil {
 		writeError(w, aerr)
 		return
+	} else {
+		watch = s.remoteTurn(r.Context(), id)
 	}
-	s.follow(r.Context(), startSSE(w), id, after, t)
+	s.follow(r.Context(), startSSE(w), id, after, watch)
 }
 
 // activateSkill is POST /v1/sessions/{id}/skills/{name}.

@@ -70,11 +70,28 @@ func (st *sseStream) ping() error {
 	return st.flush()
 }
 
+// A turnWatch says whether the turn a stream follows still runs: done is
+// closed when it ends (a turn of this server), or running is asked every
+// poll (a turn another replica runs: [TurnTracker]).
+type turnWatch struct {
+	done    <-chan struct{}
+	running func() bool
+	poll    time.Duration
+}
+
+// localTurn watches a turn of this server; nil: none.
+func localTurn(t *turn) turnWatch {
+	if t == nil {
+		return turnWatch{}
+	}
+	return turnWatch{done: t.done, running: t.running, poll: pingEvery}
+}
+
 // follow streams session id's events after seq: the stored ones, then,
-// while the turn t runs (nil: none), each as it is stored, until t ends
-// and its last event is sent. It returns when the stream is done, the
+// while the turn w watches runs, each as it is stored, until the turn
+// ends and its last event is sent. It returns when the stream is done, the
 // client went away, or the server shuts down.
-func (s *Server) follow(ctx context.Context, st *sseStream, id string, after int64, t *turn) {
+func (s *Server) follow(ctx context.Context, st *sseStream, id string, after int64, w turnWatch) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(s.ctx, cancel)
@@ -82,17 +99,18 @@ func (s *Server) follow(ctx context.Context, st *sseStream, id string, after int
 	// wake ends a wait when the turn ends: its result is stored by then.
 	wake, wakeCancel := context.WithCancel(ctx)
 	defer wakeCancel()
-	if t != nil {
+	if w.done != nil {
 		go func() {
 			select {
-			case <-t.done:
+			case <-w.done:
 				wakeCancel()
 			case <-wake.Done():
 			}
 		}()
 	}
+	lastPing := time.Now()
 	for {
-		finished := t == nil || !t.running()
+		finished := w.running == nil || !w.running()
 		evs, err := s.events.After(ctx, id, after, replayBatch)
 		if err != nil {
 			if ctx.Err() == nil {
@@ -112,15 +130,18 @@ func (s *Server) follow(ctx context.Context, st *sseStream, id string, after int
 		case finished:
 			return
 		}
-		wctx, wcancel := context.WithTimeout(wake, pingEvery)
+		wctx, wcancel := context.WithTimeout(wake, w.poll)
 		err = s.events.Wait(wctx, id, after)
 		wcancel()
 		switch {
 		case ctx.Err() != nil:
 			return
 		case errors.Is(err, context.DeadlineExceeded):
-			if st.ping() != nil {
-				return
+			if time.Since(lastPing) >= pingEvery {
+				if st.ping() != nil {
+					return
+				}
+				lastPing = time.Now()
 			}
 		case err != nil && wake.Err() == nil:
 			s.log.Error("Events not followed", "session", id, "error", err)
