@@ -45,11 +45,15 @@ type live struct {
 	op  sync.Mutex
 	app *app.Session
 
-	mu       sync.Mutex
-	id       string
-	turn     *turn
-	pending  map[string]*pendingApproval
-	stream   *streamjson.Stream
+	mu      sync.Mutex
+	id      string
+	turn    *turn
+	pending map[string]*pendingApproval
+	stream  *streamjson.Stream
+	// queue holds the events that came between turns (a session's start
+	// activates skills; a skill activated over HTTP): the next turn's
+	// stream writes them after its init message.
+	queue    []agent.Event
 	lastUsed time.Time
 	closed   bool
 	snap     snapshot
@@ -76,36 +80,55 @@ func (l *live) appOptions(r app.Resume) app.Options {
 }
 
 // sink takes the session's agent events: into the stream of the turn
-// running, or of the next turn (streamjson.Stream queues what comes
-// before its Init: the skills a session's start activates).
+// running, or, between turns, into the queue of the next one.
 func (l *live) sink(ev agent.Event) {
 	if ev.Type == agent.EventToolCall && !strings.HasPrefix(ev.ID, "/") {
 		l.s.metrics.toolCall(ev.Name)
 	}
-	l.currentStream().Handle(ev)
+	l.mu.Lock()
+	st := l.stream
+	if st == nil && ev.Type != agent.EventToolOutput && len(l.queue) < maxQueued {
+		l.queue = append(l.queue, ev)
+	}
+	l.mu.Unlock()
+	if st != nil {
+		st.Handle(ev)
+	}
 }
 
-// currentStream is the stream of the turn running, or of the next one,
-// made on first use.
-func (l *live) currentStream() *streamjson.Stream {
+// maxQueued bounds the events kept between turns.
+const maxQueued = 1000
+
+// startStream makes the stream of a turn of l (its clock starts now),
+// writes init, then the events queued since the last turn, and makes it
+// the stream the sink writes to. Holding l.mu throughout keeps the
+// events that come meanwhile behind the queued ones.
+func (l *live) startStream(init streamjson.Init) *streamjson.Stream {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.stream == nil {
-		l.stream = streamjson.New(eventWriter{l: l}, streamjson.Options{Partial: true})
+	st := streamjson.New(eventWriter{s: l.s, id: l.id}, streamjson.Options{Partial: true})
+	st.Init(init)
+	for _, ev := range l.queue {
+		st.Handle(ev)
 	}
-	return l.stream
+	l.queue = nil
+	l.stream = st
+	return st
 }
 
-// eventWriter appends the lines a streamjson.Stream writes to the
-// session's event log, one event per JSON object.
-type eventWriter struct{ l *live }
+// eventWriter appends the lines a streamjson.Stream writes to the event
+// log of session id, one event per JSON object.
+type eventWriter struct {
+	s  *Server
+	id string
+}
 
 func (w eventWriter) Write(p []byte) (int, error) {
 	for _, line := range strings.Split(strings.TrimSpace(string(p)), "\n") {
 		if line == "" {
 			continue
 		}
-		if _, err := w.l.s.appendEvent(w.l, []byte(line)); err != nil {
+		if _, err := w.s.storeEvent(w.id, []byte(line)); err != nil {
 			return 0, err
 		}
 	}
@@ -114,7 +137,11 @@ func (w eventWriter) Write(p []byte) (int, error) {
 
 // appendEvent stores one event of l.
 func (s *Server) appendEvent(l *live, data []byte) (int64, error) {
-	id := l.sessionID()
+	return s.storeEvent(l.sessionID(), data)
+}
+
+// storeEvent stores one event of session id.
+func (s *Server) storeEvent(id string, data []byte) (int64, error) {
 	seq, err := s.events.Append(s.ctx, id, data)
 	if err != nil {
 		s.log.Error("Event not stored", "session", id, "error", err)

@@ -39,7 +39,11 @@ func TestSkills(t *testing.T) {
 	}
 	var s sessionJSON
 	json.Unmarshal([]byte(body), &s)
-	h.turn(s.ID, "look at this", nil)
+	evs := h.turn(s.ID, "look at this", nil)
+	// The activation came before the turn: its event follows the init.
+	if got := types(evs); !strings.HasPrefix(got, "system/init system/clawseed_skill_activated stream_event") {
+		t.Errorf("events %s", got)
+	}
 	if !strings.Contains(lastRequestText(t, h), "REVIEW-BODY-MARKER") {
 		t.Error("the active skill is not in the system prompt")
 	}

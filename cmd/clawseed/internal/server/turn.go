@@ -70,16 +70,15 @@ func (s *Server) runTurn(l *live, t *turn, text string) {
 		t.cancel()
 		l.mu.Lock()
 		l.turn = nil
-		l.stream = nil // events after the result wait for the next turn's init
+		l.stream = nil // events after the result wait for the next turn
 		l.mu.Unlock()
 		close(t.done)
 		s.release(l)
 	}()
 	l.op.Lock()
 	defer l.op.Unlock()
-	st := l.currentStream()
 	as := l.app
-	st.Init(s.opts.Init(as))
+	st := l.startStream(s.opts.Init(as))
 	ag := as.Agent()
 	before := ag.UsageByModel()
 	status, final, iterations := agent.StatusError, "", 0
