@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"time"
 )
 
 // A route is one method and path of the API, in http.ServeMux's pattern
@@ -110,8 +111,11 @@ func (s *Server) common(next http.Handler) http.Handler {
 			h.Set("Strict-Transport-Security", "max-age=31536000")
 		}
 		sw := &statusWriter{ResponseWriter: w}
+		start := time.Now()
 		next.ServeHTTP(sw, r)
 		s.metrics.request(sw.status())
+		s.log.Debug("Request", "method", r.Method, "path", r.URL.Path, "status", sw.status(),
+			"took", time.Since(start), "client", s.clientIP(r))
 	})
 }
 
