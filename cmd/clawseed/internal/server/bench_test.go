@@ -87,3 +87,14 @@ func BenchmarkTurnOverhead(b *testing.B) {
 	b.ReportMetric(float64(pct(0.99).Microseconds()), "overhead-p99-µs")
 	b.ReportMetric(float64(len(overheads))/total.Seconds(), "turns/s")
 }
+
+// BenchmarkFileEventsAppend is the files backend's cost of one event.
+func BenchmarkFileEventsAppend(b *testing.B) {
+	log := &FileEvents{Dir: b.TempDir()}
+	data := []byte(`{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hello"}},"parent_tool_use_id":null,"session_id":"20260101-000000-abcdef","uuid":"2202154b-b452-4c6c-b320-495ab9f80888"}`)
+	for b.Loop() {
+		if _, err := log.Append(b.Context(), "20260101-000000-abcdef", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
