@@ -75,11 +75,11 @@ func (a *approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 	l, s := a.l, a.l.s
 	id, p := l.addPending(req.ID)
 	args := argsJSON(req.Args)
-	s.appendEvent(l, marshalEvent(approvalRequest{
+	s.emit(l, approvalRequest{
 		Type: "approval_request", CallID: id, Tool: req.Tool,
 		Header: toolview.Header(req.Tool, args, 0), Args: args,
 		Always: repl.Choices(req).Always, Diff: l.approvalDiff(req, args),
-	}))
+	})
 	timer := time.NewTimer(s.approvalTimeout())
 	defer timer.Stop()
 	var got answer
@@ -101,7 +101,7 @@ func (a *approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 		}
 	}
 	s.metrics.approval(got.decision)
-	s.appendEvent(l, marshalEvent(approvalResolved{Type: "approval_resolved", CallID: id, Decision: got.decision}))
+	s.emit(l, approvalResolved{Type: "approval_resolved", CallID: id, Decision: got.decision})
 	return got.ans, err
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 )
@@ -107,12 +106,13 @@ func eventType(data json.RawMessage) string {
 	return head.Type
 }
 
-// marshalEvent is the JSON of one of the server's own events.
-func marshalEvent(v any) json.RawMessage {
+// emit stores one of the server's own events of l (approval_request,
+// approval_resolved, turn_interrupted).
+func (s *Server) emit(l *live, v any) {
 	data, err := json.Marshal(v)
 	if err != nil {
-		// Only the server's own structs get here, which always marshal.
-		panic(fmt.Sprintf("server event: %v", err))
+		s.log.Error("Event not encoded", "session", l.sessionID(), "error", err)
+		return
 	}
-	return data
+	s.appendEvent(l, data)
 }

@@ -398,10 +398,10 @@ func (s *Server) markInterrupted(l *live) {
 	case "result", "turn_interrupted":
 		return
 	}
-	s.appendEvent(l, marshalEvent(struct {
+	s.emit(l, struct {
 		Type   string `json:"type"`
 		Reason string `json:"reason"`
-	}{"turn_interrupted", "the server stopped before the turn ended"}))
+	}{"turn_interrupted", "the server stopped before the turn ended"})
 }
 
 // janitor closes the sessions nobody has used for [serve].idle_timeout_secs.
