@@ -251,6 +251,7 @@ class App {
     this.detail = d;
     const $ = this.$;
     $("session-title").textContent = d.title || "Untitled session";
+    this.doc.title = (d.title || "Untitled session") + " · clawseed";
     $("session-meta").textContent = [d.workspace, d.model, "created " + when(d.created)].filter(Boolean).join(" · ");
     const u = d.usage || {};
     const usage = $("usage");
@@ -375,7 +376,7 @@ class App {
     this.transcript.beginTurn();
     // A turn's events follow the last one seen: a stream that breaks
     // before its first event resumes from there, not from the start.
-    const turn = { id: this.id, lastSeq: this.seq, ended: false, abort: new AbortController() };
+    const turn = { id: this.id, firstSeq: this.seq, lastSeq: this.seq, ended: false, abort: new AbortController(), unsent: null };
     this.turn = turn;
     this.setState("running");
     return turn;
@@ -388,9 +389,17 @@ class App {
       return;
     }
     this.flash("");
-    this.transcript.prompt(text);
+    const shown = this.transcript.prompt(text);
     box.value = "";
     const turn = this.newTurn();
+    // unsent puts the message back for another try when the server did
+    // not take it.
+    turn.unsent = () => {
+      shown.remove();
+      if (box.value === "") {
+        box.value = text;
+      }
+    };
     this.status("Working…");
     let resp = null;
     try {
@@ -400,15 +409,19 @@ class App {
         return;
       }
       if (!(err instanceof APIError)) {
-        // The request may have reached the server: find the turn there.
+        // The request may have reached the server: look for its turn.
         this.drive(turn, null, "Connection lost, resuming…");
         return;
       }
-      this.fail(err.code === "turn_running" ? new Error("A turn is already running in this session.") : err);
-      if (err.code !== "turn_running") {
-        box.value = text;
-      }
+      turn.unsent();
+      turn.unsent = null;
       this.finish(turn);
+      if (err.code === "turn_running") {
+        // Someone else's turn: follow it, then the message can go.
+        this.open(turn.id).then(() => this.flash("A turn was already running in this session: your message was not sent."));
+      } else {
+        this.fail(err);
+      }
       return;
     }
     this.drive(turn, resp, "");
@@ -507,6 +520,11 @@ class App {
     this.turn = null;
     this.setState("idle");
     this.status(turn.ended ? "Turn finished." : "");
+    if (turn.unsent && turn.lastSeq === turn.firstSeq) {
+      // Not one event came back: the message most likely never arrived.
+      turn.unsent();
+      this.flash("The message did not reach the server; it is back in the box.");
+    }
     this.refresh();
     this.loadSessions(true);
   }

@@ -6,6 +6,7 @@
 export const MAX_DEPTH = 12;
 const PUNCT = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
 const MAX_URL = 4096; // a link destination longer than this is text
+const MAX_PARENS = 32; // parentheses nested deeper in a destination: text (as cmark)
 
 // safeURL returns the normalised URL when raw is an absolute http or https
 // URL, else null. Relative URLs, javascript:, data:, vbscript: and the like
@@ -47,8 +48,23 @@ function matchBrackets(src) {
   return pairs;
 }
 
+// nextIndex is src.indexOf(ch, from) remembered per character: the inline
+// scan asks with growing positions, so the answer stays good until passed
+// and no stretch of text is searched twice.
+function nextIndex(cache, src, ch, from) {
+  const c = cache.get(ch);
+  if (c && c.from <= from && (c.at === -1 || c.at >= from)) {
+    return c.at;
+  }
+  const at = src.indexOf(ch, from);
+  cache.set(ch, { from, at });
+  return at;
+}
+
+const isSpaceCode = (c) => c === 32 || (c >= 9 && c <= 13);
+
 // linkAt parses [label](destination "title") at i; null when it is not one.
-function linkAt(src, i, brackets) {
+function linkAt(src, i, brackets, cache) {
   const close = brackets.get(i);
   if (close === undefined || src[close + 1] !== "(") {
     return null;
@@ -59,8 +75,9 @@ function linkAt(src, i, brackets) {
   }
   let url = "";
   if (src[j] === "<") {
-    const end = src.indexOf(">", j);
-    if (end < 0 || src.slice(j, end).includes("\n")) {
+    const end = nextIndex(cache, src, ">", j);
+    const nl = nextIndex(cache, src, "\n", j);
+    if (end < 0 || (nl >= 0 && nl < end)) {
       return null;
     }
     url = src.slice(j + 1, end);
@@ -76,13 +93,15 @@ function linkAt(src, i, brackets) {
       if (c === "\\" && j + 1 < src.length) {
         j++;
       } else if (c === "(") {
-        parens++;
+        if (++parens > MAX_PARENS) {
+          return null;
+        }
       } else if (c === ")") {
         if (parens === 0) {
           break;
         }
         parens--;
-      } else if (/\s/.test(c)) {
+      } else if (isSpaceCode(src.charCodeAt(j))) {
         break;
       }
     }
@@ -93,7 +112,7 @@ function linkAt(src, i, brackets) {
   }
   const q = src[j];
   if (q === '"' || q === "'") {
-    const end = src.indexOf(q, j + 1);
+    const end = nextIndex(cache, src, q, j + 1);
     if (end < 0) {
       return null;
     }
@@ -140,6 +159,7 @@ export function inline(doc, src, parent, depth) {
     return;
   }
   const brackets = matchBrackets(src);
+  const cache = new Map(); // nextIndex's answers
   const failed = new Set(); // searches that found no closer: later ones would not either
   let buf = "";
   const flush = () => {
@@ -198,7 +218,7 @@ export function inline(doc, src, parent, depth) {
     }
     if (c === "[" || (c === "!" && src[i + 1] === "[")) {
       const at = c === "!" ? i + 1 : i;
-      const link = linkAt(src, at, brackets);
+      const link = linkAt(src, at, brackets, cache);
       if (link) {
         flush();
         const href = safeURL(link.url);

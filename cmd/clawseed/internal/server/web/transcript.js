@@ -120,11 +120,12 @@ export class Transcript {
     }
   }
 
-  // prompt shows what the user sent, as plain text.
+  // prompt shows what the user sent, as plain text, and returns its element.
   prompt(text) {
     const msg = el(this.doc, "div", "msg user");
     msg.append(el(this.doc, "div", "text", text));
     this.root.append(msg);
+    return msg;
   }
 
   // beginTurn opens the container the next events render into.

@@ -1,7 +1,9 @@
 package web
 
 import (
+	"bufio"
 	"io/fs"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -75,7 +77,8 @@ func TestPageTurn(t *testing.T) {
 	do(t, ctx, "approving by keyboard", pressEnter())
 	waitFor(t, ctx, "the end of the turn", `document.getElementById("session").dataset.state === "idle" &&
 		document.querySelector(".turn .note.result") !== null &&
-		document.getElementById("usage").textContent.includes("$0.0123")`)
+		document.getElementById("usage").textContent.includes("$0.0123") &&
+		document.querySelector("#session-list .title")?.textContent === "run the tests"`)
 
 	type turnView struct {
 		XSS, Scripts, Images, Streaming, Tools, Approvals int
@@ -219,6 +222,68 @@ func TestPageHistoryNarrow(t *testing.T) {
 
 	do(t, ctx, "going back to the list", chromedp.Click(chromedp.ID("back")))
 	waitFor(t, ctx, "the list again", `document.getElementById("sidebar").offsetParent !== null`)
+}
+
+// TestPageFollowsRunningTurn opens a session whose turn another client
+// started and left waiting for approval: the page shows the stored history
+// up to that turn's prompt, follows the turn from its stored events
+// (events?after=0), and the approval it sends finishes the turn.
+func TestPageFollowsRunningTurn(t *testing.T) {
+	f, srv := newFakeAPI(t, Files())
+	f.seed("sess-0", "/srv/project", "Check the code", history())
+	startTurn(t, srv.URL, "sess-0", f.token, "second question")
+	ctx := newBrowser(t, 1024, 768)
+
+	do(t, ctx, "opening the page", chromedp.Navigate(srv.URL+"/#session=sess-0"))
+	do(t, ctx, "entering the token", chromedp.SendKeys(chromedp.ID("token"), "s3cret"), pressEnter())
+	waitFor(t, ctx, "the running turn's approval", `document.getElementById("session").dataset.state === "running" &&
+		document.querySelector('.approval[data-call-id="call_1"] button[data-decision="always"]') !== null`)
+	do(t, ctx, "always allowing", chromedp.Click(chromedp.CSS(`.approval[data-call-id="call_1"] button[data-decision="always"]`)))
+	waitFor(t, ctx, "the end of the turn", `document.getElementById("session").dataset.state === "idle" &&
+		document.querySelector(".turn .note.result") !== null`)
+	type view struct {
+		Prompts, Approvals, Answers, Tools int
+		Scope, State                       string
+	}
+	got := eval[view](t, ctx, `(() => ({
+		Prompts: document.querySelectorAll("#transcript .msg.user").length,
+		Approvals: document.querySelectorAll("#transcript .approval").length,
+		Answers: [...document.querySelectorAll("#transcript h2")].filter((h) => h.textContent === "Result").length,
+		Tools: document.querySelectorAll('#transcript details.tool[data-call-id="call_1"]').length,
+		Scope: document.querySelector(".approval .approval-scope code").textContent,
+		State: document.querySelector(".approval .approval-state").textContent,
+	}))()`)
+	want := view{Prompts: 2, Approvals: 1, Answers: 2, Tools: 1, Scope: "go test ./...", State: "Approved, and always for this pattern."}
+	if got != want {
+		t.Errorf("the followed turn shows %+v, want %+v", got, want)
+	}
+	afters, decisions, _, _ := f.snapshot()
+	if len(afters) == 0 || afters[0] != 0 || !slices.Equal(decisions, []string{"call_1 always"}) {
+		t.Errorf("events requests after=%v, approvals %q; want after=0 first and [call_1 always]", afters, decisions)
+	}
+}
+
+// startTurn starts a turn from another client and leaves once it waits
+// for approval.
+func startTurn(t *testing.T, base, id, token, text string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), "POST", base+"/v1/sessions/"+id+"/messages", strings.NewReader(`{"text":"`+text+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), `"type":"approval_request"`) {
+			return
+		}
+	}
+	t.Fatalf("the turn's stream ended before its approval request: %v", sc.Err())
 }
 
 // TestNoUnsafeSinks keeps the page's one rule mechanical: no script writes
