@@ -40,6 +40,7 @@ class App {
     this.turn = null; // the turn being followed: {id, lastSeq, ended, abort}
     this.seq = 0; // the last event sequence number seen in the open session
     this.filterTimer = 0;
+    this.listGen = 0; // the session list request whose answer counts
     this.$ = (id) => doc.getElementById(id);
     this.transcript = new Transcript(this.$("transcript"), {
       approve: (callID, decision, reason) => this.approve(callID, decision, reason),
@@ -136,11 +137,19 @@ class App {
     if (!reset && this.cursor) {
       q.cursor = this.cursor;
     }
+    // Only the latest request's answer is shown: typing in the filter
+    // sends several, and they may come back out of order.
+    const gen = ++this.listGen;
     let page;
     try {
       page = await this.api.json("GET", paths.sessions(q));
     } catch (err) {
-      this.fail(err);
+      if (gen === this.listGen) {
+        this.fail(err);
+      }
+      return;
+    }
+    if (gen !== this.listGen) {
       return;
     }
     const list = this.$("session-list");
