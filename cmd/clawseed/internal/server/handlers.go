@@ -77,7 +77,7 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request, p *princip
 			filter = real
 		}
 	}
-	infos, err := app.SavedSessions(r.Context(), s.cfg)
+	infos, err := app.SavedSessions(r.Context(), s.cfg, s.opts.Process)
 	if err != nil {
 		s.log.Error("Session store", "error", err)
 		writeError(w, errorf(http.StatusInternalServerError, "store", "the session store cannot be read"))
@@ -204,7 +204,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, p *princi
 	}
 	var err error
 	remove := func() {
-		if err = app.RemoveSaved(r.Context(), s.cfg, id); err == nil || errors.Is(err, session.ErrNotFound) {
+		if err = app.RemoveSaved(r.Context(), s.cfg, s.opts.Process, id); err == nil || errors.Is(err, session.ErrNotFound) {
 			if eerr := s.events.Remove(r.Context(), id); eerr != nil {
 				s.log.Error("Events not removed", "session", id, "error", eerr)
 			}
@@ -235,7 +235,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, p *princi
 
 // savedVisible checks that the saved session id exists and p may see it.
 func (s *Server) savedVisible(r *http.Request, id string, p *principal) *apiError {
-	saved, err := app.LoadSaved(r.Context(), s.cfg, id)
+	saved, err := app.LoadSaved(r.Context(), s.cfg, s.opts.Process, id)
 	switch {
 	case errors.Is(err, session.ErrNotFound), errors.Is(err, session.ErrInvalidID):
 		return notFound("no session " + id)
