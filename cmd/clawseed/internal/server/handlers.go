@@ -170,12 +170,42 @@ func (c cursor) follows(sm summaryJSON) bool {
 // when it is not open.
 func (s *Server) getSession(w http.ResponseWriter, r *http.Request, p *principal) {
 	l, aerr := s.acquire(r.Context(), r.PathValue("id"), p, false)
+	if aerr != nil && aerr.Code == "turn_running" {
+		// Another replica runs a turn (and holds the lock): the stored
+		// state before it, as a live session shows during its own turn.
+		if d, ok := s.remoteDetail(r, r.PathValue("id"), p); ok {
+			writeJSON(w, http.StatusOK, d)
+			return
+		}
+	}
 	if aerr != nil {
 		writeError(w, aerr)
 		return
 	}
 	defer s.release(l)
 	writeJSON(w, http.StatusOK, l.detailView())
+}
+
+// remoteDetail is the SessionDetail of saved session id as stored, with
+// turn_running: what a replica shows of a session another one drives.
+// The cost is not priced here (it needs the session's configuration).
+func (s *Server) remoteDetail(r *http.Request, id string, p *principal) (detailJSON, bool) {
+	saved, err := app.LoadSaved(r.Context(), s.cfg, s.opts.Process, id)
+	if err != nil || !p.allows(saved.Header.Workspace) {
+		return detailJSON{}, false
+	}
+	active := []string{}
+	for _, sk := range saved.Skills {
+		active = append(active, sk.Name)
+	}
+	u := saved.Usage
+	return detailJSON{
+		sessionJSON: sessionJSON{ID: id, Workspace: saved.Header.Workspace, Model: saved.Header.Model, Created: saved.Header.Created, ActiveSkills: active},
+		Title:       saved.Title,
+		Usage:       usageJSON{u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.CacheWriteTokens},
+		Messages:    messagesJSON(saved.Messages),
+		TurnRunning: true,
+	}, true
 }
 
 // deleteSession is DELETE /v1/sessions/{id}: 409 while a turn runs.
