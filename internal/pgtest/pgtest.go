@@ -29,6 +29,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -236,11 +237,26 @@ func (s *Server) serve(ctx context.Context, bin string, cred *syscall.Credential
 		"-c", "log_min_messages=warning")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGQUIT
-	if err := cmd.Start(); err != nil {
+	// Pdeathsig fires when the THREAD that started the child exits, not
+	// the process: Go ends threads (a goroutine that locked its thread and
+	// returned, as the sandbox's confined starts do), which stopped the
+	// server in the middle of a test. The server is started and waited for
+	// on a thread of its own, kept until it exits.
+	exited := make(chan struct{})
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	if err := <-started; err != nil {
 		return err
 	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
 	s.cmd, s.exited, s.port = cmd, exited, port
 	for {
 		conn, err := pgx.Connect(ctx, s.URL("postgres"))
