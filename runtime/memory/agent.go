@@ -93,24 +93,6 @@ func agentArea(projectKey, scope, name string) (area, error) {
 	return area{}, fmt.Errorf("memory: subagent %q: %w: memory scope %q is not user, project or local", name, ErrInvalid, scope)
 }
 
-// AgentFolder returns the absolute folder of a subagent's memory, "" for
-// the main memory's Store.
-func (s *Store) AgentFolder() string {
-	if s.agent == "" {
-		return ""
-	}
-	return s.folder(s.areas[0].scope)
-}
-
-// AgentScope returns the scope of a subagent's memory, "" for the main
-// memory's Store.
-func (s *Store) AgentScope() string {
-	if s.agent == "" {
-		return ""
-	}
-	return s.areas[0].scope
-}
-
 // AgentIndex returns a subagent's MEMORY.md as on disk (first 200 lines,
 // repaired first as [Store.Indexes] does), "" for the main memory's Store
 // or when it has no memories.
