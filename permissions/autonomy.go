@@ -32,6 +32,27 @@ func ParseLevel(s string) (Level, error) {
 	return "", fmt.Errorf("unknown autonomy level %q (want read_only, supervised or full)", s)
 }
 
+// Rank orders the levels by what they let run without asking: read_only
+// 0, supervised 1, full 2 (an unknown level ranks as full: callers parse
+// levels first).
+func (l Level) Rank() int {
+	switch l {
+	case ReadOnly:
+		return 0
+	case Supervised:
+		return 1
+	}
+	return 2
+}
+
+// Lower returns the lower of two levels: a cap on l.
+func (l Level) Lower(cap Level) Level {
+	if cap.Rank() < l.Rank() {
+		return cap
+	}
+	return l
+}
+
 // A Class says what a tool can do, which decides whether it needs approval.
 type Class int
 

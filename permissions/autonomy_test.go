@@ -177,3 +177,18 @@ func TestNetworkNeverAutoApprovedByGlob(t *testing.T) {
 		t.Error("a glob no longer covers a read tool")
 	}
 }
+
+func TestLevelLower(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ l, cap, want Level }{
+		{Full, Supervised, Supervised},
+		{Supervised, Full, Supervised},
+		{Supervised, ReadOnly, ReadOnly},
+		{ReadOnly, Full, ReadOnly},
+		{Full, Full, Full},
+	} {
+		if got := tt.l.Lower(tt.cap); got != tt.want {
+			t.Errorf("%s.Lower(%s) = %s, want %s", tt.l, tt.cap, got, tt.want)
+		}
+	}
+}

@@ -25,7 +25,9 @@ func newCronCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		Use:   "cron",
 		Short: "Add, list, run and remove scheduled jobs (the cron_* tools add them too)",
 		Long: "Scheduled jobs live in $CLAWSEED_HOME/cron ([cron].dir). They run while `clawseed chat` is open,\n" +
-			"or when `clawseed cron run-due` runs: put it in the system crontab or a systemd timer (see the README).",
+			"or when `clawseed cron run-due` runs: put it in the system crontab or a systemd timer (see the README).\n" +
+			"With [storage] backend = \"postgres\" they live in the database and every `clawseed serve` replica\n" +
+			"runs them, each due time once.",
 	}
 	cmd.AddCommand(
 		newCronAddCmd(g, io),
@@ -34,14 +36,14 @@ func newCronCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 			Use:   "list",
 			Short: "List every job with its schedule, next and last run",
 			Args:  cobra.NoArgs,
-			RunE:  func(cmd *cobra.Command, _ []string) error { return cronList(g, io) },
+			RunE:  func(cmd *cobra.Command, _ []string) error { return cronList(cmd.Context(), g, io) },
 		},
 		newCronRunsCmd(g, io),
 		&cobra.Command{
 			Use:   "remove ID|NAME",
 			Short: "Remove a job and its run history",
 			Args:  cobra.ExactArgs(1),
-			RunE:  func(cmd *cobra.Command, args []string) error { return cronRemove(g, io, args[0]) },
+			RunE:  func(cmd *cobra.Command, args []string) error { return cronRemove(cmd.Context(), g, io, args[0]) },
 		},
 		newCronRunDueCmd(g, io),
 		&cobra.Command{
@@ -55,21 +57,23 @@ func newCronCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	return cmd
 }
 
-// openCronStore loads the configuration for its [cron].dir.
-func openCronStore(g *globalOptions, io *IOStreams) (*config.Config, *cron.Store, error) {
+// openCronStore loads the configuration and opens its job store
+// ([cron].dir, or the database of [storage]).
+func openCronStore(ctx context.Context, g *globalOptions, io *IOStreams) (*config.Config, cron.Jobs, error) {
 	cfg, err := loadConfig(g, io.Err)
 	if err != nil {
 		return nil, nil, err
 	}
-	return cfg, app.CronStore(cfg), nil
+	store, err := app.OpenCronStore(ctx, cfg, g.proc)
+	return cfg, store, err
 }
 
-func cronList(g *globalOptions, io *IOStreams) error {
-	_, store, err := openCronStore(g, io)
+func cronList(ctx context.Context, g *globalOptions, io *IOStreams) error {
+	_, store, err := openCronStore(ctx, g, io)
 	if err != nil {
 		return err
 	}
-	jobs, err := store.List("")
+	jobs, err := store.List(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -107,11 +111,11 @@ func newCronRunsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		Short: "Show a job's recent runs and the end of their output",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, store, err := openCronStore(g, io)
+			_, store, err := openCronStore(cmd.Context(), g, io)
 			if err != nil {
 				return err
 			}
-			j, runs, err := store.Runs(args[0], "", limit)
+			j, runs, err := store.Runs(cmd.Context(), args[0], "", limit)
 			if err != nil {
 				return usageError(err)
 			}
@@ -140,12 +144,12 @@ func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
 
-func cronRemove(g *globalOptions, io *IOStreams, ref string) error {
-	_, store, err := openCronStore(g, io)
+func cronRemove(ctx context.Context, g *globalOptions, io *IOStreams, ref string) error {
+	_, store, err := openCronStore(ctx, g, io)
 	if err != nil {
 		return err
 	}
-	j, err := store.Remove(ref, "")
+	j, err := store.Remove(ctx, ref, "")
 	if errors.Is(err, cron.ErrNotFound) {
 		return usageError(err)
 	}
@@ -172,7 +176,7 @@ func newCronRunDueCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 }
 
 func cronRunDue(ctx context.Context, g *globalOptions, io *IOStreams, now string) error {
-	cfg, store, err := openCronStore(g, io)
+	cfg, store, err := openCronStore(ctx, g, io)
 	if err != nil {
 		return err
 	}
@@ -185,7 +189,9 @@ func cronRunDue(ctx context.Context, g *globalOptions, io *IOStreams, now string
 			return usageError(fmt.Errorf("--now: %q is not an RFC 3339 time such as 2025-01-31T09:00:00Z", now))
 		}
 		start := time.Now()
-		store.Now = func() time.Time { return t.Add(time.Since(start)) }
+		if c, ok := store.(cron.Clocked); ok {
+			c.SetClock(func() time.Time { return t.Add(time.Since(start)) })
+		}
 	}
 	run, err := app.NewJobRunner(cfg.Home)
 	if err != nil {

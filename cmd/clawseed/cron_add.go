@@ -35,7 +35,7 @@ func newCronAddCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 			"clawseed command: " + schedulableList() + ".\n" +
 			"Example: clawseed cron add --every 24h -- memory distill",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return cronAdd(g, io, o, args, cmd.ArgsLenAtDash())
+			return cronAdd(cmd.Context(), g, io, o, args, cmd.ArgsLenAtDash())
 		},
 	}
 	f := cmd.Flags()
@@ -49,7 +49,7 @@ func newCronAddCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 }
 
 // cronAdd makes the job the flags and the words after -- describe.
-func cronAdd(g *globalOptions, io *IOStreams, o cronAddOptions, args []string, dash int) error {
+func cronAdd(ctx context.Context, g *globalOptions, io *IOStreams, o cronAddOptions, args []string, dash int) error {
 	if dash < 0 && len(args) > 0 {
 		return usageError(fmt.Errorf("unexpected %q: put a clawseed command after --, e.g. `clawseed cron add --every 24h -- memory distill`", args[0]))
 	}
@@ -91,7 +91,7 @@ func cronAdd(g *globalOptions, io *IOStreams, o cronAddOptions, args []string, d
 	case len(o.skills) > 0 && j.Kind != cron.KindPrompt:
 		return usageError(errors.New("--skill applies to prompt jobs only"))
 	}
-	cfg, store, err := openCronStore(g, io)
+	cfg, store, err := openCronStore(ctx, g, io)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func cronAdd(g *globalOptions, io *IOStreams, o cronAddOptions, args []string, d
 		return usageError(errors.New("cron is disabled ([cron].enabled = false)"))
 	}
 	j.Workspace = cfg.Workspace
-	added, err := store.Add(j)
+	added, err := store.Add(ctx, j)
 	if err != nil {
 		return usageError(fmt.Errorf("job not added: %w", err))
 	}
@@ -115,7 +115,7 @@ func newCronRunCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		Short: "Run a job now and wait for it; exits 1 when the run failed",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, store, err := openCronStore(g, io)
+			cfg, store, err := openCronStore(cmd.Context(), g, io)
 			if err != nil {
 				return err
 			}

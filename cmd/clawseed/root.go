@@ -212,6 +212,7 @@ func newRootCmd(io *IOStreams, proc *app.Process) *cobra.Command {
 		newCronCmd(g, io),
 		newTrustCmd(g, io),
 		newMCPCmd(g, io),
+		newServeCmd(g, io),
 		newVersionCmd(io),
 		newPDFTextCmd(io),
 	)

@@ -96,6 +96,13 @@ func scriptParams(dir, config string) testscript.Params {
 			"streamnorm": cmdStreamNorm,
 			"pty":        ptyCommand(dir), // script_pty_test.go: the program on a pseudo-terminal
 			"pgdb":       cmdPGDB,         // script_pg_test.go: a new PostgreSQL database in $DATABASE_URL
+			// script_http_test.go: a client of `clawseed serve`.
+			"http":       cmdHTTP,
+			"sse":        cmdSSE,
+			"freeport":   cmdFreePort,
+			"httpwait":   cmdHTTPWait,
+			"slowclient": cmdSlowClient,
+			"appendfile": cmdAppendFile,
 		},
 	}
 }

@@ -24,6 +24,11 @@ type ApprovalAnswer struct {
 
 // An ApprovalRequest describes a call awaiting approval.
 type ApprovalRequest struct {
+	// ID is the model's id of the call asked about; "" for what is not a
+	// model's call (a skill's command, a /NAME that asks). An approver
+	// that is answered from elsewhere (clawseed serve) names the call by
+	// it.
+	ID   string
 	Tool string
 	// Summary is a one-line description of the call (e.g. the shell command);
 	// "" when the tool has none, then Args is the best description.

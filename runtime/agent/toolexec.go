@@ -238,7 +238,7 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 		summary = s.Summary(args)
 	}
 	class := callClass(tool, args)
-	req := ApprovalRequest{Tool: c.Name, Summary: summary, Args: string(args), Class: class, Writes: a.controlWrites(tool, args),
+	req := ApprovalRequest{ID: c.ID, Tool: c.Name, Summary: summary, Args: string(args), Class: class, Writes: a.controlWrites(tool, args),
 		HookReason: hook.reason, HookAsked: hook.ask, hookAllow: hook.allow}
 	if st, ok := tool.(sandboxedTool); ok {
 		req.Sandboxed, req.Escalation = st.SandboxMode(args)

@@ -53,11 +53,23 @@ func (s *Store) RunJob(ctx context.Context, ref, workspace, trigger string, run 
 	if j, err = s.claim(j.ID, trigger, start); err != nil {
 		return Run{}, err
 	}
+	r := Execute(ctx, j, trigger, start, s.now, run)
+	if err := s.record(r); err != nil {
+		return r, fmt.Errorf("job %s ran, but its run was not recorded: %w", j.ID, err)
+	}
+	return r, nil
+}
+
+// Execute runs a claimed job through run, bounded by [MaxRunTime], and
+// returns its run as every store records it: started at start, ended at
+// now(), an error when it overran, cancelled when ctx ended, an error when
+// the runner gave no status.
+func Execute(ctx context.Context, j Job, trigger string, start time.Time, now func() time.Time, run Runner) Run {
 	runCtx, cancel := context.WithTimeout(ctx, MaxRunTime)
 	res := run(runCtx, j)
 	timedOut := errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	cancel()
-	r := Run{Job: j.ID, Trigger: trigger, Start: start, End: s.now(), Status: res.Status, Session: res.Session, Output: res.Output}
+	r := Run{Job: j.ID, Trigger: trigger, Start: start, End: now(), Status: res.Status, Session: res.Session, Output: res.Output}
 	switch {
 	case timedOut:
 		r.Status = StatusError
@@ -67,10 +79,8 @@ func (s *Store) RunJob(ctx context.Context, ref, workspace, trigger string, run 
 	case r.Status == "":
 		r.Status = StatusError
 	}
-	if err := s.record(r); err != nil {
-		return r, fmt.Errorf("job %s ran, but its run was not recorded: %w", j.ID, err)
-	}
-	return r, nil
+	r.Output = Tail(r.Output, OutputTail)
+	return r
 }
 
 // claim marks a run of job id as started, under the store lock and after
@@ -85,22 +95,33 @@ func (s *Store) claim(id, trigger string, start time.Time) (Job, error) {
 		if i < 0 {
 			return fmt.Errorf("%w %q", ErrNotFound, id)
 		}
-		j := &f.Jobs[i]
-		if trigger == TriggerSchedule {
-			if !j.due(start) {
-				return ErrNotDue
-			}
-			sched, err := ParseSchedule(j.Schedule)
-			if err != nil {
-				return err
-			}
-			j.NextRun = sched.Next(start)
+		if err := Claim(&f.Jobs[i], trigger, start); err != nil {
+			return err
 		}
-		j.LastRun = &start
-		claimed = *j
+		claimed = f.Jobs[i]
 		return nil
 	})
 	return claimed, err
+}
+
+// Claim is the rule of starting a run of j at start, whatever store keeps
+// it: a scheduled run only while j is due ([ErrNotDue]), and it moves the
+// next run on before the run starts (counted from start), so a run that
+// crashes its process does not make the job due again at once; every run
+// sets the last run.
+func Claim(j *Job, trigger string, start time.Time) error {
+	if trigger == TriggerSchedule {
+		if !j.due(start) {
+			return ErrNotDue
+		}
+		sched, err := ParseSchedule(j.Schedule)
+		if err != nil {
+			return err
+		}
+		j.NextRun = sched.Next(start)
+	}
+	j.LastRun = &start
+	return nil
 }
 
 // An Outcome is what became of one due job in [Store.RunDue]: its run, or
@@ -140,7 +161,7 @@ func (s *Store) RunDue(ctx context.Context, run Runner) ([]Outcome, error) {
 // A Scheduler runs the due jobs of a store while a process is up (`clawseed
 // chat`): it looks at start and then at every tick.
 type Scheduler struct {
-	Store *Store
+	Store Jobs
 	Run   Runner
 	// Every is the time between looks (0 = 30 s).
 	Every time.Duration

@@ -190,9 +190,9 @@ func TestHistoryKeepsLastRuns(t *testing.T) {
 	s, _ := newStore(t)
 	mustAdd(t, s, shellJob("h", "every 1h", "x"))
 	long := strings.Repeat("x", OutputTail+500) + "END"
-	for i := range keepRuns + 5 {
+	for i := range KeepRuns + 5 {
 		out := "run"
-		if i == keepRuns+4 {
+		if i == KeepRuns+4 {
 			out = long
 		}
 		if _, err := s.RunJob(t.Context(), "h", "", TriggerManual, func(context.Context, Job) Result {
@@ -202,8 +202,8 @@ func TestHistoryKeepsLastRuns(t *testing.T) {
 		}
 	}
 	_, runs, _ := s.Runs("h", "", 0)
-	if len(runs) != keepRuns {
-		t.Errorf("%d runs kept, want %d", len(runs), keepRuns)
+	if len(runs) != KeepRuns {
+		t.Errorf("%d runs kept, want %d", len(runs), KeepRuns)
 	}
 	last := runs[len(runs)-1].Output
 	if !strings.HasSuffix(last, "END") || !strings.HasPrefix(last, "[... earlier output cut ...]") {
@@ -246,7 +246,7 @@ func TestScheduler(t *testing.T) {
 	mustAdd(t, s, shellJob("tick", "every 10m", "date"))
 	tick := make(chan time.Time)
 	ran := make(chan string, 10)
-	sc := &Scheduler{Store: s, Tick: tick, Run: func(_ context.Context, j Job) Result {
+	sc := &Scheduler{Store: Files{s}, Tick: tick, Run: func(_ context.Context, j Job) Result {
 		ran <- j.Name
 		return Result{Status: StatusOK}
 	}}

@@ -17,8 +17,8 @@ import (
 
 // Limits of the run history.
 const (
-	// keepRuns is how many runs of a job are kept.
-	keepRuns = 50
+	// KeepRuns is how many runs of a job are kept.
+	KeepRuns = 50
 	// OutputTail is how many characters of a run's output are kept (the
 	// end, where errors and results usually are).
 	OutputTail = 2000
@@ -92,7 +92,7 @@ func (s *Store) readRuns(id string) ([]Run, error) {
 	return runs, nil
 }
 
-// record appends a run to its job's history (keeping the last keepRuns)
+// record appends a run to its job's history (keeping the last KeepRuns)
 // and sets the job's last status, under the store lock.
 func (s *Store) record(r Run) error {
 	r.Output = Tail(r.Output, OutputTail)
@@ -107,8 +107,8 @@ func (s *Store) record(r Run) error {
 			return err
 		}
 		runs = append(runs, r)
-		if len(runs) > keepRuns {
-			runs = runs[len(runs)-keepRuns:]
+		if len(runs) > KeepRuns {
+			runs = runs[len(runs)-KeepRuns:]
 		}
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)

@@ -111,6 +111,11 @@ func (s *Store) newID() string {
 	if s.NewID != nil {
 		return s.NewID()
 	}
+	return NewID()
+}
+
+// NewID returns a new random job id: 8 hex digits.
+func NewID() string {
 	var b [4]byte
 	rand.Read(b[:])
 	return hex.EncodeToString(b[:])
@@ -140,16 +145,17 @@ func (s *Store) Get(ref, workspace string) (Job, error) {
 	if err != nil {
 		return Job{}, err
 	}
-	i, err := find(f.Jobs, ref, workspace)
+	i, err := Find(f.Jobs, ref, workspace)
 	if err != nil {
 		return Job{}, err
 	}
 	return f.Jobs[i], nil
 }
 
-// find returns the index of the job ref names: an exact id, else a unique
-// name.
-func find(jobs []Job, ref, workspace string) (int, error) {
+// Find returns the index in jobs of the job ref names among those of
+// workspace ("" = every workspace): an exact id, else a unique name
+// ([ErrNotFound] when none is).
+func Find(jobs []Job, ref, workspace string) (int, error) {
 	ref = strings.TrimSpace(ref)
 	mine := func(j Job) bool { return workspace == "" || j.Workspace == workspace }
 	for i, j := range jobs {
@@ -175,61 +181,52 @@ func find(jobs []Job, ref, workspace string) (int, error) {
 }
 
 // Add validates j, gives it an id, its creation time and next run, enables
-// it and stores it.
+// it and stores it (see [PrepareAdd]).
 func (s *Store) Add(j Job) (Job, error) {
 	var added Job
 	err := s.modify(func(f *jobsFile) error {
-		if len(f.Jobs) >= MaxJobs {
-			return fmt.Errorf("there are %d jobs already (the limit); remove some first", len(f.Jobs))
-		}
-		now := s.now()
-		j.ID = s.newID()
-		for slices.ContainsFunc(f.Jobs, func(o Job) bool { return o.ID == j.ID }) {
-			j.ID = s.newID()
-		}
-		j.Created, j.Enabled, j.LastRun, j.LastStatus = now, true, nil, ""
-		sched, err := j.check()
-		if err != nil {
+		var err error
+		if added, err = PrepareAdd(f.Jobs, j, s.now(), s.newID); err != nil {
 			return err
 		}
-		if err := uniqueName(f.Jobs, j); err != nil {
-			return err
-		}
-		j.NextRun = sched.Next(now)
-		f.Jobs = append(f.Jobs, j)
-		added = j
+		f.Jobs = append(f.Jobs, added)
 		return nil
 	})
 	return added, err
 }
 
+// PrepareAdd is the rule of adding j to a store holding jobs, whatever
+// keeps them: the limit of [MaxJobs], a new id (newID until it is not
+// taken), the creation time now, enabled, a valid job whose name is not
+// taken in its workspace, and its next run counted from now.
+func PrepareAdd(jobs []Job, j Job, now time.Time, newID func() string) (Job, error) {
+	if len(jobs) >= MaxJobs {
+		return Job{}, fmt.Errorf("there are %d jobs already (the limit); remove some first", len(jobs))
+	}
+	j.ID = newID()
+	for slices.ContainsFunc(jobs, func(o Job) bool { return o.ID == j.ID }) {
+		j.ID = newID()
+	}
+	j.Created, j.Enabled, j.LastRun, j.LastStatus = now, true, nil, ""
+	sched, err := j.check()
+	if err != nil {
+		return Job{}, err
+	}
+	if err := uniqueName(jobs, j); err != nil {
+		return Job{}, err
+	}
+	j.NextRun = sched.Next(now)
+	return j, nil
+}
+
 // Update applies change to the job ref names (see [Store.Get]) and stores
-// it. A new schedule, or enabling a disabled job, counts the next run from
-// now, so re-enabling a job does not run it at once for a time it missed.
+// it (see [PrepareUpdate]).
 func (s *Store) Update(ref, workspace string, change func(*Job) error) (Job, error) {
 	var updated Job
 	err := s.modify(func(f *jobsFile) error {
-		i, err := find(f.Jobs, ref, workspace)
+		i, j, err := PrepareUpdate(f.Jobs, ref, workspace, s.now(), change)
 		if err != nil {
 			return err
-		}
-		old := f.Jobs[i]
-		j := old
-		j.Skills = slices.Clone(old.Skills)
-		j.Args = slices.Clone(old.Args)
-		if err := change(&j); err != nil {
-			return err
-		}
-		j.ID, j.Created, j.Workspace, j.Kind = old.ID, old.Created, old.Workspace, old.Kind
-		sched, err := j.check()
-		if err != nil {
-			return err
-		}
-		if err := uniqueName(f.Jobs, j); err != nil {
-			return err
-		}
-		if j.Schedule != old.Schedule || (j.Enabled && !old.Enabled) {
-			j.NextRun = sched.Next(s.now())
 		}
 		f.Jobs[i] = j
 		updated = j
@@ -238,11 +235,43 @@ func (s *Store) Update(ref, workspace string, change func(*Job) error) (Job, err
 	return updated, err
 }
 
+// PrepareUpdate is the rule of changing the job ref names among jobs (see
+// [Find]): change may not touch its id, creation time, workspace or kind;
+// the result must be valid and keep its name unique in its workspace. A new
+// schedule, or enabling a disabled job, counts the next run from now, so
+// re-enabling a job does not run it at once for a time it missed. It
+// returns the job's index in jobs and the job as changed.
+func PrepareUpdate(jobs []Job, ref, workspace string, now time.Time, change func(*Job) error) (int, Job, error) {
+	i, err := Find(jobs, ref, workspace)
+	if err != nil {
+		return -1, Job{}, err
+	}
+	old := jobs[i]
+	j := old
+	j.Skills = slices.Clone(old.Skills)
+	j.Args = slices.Clone(old.Args)
+	if err := change(&j); err != nil {
+		return -1, Job{}, err
+	}
+	j.ID, j.Created, j.Workspace, j.Kind = old.ID, old.Created, old.Workspace, old.Kind
+	sched, err := j.check()
+	if err != nil {
+		return -1, Job{}, err
+	}
+	if err := uniqueName(jobs, j); err != nil {
+		return -1, Job{}, err
+	}
+	if j.Schedule != old.Schedule || (j.Enabled && !old.Enabled) {
+		j.NextRun = sched.Next(now)
+	}
+	return i, j, nil
+}
+
 // Remove deletes the job ref names and its run history.
 func (s *Store) Remove(ref, workspace string) (Job, error) {
 	var removed Job
 	err := s.modify(func(f *jobsFile) error {
-		i, err := find(f.Jobs, ref, workspace)
+		i, err := Find(f.Jobs, ref, workspace)
 		if err != nil {
 			return err
 		}
@@ -266,17 +295,28 @@ func (s *Store) Due(now time.Time) ([]Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	return DueJobs(f.Jobs, now), nil
+}
+
+// DueJobs returns the jobs of jobs that are due at now: enabled, with
+// their next run not after now, the most overdue first (in the order of
+// jobs among equals).
+func DueJobs(jobs []Job, now time.Time) []Job {
 	var due []Job
-	for _, j := range f.Jobs {
+	for _, j := range jobs {
 		if j.due(now) {
 			due = append(due, j)
 		}
 	}
 	slices.SortStableFunc(due, func(a, b Job) int { return a.NextRun.Compare(b.NextRun) })
-	return due, nil
+	return due
 }
 
 func (j Job) due(now time.Time) bool { return j.Enabled && !now.Before(j.NextRun) }
+
+// Validate checks a job as every store does when it is added, changed or
+// read (its name and schedule trimmed), and returns its parsed schedule.
+func (j *Job) Validate() (Schedule, error) { return j.check() }
 
 // check validates a job and returns its parsed schedule.
 func (j *Job) check() (Schedule, error) {
@@ -409,7 +449,7 @@ func parseJobs(path string, data []byte) (*jobsFile, error) {
 	seen := map[string]bool{}
 	for i := range f.Jobs {
 		j := &f.Jobs[i]
-		if !validID(j.ID) || seen[j.ID] {
+		if !ValidID(j.ID) || seen[j.ID] {
 			return nil, fmt.Errorf("%s: job %d: id %q is missing, malformed or repeated", path, i+1, j.ID)
 		}
 		seen[j.ID] = true
@@ -420,8 +460,8 @@ func parseJobs(path string, data []byte) (*jobsFile, error) {
 	return &f, nil
 }
 
-// validID accepts what ids are made of, so an id can name files.
-func validID(id string) bool {
+// ValidID accepts what ids are made of, so an id can name files.
+func ValidID(id string) bool {
 	if id == "" || len(id) > 64 {
 		return false
 	}

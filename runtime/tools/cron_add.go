@@ -26,7 +26,7 @@ type cronAddArgs struct {
 // command or an agent turn later, unattended, and the approval of this
 // call (which shows the command or prompt) is the approval of those runs.
 func newCronAdd(o CronOptions) Tool {
-	run := func(_ context.Context, a cronAddArgs) providers.ToolResult {
+	run := func(ctx context.Context, a cronAddArgs) providers.ToolResult {
 		j := cron.Job{Name: a.Name, Schedule: a.Schedule, Prompt: a.Prompt, Command: a.Command, Skills: a.Skills, Workspace: o.Workspace}
 		switch {
 		case strings.TrimSpace(a.Prompt) != "" && strings.TrimSpace(a.Command) != "":
@@ -41,11 +41,11 @@ func newCronAdd(o CronOptions) Tool {
 		default:
 			return errorResult("Give a prompt (a task for the agent) or a command (a shell command).")
 		}
-		added, err := o.Store.Add(j)
+		added, err := o.Store.Add(ctx, j)
 		if err != nil {
 			return errorResult("Job not added: %s.", strings.TrimSuffix(err.Error(), "."))
 		}
-		return textResult(fmt.Sprintf("Added job %s %q: %s, next run %s. Jobs run while clawseed chat is open, or from the system crontab with `clawseed cron run-due`.", added.ID, added.Name, added.Schedule, cronTime(added.NextRun)))
+		return textResult(fmt.Sprintf("Added job %s %q: %s, next run %s. %s", added.ID, added.Name, added.Schedule, cronTime(added.NextRun), o.whereJobsRun()))
 	}
 	t := newTypedTool("cron_add", permissions.ClassExec, cronAddDescription, run)
 	t.subject = func(a cronAddArgs) permissions.Subject { return o.commandSubject(a.Command) }

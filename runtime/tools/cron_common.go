@@ -12,8 +12,9 @@ import (
 
 // CronOptions configures [CronTools].
 type CronOptions struct {
-	// Store is the cron directory ([cron].dir).
-	Store *cron.Store
+	// Store is the job store ([cron].dir, or the database of
+	// [storage].backend = "postgres").
+	Store cron.Jobs
 	// Workspace is the session's workspace: jobs are added to it, and the
 	// tools see and change only its jobs.
 	Workspace string
@@ -25,6 +26,18 @@ type CronOptions struct {
 	// again, under the job workspace's configuration then).
 	AllowedCommands []string
 	Sandbox         *Sandbox
+	// RunNote tells the model what runs the jobs ("" = a chat or the
+	// system crontab).
+	RunNote string
+}
+
+// whereJobsRun is the sentence of cron_add's result that says what runs
+// the jobs.
+func (o CronOptions) whereJobsRun() string {
+	if o.RunNote != "" {
+		return o.RunNote
+	}
+	return "Jobs run while clawseed chat is open, or from the system crontab with `clawseed cron run-due`."
 }
 
 // CronTools returns cron_add, cron_list, cron_remove, cron_run, cron_runs

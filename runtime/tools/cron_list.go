@@ -16,8 +16,8 @@ var cronListDescription string
 type cronListArgs struct{}
 
 func newCronList(o CronOptions) Tool {
-	run := func(context.Context, cronListArgs) providers.ToolResult {
-		jobs, err := o.Store.List(o.Workspace)
+	run := func(ctx context.Context, _ cronListArgs) providers.ToolResult {
+		jobs, err := o.Store.List(ctx, o.Workspace)
 		if err != nil {
 			return errorResult("Cannot list jobs: %s", err)
 		}

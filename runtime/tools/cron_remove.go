@@ -19,8 +19,8 @@ type cronIDArgs struct {
 }
 
 func newCronRemove(o CronOptions) Tool {
-	run := func(_ context.Context, a cronIDArgs) providers.ToolResult {
-		j, err := o.Store.Remove(a.ID, o.Workspace)
+	run := func(ctx context.Context, a cronIDArgs) providers.ToolResult {
+		j, err := o.Store.Remove(ctx, a.ID, o.Workspace)
 		if err != nil {
 			return jobError(err)
 		}

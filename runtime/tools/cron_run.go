@@ -36,7 +36,11 @@ func newCronRun(o CronOptions) Tool {
 	t := newTypedTool("cron_run", permissions.ClassExec, cronRunDescription, run)
 	return &summaryTool[cronIDArgs]{typedTool: t,
 		summary: func(a cronIDArgs) string {
-			j, err := o.Store.Get(a.ID, o.Workspace)
+			// The approval question waits for this; a store that does not
+			// answer soon leaves the job's id alone in it.
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			j, err := o.Store.Get(ctx, a.ID, o.Workspace)
 			if err != nil {
 				return "run job " + a.ID + " now"
 			}

@@ -19,12 +19,12 @@ type cronRunsArgs struct {
 }
 
 func newCronRuns(o CronOptions) Tool {
-	run := func(_ context.Context, a cronRunsArgs) providers.ToolResult {
+	run := func(ctx context.Context, a cronRunsArgs) providers.ToolResult {
 		limit := a.Limit
 		if limit <= 0 {
 			limit = 5
 		}
-		j, runs, err := o.Store.Runs(a.ID, o.Workspace, limit)
+		j, runs, err := o.Store.Runs(ctx, a.ID, o.Workspace, limit)
 		if err != nil {
 			return jobError(err)
 		}

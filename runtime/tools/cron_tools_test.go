@@ -29,7 +29,7 @@ func newCronEnv(t *testing.T, allowed ...string) *cronEnv {
 	now := time.Date(2025, 3, 10, 12, 0, 0, 0, time.UTC)
 	e.store = &cron.Store{Dir: t.TempDir(), Now: func() time.Time { return now }, NewID: func() string { n++; return fmt.Sprintf("j%d", n) }}
 	e.tools = map[string]Tool{}
-	for _, tl := range CronTools(CronOptions{Store: e.store, Workspace: e.ws, AllowedCommands: allowed, Sandbox: e.sb,
+	for _, tl := range CronTools(CronOptions{Store: cron.Files{Store: e.store}, Workspace: e.ws, AllowedCommands: allowed, Sandbox: e.sb,
 		Run: func(_ context.Context, j cron.Job) cron.Result {
 			e.ran = append(e.ran, j.Name)
 			if j.Command == "false" {
@@ -51,7 +51,7 @@ func (e *cronEnv) call(t *testing.T, name string, args any) (string, bool) {
 func TestCronToolsClasses(t *testing.T) {
 	t.Parallel()
 	var got []string
-	for _, tl := range CronTools(CronOptions{Store: &cron.Store{Dir: t.TempDir()}, Workspace: "/ws", Run: func(context.Context, cron.Job) cron.Result { return cron.Result{} }}) {
+	for _, tl := range CronTools(CronOptions{Store: cron.Files{Store: &cron.Store{Dir: t.TempDir()}}, Workspace: "/ws", Run: func(context.Context, cron.Job) cron.Result { return cron.Result{} }}) {
 		got = append(got, tl.Spec().Name+":"+tl.Class().String())
 	}
 	want := []string{"cron_add:exec", "cron_list:read", "cron_remove:write", "cron_run:exec", "cron_runs:read", "cron_update:exec"}

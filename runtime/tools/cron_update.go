@@ -28,7 +28,7 @@ type cronUpdateArgs struct {
 // newCronUpdate changes a job. Like cron_add it is exec-class: it can
 // change what runs unattended.
 func newCronUpdate(o CronOptions) Tool {
-	run := func(_ context.Context, a cronUpdateArgs) providers.ToolResult {
+	run := func(ctx context.Context, a cronUpdateArgs) providers.ToolResult {
 		if a.Name == nil && a.Schedule == nil && a.Prompt == nil && a.Command == nil && a.Skills == nil && a.Enabled == nil {
 			return errorResult("Nothing to change: give at least one of name, schedule, prompt, command, skills, enabled.")
 		}
@@ -37,7 +37,7 @@ func newCronUpdate(o CronOptions) Tool {
 				return errorResult("%s", msg)
 			}
 		}
-		j, err := o.Store.Update(a.ID, o.Workspace, func(j *cron.Job) error { return a.apply(j) })
+		j, err := o.Store.Update(ctx, a.ID, o.Workspace, func(j *cron.Job) error { return a.apply(j) })
 		if err != nil {
 			return jobError(err)
 		}

@@ -33,7 +33,7 @@ func startTools(sb *Sandbox, dir string) []Tool {
 	if ws, err := NewWebSearch(WebSearchOptions{Provider: "duckduckgo"}); err == nil {
 		list = append(list, ws)
 	}
-	list = append(list, CronTools(CronOptions{Store: &cron.Store{Dir: filepath.Join(dir, "cron")}, Workspace: sb.Workspace, Sandbox: sb,
+	list = append(list, CronTools(CronOptions{Store: cron.Files{Store: &cron.Store{Dir: filepath.Join(dir, "cron")}}, Workspace: sb.Workspace, Sandbox: sb,
 		Run: func(context.Context, cron.Job) cron.Result { return cron.Result{} }})...)
 	list = append(list, NewLLMTask(LLMTaskOptions{}))
 	list = append(list, MemoryTools(nil)...)

@@ -37,9 +37,11 @@ const (
 )
 
 // StartScheduler runs due jobs while a chat is open ([cron].enabled); stop
-// cancels the runs in progress and waits until they are recorded.
+// cancels the runs in progress and waits until they are recorded. On the
+// postgres backend the jobs are the `clawseed serve` replicas' to run
+// ([StartJobs]), or `clawseed cron run-due`'s, not a chat's.
 func StartScheduler(ctx context.Context, cfg *config.Config, log *slog.Logger) (stop func()) {
-	if !cfg.Cron.Enabled {
+	if !cfg.Cron.Enabled || cfg.Storage.Backend == config.StoragePostgres {
 		return func() {}
 	}
 	run, err := NewJobRunner(cfg.Home)
@@ -47,7 +49,7 @@ func StartScheduler(ctx context.Context, cfg *config.Config, log *slog.Logger) (
 		log.Warn("Scheduled jobs will not run in this chat", "error", err)
 		return func() {}
 	}
-	sc := &cron.Scheduler{Store: CronStore(cfg), Run: run, OnError: func(err error) { log.Warn("Scheduled job", "error", err) }}
+	sc := &cron.Scheduler{Store: cronFiles(cfg), Run: run, OnError: func(err error) { log.Warn("Scheduled job", "error", err) }}
 	return sc.Start(ctx)
 }
 

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/runtime/cronriver"
 	"github.com/clawseed/clawseed/runtime/eventlog"
 	"github.com/clawseed/clawseed/runtime/pgstore"
 	"github.com/clawseed/clawseed/runtime/session"
@@ -73,8 +74,8 @@ func OpenEventLog(ctx context.Context, cfg *config.Config, p *Process) (eventlog
 }
 
 // MigrateStorage brings the postgres backend's schema up to date (`clawseed
-// storage migrate`, `clawseed serve --migrate`) and returns the names of
-// the migrations it applied; the files backend has nothing to migrate.
+// storage migrate`, `clawseed serve --migrate`), River's tables included,
+// and returns the names of the migrations it applied; the files backend has nothing to migrate.
 // Replicas may run it at once: pgstore serializes them.
 func MigrateStorage(ctx context.Context, cfg *config.Config, p *Process) ([]string, error) {
 	if cfg.Storage.Backend != config.StoragePostgres {
@@ -88,12 +89,17 @@ func MigrateStorage(ctx context.Context, cfg *config.Config, p *Process) ([]stri
 	if err != nil {
 		return nil, &StoreError{Err: err}
 	}
-	p.storage.markChecked(db)
 	var names []string
 	for _, m := range applied {
 		names = append(names, m.Name)
 	}
-	return names, nil
+	// River's tables: the scheduled jobs' queue (StartJobs).
+	river, err := cronriver.Migrate(ctx, db.Pool(), pgstore.Schema)
+	if err != nil {
+		return names, &StoreError{Err: err}
+	}
+	p.storage.markChecked(db)
+	return append(names, river...), nil
 }
 
 // Ready reports whether cfg's storage answers (the server's /readyz):

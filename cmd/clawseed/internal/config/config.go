@@ -34,6 +34,7 @@ type Config struct {
 	Backup      Backup      `toml:"backup"`
 	Cron        Cron        `toml:"cron"`
 	MCP         MCP         `toml:"mcp"`
+	Serve       Serve       `toml:"serve"`
 
 	// Workspace is the absolute, cleaned, symlink-resolved workspace
 	// directory: the one path every component uses.
@@ -395,6 +396,7 @@ func Default() *Config {
 		Backup:      Backup{Enabled: true, Paths: []string{}},
 		Cron:        Cron{Enabled: true},
 		MCP:         MCP{Enabled: true, StartupTimeoutSecs: 10, MaxSchemaBytes: 16384, Servers: map[string]MCPServer{}},
+		Serve:       DefaultServe(),
 
 		Instructions: Instructions{Enabled: true, MaxFileBytes: 40000, MaxTotalBytes: 80000},
 

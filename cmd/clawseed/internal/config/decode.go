@@ -62,6 +62,11 @@ func (c *Config) applyFile(path string, data []byte, kind fileKind) error {
 		return d.errAt(toml.Key{"workspace_dir"}, "workspace_dir cannot be set in a project file "+
 			"(use the user file, --config, CLAWSEED_WORKSPACE or --workspace)")
 	}
+	if _, ok := tree["serve"]; ok && kind == projectFile {
+		// Tokens, their workspaces and autonomy are the operator's
+		// (serve.go): a repository may not let anyone in.
+		return d.errAt(toml.Key{"serve"}, "[serve] cannot be set in a project file (use the user file or --config)")
+	}
 	perms := c.Permissions
 	if kind != projectFile || c.Trusted {
 		if kind == projectFile {
@@ -379,6 +384,7 @@ func (d *decoder) applyEntries(m map[string]any, dst reflect.Value, path toml.Ke
 var (
 	modelEntryType = reflect.TypeFor[ModelEntry]()
 	mcpServerType  = reflect.TypeFor[MCPServer]()
+	serveTokenType = reflect.TypeFor[ServeToken]()
 )
 
 // newEntry returns a settable entry of a map of tables holding what a table
@@ -390,6 +396,8 @@ func newEntry(t reflect.Type) reflect.Value {
 		v.Set(reflect.ValueOf(DefaultModelEntry()))
 	case mcpServerType:
 		v.Set(reflect.ValueOf(DefaultMCPServer()))
+	case serveTokenType:
+		v.Set(reflect.ValueOf(DefaultServeToken()))
 	}
 	return v
 }

@@ -44,6 +44,9 @@ func TestExample(t *testing.T) {
 			serverKeys = append(serverKeys, rest) // no default server: see TestExampleMCPServers
 			continue
 		}
+		if strings.HasPrefix(key, "serve.tokens.main.") {
+			continue // no default token: see TestExampleServeTokens
+		}
 		if !strings.HasPrefix(c.Source(key), opts.ConfigFile+":") {
 			t.Errorf("key %s does not appear uncommented in config.toml.example", key)
 		}
@@ -144,5 +147,45 @@ func TestExampleMCPServers(t *testing.T) {
 	}
 	if diff := cmp.Diff(DefaultMCPServer().ToolTimeoutSecs, c.MCP.Servers["github"].ToolTimeoutSecs); diff != "" {
 		t.Errorf("example tool_timeout_secs is not the default (-default +example)\n%s", diff)
+	}
+}
+
+// TestExampleServeTokens: config.toml.example has no default token, so its
+// token table is commented out; uncommented, it loads strictly, sets every
+// key of a token, and its max_autonomy is the default.
+func TestExampleServeTokens(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	in := false
+	for _, line := range strings.Split(string(clawseed.ConfigExample), "\n") {
+		rest, commented := strings.CutPrefix(line, "# ")
+		switch {
+		case commented && strings.HasPrefix(rest, "[serve.tokens."):
+			in = true
+		case !commented:
+			in = false
+		}
+		if in && commented {
+			b.WriteString(rest + "\n")
+		}
+	}
+	s := newSandbox(t)
+	opts := s.opts(nil)
+	opts.ConfigFile = writeFile(t, filepath.Join(s.root, "tokens.toml"), b.String())
+	c, err := Load(opts)
+	if err != nil {
+		t.Fatalf("the example's token does not load: %v\n%s", err, b.String())
+	}
+	if got := sortedKeys(c.Serve.Tokens); !slices.Equal(got, []string{"ci"}) {
+		t.Fatalf("example tokens %v, want ci\n%s", got, b.String())
+	}
+	for _, leaf := range schemaLeaves(configType, nil) {
+		key, ok := strings.CutPrefix(leaf, "serve.tokens.main.")
+		if ok && !strings.HasPrefix(c.Source("serve.tokens.ci."+key), opts.ConfigFile+":") {
+			t.Errorf("token key %s does not appear in the example's commented token", key)
+		}
+	}
+	if got, want := c.Serve.Tokens["ci"].MaxAutonomy, DefaultServeToken().MaxAutonomy; got != want {
+		t.Errorf("example max_autonomy %q, want the default %q", got, want)
 	}
 }

@@ -231,13 +231,26 @@ var projectRules = map[string]keyRule{
 	"mcp.servers.*.tool_timeout_secs": {kind: ignored, why: whyMCP},
 	"mcp.servers.*.allowed_tools":     {kind: ignored, why: whyMCP},
 	"mcp.servers.*.writable":          {kind: ignored, why: whyMCP},
+	// [serve] is the operator's (serve.go): who may call the server and
+	// with what.
+	"serve.listen":                {kind: userOnly},
+	"serve.approval_timeout_secs": {kind: userOnly},
+	"serve.idle_timeout_secs":     {kind: userOnly},
+	"serve.header_timeout_secs":   {kind: userOnly},
+	"serve.max_body_bytes":        {kind: userOnly},
+	"serve.rate_limit":            {kind: userOnly},
+	"serve.trusted_proxies":       {kind: userOnly},
+	"serve.tokens.*.sha256":       {kind: userOnly},
+	"serve.tokens.*.workspaces":   {kind: userOnly},
+	"serve.tokens.*.max_autonomy": {kind: userOnly},
 }
 
 // rulePattern is the projectRules key of a schema key: the name of a model
 // entry or an MCP server becomes "*".
 func rulePattern(k toml.Key) string {
 	parts := []string(k)
-	if len(parts) >= 3 && (parts[0] == "providers" && parts[1] == "models" || parts[0] == "mcp" && parts[1] == "servers") {
+	if len(parts) >= 3 && (parts[0] == "providers" && parts[1] == "models" || parts[0] == "mcp" && parts[1] == "servers" ||
+		parts[0] == "serve" && parts[1] == "tokens") {
 		parts = append([]string{parts[0], parts[1], "*"}, parts[3:]...)
 	}
 	return strings.Join(parts, ".")

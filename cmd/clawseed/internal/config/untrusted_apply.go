@@ -118,7 +118,7 @@ func (d *decoder) restrictKey(tree map[string]any, l fileLeaf, before *Config) (
 		if errN != nil {
 			return ig, false // validate reports the bad value at its line
 		}
-		if errO != nil || levelRank(n) > levelRank(o) {
+		if errO != nil || n.Rank() > o.Rank() {
 			return reject(fmt.Sprintf("may only lower autonomy (user: %s)", cmp.Or(string(o), old.String())))
 		}
 	case lowerCap:
@@ -293,16 +293,6 @@ func raised(now, old reflect.Value) bool {
 		return now.Float() > old.Float()
 	}
 	return false
-}
-
-func levelRank(l permissions.Level) int {
-	switch l {
-	case permissions.ReadOnly:
-		return 0
-	case permissions.Supervised:
-		return 1
-	}
-	return 2
 }
 
 // unionOf is a followed by the entries of b it lacks.

@@ -105,7 +105,7 @@ func checkNoGrant(t *testing.T, u, c *Config) {
 	t.Helper()
 	lu, _ := permissions.ParseLevel(u.Autonomy.Level)
 	lc, _ := permissions.ParseLevel(c.Autonomy.Level)
-	if levelRank(lc) > levelRank(lu) {
+	if lc.Rank() > lu.Rank() {
 		t.Errorf("level %s above the user's %s", lc, lu)
 	}
 	same := map[string][2]any{

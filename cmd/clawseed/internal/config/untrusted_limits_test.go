@@ -74,7 +74,7 @@ func TestProjectRulesNumbers(t *testing.T) {
 		case r.kind == applies && r.why == "":
 			t.Errorf("%s applies in an untrusted workspace without a reason: make it lowerOnly (a resource limit) "+
 				"or say in why what bounds it", n.key)
-		case r.kind != applies && r.kind != lowerOnly && r.kind != lowerCap && r.kind != raiseOnly && r.kind != ignored:
+		case r.kind != applies && r.kind != lowerOnly && r.kind != lowerCap && r.kind != raiseOnly && r.kind != ignored && r.kind != userOnly:
 			t.Errorf("%s: rule kind %d is not one for a number", n.key, r.kind)
 		}
 	}

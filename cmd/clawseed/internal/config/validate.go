@@ -68,6 +68,9 @@ func (c *Config) validate() error {
 	if err := c.checkStorage(); err != nil {
 		return err
 	}
+	if err := c.checkServe(); err != nil {
+		return err
+	}
 	for _, r := range []intRange{
 		atLeast("agent.max_tool_iterations", c.Agent.MaxToolIterations, 1),
 		atLeast("agent.parallel_tools", c.Agent.ParallelTools, 1),

@@ -1,0 +1,98 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/trust"
+	"github.com/clawseed/clawseed/runtime/session"
+)
+
+// The saved sessions as `clawseed serve` reaches them without a running
+// session: its listing, the header it reads before resuming one (whose
+// workspace the caller must be allowed), and deletion. Resuming itself is
+// [Build] with [Options].Resume, as for chat and run. Ids are exact here:
+// a prefix that the command line would resolve names nothing over HTTP.
+
+// savedStore is the session store of cfg; [ErrSessionsDisabled] when
+// sessions are off.
+func savedStore(cfg *config.Config) (*session.Store, error) {
+	if !cfg.Sessions.Enabled {
+		return nil, ErrSessionsDisabled
+	}
+	return &session.Store{Dir: cfg.SessionsDir()}, nil
+}
+
+// SavedSessions lists every saved session of cfg's store, newest first
+// (`clawseed sessions list --all`), unreadable files included with Err
+// set. A store that cannot be read is a [StoreError].
+func SavedSessions(ctx context.Context, cfg *config.Config) ([]session.Info, error) {
+	store, err := savedStore(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	infos, err := store.List()
+	if err != nil {
+		return nil, &StoreError{Err: err}
+	}
+	return infos, nil
+}
+
+// LoadSaved reads the saved session id (an exact id) without opening it.
+// One that does not exist matches session.ErrNotFound, an id that is no
+// file name session.ErrInvalidID; other failures are a [StoreError].
+func LoadSaved(ctx context.Context, cfg *config.Config, id string) (*session.Session, error) {
+	store, err := savedStore(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sess, err := store.Load(id)
+	switch {
+	case err == nil:
+		return sess, nil
+	case errors.Is(err, session.ErrNotFound), errors.Is(err, session.ErrInvalidID):
+		return nil, err
+	}
+	return nil, &StoreError{Err: err}
+}
+
+// RemoveSaved deletes the saved session id (an exact id) and its summary,
+// as `clawseed sessions rm` without --force: one that another process has
+// open matches session.ErrInUse, one that does not exist
+// session.ErrNotFound.
+func RemoveSaved(ctx context.Context, cfg *config.Config, id string) error {
+	store, err := savedStore(cfg)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	err = store.Remove(id, false)
+	switch {
+	case err == nil, errors.Is(err, session.ErrNotFound), errors.Is(err, session.ErrInUse), errors.Is(err, session.ErrInvalidID):
+		return err
+	}
+	return &StoreError{Err: err}
+}
+
+// StoreTrusts reports whether the trust store of cfg's CLAWSEED_HOME
+// trusts the directory dir: the server's rule for a workspace (neither
+// --trust nor CLAWSEED_TRUST_WORKSPACE, which trust the one workspace of a
+// command line, count for the workspaces of a server's clients).
+func StoreTrusts(cfg *config.Config, dir string) (bool, error) {
+	st, err := trust.Load(trustStorePath(cfg.Home))
+	if err != nil {
+		return false, fmt.Errorf("trust store: %w", err)
+	}
+	return st.IsTrusted(filepath.Clean(dir)), nil
+}

@@ -1,0 +1,100 @@
+package server
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clawseed/clawseed/providers/providertest"
+)
+
+// modelClock is a reverse proxy in front of the fake model that adds up
+// the time its requests take, from receipt to the last byte of the
+// answer: the model's own latency as the server sees it.
+type modelClock struct {
+	mu    sync.Mutex
+	spent time.Duration
+}
+
+func (m *modelClock) wrap(b testing.TB) func(string) string {
+	return func(target string) string {
+		u, err := url.Parse(target)
+		if err != nil {
+			b.Fatal(err)
+		}
+		proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
+		proxy.FlushInterval = -1
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			proxy.ServeHTTP(w, r)
+			m.mu.Lock()
+			m.spent += time.Since(start)
+			m.mu.Unlock()
+		}))
+		b.Cleanup(srv.Close)
+		return srv.URL + u.Path
+	}
+}
+
+func (m *modelClock) take() time.Duration {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d := m.spent
+	m.spent = 0
+	return d
+}
+
+// BenchmarkTurnOverhead measures what the server adds to a turn over the
+// fake model's own latency: the time from POST .../messages to the end of
+// its event stream, less the time the model's requests took (each turn a
+// fresh session: one request, a 20-token answer, the model answering
+// after delayMs). It reports the overhead's p50 and p99, and the turns a
+// second one client gets through sequentially.
+func BenchmarkTurnOverhead(b *testing.B) {
+	const delayMs = 10
+	clock := &modelClock{}
+	h := newHarnessVia(b, nil, "[serve]\nrate_limit = 0\n", clock.wrap(b))
+	var overheads []time.Duration
+	var total time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		h.fake.Append(providertest.Response{Text: "The answer is forty-two, and here are some more words to stream.", DelayMs: delayMs})
+		id := h.create(h.ws)
+		clock.take()
+		b.StartTimer()
+		start := time.Now()
+		evs := h.turn(id, "what is the answer?", nil)
+		took := time.Since(start)
+		b.StopTimer()
+		if evs[len(evs)-1].typ() != "result" {
+			b.Fatalf("turn: %s", types(evs))
+		}
+		total += took
+		overheads = append(overheads, took-clock.take())
+		h.do("DELETE", "/v1/sessions/"+id, "")
+		b.StartTimer()
+	}
+	b.StopTimer()
+	slices.Sort(overheads)
+	pct := func(p float64) time.Duration { return overheads[min(len(overheads)-1, int(p*float64(len(overheads))))] }
+	b.ReportMetric(float64(pct(0.50).Microseconds()), "overhead-p50-µs")
+	b.ReportMetric(float64(pct(0.99).Microseconds()), "overhead-p99-µs")
+	b.ReportMetric(float64(len(overheads))/total.Seconds(), "turns/s")
+}
+
+// BenchmarkFileEventsAppend is the files backend's cost of one event.
+func BenchmarkFileEventsAppend(b *testing.B) {
+	log := &FileEvents{Dir: b.TempDir()}
+	data := []byte(`{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hello"}},"parent_tool_use_id":null,"session_id":"20260101-000000-abcdef","uuid":"2202154b-b452-4c6c-b320-495ab9f80888"}`)
+	for b.Loop() {
+		if _, err := log.Append(b.Context(), "20260101-000000-abcdef", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,44 @@
+package server
+
+import (
+	"embed"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"time"
+)
+
+// The web page: plain HTML, CSS and JavaScript embedded in the binary, no
+// build step and nothing fetched from elsewhere (the Content-Security-
+// Policy of every answer allows only the server itself). GET / is
+// web/index.html; GET /NAME any other file of web/.
+
+//go:embed web
+var webFiles embed.FS
+
+// webIndex is GET /.
+func (s *Server) webIndex(w http.ResponseWriter, r *http.Request, _ *principal) {
+	s.serveWebFile(w, r, "index.html")
+}
+
+// webFile is GET /{file}.
+func (s *Server) webFile(w http.ResponseWriter, r *http.Request, _ *principal) {
+	s.serveWebFile(w, r, r.PathValue("file"))
+}
+
+func (s *Server) serveWebFile(w http.ResponseWriter, r *http.Request, name string) {
+	data, err := fs.ReadFile(webFiles, path.Join("web", path.Clean("/" + name)[1:]))
+	if err != nil || name == "" {
+		writeError(w, notFound("no such page: "+r.URL.Path))
+		return
+	}
+	ctype := mime.TypeByExtension(path.Ext(name))
+	if ctype == "" {
+		ctype = "application/octet-stream"
+	}
+	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Cache-Control", "no-cache")
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(time.Minute))
+	w.Write(data)
+}
