@@ -30,7 +30,7 @@ func (s *Store) Save(ctx context.Context, m Memory) (saved Memory, created bool,
 	m.Scope, m.Agent = s.scopeFor(m.Type), s.agent
 	folder := s.folder(m.Scope)
 	if folder == "" {
-		return Memory{}, false, fmt.Errorf("memory %q: %w: type %s needs a workspace", m.Name, ErrInvalid, m.Type)
+		return Memory{}, false, needsWorkspace(m)
 	}
 	unlock, err := s.lock(ctx)
 	if err != nil {
@@ -295,13 +295,19 @@ func (s *Store) readFolder(scope string) ([]Memory, []Diagnostic, error) {
 		}
 		ms = append(ms, m)
 	}
+	sortFolder(ms)
+	return ms, diags, nil
+}
+
+// sortFolder sorts the memories of one folder as List and MEMORY.md list
+// them: by name, then path.
+func sortFolder(ms []Memory) {
 	slices.SortStableFunc(ms, func(a, b Memory) int {
 		if c := strings.Compare(a.Name, b.Name); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Path, b.Path)
 	})
-	return ms, diags, nil
 }
 
 // memoryFiles lists the memory file names of folder, sorted: *.md files
@@ -440,4 +446,13 @@ func firstLines(s string, n int) string {
 		off += j + 1
 	}
 	return s[:off]
+}
+
+// Location names where the memories are kept, for messages: the memory
+// dir, or a subagent's folder.
+func (s *Store) Location() string {
+	if f := s.AgentFolder(); f != "" {
+		return f
+	}
+	return s.dir
 }
