@@ -192,3 +192,17 @@ func (l *layout) entryArea(file string) (area, string, error) {
 	}
 	return a, base, nil
 }
+
+// AgentFolderKey returns the folder key of the subagent memory of opts
+// (Agent and AgentScope set): the folder relative to the memory dir,
+// slash-separated, which its files have and a database's rows of it.
+func AgentFolderKey(opts Options) (string, error) {
+	if opts.Agent == "" {
+		return "", fmt.Errorf("memory: %w: no subagent", ErrInvalid)
+	}
+	l, err := newLayout(opts)
+	if err != nil {
+		return "", err
+	}
+	return l.areas[0].key, nil
+}
