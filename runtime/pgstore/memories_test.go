@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"context"
 	"testing"
 
 	"github.com/clawseed/clawseed/runtime/memory"
@@ -16,4 +17,14 @@ func TestMemoriesConformance(t *testing.T) {
 			return memory.OpenRows(opts, rows)
 		}
 	})
+}
+
+// TestMemoriesSameAsFiles: the same calls on the files and on PostgreSQL,
+// over one memory dir, give the same answers, byte for byte: MEMORY.md
+// (hence the system prompt), lists, exports, paths, recall.
+func TestMemoriesSameAsFiles(t *testing.T) {
+	rows := openDB(t).Memories()
+	memorytest.Same(t,
+		func(opts memory.Options) (memorytest.Store, error) { return memory.Open(context.Background(), opts) },
+		func(opts memory.Options) (memorytest.Store, error) { return memory.OpenRows(opts, rows) })
 }
