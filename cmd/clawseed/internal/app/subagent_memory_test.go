@@ -119,6 +119,16 @@ func TestSubagentMemoryFolder(t *testing.T) {
 	if want := filepath.Join(cfg.MemoryDir(), "user", "agents", memory.AgentFolderName("my-plugin:rev")); dir != want || why != "" {
 		t.Fatalf("folder %q (%q), want %q", dir, why, want)
 	}
+	// With the postgres backend: the folder key of its rows, and no
+	// database opened (there is none here).
+	cfg.Storage.Backend, cfg.Storage.PostgresURL = config.StoragePostgres, "postgres://127.0.0.1:1/none"
+	if dir, why := SubagentMemoryFolder(cfg, def); dir != "database: user/agents/"+memory.AgentFolderName("my-plugin:rev") || why != "" {
+		t.Fatalf("postgres: %q (%q)", dir, why)
+	}
+	if dir, why := SubagentMemoryFolder(cfg, &subagents.Definition{Name: "p", Memory: "project"}); !strings.HasPrefix(dir, "database: projects/") || !strings.HasSuffix(dir, "/agents/p") || why != "" {
+		t.Fatalf("postgres, project scope: %q (%q)", dir, why)
+	}
+	cfg.Storage.Backend = config.StorageFiles
 	cfg.Memory.Enabled = false
 	if dir, why := SubagentMemoryFolder(cfg, def); dir != "" || !strings.Contains(why, "memory is off") {
 		t.Fatalf("memory off: %q %q", dir, why)
