@@ -138,7 +138,12 @@ func (s *Store) keepLocal() error {
 	if s.agent == "" || s.areas[0].scope != ScopeLocal {
 		return nil
 	}
-	dir := filepath.Dir(s.folder(ScopeLocal))
+	return writeLocalIgnore(filepath.Dir(s.folder(ScopeLocal)))
+}
+
+// writeLocalIgnore writes the .gitignore of an agents-local folder, dir,
+// unless there is one.
+func writeLocalIgnore(dir string) error {
 	path := filepath.Join(dir, ".gitignore")
 	if _, err := os.Lstat(path); err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return nil // there already (or unreadable: the write would fail too, and memory still works)

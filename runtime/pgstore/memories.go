@@ -206,3 +206,53 @@ func (t memoriesTx) Clear(ctx context.Context, folder string) (int, error) {
 	}
 	return int(tag.RowsAffected()), nil
 }
+
+// All reads every memory row of every folder, in folder and file order
+// (byte order), for `clawseed storage export`. A database has no
+// malformed file to report.
+func (s *Memories) All(ctx context.Context) ([]memory.Row, []memory.Diagnostic, error) {
+	rows, err := s.db.pool.Query(ctx, "SELECT "+memoryColumns+` FROM clawseed.memories ORDER BY folder COLLATE "C", file COLLATE "C"`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read memories: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (memory.Row, error) { return scanMemory(r) })
+	if err != nil {
+		return nil, nil, fmt.Errorf("read memories: %w", err)
+	}
+	return out, nil, nil
+}
+
+// Import stores rows as they are (folder, file, times), in one
+// transaction holding their folders' locks, and skips a row whose name or
+// file its folder holds already (`clawseed storage import`). A row a
+// store would not make is refused before anything is stored.
+func (s *Memories) Import(ctx context.Context, rows []memory.Row) (imported, skipped int, err error) {
+	var folders []string
+	for _, r := range rows {
+		if err := memory.CheckRow(r); err != nil {
+			return 0, 0, err
+		}
+		folders = append(folders, r.Folder)
+	}
+	err = s.Update(ctx, folders, func(tx memory.RowsTx) error {
+		imported, skipped = 0, 0
+		t := tx.(memoriesTx)
+		for _, r := range rows {
+			tag, err := t.tx.Exec(ctx, `INSERT INTO clawseed.memories (`+memoryColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+				ON CONFLICT DO NOTHING`, r.Folder, r.Name, r.File, r.Type, r.Description, r.Body, r.Created, r.Updated)
+			if err != nil {
+				return fmt.Errorf("import memory %q of %s: %w", r.Name, r.Folder, err)
+			}
+			if tag.RowsAffected() == 0 {
+				skipped++
+			} else {
+				imported++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	return imported, skipped, nil
+}
