@@ -85,6 +85,28 @@ func openMemoryStore(ctx context.Context, cfg *config.Config, p *Process, opts m
 	return s, nil
 }
 
+// MemoryRows are all the memories of a store, every folder's, as
+// `clawseed storage export|import` moves them: memory.Files (a memory dir)
+// and *pgstore.Memories.
+type MemoryRows interface {
+	Location() string
+	All(ctx context.Context) ([]memory.Row, []memory.Diagnostic, error)
+	Import(ctx context.Context, rows []memory.Row) (imported, skipped int, err error)
+}
+
+// OpenMemoryRows returns all the memories of cfg's backend: the memory dir's
+// files, or the database's rows.
+func OpenMemoryRows(ctx context.Context, cfg *config.Config, p *Process) (MemoryRows, error) {
+	if cfg.Storage.Backend != config.StoragePostgres {
+		return memory.Files{Dir: cfg.MemoryDir()}, nil
+	}
+	db, err := p.database(ctx, cfg, true)
+	if err != nil {
+		return nil, err
+	}
+	return db.Memories(), nil
+}
+
 // OpenEventLog returns the server's event log for cfg's backend: files in
 // the sessions folder's events/ (never taken for sessions: those are
 // files, not folders), or the database's.
