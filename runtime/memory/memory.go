@@ -1,7 +1,9 @@
 // Package memory is clawseed's long-term memory (SPEC §8): one Markdown file
 // per memory is the truth, so memories stay auditable, editable by hand and
 // syncable with git; <dir>/index.db is only an index (FTS5) rebuilt from the
-// files, plus the knowledge graph, which lives only in the database.
+// files, plus the knowledge graph, which lives only in the database. With
+// [storage].backend = "postgres" the memories are rows of a database
+// instead, under the same rules ([RowStore], rows.go).
 //
 // Layout under Options.Dir:
 //
