@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -27,6 +28,7 @@ type serveOptions struct {
 	Listen  string
 	TLSCert string
 	TLSKey  string
+	Migrate bool
 }
 
 // serveGrace is how long running turns get to finish when the server is
@@ -51,6 +53,7 @@ func newServeCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	f.StringVar(&opts.Listen, "listen", "", "address to listen on, host:port (default [serve].listen, 127.0.0.1:8787)")
 	f.StringVar(&opts.TLSCert, "tls-cert", "", "serve HTTPS with this certificate file (PEM; with --tls-key)")
 	f.StringVar(&opts.TLSKey, "tls-key", "", "the certificate's private key file (PEM)")
+	f.BoolVar(&opts.Migrate, "migrate", false, "bring the postgres backend's schema up to date first (as `clawseed storage migrate`)")
 	return cmd
 }
 
@@ -68,6 +71,15 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 		return err
 	}
 	log := newServeLogger(opts.global, opts.io.Err)
+	if opts.Migrate {
+		applied, err := app.MigrateStorage(ctx, cfg, opts.global.proc)
+		if err != nil {
+			return &exitError{code: exitFailure, err: fmt.Errorf("migrate: %w", err)}
+		}
+		if len(applied) > 0 {
+			log.Info("Storage migrated", "applied", strings.Join(applied, ", "))
+		}
+	}
 	srv, err := apiserver.New(apiserver.Options{
 		Config: cfg,
 		Load: func(ctx context.Context, ws string) (*config.Config, error) {
@@ -83,6 +95,9 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 		Log:     log,
 	})
 	if err != nil {
+		if errors.As(err, new(*app.StoreError)) {
+			return err // the database: unreachable, or not migrated
+		}
 		return usageError(err)
 	}
 	ln, err := srv.Listen(ctx, opts.Listen)
@@ -93,6 +108,15 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 		}
 		return &exitError{code: exitFailure, err: err}
 	}
+	// The scheduled jobs: on postgres each due time runs once across the
+	// replicas (River). They stop before the process closes its database.
+	stopJobs, err := app.StartJobs(ctx, cfg, opts.global.proc, log)
+	if err != nil {
+		ln.Close()
+		srv.Close(ctx)
+		return &exitError{code: exitFailure, err: err}
+	}
+	defer stopJobs()
 	tls := opts.TLSCert != ""
 	fmt.Fprintf(opts.io.Out, "clawseed: serving on %s (the web page at /, the API described at /openapi.json)\n", apiserver.URL(ln, tls))
 	flushOut(opts.io.Out)

@@ -253,3 +253,17 @@ func deleteEvents(ctx context.Context, tx pgx.Tx, id string) error {
 	}
 	return err
 }
+
+// Last returns session's highest sequence number, 0 for none (the
+// server's check, before a turn, of where its events start).
+func (e *Events) Last(ctx context.Context, sess string) (int64, error) {
+	if err := session.CheckID(sess); err != nil {
+		return 0, err
+	}
+	var last int64
+	err := e.db.pool.QueryRow(ctx, `SELECT COALESCE(MAX(last), 0) FROM clawseed.event_seqs WHERE session_id = $1`, sess).Scan(&last)
+	if err != nil {
+		return 0, fmt.Errorf("event log %s: %w", sess, err)
+	}
+	return last, nil
+}

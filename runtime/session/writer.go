@@ -103,6 +103,14 @@ func NewWriter(h Header, now func() time.Time, sink Sink, created bool) *Writer 
 	return w
 }
 
+// Stored reports whether the session is in its store: opened there, or
+// created by its first message (records before it wait in memory).
+func (w *Writer) Stored() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.created
+}
+
 // ID returns the session id.
 func (w *Writer) ID() string { return w.header.ID }
 

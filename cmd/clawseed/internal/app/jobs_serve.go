@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
@@ -23,8 +24,17 @@ import (
 // (postgres_url) or a [StoreError]. stop cancels the runs in progress and
 // waits until they are recorded: call it before [Process.Close], which
 // closes the database River works on.
+//
+// CLAWSEED_JOBS_TICK (a Go duration, hidden) replaces River's tick, so that
+// tests see a due job run in seconds rather than half a minute.
 func StartJobs(ctx context.Context, cfg *config.Config, p *Process, log *slog.Logger) (stop func(), err error) {
-	return startJobs(ctx, cfg, p, log, jobsOptions{})
+	var o jobsOptions
+	if v := os.Getenv("CLAWSEED_JOBS_TICK"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			o.tick = d
+		}
+	}
+	return startJobs(ctx, cfg, p, log, o)
 }
 
 // jobsOptions are what tests replace in [startJobs].

@@ -17,27 +17,28 @@ import (
 // [Build] with [Options].Resume, as for chat and run. Ids are exact here:
 // a prefix that the command line would resolve names nothing over HTTP.
 
-// savedStore is the session store of cfg; [ErrSessionsDisabled] when
+// savedStore is the session store of cfg ([OpenSessionStore]: the
+// files or the database of [storage].backend); [ErrSessionsDisabled] when
 // sessions are off.
-func savedStore(cfg *config.Config) (*session.Store, error) {
+func savedStore(ctx context.Context, cfg *config.Config, p *Process) (SessionStore, error) {
 	if !cfg.Sessions.Enabled {
 		return nil, ErrSessionsDisabled
-	}
-	return &session.Store{Dir: cfg.SessionsDir()}, nil
-}
-
-// SavedSessions lists every saved session of cfg's store, newest first
-// (`clawseed sessions list --all`), unreadable files included with Err
-// set. A store that cannot be read is a [StoreError].
-func SavedSessions(ctx context.Context, cfg *config.Config) ([]session.Info, error) {
-	store, err := savedStore(cfg)
-	if err != nil {
-		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	infos, err := store.List()
+	return OpenSessionStore(ctx, cfg, p)
+}
+
+// SavedSessions lists every saved session of cfg's store, newest first
+// (`clawseed sessions list --all`), unreadable ones included with Err
+// set. A store that cannot be read is a [StoreError].
+func SavedSessions(ctx context.Context, cfg *config.Config, p *Process) ([]session.Info, error) {
+	store, err := savedStore(ctx, cfg, p)
+	if err != nil {
+		return nil, err
+	}
+	infos, err := store.List(ctx)
 	if err != nil {
 		return nil, &StoreError{Err: err}
 	}
@@ -47,15 +48,12 @@ func SavedSessions(ctx context.Context, cfg *config.Config) ([]session.Info, err
 // LoadSaved reads the saved session id (an exact id) without opening it.
 // One that does not exist matches session.ErrNotFound, an id that is no
 // file name session.ErrInvalidID; other failures are a [StoreError].
-func LoadSaved(ctx context.Context, cfg *config.Config, id string) (*session.Session, error) {
-	store, err := savedStore(cfg)
+func LoadSaved(ctx context.Context, cfg *config.Config, p *Process, id string) (*session.Session, error) {
+	store, err := savedStore(ctx, cfg, p)
 	if err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	sess, err := store.Load(id)
+	sess, err := store.Load(ctx, id)
 	switch {
 	case err == nil:
 		return sess, nil
@@ -66,23 +64,30 @@ func LoadSaved(ctx context.Context, cfg *config.Config, id string) (*session.Ses
 }
 
 // RemoveSaved deletes the saved session id (an exact id) and its summary,
-// as `clawseed sessions rm` without --force: one that another process has
-// open matches session.ErrInUse, one that does not exist
+// as `clawseed sessions rm` without --force: one that a process (a
+// replica) has open matches session.ErrInUse, one that does not exist
 // session.ErrNotFound.
-func RemoveSaved(ctx context.Context, cfg *config.Config, id string) error {
-	store, err := savedStore(cfg)
+func RemoveSaved(ctx context.Context, cfg *config.Config, p *Process, id string) error {
+	store, err := savedStore(ctx, cfg, p)
 	if err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	err = store.Remove(id, false)
+	err = store.Remove(ctx, id, false)
 	switch {
 	case err == nil, errors.Is(err, session.ErrNotFound), errors.Is(err, session.ErrInUse), errors.Is(err, session.ErrInvalidID):
 		return err
 	}
 	return &StoreError{Err: err}
+}
+
+// SessionInUse reports whether a process (a replica) has the saved
+// session id open: on the postgres backend, whether one runs a turn in it.
+func SessionInUse(ctx context.Context, cfg *config.Config, p *Process, id string) (bool, error) {
+	store, err := savedStore(ctx, cfg, p)
+	if err != nil {
+		return false, err
+	}
+	return store.InUse(ctx, id)
 }
 
 // StoreTrusts reports whether the trust store of cfg's CLAWSEED_HOME

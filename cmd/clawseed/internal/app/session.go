@@ -151,6 +151,10 @@ func (s *Session) SandboxLine() string { return s.conf.line() }
 // prints [Session.SandboxLine] only then.
 func (s *Session) SandboxDegraded() bool { return s.conf.degraded() }
 
+// Stored reports whether the session is in its store yet (a new one is
+// stored at its first message); false when sessions are off.
+func (s *Session) Stored() bool { return s.writer != nil && s.writer.Stored() }
+
 // recorder returns the writer as an agent.Recorder, nil (not a typed nil)
 // when sessions are off.
 func (s *Session) recorder() agent.Recorder {

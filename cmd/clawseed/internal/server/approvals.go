@@ -45,6 +45,9 @@ type approvalResolved struct {
 // A pendingApproval is an approval request waiting for its answer.
 type pendingApproval struct {
 	answer chan answer
+	// always is set when the request offers "always" (it says what it
+	// covers); a call asked about every time takes only allow or deny.
+	always bool
 }
 
 type answer struct {
@@ -58,8 +61,7 @@ func parseDecision(decision, reason string) (answer, bool) {
 	case "allow":
 		return answer{agent.ApprovalAnswer{Decision: agent.ApproveOnce}, decision}, true
 	case "always":
-		// Unless the request offered it (always != ""), the agent counts
-		// it as once.
+		// Taken only when the request offered it (answerPending).
 		return answer{agent.ApprovalAnswer{Decision: agent.ApproveAlways}, decision}, true
 	case "deny":
 		return answer{agent.ApprovalAnswer{Decision: agent.Deny, Reason: strings.TrimSpace(reason)}, decision}, true
@@ -73,7 +75,7 @@ type approver struct{ l *live }
 // Approve implements agent.Approver.
 func (a *approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.ApprovalAnswer, error) {
 	l, s := a.l, a.l.s
-	id, p := l.addPending(req.ID)
+	id, p := l.addPending(req.ID, repl.Choices(req).Always != "")
 	args := argsJSON(req.Args)
 	s.emit(l, approvalRequest{
 		Type: "approval_request", CallID: id, Tool: req.Tool,
@@ -108,7 +110,7 @@ func (a *approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 // addPending registers an approval request of l under the call's id, or
 // a fresh one when the call has none or its id is waiting already (two
 // sub-agents' models may number their calls alike).
-func (l *live) addPending(callID string) (string, *pendingApproval) {
+func (l *live) addPending(callID string, always bool) (string, *pendingApproval) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.pending == nil {
@@ -120,7 +122,7 @@ func (l *live) addPending(callID string) (string, *pendingApproval) {
 		_, _ = rand.Read(b[:])
 		id = "approval_" + hex.EncodeToString(b[:])
 	}
-	p := &pendingApproval{answer: make(chan answer, 1)}
+	p := &pendingApproval{answer: make(chan answer, 1), always: always}
 	l.pending[id] = p
 	return id, p
 }
@@ -137,17 +139,22 @@ func (l *live) removePending(id string) bool {
 	return true
 }
 
-// answerPending answers the request id; false when no such request waits.
-func (l *live) answerPending(id string, a answer) bool {
+// answerPending answers the request id: found is false when no such
+// request waits, taken false when it does not take the answer ("always"
+// for a call asked about every time).
+func (l *live) answerPending(id string, a answer) (found, taken bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	p, ok := l.pending[id]
 	if !ok {
-		return false
+		return false, false
+	}
+	if a.decision == "always" && !p.always {
+		return true, false // the request stays, waiting for allow or deny
 	}
 	delete(l.pending, id)
 	p.answer <- a
-	return true
+	return true, true
 }
 
 // argsJSON is a call's arguments as JSON: the object the model wrote, or
@@ -208,13 +215,18 @@ func (s *Server) postApproval(w http.ResponseWriter, r *http.Request, p *princip
 		return
 	}
 	l := s.openLive(r.PathValue("id"), p)
-	if l == nil || !l.answerPending(r.PathValue("call_id"), a) {
-		if l != nil {
-			s.release(l)
-		}
+	if l == nil {
 		writeError(w, notFound("no approval request "+r.PathValue("call_id")+" is waiting in this session"))
 		return
 	}
+	found, taken := l.answerPending(r.PathValue("call_id"), a)
 	s.release(l)
-	w.WriteHeader(http.StatusNoContent)
+	switch {
+	case !found:
+		writeError(w, notFound("no approval request "+r.PathValue("call_id")+" is waiting in this session"))
+	case !taken:
+		writeError(w, errorf(http.StatusBadRequest, "always_not_offered", `this call is asked about every time (its request offers no "always"): answer "allow" or "deny"`))
+	default:
+		w.WriteHeader(http.StatusNoContent)
+	}
 }

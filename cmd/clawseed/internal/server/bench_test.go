@@ -51,21 +51,48 @@ func (m *modelClock) take() time.Duration {
 
 // BenchmarkTurnOverhead measures what the server adds to a turn over the
 // fake model's own latency: the time from POST .../messages to the end of
-// its event stream, less the time the model's requests took (each turn a
-// fresh session: one request, a 20-token answer, the model answering
-// after delayMs). It reports the overhead's p50 and p99, and the turns a
-// second one client gets through sequentially.
+// its event stream, less the time the model's requests took (one request,
+// a 20-token answer, the model answering after delayMs). It reports the
+// overhead's p50 and p99, and the turns a second one client gets through
+// sequentially; per backend (files; postgres, where a session is closed
+// after each use and resumed from the database for the next), for the
+// first turn of a new session and for its second (a resumed one on
+// postgres).
 func BenchmarkTurnOverhead(b *testing.B) {
+	for _, backend := range []string{"files", "postgres"} {
+		for _, second := range []bool{false, true} {
+			name := backend + "/first"
+			if second {
+				name = backend + "/second"
+			}
+			b.Run(name, func(b *testing.B) {
+				clock := &modelClock{}
+				var h *harness
+				if backend == "postgres" {
+					h = newReplicas(b, 1, nil, "[serve]\nrate_limit = 0\n", clock.wrap(b))[0]
+				} else {
+					h = newHarnessVia(b, nil, "[serve]\nrate_limit = 0\n", clock.wrap(b))
+				}
+				turnOverhead(b, h, clock, second)
+			})
+		}
+	}
+}
+
+func turnOverhead(b *testing.B, h *harness, clock *modelClock, second bool) {
 	const delayMs = 10
-	clock := &modelClock{}
-	h := newHarnessVia(b, nil, "[serve]\nrate_limit = 0\n", clock.wrap(b))
+	answer := providertest.Response{Text: "The answer is forty-two, and here are some more words to stream.", DelayMs: delayMs}
 	var overheads []time.Duration
 	var total time.Duration
 	b.ResetTimer()
 	for b.Loop() {
 		b.StopTimer()
-		h.fake.Append(providertest.Response{Text: "The answer is forty-two, and here are some more words to stream.", DelayMs: delayMs})
 		id := h.create(h.ws)
+		if second {
+			h.fake.Append(answer)
+			h.turn(id, "first question", nil)
+		}
+		h.fake.Append(answer)
 		clock.take()
 		b.StartTimer()
 		start := time.Now()

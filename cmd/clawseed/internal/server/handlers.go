@@ -77,7 +77,7 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request, p *princip
 			filter = real
 		}
 	}
-	infos, err := app.SavedSessions(r.Context(), s.cfg)
+	infos, err := app.SavedSessions(r.Context(), s.cfg, s.opts.Process)
 	if err != nil {
 		s.log.Error("Session store", "error", err)
 		writeError(w, errorf(http.StatusInternalServerError, "store", "the session store cannot be read"))
@@ -170,12 +170,42 @@ func (c cursor) follows(sm summaryJSON) bool {
 // when it is not open.
 func (s *Server) getSession(w http.ResponseWriter, r *http.Request, p *principal) {
 	l, aerr := s.acquire(r.Context(), r.PathValue("id"), p, false)
+	if aerr != nil && aerr.Code == "turn_running" {
+		// Another replica runs a turn (and holds the lock): the stored
+		// state before it, as a live session shows during its own turn.
+		if d, ok := s.remoteDetail(r, r.PathValue("id"), p); ok {
+			writeJSON(w, http.StatusOK, d)
+			return
+		}
+	}
 	if aerr != nil {
 		writeError(w, aerr)
 		return
 	}
 	defer s.release(l)
 	writeJSON(w, http.StatusOK, l.detailView())
+}
+
+// remoteDetail is the SessionDetail of saved session id as stored, with
+// turn_running: what a replica shows of a session another one drives.
+// The cost is not priced here (it needs the session's configuration).
+func (s *Server) remoteDetail(r *http.Request, id string, p *principal) (detailJSON, bool) {
+	saved, err := app.LoadSaved(r.Context(), s.cfg, s.opts.Process, id)
+	if err != nil || !p.allows(saved.Header.Workspace) {
+		return detailJSON{}, false
+	}
+	active := []string{}
+	for _, sk := range saved.Skills {
+		active = append(active, sk.Name)
+	}
+	u := saved.Usage
+	return detailJSON{
+		sessionJSON: sessionJSON{ID: id, Workspace: saved.Header.Workspace, Model: saved.Header.Model, Created: saved.Header.Created, ActiveSkills: active},
+		Title:       saved.Title,
+		Usage:       usageJSON{u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.CacheWriteTokens},
+		Messages:    messagesJSON(saved.Messages),
+		TurnRunning: true,
+	}, true
 }
 
 // deleteSession is DELETE /v1/sessions/{id}: 409 while a turn runs.
@@ -204,7 +234,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, p *princi
 	}
 	var err error
 	remove := func() {
-		if err = app.RemoveSaved(r.Context(), s.cfg, id); err == nil || errors.Is(err, session.ErrNotFound) {
+		if err = app.RemoveSaved(r.Context(), s.cfg, s.opts.Process, id); err == nil || errors.Is(err, session.ErrNotFound) {
 			if eerr := s.events.Remove(r.Context(), id); eerr != nil {
 				s.log.Error("Events not removed", "session", id, "error", eerr)
 			}
@@ -235,7 +265,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, p *princi
 
 // savedVisible checks that the saved session id exists and p may see it.
 func (s *Server) savedVisible(r *http.Request, id string, p *principal) *apiError {
-	saved, err := app.LoadSaved(r.Context(), s.cfg, id)
+	saved, err := app.LoadSaved(r.Context(), s.cfg, s.opts.Process, id)
 	switch {
 	case errors.Is(err, session.ErrNotFound), errors.Is(err, session.ErrInvalidID):
 		return notFound("no session " + id)

@@ -78,6 +78,13 @@ func newHarness(t testing.TB, responses []providertest.Response, serve string) *
 // via(its URL) (a proxy in front of it); nil: directly.
 func newHarnessVia(t testing.TB, responses []providertest.Response, serve string, via func(string) string) *harness {
 	t.Helper()
+	return newHarnessWith(t, responses, serve, via, nil)
+}
+
+// newHarnessWith is newHarnessVia that calls before (when set) with the
+// server's configuration and process before making the server.
+func newHarnessWith(t testing.TB, responses []providertest.Response, serve string, via func(string) string, before func(*config.Config, *app.Process)) *harness {
+	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -110,6 +117,11 @@ func newHarnessVia(t testing.TB, responses []providertest.Response, serve string
 	if err != nil {
 		t.Fatal(err)
 	}
+	proc := &app.Process{}
+	t.Cleanup(proc.Close)
+	if before != nil {
+		before(cfg, proc)
+	}
 	h.srv, err = New(Options{
 		Config: cfg,
 		Load:   func(_ context.Context, ws string) (*config.Config, error) { return h.load(ws) },
@@ -119,7 +131,7 @@ func newHarnessVia(t testing.TB, responses []providertest.Response, serve string
 		Outcome: func(s *app.Session, status, final string, iterations int, usage []providers.ModelUsage, err error) streamjson.Outcome {
 			return streamjson.Outcome{Status: status, Final: final, Iterations: iterations, SessionID: s.ID(), Err: err}
 		},
-		Process: &app.Process{},
+		Process: proc,
 	})
 	if err != nil {
 		t.Fatal(err)

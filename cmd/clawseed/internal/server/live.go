@@ -253,19 +253,33 @@ func (s *Server) retire(l *live, then func()) {
 	close(l.gone)
 }
 
-// release ends one use of l.
+// release ends one use of l. With replicas (perTurn), the last use
+// closes it: its lock is released for whichever replica serves the next
+// request, which resumes it from the store, history included.
 func (s *Server) release(l *live) {
 	s.mu.Lock()
 	l.users--
-	s.mu.Unlock()
 	l.mu.Lock()
 	l.lastUsed = s.now()
+	idle := s.perTurn && l.users == 0 && l.turn == nil && !l.retiring && l.id != ""
 	l.mu.Unlock()
+	// A new session is stored at its first message: until then only this
+	// replica has it, so it stays open here (the idle janitor closes it).
+	idle = idle && l.stored()
+	if idle && s.live[l.id] == l {
+		l.retiring = true
+	} else {
+		idle = false
+	}
+	s.mu.Unlock()
+	if idle {
+		s.retire(l, nil)
+	}
 }
 
 // resume opens the saved session l.id for p into l, as --resume does.
 func (s *Server) resume(ctx context.Context, l *live, p *principal) *apiError {
-	saved, err := app.LoadSaved(ctx, s.cfg, l.id)
+	saved, err := app.LoadSaved(ctx, s.cfg, s.opts.Process, l.id)
 	switch {
 	case errors.Is(err, session.ErrNotFound), errors.Is(err, session.ErrInvalidID):
 		return notFound("no session " + l.id)
@@ -348,7 +362,9 @@ func (s *Server) sessionConfig(ctx context.Context, ws, model string, p *princip
 	switch {
 	case !cfg.Sessions.Enabled:
 		return nil, errorf(http.StatusBadRequest, "sessions_disabled", "the configuration of %s turns sessions off; the server saves every session", ws)
-	case cfg.SessionsDir() != s.cfg.SessionsDir():
+	case !sameStorage(cfg, s.cfg):
+		return nil, errorf(http.StatusBadRequest, "storage", "the configuration of %s sets another [storage] than the server's", ws)
+	case s.cfg.Storage.Backend != config.StoragePostgres && cfg.SessionsDir() != s.cfg.SessionsDir():
 		return nil, errorf(http.StatusBadRequest, "sessions_dir", "the configuration of %s keeps sessions in %s, not in the server's %s", ws, cfg.SessionsDir(), s.cfg.SessionsDir())
 	}
 	if model != "" {
@@ -365,6 +381,20 @@ func (s *Server) sessionConfig(ctx context.Context, ws, model string, p *princip
 	return cfg, nil
 }
 
+// sameStorage reports whether a and b keep sessions in the same backend
+// and database.
+func sameStorage(a, b *config.Config) bool {
+	if a.Storage.Backend != b.Storage.Backend {
+		return false
+	}
+	if a.Storage.Backend != config.StoragePostgres {
+		return true
+	}
+	ua, erra := a.PostgresURL()
+	ub, errb := b.PostgresURL()
+	return erra == nil && errb == nil && ua == ub
+}
+
 // buildError is the answer for an error of loading a configuration or
 // building a session.
 func (s *Server) buildError(err error) *apiError {
@@ -373,6 +403,9 @@ func (s *Server) buildError(err error) *apiError {
 	switch {
 	case errors.As(err, &ce), errors.As(err, &np), errors.As(err, new(*app.PromptError)):
 		return errorf(http.StatusBadRequest, "config_error", "%s", err.Error())
+	case errors.Is(err, session.ErrInUse) && s.perTurn:
+		// Replicas lock a session only while one runs a turn in it.
+		return errorf(http.StatusConflict, "turn_running", "a turn is running in this session on another replica; wait for its result")
 	case errors.Is(err, session.ErrInUse):
 		return errorf(http.StatusConflict, "session_in_use", "%s", err.Error())
 	case errors.Is(err, session.ErrNotFound):
@@ -451,6 +484,16 @@ func (l *live) shutdown() {
 			l.s.log.Error("Session not closed cleanly", "session", l.sessionID(), "error", err)
 		}
 	}
+}
+
+// stored reports whether l's session is in the store, so that another
+// request (on any replica) can resume it.
+func (l *live) stored() bool {
+	if !l.op.TryLock() {
+		return false // in use: its user releases it again
+	}
+	defer l.op.Unlock()
+	return l.app != nil && l.app.Stored()
 }
 
 // cancelTurn cancels the turn l runs, if any.

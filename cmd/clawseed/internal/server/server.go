@@ -75,6 +75,11 @@ type Server struct {
 	metrics *metrics
 	routes  []route
 	handler http.Handler
+	// perTurn: the sessions are shared by replicas (the postgres
+	// backend), so a session is open here, and locked, only while a
+	// request uses it — a turn, a skill's activation — and is resumed
+	// from the store for the next one, whichever replica serves it.
+	perTurn bool
 
 	// ctx lives as long as the server: turns and sessions run under it,
 	// not under the request that started them.
@@ -106,8 +111,13 @@ func New(opts Options) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.perTurn = s.cfg.Storage.Backend == config.StoragePostgres
 	if s.events == nil {
-		s.events = &FileEvents{Dir: filepath.Join(s.cfg.SessionsDir(), "events")}
+		events, err := s.openEvents()
+		if err != nil {
+			return nil, err
+		}
+		s.events = events
 	}
 	for _, p := range s.serve.TrustedProxies {
 		prefix, err := config.ParseProxy(p)
@@ -123,6 +133,26 @@ func New(opts Options) (*Server, error) {
 	s.handler = s.newHandler()
 	s.bg.Go(s.janitor)
 	return s, nil
+}
+
+// openEvents is the event log of the server's backend: files under
+// <sessions>/events, or the database's (app.OpenEventLog), which replicas
+// share.
+func (s *Server) openEvents() (EventLog, error) {
+	if s.cfg.Storage.Backend != config.StoragePostgres {
+		return &FileEvents{Dir: filepath.Join(s.cfg.SessionsDir(), "events")}, nil
+	}
+	ctx := context.Background()
+	log, err := app.OpenEventLog(ctx, s.cfg, s.opts.Process)
+	if err != nil {
+		return nil, err
+	}
+	cfg, p := s.cfg, s.opts.Process
+	return &StoreEvents{
+		Log:   log,
+		Ping:  func(ctx context.Context) error { return app.Ready(ctx, cfg, p) },
+		InUse: func(ctx context.Context, id string) (bool, error) { return app.SessionInUse(ctx, cfg, p, id) },
+	}, nil
 }
 
 // Handler is the server's HTTP handler: every route, with the checks

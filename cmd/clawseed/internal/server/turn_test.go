@@ -213,3 +213,32 @@ func TestOneTurnAtATime(t *testing.T) {
 		t.Errorf("events left after DELETE: %v", err)
 	}
 }
+
+// A call asked about every time (a write to a control path offers no
+// "always") refuses an "always" answer with 400 and keeps waiting for
+// allow or deny: "always" is never widened to a once.
+func TestApprovalAlwaysNotOffered(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, []providertest.Response{
+		{ToolCalls: []providertest.Call{{Name: "file_write", Args: `{"path":".clawseed/config.toml","content":"[agent]\n"}`}}}, {Text: "done"},
+	}, "")
+	id := h.create(h.ws)
+	var always, deny int
+	evs := h.turn(id, "change the config", func(e sseEvent) bool {
+		if e.typ() == "approval_request" {
+			if e.data["always"] != "" {
+				t.Errorf("a control-path write offers always: %s", e.raw)
+			}
+			url := fmt.Sprintf("/v1/sessions/%s/approvals/%s", id, e.data["call_id"])
+			always, _ = h.do("POST", url, `{"decision":"always"}`)
+			deny, _ = h.do("POST", url, `{"decision":"deny"}`)
+		}
+		return true
+	})
+	if always != http.StatusBadRequest || deny != http.StatusNoContent {
+		t.Fatalf("always → %d, then deny → %d; want 400 then 204", always, deny)
+	}
+	if res := find(t, evs, "approval_resolved"); res.data["decision"] != "deny" {
+		t.Errorf("approval_resolved %s", res.raw)
+	}
+}

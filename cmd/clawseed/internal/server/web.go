@@ -1,21 +1,20 @@
 package server
 
 import (
-	"embed"
 	"io/fs"
 	"mime"
 	"net/http"
 	"path"
 	"time"
+
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/server/web"
 )
 
 // The web page: plain HTML, CSS and JavaScript embedded in the binary, no
 // build step and nothing fetched from elsewhere (the Content-Security-
 // Policy of every answer allows only the server itself). GET / is
-// web/index.html; GET /NAME any other file of web/.
-
-//go:embed web
-var webFiles embed.FS
+// index.html of package web; GET /NAME any other file it embeds (the
+// page's own files only: never its tests).
 
 // webIndex is GET /.
 func (s *Server) webIndex(w http.ResponseWriter, r *http.Request, _ *principal) {
@@ -28,7 +27,7 @@ func (s *Server) webFile(w http.ResponseWriter, r *http.Request, _ *principal) {
 }
 
 func (s *Server) serveWebFile(w http.ResponseWriter, r *http.Request, name string) {
-	data, err := fs.ReadFile(webFiles, path.Join("web", path.Clean("/" + name)[1:]))
+	data, err := fs.ReadFile(web.Files(), path.Clean("/" + name)[1:])
 	if err != nil || name == "" {
 		writeError(w, notFound("no such page: "+r.URL.Path))
 		return

@@ -79,8 +79,8 @@ type model struct {
 	live      liveView
 	// doneGen is the last input whose turn is over.
 	doneGen int
-	tick      int
-	status    string
+	tick    int
+	status  string
 
 	approval *approvalState
 	picker   *picker
