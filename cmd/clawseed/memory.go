@@ -84,7 +84,7 @@ func newMemoryCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 // openMemoryStore opens the configured memory store for this workspace,
 // or with --agent the subagent's own (a subagent that does not exist or
 // has no memory is a usage error).
-func openMemoryStore(ctx context.Context, opts *memoryOptions) (*memory.Store, error) {
+func openMemoryStore(ctx context.Context, opts *memoryOptions) (app.MemoryStore, error) {
 	g, stderr := opts.global, opts.io.Err
 	cfg, err := loadConfig(g, stderr)
 	if err != nil {
@@ -93,7 +93,7 @@ func openMemoryStore(ctx context.Context, opts *memoryOptions) (*memory.Store, e
 	if err := cfg.Use("memory", "workspace_dir"); err != nil {
 		return nil, err
 	}
-	open := func() (*memory.Store, error) { return app.OpenMemory(ctx, cfg) }
+	open := func() (app.MemoryStore, error) { return app.OpenMemory(ctx, cfg, g.proc) }
 	if opts.Agent != "" {
 		if err := cfg.Use("skills", "autonomy"); err != nil {
 			return nil, err
@@ -105,19 +105,13 @@ func openMemoryStore(ctx context.Context, opts *memoryOptions) (*memory.Store, e
 		case def.Memory == "":
 			return nil, usageError(fmt.Errorf("subagent %q has no memory of its own (its definition sets no `memory`)", opts.Agent))
 		}
-		open = func() (*memory.Store, error) { return app.OpenSubagentMemory(ctx, cfg, def) }
+		open = func() (app.MemoryStore, error) { return app.OpenSubagentMemory(ctx, cfg, g.proc, def) }
 	}
 	s, err := open()
 	if err != nil {
 		return nil, &exitError{code: exitFailure, err: err}
 	}
 	return s, nil
-}
-
-// memoryFolder is where a store's memories are: a subagent's folder, or
-// the memory dir.
-func memoryFolder(s *memory.Store) string {
-	return cmp.Or(s.AgentFolder(), s.Dir())
 }
 
 // memoryJSON is one memory as the --json outputs print it.
@@ -161,7 +155,7 @@ func memoryListRun(ctx context.Context, opts *memoryOptions) error {
 			Dir         string                 `json:"dir"`
 			Memories    []memoryJSON           `json:"memories"`
 			Diagnostics []memoryDiagnosticJSON `json:"diagnostics"`
-		}{Dir: memoryFolder(s), Memories: []memoryJSON{}, Diagnostics: []memoryDiagnosticJSON{}}
+		}{Dir: s.Location(), Memories: []memoryJSON{}, Diagnostics: []memoryDiagnosticJSON{}}
 		for _, m := range mems {
 			out.Memories = append(out.Memories, toMemoryJSON(m, false))
 		}
@@ -170,7 +164,7 @@ func memoryListRun(ctx context.Context, opts *memoryOptions) error {
 		}
 		return writeSessionJSON(opts.io.Out, out)
 	}
-	printMemories(opts.io.Out, opts.io.Err, memoryFolder(s), mems, diags)
+	printMemories(opts.io.Out, opts.io.Err, s.Location(), mems, diags)
 	return nil
 }
 
@@ -195,7 +189,7 @@ func printMemories(out, errw io.Writer, dir string, mems []memory.Memory, diags 
 // chatMemory is /memory in chat: the memories of the session's store (nil
 // when memory is off) and the folder they live in (open it in an editor to
 // change them by hand).
-func chatMemory(ctx context.Context, store *memory.Store, out, errw io.Writer) {
+func chatMemory(ctx context.Context, store app.MemoryStore, out, errw io.Writer) {
 	if store == nil {
 		fmt.Fprintln(out, "Memory is off ([memory].enabled = false).")
 		return
@@ -205,8 +199,12 @@ func chatMemory(ctx context.Context, store *memory.Store, out, errw io.Writer) {
 		fmt.Fprintln(errw, "✗ "+termtext.Escape(err.Error()))
 		return
 	}
-	printMemories(out, errw, store.Dir(), mems, diags)
-	fmt.Fprintln(out, "Folder: "+termtext.EscapeLine(store.Dir()))
+	printMemories(out, errw, store.Location(), mems, diags)
+	if store.Location() == store.Dir() {
+		fmt.Fprintln(out, "Folder: "+termtext.EscapeLine(store.Dir()))
+	} else {
+		fmt.Fprintln(out, "Kept in "+termtext.EscapeLine(store.Location())+".")
+	}
 }
 
 func memoryTime(t time.Time) string {
@@ -218,11 +216,11 @@ func memoryTime(t time.Time) string {
 
 // getMemory finds the memory called name; a name that names none is a
 // usage error.
-func getMemory(ctx context.Context, s *memory.Store, name string, get func(context.Context, string) (memory.Memory, error)) (memory.Memory, error) {
+func getMemory(ctx context.Context, s app.MemoryStore, name string, get func(context.Context, string) (memory.Memory, error)) (memory.Memory, error) {
 	m, err := get(ctx, name)
 	switch {
 	case errors.Is(err, memory.ErrNotFound):
-		return m, usageError(fmt.Errorf("no memory named %q in %s (see clawseed memory list)", name, memoryFolder(s)))
+		return m, usageError(fmt.Errorf("no memory named %q in %s (see clawseed memory list)", name, s.Location()))
 	case err != nil:
 		return m, &exitError{code: exitFailure, err: err}
 	}
@@ -299,13 +297,21 @@ func memoryReindexRun(ctx context.Context, opts *memoryOptions) error {
 		return err
 	}
 	defer s.Close()
-	st, err := s.Reindex(ctx)
+	files, ok := s.(interface {
+		Reindex(ctx context.Context) (memory.ReindexStats, error)
+	})
+	if !ok {
+		// Rows need no index of their own: the database's is kept with them.
+		fmt.Fprintf(opts.io.Out, "Nothing to reindex: the memories are in %s, which indexes them as they are saved.\n", termtext.EscapeLine(s.Location()))
+		return nil
+	}
+	st, err := files.Reindex(ctx)
 	if err != nil {
 		return &exitError{code: exitFailure, err: err}
 	}
 	if opts.JSON {
 		return writeSessionJSON(opts.io.Out, st)
 	}
-	fmt.Fprintf(opts.io.Out, "Reindexed %s: %+v\n", memoryFolder(s), st)
+	fmt.Fprintf(opts.io.Out, "Reindexed %s: %+v\n", s.Location(), st)
 	return nil
 }

@@ -58,7 +58,7 @@ func memoryDistillRun(ctx context.Context, g *globalOptions, io *IOStreams, o ap
 		printDistill(io.Out, rep, o.DryRun)
 	}
 	switch {
-	case errors.As(err, new(*config.Error)), errors.As(err, new(*config.NoProviderError)):
+	case errors.As(err, new(*config.Error)), errors.As(err, new(*config.NoProviderError)), errors.Is(err, app.ErrDistillFiles):
 		return err // exit 2, as for any command
 	case errors.Is(err, memory.ErrDistillRunning):
 		return &exitError{code: exitFailure, err: err}

@@ -161,7 +161,7 @@ func errorCode(err error) int {
 		// The request was valid; the session store or the skill failed.
 		return exitFailure
 	case errors.As(err, new(*config.Error)), errors.As(err, new(*config.NoProviderError)),
-		errors.As(err, new(*app.PromptError)), errors.Is(err, app.ErrSessionsDisabled),
+		errors.As(err, new(*app.PromptError)), errors.Is(err, app.ErrSessionsDisabled), errors.Is(err, app.ErrDistillFiles),
 		errors.Is(err, session.ErrNotFound), errors.Is(err, session.ErrInUse),
 		errors.Is(err, session.ErrInvalidID), errors.As(err, new(*session.AmbiguousError)):
 		// The configuration, or a request for what does not exist or is

@@ -12,6 +12,7 @@ import (
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/termtext"
+	"github.com/clawseed/clawseed/runtime/memory"
 	"github.com/clawseed/clawseed/runtime/session"
 )
 
@@ -25,7 +26,7 @@ func newStorageCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	opts := &storageOptions{global: g, io: io}
 	cmd := &cobra.Command{
 		Use:   "storage",
-		Short: "Migrate the PostgreSQL schema; move sessions between the files and a database",
+		Short: "Migrate the PostgreSQL schema; move sessions and memories between the files and a database",
 	}
 	migrate := &cobra.Command{
 		Use:   "migrate",
@@ -37,7 +38,7 @@ func newStorageCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	}
 	export := &cobra.Command{
 		Use:   "export DIR",
-		Short: "Copy every session of the configured storage into DIR as session files",
+		Short: "Copy every session and memory of the configured storage into DIR as session files and DIR/memory",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return storageCopyRun(cmd.Context(), opts, args[0], true)
@@ -45,7 +46,7 @@ func newStorageCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	}
 	imp := &cobra.Command{
 		Use:   "import DIR",
-		Short: "Copy the session files of DIR into the configured storage (sessions it holds are skipped)",
+		Short: "Copy the session files of DIR and the memories of DIR/memory into the configured storage (those it holds are skipped)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return storageCopyRun(cmd.Context(), opts, args[0], false)
@@ -61,7 +62,7 @@ func storageConfig(opts *storageOptions) (*config.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cfg.Use("sessions", "storage"); err != nil {
+	if err := cfg.Use("sessions", "memory", "storage"); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -91,8 +92,10 @@ func storageMigrateRun(ctx context.Context, opts *storageOptions) error {
 // storageCopyRun copies every session from the configured store to the
 // session files of dir (export), or from them to the configured store
 // (import): each whole, records byte for byte, with its summary and its
-// update time. A session the destination holds is skipped; one that
-// cannot be read is reported, and the command then fails.
+// update time; then every memory, of every folder, between the configured
+// store and the memory files of dir/memory ([storageCopyMemories]). A
+// session or memory the destination holds is skipped; one that cannot be
+// read is reported, and the command then fails.
 func storageCopyRun(ctx context.Context, opts *storageOptions, dir string, export bool) error {
 	cfg, err := storageConfig(opts)
 	if err != nil {
@@ -109,6 +112,9 @@ func storageCopyRun(ctx context.Context, opts *storageOptions, dir string, expor
 	files := session.Files{Store: &session.Store{Dir: abs}}
 	if cfg.Storage.Backend != config.StoragePostgres && filepath.Clean(cfg.SessionsDir()) == abs {
 		return usageError(fmt.Errorf("%s is the sessions folder itself", dir))
+	}
+	if cfg.Storage.Backend != config.StoragePostgres && filepath.Clean(cfg.MemoryDir()) == filepath.Join(abs, "memory") {
+		return usageError(fmt.Errorf("%s is the memory folder itself", filepath.Join(dir, "memory")))
 	}
 	var from, to app.SessionStore = configured, files
 	if !export {
@@ -151,8 +157,53 @@ func storageCopyRun(ctx context.Context, opts *storageOptions, dir string, expor
 		fmt.Fprintf(opts.io.Out, " (%d already there, skipped)", skipped)
 	}
 	fmt.Fprintln(opts.io.Out, ".")
-	if failed > 0 {
+	memFailed, err := storageCopyMemories(ctx, opts, cfg, filepath.Join(abs, "memory"), export)
+	if err != nil {
+		return err
+	}
+	switch {
+	case failed > 0 && memFailed > 0:
+		return &exitError{code: exitFailure, err: fmt.Errorf("%s and %s could not be copied", plural(failed, "session"), plural(memFailed, "memory file"))}
+	case failed > 0:
 		return &exitError{code: exitFailure, err: fmt.Errorf("%s could not be copied", plural(failed, "session"))}
+	case memFailed > 0:
+		return &exitError{code: exitFailure, err: fmt.Errorf("%s could not be copied", plural(memFailed, "memory file"))}
 	}
 	return nil
+}
+
+// storageCopyMemories copies every memory from the configured store to the
+// memory files of dir (export), or from them to the configured store
+// (import), each at its folder and file name with its times, and returns
+// the number of memory files that could not be read (each reported).
+func storageCopyMemories(ctx context.Context, opts *storageOptions, cfg *config.Config, dir string, export bool) (int, error) {
+	configured, err := app.OpenMemoryRows(ctx, cfg, opts.global.proc)
+	if err != nil {
+		return 0, err
+	}
+	var from, to app.MemoryRows = configured, memory.Files{Dir: dir}
+	if !export {
+		from, to = to, configured
+	}
+	rows, diags, err := from.All(ctx)
+	if err != nil {
+		return 0, &exitError{code: exitFailure, err: err}
+	}
+	for _, d := range diags {
+		fmt.Fprintf(opts.io.Err, "✗ %s: %s\n", termtext.EscapeLine(d.Path), termtext.Escape(d.Message))
+	}
+	copied, skipped, err := to.Import(ctx, rows)
+	if err != nil {
+		return 0, &exitError{code: exitFailure, err: err}
+	}
+	verb, where := "Exported", "to "+dir
+	if !export {
+		verb, where = "Imported", "into "+to.Location()
+	}
+	fmt.Fprintf(opts.io.Out, "%s %s %s", verb, plural(copied, "memory"), termtext.EscapeLine(where))
+	if skipped > 0 {
+		fmt.Fprintf(opts.io.Out, " (%d already there, skipped)", skipped)
+	}
+	fmt.Fprintln(opts.io.Out, ".")
+	return len(diags), nil
 }

@@ -93,24 +93,6 @@ func agentArea(projectKey, scope, name string) (area, error) {
 	return area{}, fmt.Errorf("memory: subagent %q: %w: memory scope %q is not user, project or local", name, ErrInvalid, scope)
 }
 
-// AgentFolder returns the absolute folder of a subagent's memory, "" for
-// the main memory's Store.
-func (s *Store) AgentFolder() string {
-	if s.agent == "" {
-		return ""
-	}
-	return s.folder(s.areas[0].scope)
-}
-
-// AgentScope returns the scope of a subagent's memory, "" for the main
-// memory's Store.
-func (s *Store) AgentScope() string {
-	if s.agent == "" {
-		return ""
-	}
-	return s.areas[0].scope
-}
-
 // AgentIndex returns a subagent's MEMORY.md as on disk (first 200 lines,
 // repaired first as [Store.Indexes] does), "" for the main memory's Store
 // or when it has no memories.
@@ -156,7 +138,12 @@ func (s *Store) keepLocal() error {
 	if s.agent == "" || s.areas[0].scope != ScopeLocal {
 		return nil
 	}
-	dir := filepath.Dir(s.folder(ScopeLocal))
+	return writeLocalIgnore(filepath.Dir(s.folder(ScopeLocal)))
+}
+
+// writeLocalIgnore writes the .gitignore of an agents-local folder, dir,
+// unless there is one.
+func writeLocalIgnore(dir string) error {
 	path := filepath.Join(dir, ".gitignore")
 	if _, err := os.Lstat(path); err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return nil // there already (or unreadable: the write would fail too, and memory still works)

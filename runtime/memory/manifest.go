@@ -3,9 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
-	"path"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -80,10 +78,9 @@ func (s *Store) Manifest(ctx context.Context, exclude []string, limit int) ([]Ma
 // leaves the memory dir), through the same confined read as every memory
 // file: the name may come from a model's answer.
 func (s *Store) ReadEntry(file string) (Memory, error) {
-	_, base := path.Split(file)
-	scope := s.scopeOfRel(file) // "" unless directly in one of this Store's folders
-	if scope == "" || s.folder(scope) == "" || path.Clean(file) != file || !isMemoryFile(base) || strings.ContainsRune(base, '\\') {
-		return Memory{}, fmt.Errorf("memory file %q: %w", file, ErrNotFound)
+	a, base, err := s.entryArea(file)
+	if err != nil {
+		return Memory{}, err
 	}
-	return s.readMemory(filepath.Join(s.folder(scope), base), scope)
+	return s.readMemory(filepath.Join(s.folder(a.scope), base), a.scope)
 }

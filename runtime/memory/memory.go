@@ -1,7 +1,9 @@
 // Package memory is clawseed's long-term memory (SPEC §8): one Markdown file
 // per memory is the truth, so memories stay auditable, editable by hand and
 // syncable with git; <dir>/index.db is only an index (FTS5) rebuilt from the
-// files, plus the knowledge graph, which lives only in the database.
+// files, plus the knowledge graph, which lives only in the database. With
+// [storage].backend = "postgres" the memories are rows of a database
+// instead, under the same rules ([RowStore], rows.go).
 //
 // Layout under Options.Dir:
 //
@@ -20,8 +22,6 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"errors"
-	"fmt"
-	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -102,31 +102,13 @@ type Options struct {
 	AgentScope string // user, project or local
 }
 
-// An area is one folder of a Store.
-type area struct {
-	scope string // ScopeUser, ScopeProject or ScopeLocal
-	// key is the folder relative to the memory dir, slash-separated: the
-	// mem_files.folder of its files.
-	key string
-	// title heads its MEMORY.md.
-	title string
-}
-
 // A Store reads and writes the memory files of one workspace. It is safe for
 // concurrent use; every write holds a file lock on <dir>/.lock as well as an
 // in-process mutex, so neither two goroutines nor two clawseed processes lose
 // each other's writes.
 type Store struct {
-	dir string
-	// areas are the folders in List order: the project's (absent without a
-	// workspace), then the user's; a subagent's store has its one folder.
-	areas []area
-	// agent is the subagent whose memory this is, "" for the main memory.
-	agent string
-	// workspace is Options.Workspace, named by an interrupted distillation,
-	// and projectKey its key ("" without a workspace).
-	workspace, projectKey string
-	now                   func() time.Time
+	layout
+	now func() time.Time
 
 	mu sync.Mutex // serialises writes inside this process (flock is per open file)
 
@@ -148,30 +130,14 @@ type Store struct {
 // recall or knowledge call, so a session that never uses memory leaves no
 // trace.
 func Open(ctx context.Context, opts Options) (*Store, error) {
-	if opts.Dir == "" || !filepath.IsAbs(opts.Dir) {
-		return nil, fmt.Errorf("memory: dir %q must be an absolute path", opts.Dir)
-	}
-	s := &Store{dir: filepath.Clean(opts.Dir), now: opts.Now}
-	if s.now == nil {
-		s.now = time.Now
-	}
-	projectKey := ""
-	if opts.Workspace != "" {
-		projectKey, s.workspace = ProjectKey(opts.Workspace), opts.Workspace
-		s.projectKey = projectKey
-	}
-	if opts.Agent == "" {
-		if projectKey != "" {
-			s.areas = append(s.areas, area{ScopeProject, "projects/" + projectKey, "# Project memories\n\n"})
-		}
-		s.areas = append(s.areas, area{ScopeUser, "user", "# User memories\n\n"})
-		return s, nil
-	}
-	a, err := agentArea(projectKey, opts.AgentScope, opts.Agent)
+	l, err := newLayout(opts)
 	if err != nil {
 		return nil, err
 	}
-	s.areas, s.agent = []area{a}, opts.Agent
+	s := &Store{layout: l, now: opts.Now}
+	if s.now == nil {
+		s.now = time.Now
+	}
 	if err := s.checkAgentFolder(); err != nil {
 		return nil, err
 	}
@@ -189,60 +155,6 @@ func (s *Store) Close() error {
 	s.db = nil
 	s.seen = nil
 	return err
-}
-
-// Dir returns the memory directory.
-func (s *Store) Dir() string { return s.dir }
-
-// area returns the area of scope, or false when the scope is unavailable
-// (project scope without a workspace, another scope than a subagent's).
-func (s *Store) area(scope string) (area, bool) {
-	for _, a := range s.areas {
-		if a.scope == scope {
-			return a, true
-		}
-	}
-	return area{}, false
-}
-
-// folder returns the absolute folder of a scope, or "" when the scope is
-// unavailable.
-func (s *Store) folder(scope string) string {
-	a, ok := s.area(scope)
-	if !ok {
-		return ""
-	}
-	return filepath.Join(s.dir, filepath.FromSlash(a.key))
-}
-
-// scopes lists the available scopes in List order.
-func (s *Store) scopes() []string {
-	out := make([]string, len(s.areas))
-	for i, a := range s.areas {
-		out[i] = a.scope
-	}
-	return out
-}
-
-// scopeFor returns the scope a memory of type typ is saved in: the type's
-// ([ScopeOf]), or a subagent's one scope, where every type lives.
-func (s *Store) scopeFor(typ string) string {
-	if s.agent != "" {
-		return s.areas[0].scope
-	}
-	return ScopeOf(typ)
-}
-
-// scopeOfRel returns the scope of a file given relative to the memory dir
-// (slash-separated), as mem_files.path holds it.
-func (s *Store) scopeOfRel(rel string) string {
-	dir := path.Dir(rel)
-	for _, a := range s.areas {
-		if a.key == dir {
-			return a.scope
-		}
-	}
-	return ""
 }
 
 // ScopeOf returns the scope a memory type lives in, or "" for an unknown type.

@@ -234,3 +234,15 @@ func render(m Memory) ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
+
+// check trims m's name, description and body and validates them, as every
+// store does before saving.
+func check(m Memory) (Memory, error) {
+	m.Name = strings.TrimSpace(m.Name)
+	m.Description = strings.TrimSpace(m.Description)
+	m.Body = strings.TrimSpace(m.Body)
+	if err := validate(m); err != nil {
+		return Memory{}, fmt.Errorf("memory %q: %w", m.Name, err)
+	}
+	return m, nil
+}

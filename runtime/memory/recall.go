@@ -50,16 +50,9 @@ func (s *Store) Recall(ctx context.Context, q RecallQuery) ([]Hit, error) {
 }
 
 func (s *Store) recall(ctx context.Context, q RecallQuery, extra int) ([]Hit, error) {
-	terms := queryTerms(q.Query)
-	if len(terms) == 0 {
-		return nil, nil
-	}
-	if q.Type != "" && ScopeOf(q.Type) == "" {
-		return nil, fmt.Errorf("memory: recall: %w: type %q is not one of user, feedback, project, reference", ErrInvalid, q.Type)
-	}
-	limit := q.Limit
-	if limit <= 0 {
-		limit = 5
+	terms, limit, err := q.prepare()
+	if err != nil || len(terms) == 0 {
+		return nil, err
 	}
 	if s.dirStamps() == ([2]fileStamp{}) {
 		// Neither folder exists: nothing to recall, and automatic recall
@@ -150,6 +143,23 @@ func (s *Store) recall(ctx context.Context, q RecallQuery, extra int) ([]Hit, er
 		hits = append(hits, Hit{Memory: m, Score: c.score, Snippet: truncate(m.Body, SnippetChars)})
 	}
 	return hits, nil
+}
+
+// prepare returns the words of q.Query (none: nothing to recall) and the
+// number of hits wanted, or the error of a type that is none.
+func (q RecallQuery) prepare() (terms []string, limit int, err error) {
+	terms = queryTerms(q.Query)
+	if len(terms) == 0 {
+		return nil, 0, nil
+	}
+	if q.Type != "" && ScopeOf(q.Type) == "" {
+		return nil, 0, fmt.Errorf("memory: recall: %w: type %q is not one of user, feedback, project, reference", ErrInvalid, q.Type)
+	}
+	limit = q.Limit
+	if limit <= 0 {
+		limit = 5
+	}
+	return terms, limit, nil
 }
 
 // absPath turns a mem_files path into the file's absolute path.

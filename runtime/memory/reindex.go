@@ -153,17 +153,6 @@ func (s *Store) dirStamps() [2]fileStamp {
 	return out
 }
 
-// folderKeys are the mem_files.folder values of this Store's folders,
-// always two: "-", which matches nothing, stands in for a missing one (the
-// project's without a workspace; a subagent's store has one folder).
-func (s *Store) folderKeys() []any {
-	keys := []any{"-", "-"}
-	for i, a := range s.areas {
-		keys[i] = a.key
-	}
-	return keys
-}
-
 // statPass stats every memory file of the Store's folders, keyed by path
 // relative to the memory dir. Only files directly in a folder count, so
 // the main memory does not see the subagents' folders below its own.

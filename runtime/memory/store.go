@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -24,16 +23,14 @@ const indexFile = "MEMORY.md"
 // other scope the old file is removed, so a name is never stored twice. The
 // affected folders' MEMORY.md are regenerated before Save returns.
 func (s *Store) Save(ctx context.Context, m Memory) (saved Memory, created bool, err error) {
-	m.Name = strings.TrimSpace(m.Name)
-	m.Description = strings.TrimSpace(m.Description)
-	m.Body = strings.TrimSpace(m.Body)
-	if err := validate(m); err != nil {
-		return Memory{}, false, fmt.Errorf("memory %q: %w", m.Name, err)
+	m, err = check(m)
+	if err != nil {
+		return Memory{}, false, err
 	}
 	m.Scope, m.Agent = s.scopeFor(m.Type), s.agent
 	folder := s.folder(m.Scope)
 	if folder == "" {
-		return Memory{}, false, fmt.Errorf("memory %q: %w: type %s needs a workspace", m.Name, ErrInvalid, m.Type)
+		return Memory{}, false, needsWorkspace(m)
 	}
 	unlock, err := s.lock(ctx)
 	if err != nil {
@@ -154,17 +151,9 @@ func (s *Store) List(ctx context.Context) ([]Memory, []Diagnostic, error) {
 // the folder's MEMORY.md. Malformed .md files are deleted too: the user asked
 // for the scope to be empty.
 func (s *Store) Purge(ctx context.Context, scope string) (int, error) {
-	var scopes []string
-	switch scope {
-	case ScopeUser, ScopeProject:
-		scopes = []string{scope}
-		if s.agent != "" {
-			scopes = s.scopes() // a subagent's memory is one folder, whatever its scope
-		}
-	case "all":
-		scopes = s.scopes()
-	default:
-		return 0, fmt.Errorf("memory: purge: %w: scope %q is not project, user or all", ErrInvalid, scope)
+	scopes, err := s.purgeScopes(scope)
+	if err != nil {
+		return 0, err
 	}
 	unlock, err := s.lock(ctx)
 	if err != nil {
@@ -227,40 +216,7 @@ func (s *Store) Export(ctx context.Context, format string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	switch format {
-	case "json":
-		type jm struct {
-			Name        string    `json:"name"`
-			Description string    `json:"description"`
-			Type        string    `json:"type"`
-			Scope       string    `json:"scope"`
-			Created     time.Time `json:"created"`
-			Updated     time.Time `json:"updated"`
-			File        string    `json:"file"`
-			Content     string    `json:"content"`
-		}
-		out := make([]jm, 0, len(ms))
-		for _, m := range ms {
-			out = append(out, jm{m.Name, m.Description, m.Type, m.Scope, m.Created, m.Updated, m.Path, m.Body})
-		}
-		b, err := json.MarshalIndent(out, "", "  ")
-		if err != nil {
-			return "", fmt.Errorf("memory: export: %w", err)
-		}
-		return string(b) + "\n", nil
-	case "markdown", "md", "":
-		var b strings.Builder
-		b.WriteString("# Memories\n")
-		for _, m := range ms {
-			data, err := render(m)
-			if err != nil {
-				return "", err
-			}
-			fmt.Fprintf(&b, "\n## %s\n\nFile: %s\n\n%s", m.Name, m.Path, data)
-		}
-		return b.String(), nil
-	}
-	return "", fmt.Errorf("memory: export: %w: format %q is not markdown or json", ErrInvalid, format)
+	return exportDocument(ms, format)
 }
 
 // lock takes the in-process mutex and the file lock on <dir>/.lock, which
@@ -339,13 +295,19 @@ func (s *Store) readFolder(scope string) ([]Memory, []Diagnostic, error) {
 		}
 		ms = append(ms, m)
 	}
+	sortFolder(ms)
+	return ms, diags, nil
+}
+
+// sortFolder sorts the memories of one folder as List and MEMORY.md list
+// them: by name, then path.
+func sortFolder(ms []Memory) {
 	slices.SortStableFunc(ms, func(a, b Memory) int {
 		if c := strings.Compare(a.Name, b.Name); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Path, b.Path)
 	})
-	return ms, diags, nil
 }
 
 // memoryFiles lists the memory file names of folder, sorted: *.md files
@@ -434,17 +396,30 @@ func fillDefaults(m *Memory, scope string, mtime time.Time) {
 // freePath returns folder/<slug>.md, or slug-2, slug-3, … when another
 // memory whose name has the same slug holds it.
 func freePath(folder, slug string) (string, error) {
+	name, err := freeFile(slug, func(file string) bool {
+		_, err := os.Lstat(filepath.Join(folder, file))
+		return !errors.Is(err, fs.ErrNotExist)
+	})
+	if err != nil {
+		return "", fmt.Errorf("%w in %s", err, folder)
+	}
+	return filepath.Join(folder, name), nil
+}
+
+// freeFile returns the file name of a new memory whose name has slug:
+// <slug>.md, or <slug>-2.md, <slug>-3.md, … when taken says another
+// memory holds it. Every store names files by this rule.
+func freeFile(slug string, taken func(file string) bool) (string, error) {
 	for i := 1; i < 1000; i++ {
 		name := slug
 		if i > 1 {
 			name = fmt.Sprintf("%s-%d", slug, i)
 		}
-		path := filepath.Join(folder, name+".md")
-		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-			return path, nil
+		if !taken(name + ".md") {
+			return name + ".md", nil
 		}
 	}
-	return "", fmt.Errorf("memory: no free file name for %q in %s", slug, folder)
+	return "", fmt.Errorf("memory: no free file name for %q", slug)
 }
 
 // writeAtomic writes data to path through a temp file in the same folder and
@@ -471,4 +446,13 @@ func firstLines(s string, n int) string {
 		off += j + 1
 	}
 	return s[:off]
+}
+
+// Location names where the memories are kept, for messages: the memory
+// dir, or a subagent's folder.
+func (s *Store) Location() string {
+	if f := s.AgentFolder(); f != "" {
+		return f
+	}
+	return s.dir
 }

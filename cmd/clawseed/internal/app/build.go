@@ -16,7 +16,6 @@ import (
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/runtime/agent"
-	"github.com/clawseed/clawseed/runtime/memory"
 	"github.com/clawseed/clawseed/runtime/tools"
 	"github.com/clawseed/clawseed/skills"
 	"github.com/clawseed/clawseed/skills/watch"
@@ -229,7 +228,6 @@ type parts struct {
 	// readers Build makes (settings, subagents, instructions, skills).
 	forbidden    confine.Forbidden
 	reloader     *skillReloader
-	mem          *memory.Store
 	instr        *sessionInstructions
 	instrSection string
 	usage        *agent.UsageSink
@@ -322,8 +320,8 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	s.subagents = loadSubagents(ctx, agentFolders(cfg, s.catalog), p.forbidden)
 	// 7. Memory, the project instructions, and the hooks (need the OS
 	// sandbox and the installed plugins).
-	s.memory = sessionMemory(ctx, cfg, o.Log)
-	s.agentMemory = newSubagentMemories(cfg, s.memory, s.subagents)
+	s.memory = sessionMemory(ctx, cfg, o.Process, o.Log)
+	s.agentMemory = newSubagentMemories(cfg, o.Process, s.memory, s.subagents)
 	p.instr = newSessionInstructions(cfg, p.forbidden, o.Notices)
 	p.instrSection = p.instr.section(ctx)
 	s.instr = p.instr

@@ -18,6 +18,11 @@ func (e Error) Error() string { return string(e) }
 // [sessions].enabled = false.
 const ErrSessionsDisabled = Error("sessions are disabled ([sessions].enabled = false), so there is nothing to resume")
 
+// ErrDistillFiles is the error of `memory distill` with the postgres
+// backend: distillation turns the daily logs, files of one machine, into
+// topic files, and that backend keeps memories as rows and has no logs.
+const ErrDistillFiles = Error(`memory distill works on the daily logs of [storage].backend = "files"; with "postgres" memories are rows in the database and there are no daily logs (memory_store saves topic memories there directly)`)
+
 // ErrOtherWorkspace is the error of /resume naming a session of another
 // workspace.
 const ErrOtherWorkspace = Error("the session belongs to another workspace")

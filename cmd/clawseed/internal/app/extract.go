@@ -8,7 +8,6 @@ import (
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/clawseed/clawseed/runtime/agent"
-	"github.com/clawseed/clawseed/runtime/memory"
 	"github.com/clawseed/clawseed/runtime/tools"
 )
 
@@ -21,12 +20,14 @@ import (
 // (never the workspace's sandbox, and no command: content_search searches
 // in Go), and memory_recall, memory_store and memory_forget over the
 // session's store, whose Save and Forget validate each memory, choose its
-// file inside the folders and take the folder lock. The agent pre-approves
+// file inside the folders and take the folder lock (with the postgres
+// backend, the memories are rows: it has the three memory tools and no
+// folder to read). The agent pre-approves
 // the two writes: they cannot leave the memory folders, and those are no
 // control path — unless [memory].dir was put inside one other than
 // CLAWSEED_HOME (a skill root, .claude/, the workspace's .git …), where a
 // memory file could become a skill or a setting; then extraction is off.
-func memoryExtraction(cfg *config.Config, store *memory.Store, maxOutput int, log *slog.Logger) *agent.Extraction {
+func memoryExtraction(cfg *config.Config, store MemoryStore, maxOutput int, log *slog.Logger) *agent.Extraction {
 	if store == nil || cfg.Memory.Extract != "auto" {
 		return nil
 	}
@@ -41,16 +42,20 @@ func memoryExtraction(cfg *config.Config, store *memory.Store, maxOutput int, lo
 			return nil
 		}
 	}
-	list := tools.MemoryReadTools(tools.MemoryReadOptions{
-		Folders: folders, Forbidden: cfg.Autonomy.ForbiddenPaths, Workspace: cfg.Workspace, Home: homeDir(),
-		MaxOutputChars: maxOutput,
-	})
-	// Its memory_store is the session's: in daily_log mode it appends to
-	// today's log like the model's own, never a topic file mid-session
-	// (`memory distill` makes those).
+	files := memoryFiles(store)
+	var list []tools.Tool
+	if files != nil {
+		list = tools.MemoryReadTools(tools.MemoryReadOptions{
+			Folders: folders, Forbidden: cfg.Autonomy.ForbiddenPaths, Workspace: cfg.Workspace, Home: homeDir(),
+			MaxOutputChars: maxOutput,
+		})
+	}
+	// Its memory_store is the session's: in daily_log mode (files only)
+	// it appends to today's log like the model's own, never a topic file
+	// mid-session (`memory distill` makes those).
 	storeTool := tools.NewMemoryStore(store)
-	if cfg.Memory.Mode == config.MemoryModeDailyLog {
-		storeTool = tools.NewMemoryLog(store)
+	if cfg.Memory.Mode == config.MemoryModeDailyLog && files != nil {
+		storeTool = tools.NewMemoryLog(files)
 	}
 	list = append(list, tools.NewMemoryRecall(store), storeTool, tools.NewMemoryForget(store))
 	ex := &agent.Extraction{
@@ -68,7 +73,7 @@ func memoryExtraction(cfg *config.Config, store *memory.Store, maxOutput int, lo
 
 // memoryState is the memory as the extractor is shown it: each folder, what
 // goes there, and its MEMORY.md as it is now on disk.
-func memoryState(store *memory.Store) string {
+func memoryState(store MemoryStore) string {
 	user, project := store.Folders()
 	userIndex, projectIndex := store.Indexes()
 	var b strings.Builder

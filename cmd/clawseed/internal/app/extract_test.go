@@ -19,7 +19,7 @@ import (
 // extractSession is a configuration with memory in its own folder, a
 // workspace file and a file beside the memory folder, and the memory
 // extraction built for it.
-func extractSession(t *testing.T) (*config.Config, *memory.Store, *agent.Extraction) {
+func extractSession(t *testing.T) (*config.Config, MemoryStore, *agent.Extraction) {
 	t.Helper()
 	cfg, _ := defaultSession(t)
 	base, err := filepath.EvalSymlinks(t.TempDir())
@@ -35,7 +35,7 @@ func extractSession(t *testing.T) (*config.Config, *memory.Store, *agent.Extract
 			t.Fatal(err)
 		}
 	}
-	store, err := OpenMemory(t.Context(), cfg)
+	store, err := OpenMemory(t.Context(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestMemoryExtractionOff(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg, _ := defaultSession(t)
 			c.tweak(cfg)
-			store, err := OpenMemory(t.Context(), cfg)
+			store, err := OpenMemory(t.Context(), cfg, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +154,7 @@ func TestMemoryExtractionDailyLog(t *testing.T) {
 	for _, mode := range []string{config.MemoryModeTopics, config.MemoryModeDailyLog} {
 		cfg, _ := defaultSession(t)
 		cfg.Memory.Mode = mode
-		store, err := OpenMemory(t.Context(), cfg)
+		store, err := OpenMemory(t.Context(), cfg, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

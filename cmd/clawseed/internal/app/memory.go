@@ -11,6 +11,7 @@ import (
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/runtime/memory"
+	"github.com/clawseed/clawseed/runtime/tools"
 )
 
 // Automatic recall (§8): at most this many memories, each cut to this many
@@ -65,22 +66,53 @@ func clipRunes(s string, n int) string {
 	return string([]rune(s)[:n-1]) + "…"
 }
 
+// MemoryStore is the long-term memory a session and the memory commands
+// use: the Markdown files ([memory.Store]) or a database's rows
+// ([memory.RowStore] over runtime/pgstore), as [storage].backend says
+// ([OpenMemory]); runtime/memory/memorytest checks that both behave alike.
+// The memory tools take their part of it (tools.MemoryStore), the agent
+// its MEMORY.md indexes (agent.MemoryIndex).
+type MemoryStore interface {
+	tools.MemoryStore // Save, Recall, Forget, Export, Purge
+	Get(ctx context.Context, name string) (memory.Memory, error)
+	List(ctx context.Context) ([]memory.Memory, []memory.Diagnostic, error)
+	// Indexes are the user's and the project's MEMORY.md (the prompt's
+	// `## Memory` section), AgentIndex a subagent's.
+	Indexes() (user, project string)
+	AgentIndex() string
+	// AgentScope and AgentFolder are a subagent's store's scope and folder
+	// ("" for the main memory's): its `## Memory` section names them.
+	AgentScope() string
+	AgentFolder() string
+	// Manifest and ReadEntry are model-based recall's.
+	Manifest(ctx context.Context, exclude []string, limit int) ([]memory.ManifestEntry, error)
+	ReadEntry(file string) (memory.Memory, error)
+	// Dir is the memory dir (the files' folder; the root of the rows'
+	// paths), Folders the user and project folders in it.
+	Dir() string
+	Folders() (user, project string)
+	// Location names where the memories are kept, for messages.
+	Location() string
+	Close() error
+}
+
 // OpenMemory opens the memory store of the configuration: [memory].dir,
-// with this workspace's project folder. Opening creates nothing; folders
-// and index.db appear on first use. The caller closes it.
-func OpenMemory(ctx context.Context, cfg *config.Config) (*memory.Store, error) {
-	return memory.Open(ctx, memory.Options{Dir: cfg.MemoryDir(), Workspace: cfg.Workspace})
+// with this workspace's project folder, on the files or in the database
+// ([OpenMemoryStore]). Opening creates nothing; folders and index.db
+// appear on first use. The caller closes it.
+func OpenMemory(ctx context.Context, cfg *config.Config, p *Process) (MemoryStore, error) {
+	return openMemoryStore(ctx, cfg, p, memory.Options{Dir: cfg.MemoryDir(), Workspace: cfg.Workspace})
 }
 
 // sessionMemory opens the session's memory store when [memory].enabled; the
 // tools, the prompt's `## Memory` section and automatic recall share it. A
 // store that cannot be opened leaves memory off for the session (nil), with
 // a warning: memory helps, and its absence must not stop the work.
-func sessionMemory(ctx context.Context, cfg *config.Config, log *slog.Logger) *memory.Store {
+func sessionMemory(ctx context.Context, cfg *config.Config, p *Process, log *slog.Logger) MemoryStore {
 	if !cfg.Memory.Enabled {
 		return nil
 	}
-	s, err := OpenMemory(ctx, cfg)
+	s, err := OpenMemory(ctx, cfg, p)
 	if err != nil {
 		log.Warn("Memory not available", "dir", cfg.MemoryDir(), "error", err)
 		return nil
@@ -90,18 +122,27 @@ func sessionMemory(ctx context.Context, cfg *config.Config, log *slog.Logger) *m
 
 // memoryIndex is the agent's [agent.MemoryIndex], nil (not a typed nil)
 // when memory is off.
-func memoryIndex(s *memory.Store) agent.MemoryIndex {
+func memoryIndex(s MemoryStore) agent.MemoryIndex {
 	if s == nil {
 		return nil
 	}
 	return s
 }
 
+// memoryFiles is s when it keeps its memories in files, for what only the
+// files have: the daily logs, the knowledge graph (index.db), the memory
+// folders the extractor reads. nil for the database's store, and without
+// memory.
+func memoryFiles(s MemoryStore) *memory.Store {
+	files, _ := s.(*memory.Store)
+	return files
+}
+
 // autoRecall is the agent's recaller when [memory].auto_recall is on:
 // full-text over the session's memory and the subagents' own that a
 // message names (subs), or model-based with [memory].recall = "model" (rm
 // is the model then, and full-text recall its fallback).
-func autoRecall(cfg *config.Config, s *memory.Store, subs *subagentMemories, rm recallModel) agent.Recaller {
+func autoRecall(cfg *config.Config, s MemoryStore, subs *subagentMemories, rm recallModel) agent.Recaller {
 	if s == nil || !cfg.Memory.AutoRecall {
 		return nil
 	}

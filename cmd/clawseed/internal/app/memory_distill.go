@@ -45,7 +45,10 @@ func DistillMemory(ctx context.Context, cfg *config.Config, o DistillOptions) (D
 	if err := cfg.Use("workspace_dir", "memory"); err != nil {
 		return rep, err
 	}
-	store, err := OpenMemory(ctx, cfg)
+	if cfg.Storage.Backend == config.StoragePostgres {
+		return rep, ErrDistillFiles
+	}
+	store, err := memory.Open(ctx, memory.Options{Dir: cfg.MemoryDir(), Workspace: cfg.Workspace})
 	if err != nil {
 		return rep, err
 	}

@@ -34,7 +34,6 @@ import (
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/runtime/hooks"
 	"github.com/clawseed/clawseed/runtime/mcp"
-	"github.com/clawseed/clawseed/runtime/memory"
 	"github.com/clawseed/clawseed/runtime/session"
 	"github.com/clawseed/clawseed/skills"
 	"github.com/clawseed/clawseed/subagents"
@@ -64,7 +63,7 @@ type Session struct {
 	// notices receives retry and fallback lines (also of a model switched to).
 	notices io.Writer
 	// memory is the session's memory store, nil when [memory] is off.
-	memory *memory.Store
+	memory MemoryStore
 	// agentMemory are the subagents' own memories, nil when memory is.
 	agentMemory *subagentMemories
 	// mcp runs the session's MCP servers, nil when none are configured.
@@ -136,7 +135,7 @@ func (s *Session) MCP() *mcp.Manager { return s.mcp }
 
 // Memory is the session's memory store; nil when [memory] is off or the
 // store could not be opened.
-func (s *Session) Memory() *memory.Store { return s.memory }
+func (s *Session) Memory() MemoryStore { return s.memory }
 
 // InstructionFiles names the project instruction files in the system
 // prompt (CLAUDE.md, AGENTS.md, their imports, rules…), in the section's

@@ -8,16 +8,18 @@ import (
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/runtime/cronriver"
 	"github.com/clawseed/clawseed/runtime/eventlog"
+	"github.com/clawseed/clawseed/runtime/memory"
 	"github.com/clawseed/clawseed/runtime/pgstore"
 	"github.com/clawseed/clawseed/runtime/session"
 )
 
-// Where sessions are kept ([storage].backend, issue 26): the JSONL files of
-// [sessions].dir (session.Files), or a PostgreSQL database
-// (runtime/pgstore) that several `clawseed serve` replicas share. This
-// file is the one place that chooses: [OpenSessionStore] for sessions,
-// [OpenEventLog] for the server's event log, [MigrateStorage] for the
-// schema. A process opens its database once (the [Process] keeps it) and
+// Where sessions and memories are kept ([storage].backend, issue 26): the
+// JSONL files of [sessions].dir (session.Files) and the Markdown files of
+// [memory].dir (memory.Store), or a PostgreSQL database (runtime/pgstore)
+// that several `clawseed serve` replicas share. This file is the one place
+// that chooses: [OpenSessionStore] for sessions, [openMemoryStore] for
+// memories, [OpenEventLog] for the server's event log, [MigrateStorage]
+// for the schema. A process opens its database once (the [Process] keeps it) and
 // closes it at exit ([Process.Close]).
 
 // SessionStore is what the commands need of a session store; session.Files
@@ -57,6 +59,52 @@ func OpenSessionStore(ctx context.Context, cfg *config.Config, p *Process) (Sess
 		return nil, err
 	}
 	return db.Sessions(), nil
+}
+
+// openMemoryStore returns the memory store of opts for cfg's backend: the
+// Markdown files of [memory].dir, or the rows of the database, which every
+// replica shares (the daily logs, their distillation and the knowledge
+// graph stay with the files: see [memoryFiles]). [OpenMemory] and
+// [OpenSubagentMemory] open through it.
+func openMemoryStore(ctx context.Context, cfg *config.Config, p *Process, opts memory.Options) (MemoryStore, error) {
+	if cfg.Storage.Backend != config.StoragePostgres {
+		s, err := memory.Open(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	db, err := p.database(ctx, cfg, true)
+	if err != nil {
+		return nil, err
+	}
+	s, err := memory.OpenRows(opts, db.Memories())
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// MemoryRows are all the memories of a store, every folder's, as
+// `clawseed storage export|import` moves them: memory.Files (a memory dir)
+// and *pgstore.Memories.
+type MemoryRows interface {
+	Location() string
+	All(ctx context.Context) ([]memory.Row, []memory.Diagnostic, error)
+	Import(ctx context.Context, rows []memory.Row) (imported, skipped int, err error)
+}
+
+// OpenMemoryRows returns all the memories of cfg's backend: the memory dir's
+// files, or the database's rows.
+func OpenMemoryRows(ctx context.Context, cfg *config.Config, p *Process) (MemoryRows, error) {
+	if cfg.Storage.Backend != config.StoragePostgres {
+		return memory.Files{Dir: cfg.MemoryDir()}, nil
+	}
+	db, err := p.database(ctx, cfg, true)
+	if err != nil {
+		return nil, err
+	}
+	return db.Memories(), nil
 }
 
 // OpenEventLog returns the server's event log for cfg's backend: files in

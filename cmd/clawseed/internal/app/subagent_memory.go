@@ -24,19 +24,25 @@ import (
 // recall searches it too when the user's message names the subagent.
 
 // OpenSubagentMemory opens the own memory of def, which has a `memory`
-// scope, in cfg's memory dir: for `agents list`, `memory --agent` and the
-// session. Opening creates nothing. The caller closes it.
-func OpenSubagentMemory(ctx context.Context, cfg *config.Config, def *subagents.Definition) (*memory.Store, error) {
+// scope, in cfg's memory dir (or its folder's rows in the database): for
+// `memory --agent` and the session. Opening creates nothing. The caller
+// closes it.
+func OpenSubagentMemory(ctx context.Context, cfg *config.Config, p *Process, def *subagents.Definition) (MemoryStore, error) {
 	if def.Memory == "" {
 		return nil, errors.New("subagent " + def.Name + " has no memory (its definition sets no `memory` scope)")
 	}
-	return memory.Open(ctx, memory.Options{Dir: cfg.MemoryDir(), Workspace: cfg.Workspace, Agent: def.Name, AgentScope: def.Memory})
+	return openMemoryStore(ctx, cfg, p, subagentMemoryOptions(cfg, def))
+}
+
+func subagentMemoryOptions(cfg *config.Config, def *subagents.Definition) memory.Options {
+	return memory.Options{Dir: cfg.MemoryDir(), Workspace: cfg.Workspace, Agent: def.Name, AgentScope: def.Memory}
 }
 
 // SubagentMemoryFolder says where def's own memory is kept in cfg, for
-// `agents list` and /agents: its folder, or "" and why it has none (no
-// `memory` scope: ""; memory off, no workspace for a project scope, a
-// folder refused).
+// `agents list` and /agents: its folder (with the postgres backend, the
+// folder key its rows have in the database, which is not opened for it),
+// or "" and why it has none (no `memory` scope: ""; memory off, no
+// workspace for a project scope, a folder refused).
 func SubagentMemoryFolder(cfg *config.Config, def *subagents.Definition) (folder, why string) {
 	switch {
 	case def.Memory == "":
@@ -44,7 +50,14 @@ func SubagentMemoryFolder(cfg *config.Config, def *subagents.Definition) (folder
 	case !cfg.Memory.Enabled:
 		return "", "memory is off ([memory].enabled = false)"
 	}
-	s, err := OpenSubagentMemory(context.Background(), cfg, def)
+	if cfg.Storage.Backend == config.StoragePostgres {
+		key, err := memory.AgentFolderKey(subagentMemoryOptions(cfg, def))
+		if err != nil {
+			return "", err.Error()
+		}
+		return "database: " + key, ""
+	}
+	s, err := OpenSubagentMemory(context.Background(), cfg, nil, def)
 	if err != nil {
 		return "", err.Error()
 	}
@@ -56,22 +69,23 @@ func SubagentMemoryFolder(cfg *config.Config, def *subagents.Definition) (folder
 // store per definition, opened when first needed and closed with the
 // session. Subagents run at once may ask together.
 type subagentMemories struct {
-	cfg *config.Config
+	cfg  *config.Config
+	proc *Process
 	// defs are the definitions with a `memory` scope, sorted by name.
 	defs []*subagents.Definition
 
 	mu     sync.Mutex
-	stores map[*subagents.Definition]*memory.Store
+	stores map[*subagents.Definition]MemoryStore
 }
 
 // newSubagentMemories returns the own memories of cat's subagents, nil when
 // the session has no memory (main is nil: [memory] off or unavailable),
 // in which case a subagent with `memory` runs as one without.
-func newSubagentMemories(cfg *config.Config, main *memory.Store, cat *subagents.Catalog) *subagentMemories {
+func newSubagentMemories(cfg *config.Config, p *Process, main MemoryStore, cat *subagents.Catalog) *subagentMemories {
 	if main == nil || cat == nil {
 		return nil
 	}
-	m := &subagentMemories{cfg: cfg, stores: map[*subagents.Definition]*memory.Store{}}
+	m := &subagentMemories{cfg: cfg, proc: p, stores: map[*subagents.Definition]MemoryStore{}}
 	for _, d := range cat.Agents { // sorted by name
 		if d.Memory != "" {
 			m.defs = append(m.defs, d)
@@ -81,14 +95,14 @@ func newSubagentMemories(cfg *config.Config, main *memory.Store, cat *subagents.
 }
 
 // store returns def's store, opening it the first time.
-func (m *subagentMemories) store(def *subagents.Definition) (*memory.Store, error) {
+func (m *subagentMemories) store(def *subagents.Definition) (MemoryStore, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if s, ok := m.stores[def]; ok {
 		return s, nil
 	}
 	// Opening reads nothing but where the folder's links lead.
-	s, err := OpenSubagentMemory(context.Background(), m.cfg, def)
+	s, err := OpenSubagentMemory(context.Background(), m.cfg, m.proc, def)
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,7 @@ func TestSubagentRecall(t *testing.T) {
 	cfg.Workspace = t.TempDir()
 	cfg.Home = t.TempDir()
 	cfg.Memory.Dir = filepath.Join(t.TempDir(), "memory")
-	main, err := OpenMemory(ctx, cfg)
+	main, err := OpenMemory(ctx, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestSubagentRecall(t *testing.T) {
 		{Name: "plain", Description: "P.", Prompt: "p", Source: skills.SourceUser},
 		{Name: "reviewer", Description: "R.", Prompt: "r", Memory: "project", Source: skills.SourceProjectClaude},
 	}}
-	subs := newSubagentMemories(cfg, main, cat)
+	subs := newSubagentMemories(cfg, nil, main, cat)
 	defer subs.Close()
 	rev, err := subs.store(cat.Agents[1])
 	if err != nil {
@@ -100,10 +100,10 @@ func TestSubagentRecall(t *testing.T) {
 
 	// Without memory there are no subagent memories; without subagents
 	// with memory, recall is the session's alone.
-	if newSubagentMemories(cfg, nil, cat) != nil {
+	if newSubagentMemories(cfg, nil, nil, cat) != nil {
 		t.Fatal("subagent memories without the session's")
 	}
-	none := newSubagentMemories(cfg, main, &subagents.Catalog{Agents: cat.Agents[:1]})
+	none := newSubagentMemories(cfg, nil, main, &subagents.Catalog{Agents: cat.Agents[:1]})
 	if _, ok := none.recallStore(main).(*memory.Store); !ok {
 		t.Fatal("recall wrapped with no subagent memory")
 	}
@@ -119,6 +119,16 @@ func TestSubagentMemoryFolder(t *testing.T) {
 	if want := filepath.Join(cfg.MemoryDir(), "user", "agents", memory.AgentFolderName("my-plugin:rev")); dir != want || why != "" {
 		t.Fatalf("folder %q (%q), want %q", dir, why, want)
 	}
+	// With the postgres backend: the folder key of its rows, and no
+	// database opened (there is none here).
+	cfg.Storage.Backend, cfg.Storage.PostgresURL = config.StoragePostgres, "postgres://127.0.0.1:1/none"
+	if dir, why := SubagentMemoryFolder(cfg, def); dir != "database: user/agents/"+memory.AgentFolderName("my-plugin:rev") || why != "" {
+		t.Fatalf("postgres: %q (%q)", dir, why)
+	}
+	if dir, why := SubagentMemoryFolder(cfg, &subagents.Definition{Name: "p", Memory: "project"}); !strings.HasPrefix(dir, "database: projects/") || !strings.HasSuffix(dir, "/agents/p") || why != "" {
+		t.Fatalf("postgres, project scope: %q (%q)", dir, why)
+	}
+	cfg.Storage.Backend = config.StorageFiles
 	cfg.Memory.Enabled = false
 	if dir, why := SubagentMemoryFolder(cfg, def); dir != "" || !strings.Contains(why, "memory is off") {
 		t.Fatalf("memory off: %q %q", dir, why)

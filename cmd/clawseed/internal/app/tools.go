@@ -8,7 +8,6 @@ import (
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/runtime/agent"
-	"github.com/clawseed/clawseed/runtime/memory"
 	"github.com/clawseed/clawseed/runtime/tools"
 	"github.com/clawseed/clawseed/skills"
 )
@@ -27,7 +26,7 @@ type toolEnv struct {
 	notices io.Writer
 	// memory is the session's memory store; nil opens one for the tools
 	// alone (see memoryTools).
-	memory *memory.Store
+	memory MemoryStore
 	// conf is the session's OS sandbox; nil leaves processes unconfined
 	// (config show --tools lists tools without starting anything).
 	conf *confinement

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/skills"
 )
 
@@ -57,6 +58,41 @@ func TestMemoryDirReadRoot(t *testing.T) {
 			}
 			if _, err := sb.ResolveWrite(p); err == nil {
 				t.Errorf("ResolveWrite(%s) allowed: the memory dir is written only by the memory tools", p)
+			}
+		})
+	}
+}
+
+// TestMemoryToolsPerBackend: the files backend registers the memory tools
+// and knowledge; the postgres backend the memory tools only (the knowledge
+// graph lives in one machine's index.db), and listing them (`config show
+// --tools`) opens no database: the URL here answers nothing.
+func TestMemoryToolsPerBackend(t *testing.T) {
+	for _, tt := range []struct {
+		backend   string
+		knowledge bool
+	}{
+		{config.StorageFiles, true},
+		{config.StoragePostgres, false},
+	} {
+		t.Run(tt.backend, func(t *testing.T) {
+			cfg, _ := defaultSession(t)
+			cfg.Storage.Backend, cfg.Storage.PostgresURL = tt.backend, "postgres://127.0.0.1:1/none?connect_timeout=1"
+			specs, _, err := sessionToolSpecs(cfg, nil, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			has := map[string]bool{}
+			for _, s := range specs {
+				has[s.Name] = true
+			}
+			for _, name := range []string{"memory_export", "memory_forget", "memory_purge", "memory_recall", "memory_store"} {
+				if !has[name] {
+					t.Errorf("%s not registered", name)
+				}
+			}
+			if has["knowledge"] != tt.knowledge {
+				t.Errorf("knowledge registered: %v, want %v", has["knowledge"], tt.knowledge)
 			}
 		})
 	}

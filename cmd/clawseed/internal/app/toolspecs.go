@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"iter"
 	"log/slog"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/memory"
 	"github.com/clawseed/clawseed/skills"
 )
 
@@ -45,7 +47,7 @@ func sessionToolSpecs(cfg *config.Config, model agent.Model, modelName string) (
 	if err != nil {
 		return nil, nil, err
 	}
-	mem := sessionMemory(context.Background(), cfg, slog.New(slog.DiscardHandler))
+	mem := listingMemory(cfg)
 	if mem != nil {
 		defer mem.Close()
 	}
@@ -93,4 +95,44 @@ type noModel struct{}
 
 func (noModel) Stream(context.Context, providers.Request) iter.Seq2[providers.Event, error] {
 	return func(func(providers.Event, error) bool) {}
+}
+
+// listingMemory is the memory store the tools are listed with: the
+// session's, but with the postgres backend one whose database is never
+// opened (listing the tools calls none of them, and `config show` works
+// offline).
+func listingMemory(cfg *config.Config) MemoryStore {
+	if cfg.Storage.Backend != config.StoragePostgres {
+		return sessionMemory(context.Background(), cfg, nil, slog.New(slog.DiscardHandler))
+	}
+	if !cfg.Memory.Enabled {
+		return nil
+	}
+	s, err := memory.OpenRows(memory.Options{Dir: cfg.MemoryDir(), Workspace: cfg.Workspace}, unopenedRows{})
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
+// unopenedRows are the rows of a database that is not opened.
+type unopenedRows struct{}
+
+var errUnopened = errors.New("the database is not opened (listing tools only)")
+
+func (unopenedRows) Location() string { return "the database (not opened)" }
+func (unopenedRows) List(context.Context, []string, bool) ([]memory.Row, error) {
+	return nil, errUnopened
+}
+func (unopenedRows) Get(context.Context, string, string) (memory.Row, bool, error) {
+	return memory.Row{}, false, errUnopened
+}
+func (unopenedRows) GetFile(context.Context, string, string) (memory.Row, bool, error) {
+	return memory.Row{}, false, errUnopened
+}
+func (unopenedRows) Search(context.Context, memory.Search) ([]memory.Match, error) {
+	return nil, errUnopened
+}
+func (unopenedRows) Update(context.Context, []string, func(memory.RowsTx) error) error {
+	return errUnopened
 }

@@ -31,7 +31,7 @@ func (c *Config) CheckSession(probeOllama func() bool) error {
 	if err := c.UseSession(); err != nil {
 		return err
 	}
-	if c.Storage.Backend == StoragePostgres && c.Sessions.Enabled {
+	if c.Storage.Backend == StoragePostgres && (c.Sessions.Enabled || c.Memory.Enabled) {
 		if _, err := c.PostgresURL(); err != nil {
 			return err
 		}

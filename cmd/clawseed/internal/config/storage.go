@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// Storage is the [storage] table: what keeps the sessions (and the
-// server's event log). "files" is the JSONL files of [sessions].dir, the
+// Storage is the [storage] table: what keeps the sessions and the
+// memories (and the server's event log, the scheduled jobs). "files" is the JSONL files of [sessions].dir, the
 // default; "postgres" is a PostgreSQL database that several `clawseed
 // serve` replicas share.
 type Storage struct {
@@ -38,6 +38,11 @@ func (c *Config) checkStorage() error {
 	}
 	if err := c.checkInt(between("storage.pool_size", c.Storage.PoolSize, 1, 1000)); err != nil {
 		return err
+	}
+	if c.Storage.Backend == StoragePostgres && c.Memory.Enabled && c.Memory.Mode == MemoryModeDailyLog {
+		// The logs are files of one machine, distilled there: replicas
+		// sharing the memory in the database would each keep their own.
+		return c.invalid("memory.mode", `daily_log keeps the daily logs in files of one machine, which the postgres backend's replicas do not share: with [storage].backend = "postgres" use mode = "topics" (memory_store saves to the database)`)
 	}
 	if _, unset := c.unresolved["storage.postgres_url"]; c.Storage.Backend == StoragePostgres && !unset {
 		_, err := c.PostgresURL()

@@ -45,6 +45,11 @@ func TestStorage(t *testing.T) {
 		{name: "pool size", file: "[storage]\npool_size = 0\n", loadErr: "must be between 1 and 1000", errLine: 2, errKey: "storage.pool_size"},
 		{name: "unknown key", file: "[storage]\nurl = \"x\"\n", loadErr: "unknown", errLine: 2, errKey: "storage.url"},
 		{name: "wrong type", file: "[storage]\npool_size = \"10\"\n", loadErr: "", errLine: 2, errKey: "storage.pool_size"},
+		{name: "postgres with daily_log", file: "[storage]\nbackend = \"postgres\"\npostgres_url = \"postgres://db/cs\"\n[memory]\nmode = \"daily_log\"\n",
+			loadErr: "daily_log keeps the daily logs in files of one machine", errLine: 5, errKey: "memory.mode"},
+		{name: "postgres with daily_log, memory off", file: "[storage]\nbackend = \"postgres\"\npostgres_url = \"postgres://db/cs\"\n[memory]\nenabled = false\nmode = \"daily_log\"\n",
+			backend: "postgres", wantURL: "postgres://db/cs"},
+		{name: "files with daily_log", file: "[memory]\nmode = \"daily_log\"\n", backend: "files", urlErr: "needs storage.postgres_url"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
