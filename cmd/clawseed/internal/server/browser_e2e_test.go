@@ -55,6 +55,9 @@ func TestBrowserEndToEnd(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("composer-text")),
 		chromedp.SendKeys(chromedp.ID("composer-text"), "write out.txt"),
 		chromedp.Click(chromedp.ID("send")))
+	// The diff's file header is no removed or added line.
+	waitFor("the diff", `[...document.querySelectorAll("#transcript .approval .diff span")].map((e) => e.className + ":" + e.textContent.trim()).join("|") ===
+		"hunk:--- a/out.txt|hunk:+++ b/out.txt|hunk:@@ -0,0 +1 @@|add:+hello from the browser|:"`)
 	step("approving the write",
 		chromedp.WaitVisible(chromedp.CSS(`#transcript section.approval button[data-decision="allow"]`)),
 		chromedp.Click(chromedp.CSS(`#transcript section.approval button[data-decision="allow"]`)))
