@@ -391,8 +391,12 @@ export class Transcript {
     card.append(title);
     if (ev.diff) {
       const pre = el(doc, "pre", "diff");
+      // The "--- a/f" and "+++ b/f" lines before the first hunk name the
+      // file: shown muted like a hunk header, never as a removed or added line.
+      let inHunk = false;
       for (const line of String(ev.diff).split("\n")) {
-        const cls = line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "hunk" : "";
+        inHunk = inHunk || line.startsWith("@@");
+        const cls = !inHunk || line.startsWith("@@") ? "hunk" : line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : "";
         pre.append(el(doc, "span", cls, line + "\n"));
       }
       card.append(pre);
