@@ -23,25 +23,9 @@ import (
 	"github.com/clawseed/clawseed/runtime/session"
 )
 
-// Store is what the suite tests: the methods session.Files and
+// Store is what the suite tests: the contract session.Files and
 // pgstore.Sessions share.
-type Store interface {
-	Location() string
-	Create(h session.Header) *session.Writer
-	Open(ctx context.Context, id string) (*session.Writer, *session.Session, error)
-	Load(ctx context.Context, id string) (*session.Session, error)
-	List(ctx context.Context) ([]session.Info, error)
-	Latest(ctx context.Context, workspace string) (string, error)
-	Resolve(ctx context.Context, idOrPrefix string) (string, error)
-	Remove(ctx context.Context, id string, force bool) error
-	SummaryPath(id string) (string, error)
-	ReadSummary(ctx context.Context, id string) (session.Summary, bool, error)
-	Export(ctx context.Context, id string) (session.Stored, error)
-	Import(ctx context.Context, st session.Stored) error
-	// InUse reports whether a Writer of any process has the session open
-	// (a turn runs there).
-	InUse(ctx context.Context, id string) (bool, error)
-}
+type Store = session.Backend
 
 // A test is one conformance test.
 type test struct {

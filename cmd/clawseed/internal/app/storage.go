@@ -22,29 +22,9 @@ import (
 // for the schema. A process opens its database once (the [Process] keeps it) and
 // closes it at exit ([Process.Close]).
 
-// SessionStore is what the commands need of a session store; session.Files
-// and *pgstore.Sessions implement it, and runtime/session/sessiontest
-// checks that they behave alike.
-type SessionStore interface {
-	// Location names the store in messages (a folder, a database).
-	Location() string
-	Create(h session.Header) *session.Writer
-	Open(ctx context.Context, id string) (*session.Writer, *session.Session, error)
-	Load(ctx context.Context, id string) (*session.Session, error)
-	List(ctx context.Context) ([]session.Info, error)
-	Latest(ctx context.Context, workspace string) (string, error)
-	Resolve(ctx context.Context, idOrPrefix string) (string, error)
-	Remove(ctx context.Context, id string, force bool) error
-	SummaryPath(id string) (string, error)
-	ReadSummary(ctx context.Context, id string) (session.Summary, bool, error)
-	// Export and Import move a session whole between stores (`clawseed
-	// storage export|import`).
-	Export(ctx context.Context, id string) (session.Stored, error)
-	Import(ctx context.Context, st session.Stored) error
-	// InUse reports whether a Writer of any process has the session open
-	// (a turn runs there).
-	InUse(ctx context.Context, id string) (bool, error)
-}
+// SessionStore is what the commands need of a session store: the one
+// contract of runtime/session ([session.Backend]).
+type SessionStore = session.Backend
 
 // OpenSessionStore returns the session store cfg configures. The
 // postgres backend's database must be reachable and migrated; a store that
