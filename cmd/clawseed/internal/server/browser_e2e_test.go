@@ -2,18 +2,14 @@ package server
 
 import (
 	"bytes"
-	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/clawseed/clawseed/internal/browsertest"
 	"github.com/clawseed/clawseed/providers/providertest"
 )
 
@@ -27,17 +23,17 @@ const browserE2ETimeout = 60 * time.Second
 // asks for, and see the Markdown answer rendered and the file written.
 func TestBrowserEndToEnd(t *testing.T) {
 	t.Parallel()
-	browser := e2eBrowserPath(t)
+	browsertest.Path(t) // skips before the server starts when there is no browser
 	h := newHarness(t, []providertest.Response{
 		{ToolCalls: []providertest.Call{{Name: "file_write", Args: `{"path":"out.txt","content":"hello from the browser\n"}`}}},
 		{Text: "## Done\n\nWrote **out.txt**."},
 	}, "")
-	ctx := e2eBrowser(t, browser)
+	ctx := browsertest.New(t, browsertest.Options{Width: 1200, Height: 900, Timeout: browserE2ETimeout, NetworkErrors: true})
 
 	step := func(what string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatalf("%s: %v\npage text:\n%s", what, err, e2ePageText(ctx))
+			t.Fatalf("%s: %v\npage text:\n%s", what, err, browsertest.PageText(ctx))
 		}
 	}
 	// waitFor waits for the page's state, never for a fixed delay.
@@ -80,84 +76,4 @@ func TestBrowserEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s (%d bytes)", path, len(png))
-}
-
-// e2eBrowserPath returns the browser to drive, or skips the test (as the
-// page's tests in package web do).
-func e2eBrowserPath(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("CLAWSEED_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome-stable", "google-chrome", "headless-shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("no browser on PATH (install chromium, or set CLAWSEED_CHROMIUM)")
-	return ""
-}
-
-// e2eBrowser starts a headless Chromium and returns its tab's context,
-// which ends with the test or after browserE2ETimeout. Uncaught
-// exceptions and console errors of the page fail the test.
-func e2eBrowser(t *testing.T, path string) context.Context {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.WindowSize(1200, 900),
-		chromedp.DisableGPU,
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.Flag("mute-audio", true),
-		chromedp.Flag("lang", "en-US"),
-	)
-	if os.Geteuid() == 0 {
-		// Chromium's sandbox refuses to run as root (containers, CI).
-		opts = append(opts, chromedp.NoSandbox)
-	}
-	deadline, cancelDeadline := context.WithTimeout(context.Background(), browserE2ETimeout)
-	t.Cleanup(cancelDeadline)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(deadline, opts...)
-	t.Cleanup(cancelAlloc)
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	t.Cleanup(cancel)
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1200, 900)); err != nil {
-		t.Fatalf("starting %s: %v", path, err)
-	}
-	var mu sync.Mutex
-	var problems []string
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for m, err := range chromedp.Console(ctx) {
-			if err != nil {
-				return
-			}
-			if m.IsException() || m.Type == chromedp.ConsoleError {
-				mu.Lock()
-				problems = append(problems, fmt.Sprintf("%s (%s:%s)", m, m.URL, strconv.Itoa(int(m.Line)+1)))
-				mu.Unlock()
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		mu.Lock()
-		defer mu.Unlock()
-		for _, p := range problems {
-			t.Errorf("page console: %s", p)
-		}
-	})
-	return ctx
-}
-
-func e2ePageText(ctx context.Context) string {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-	defer cancel()
-	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
-	if err != nil {
-		return "(unreadable: " + err.Error() + ")"
-	}
-	return s
 }

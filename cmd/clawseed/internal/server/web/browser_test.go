@@ -4,18 +4,16 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+
+	"github.com/clawseed/clawseed/internal/browsertest"
 )
 
 var update = flag.Bool("update", false, "write the screenshots to testdata/")
@@ -23,77 +21,12 @@ var update = flag.Bool("update", false, "write the screenshots to testdata/")
 // testTimeout bounds each browser test, the browser's start included.
 const testTimeout = 30 * time.Second
 
-// chromiumPath returns the browser the tests drive, or skips the test.
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("CLAWSEED_CHROMIUM"); p != "" {
-		return p
-	}
-	names := []string{"chromium", "chromium-browser", "google-chrome-stable", "google-chrome", "headless-shell"}
-	for _, name := range names {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skipf("no browser for the page tests: none of %s is on PATH (install Debian's chromium: apt-get install chromium, or set CLAWSEED_CHROMIUM)", strings.Join(names, ", "))
-	return ""
-}
-
-// newBrowser starts a headless Chromium with a window of the given size and
-// returns the context of its tab, which ends with the test or after
-// testTimeout. Every uncaught exception and every console error the page
-// logs (network errors aside: the tests provoke some) fails the test.
+// newBrowser starts a headless Chromium with a window of the given size
+// (internal/browsertest); the page's network errors do not fail the test:
+// the tests provoke some.
 func newBrowser(t *testing.T, width, height int) context.Context {
 	t.Helper()
-	path := chromiumPath(t)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.WindowSize(width, height),
-		chromedp.DisableGPU,
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.Flag("mute-audio", true),
-		chromedp.Flag("lang", "en-US"),
-	)
-	if os.Geteuid() == 0 {
-		// Chromium's sandbox refuses to run as root (containers, CI).
-		opts = append(opts, chromedp.NoSandbox)
-	}
-	deadline, cancelDeadline := context.WithTimeout(context.Background(), testTimeout)
-	t.Cleanup(cancelDeadline)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(deadline, opts...)
-	t.Cleanup(cancelAlloc)
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	t.Cleanup(cancel)
-	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
-		t.Fatalf("starting %s: %v", path, err)
-	}
-
-	var mu sync.Mutex
-	var problems []string
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for m, err := range chromedp.Console(ctx) {
-			if err != nil {
-				return
-			}
-			if m.IsException() || (m.Type == chromedp.ConsoleError && m.Source != "network") {
-				mu.Lock()
-				problems = append(problems, fmt.Sprintf("%s (%s:%d)", m, m.URL, m.Line+1))
-				mu.Unlock()
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		mu.Lock()
-		defer mu.Unlock()
-		for _, p := range problems {
-			t.Errorf("page console: %s", p)
-		}
-	})
-	return ctx
+	return browsertest.New(t, browsertest.Options{Width: width, Height: height, Timeout: testTimeout})
 }
 
 // do runs the steps, failing the test with what was being done and the
@@ -122,18 +55,7 @@ func waitFor(t *testing.T, ctx context.Context, what, cond string) {
 	do(t, ctx, "waiting for "+what, chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingTimeout(15*time.Second)))
 }
 
-func pageText(ctx context.Context) string {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-	defer cancel()
-	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
-	if err != nil {
-		return "(unreadable: " + err.Error() + ")"
-	}
-	if len(s) > 3000 {
-		s = s[:3000] + "…"
-	}
-	return s
-}
+func pageText(ctx context.Context) string { return browsertest.PageText(ctx) }
 
 // screenshot takes a PNG of the viewport, checks it is one, and keeps it
 // under t.TempDir() (testdata/NAME.png with -update).
