@@ -316,29 +316,38 @@ func (s *eventState) pushLive() {
 }
 
 // flush ends what the last turn left (text, a half line of command
-// output) before the next prompt, and prints the turn's summary line.
-func (s *eventState) flush() {
+// output) before the next prompt, prints the turn's summary line, and
+// returns the status line.
+func (s *eventState) flush() (status string) {
 	s.flushText()
 	s.u.out.Flush()
 	s.u.lw.flush()
+	if s.u.opts.Status == nil {
+		return ""
+	}
+	// One report of the session per prompt: the last turn's summary, the
+	// status line, and where the next turn starts from (nothing runs
+	// between the prompt and what the user sends).
+	now := s.u.opts.Status()
 	s.mu.Lock()
 	ended := s.turnEnded
 	s.turnEnded = false
+	before := s.before
+	s.before = now
 	s.mu.Unlock()
-	if ended && s.u.opts.Status != nil {
-		s.u.print(s.u.style(styleDim, turnSummary(time.Since(s.turnStart), s.turnTools, s.before, s.u.opts.Status())))
+	if ended {
+		s.u.print(s.u.style(styleDim, turnSummary(time.Since(s.turnStart), s.turnTools, before, now)))
 	}
+	return statusLine(now)
 }
 
-// startTurn notes where the session stood when the user sent something.
+// startTurn starts counting a turn: the user sent something (where the
+// session stood then is the report of the prompt, see flush).
 func (s *eventState) startTurn() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.turnStart, s.turnTools, s.turnEnded = time.Now(), 0, false
 	s.gen++
-	if s.u.opts.Status != nil {
-		s.before = s.u.opts.Status()
-	}
 }
 
 // generation is the number of the last input sent.
@@ -346,14 +355,6 @@ func (s *eventState) generation() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.gen
-}
-
-// statusLine is the status line now (worker goroutine).
-func (s *eventState) statusLine() string {
-	if s.u.opts.Status == nil {
-		return ""
-	}
-	return statusLine(s.u.opts.Status())
 }
 
 // printLast prints the last tool result in full.

@@ -230,10 +230,10 @@ func (u *UI) send(msg tea.Msg) {
 // empty input is [repl.ErrInterrupt], Ctrl-D on an empty input io.EOF.
 // prompt is shown above the editor unless it is the chat's own.
 func (u *UI) ReadLine(ctx context.Context, prompt string) (string, error) {
-	u.events.flush()
+	status := u.events.flush()
 	for {
 		reply := make(chan readResult, 1)
-		u.send(readMsg{prompt: prompt, reply: reply, status: u.events.statusLine(), gen: u.events.generation()})
+		u.send(readMsg{prompt: prompt, reply: reply, status: status, gen: u.events.generation()})
 		select {
 		case res := <-reply:
 			if res.err != nil {
