@@ -1,0 +1,74 @@
+// Package evals is `clawseed skills eval` (issue 27): it runs prompts in
+// fresh headless sessions on any configured model and measures whether the
+// right skill triggers (trigger cases: precision, recall and the confusion
+// matrix across the whole catalog) and whether a skill helps (graded cases
+// of a Claude Code eval suite, scored with and without the skill).
+package evals
+
+import (
+	"encoding/json"
+
+	"github.com/clawseed/clawseed/providers"
+)
+
+// A Case is one prompt to evaluate.
+type Case struct {
+	// ID names the case in reports: "cases.yaml:12" for a trigger file's
+	// entry, the case folder relative to the suite for a suite's case.
+	ID     string
+	Prompt string
+	// Expect is the skill that should activate first; "" with HasExpect
+	// means no skill should.
+	Expect string
+	// HasExpect is true for trigger cases (those count toward precision
+	// and recall); graded cases of a suite may leave it false.
+	HasExpect bool
+	// MaxTurns bounds the model requests of one run (0: the default).
+	MaxTurns int
+	// AllowedTools are the tools a run may use beyond the read-only ones
+	// (Claude Code's allowed_tools); everything that acts is refused
+	// otherwise, so an eval never touches the workspace.
+	AllowedTools []string
+	// Graders score a run; empty for pure trigger cases.
+	Graders []Grader
+	// Skills are the skills under test for a suite's case (the baseline
+	// arm runs without them).
+	Skills []string
+}
+
+// A Grader is one pass/fail check of a run with a weight, as Claude Code's
+// suites write them (graders/*.md or case.yaml's graders list).
+type Grader struct {
+	Name   string
+	Kind   string // "llm", "regex", "tool_used", ... as in the suite
+	Weight float64
+	// Spec holds the kind's own fields (pattern, tool, rubric, ...).
+	Spec map[string]any
+	// Body is a graders/*.md file's Markdown body (an llm grader's rubric).
+	Body string
+}
+
+// A ToolCall is one tool call a run made.
+type ToolCall struct {
+	Name  string
+	Input json.RawMessage
+}
+
+// A Run is what one run of a case did.
+type Run struct {
+	// Activated are the skills activated by Skill calls, in order.
+	Activated []string
+	// FirstTool is the name of the run's first tool call ("" for none);
+	// the case triggered its skill when it is Skill with that name.
+	FirstTool  string
+	FirstSkill string
+	ToolCalls  []ToolCall
+	// Reply is the final assistant text.
+	Reply string
+	// Transcript is the conversation as readable text, for a judge.
+	Transcript string
+	Usage      providers.Usage
+	CostUSD    float64
+	// Err is what ended the run early, if anything.
+	Err error
+}
