@@ -71,6 +71,9 @@ func (t *resourceTool) Run(ctx context.Context, raw json.RawMessage) providers.T
 		}
 		return errorResult("MCP server %s: read %s: %v", args.Server, args.URI, err)
 	}
+	if msg := s.checkSkillRead(args.URI, res); msg != "" {
+		return errorResult("MCP server %s: %s", args.Server, msg)
+	}
 	var parts []string
 	for _, c := range res.Contents {
 		if s := resourceText(c); s != "" {
