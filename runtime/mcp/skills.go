@@ -290,12 +290,20 @@ func asJSON(v any) (any, error) {
 	return out, err
 }
 
-// checkSkillRead checks a mcp_resource_read of uri against the skills the
-// server offers: a file a skill lists must match its digest; a file under
-// a skill that the skill does not list is refused (the specification's
-// "a read of an unlisted file is a verification failure"). Other URIs
-// are ordinary resources. It returns "" when the read may be shown.
-func (s *server) checkSkillRead(uri string, res *sdk.ReadResourceResult) string {
+// A skillRead is a mcp_resource_read of a URI under a skill the server
+// serves: the manifest entry to verify it against, or why it is refused.
+type skillRead struct {
+	file    skillFile
+	refused string
+}
+
+// skillReadOf checks a mcp_resource_read of uri against the skills the
+// server offers, before it is sent: a file a skill lists is verified after
+// the read ([skillRead.check]); a file under a skill that the skill does
+// not list is refused unread (the specification's "a read of an unlisted
+// file is a verification failure"). ok is false for other URIs, which are
+// ordinary resources.
+func (s *server) skillReadOf(uri string) (r skillRead, ok bool) {
 	s.mu.Lock()
 	held := s.held
 	s.mu.Unlock()
@@ -303,18 +311,23 @@ func (s *server) checkSkillRead(uri string, res *sdk.ReadResourceResult) string 
 		if uri != h.URI && !strings.HasPrefix(uri, h.Root+"/") {
 			continue
 		}
-		f, ok := h.file(uri)
-		if !ok {
-			return fmt.Sprintf("%s is not a file of skill %s:%s as the server listed it; it was not read as one (the listing changed? /reload lists it again).", uri, s.cfg.Name, h.Name)
+		f, listed := h.file(uri)
+		if !listed {
+			return skillRead{refused: fmt.Sprintf("%s is not a file of skill %s:%s as the server listed it, so it is not read (did the skill change? /reload lists the skills again).", uri, s.cfg.Name, h.Name)}, true
 		}
-		data, err := contentBytes(uri, res)
-		if err == nil {
-			err = verifyFile(f, data)
-		}
-		if err != nil {
-			return fmt.Sprintf("%s of skill %s:%s failed verification (%v); its content is not shown.", uri, s.cfg.Name, h.Name, err)
-		}
-		return ""
+		return skillRead{file: f}, true
+	}
+	return skillRead{}, false
+}
+
+// check verifies the answer of the read; "" when it may be shown.
+func (r skillRead) check(res *sdk.ReadResourceResult) string {
+	data, err := contentBytes(r.file.URI, res)
+	if err == nil {
+		err = verifyFile(r.file, data)
+	}
+	if err != nil {
+		return fmt.Sprintf("%s failed verification against the skill listing (%v); its content is not shown.", r.file.URI, err)
 	}
 	return ""
 }
