@@ -34,9 +34,13 @@ type skillsOptions struct {
 // unless --no-cache.
 func (o *skillsOptions) discover(ctx context.Context, cfg *config.Config) *skills.Catalog {
 	if o.NoCache {
-		return app.DiscoverUncached(ctx, cfg)
+		cat := app.DiscoverUncached(ctx, cfg)
+		app.AddMCPSkills(ctx, cfg, cat, o.global.proc, newLogger(o.global, o.io.Err))
+		return cat
 	}
-	return app.Discover(ctx, cfg, o.global.proc, newLogger(o.global, o.io.Err))
+	cat := app.Discover(ctx, cfg, o.global.proc, newLogger(o.global, o.io.Err))
+	app.AddMCPSkills(ctx, cfg, cat, o.global.proc, newLogger(o.global, o.io.Err))
+	return cat
 }
 
 func newSkillsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
@@ -122,6 +126,8 @@ type listJSON struct {
 // or builtin:NAME.
 func skillPath(s *skills.Skill) string {
 	switch {
+	case s.Remote != nil:
+		return skills.RemotePath(s.Remote.Server, s.Remote.URI)
 	case s.Command && s.SkillPath != "":
 		return s.SkillPath
 	case s.Dir == "":

@@ -150,6 +150,9 @@ func (s *server) listSkills(ctx context.Context, cs *sdk.ClientSession, caps *sd
 				held = append(held, e)
 				continue
 			}
+			// Its other files are no more trustworthy than its SKILL.md.
+			e.Failed = err.Error()
+			held = append(held, e)
 		}
 		problems = append(problems, problem(uri, "%v", err))
 	}
@@ -310,6 +313,9 @@ func (s *server) skillReadOf(uri string) (r skillRead, ok bool) {
 	for _, h := range held {
 		if uri != h.URI && !strings.HasPrefix(uri, h.Root+"/") {
 			continue
+		}
+		if h.Failed != "" {
+			return skillRead{refused: fmt.Sprintf("%s belongs to skill %s:%s, which is not offered (%s), so it is not read.", uri, s.cfg.Name, h.Name, h.Failed)}, true
 		}
 		f, listed := h.file(uri)
 		if !listed {

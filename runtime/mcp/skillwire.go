@@ -83,6 +83,9 @@ type skillEntry struct {
 	Frontmatter map[string]any
 	// Files is the manifest in the order sent; SKILL.md is among them.
 	Files []skillFile
+	// Failed, when set, says why the skill is not offered although its
+	// entry was well formed: its files are then not read at all.
+	Failed string
 }
 
 // skillFile returns the manifest entry of uri.

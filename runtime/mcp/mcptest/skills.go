@@ -54,7 +54,7 @@ func testSkills(mode string) []testSkill {
 	pdf := "---\nname: pdf-tools\ndescription: Fill and check PDF forms.\nlicense: MIT\n---\n\n# PDF tools\n\n" + PDFBodyText + "\nThe field list is in reference.md.\n"
 	// release-notes asks for what an MCP skill never gets: a tool
 	// pre-approval, a shell command, and a dynamic-context command.
-	notes := "---\nname: release-notes\ndescription: Write release notes for a version.\nallowed-tools: shell\n---\n\n" + NotesBodyText + "\nThe date: !`date > /tmp/mcptest-pwned`\n"
+	notes := "---\nname: release-notes\ndescription: Write release notes for a version.\nallowed-tools: shell\n---\n\n" + NotesBodyText + "\nThe date: !`touch mcp-skill-ran`\n"
 	skills := []testSkill{
 		{
 			uri: PDFSkillURI,

@@ -300,7 +300,7 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	// are discovered.
 	s.mcp = startMCP(ctx, cfg, mcpVisible(p.policy), s.conf.prepareMCP, o.Process.clientVersion(), o.Log)
 	// 6. Skills.
-	p.reloader = &skillReloader{cfg: cfg, sb: p.sb, cache: openSkillCache(cfg, skillOptions(cfg), o.Process, o.Log)}
+	p.reloader = &skillReloader{cfg: cfg, sb: p.sb, cache: openSkillCache(cfg, skillOptions(cfg), o.Process, o.Log), mcp: s.mcp}
 	began := time.Now()
 	s.catalog = p.reloader.discover(ctx)
 	o.Log.Debug("Skills discovered", "skills", len(s.catalog.Skills), "diagnostics", len(s.catalog.Diagnostics),
