@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"os/exec"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -232,6 +233,11 @@ func (s *server) watch(cs *sdk.ClientSession) {
 	s.m.log("MCP server crashed; restarting", "server", s.cfg.Name, "stderr", s.stderr.Lines(5))
 	s.mu.Lock()
 	s.state, s.cs, s.tools = StateRestarting, nil, nil
+	if len(s.skills)+len(s.skillProblems) > 0 {
+		// They are offered again only once it is connected again.
+		s.skills, s.skillProblems, s.held = nil, nil, nil
+		s.m.skillsVersion.Add(1)
+	}
 	s.mu.Unlock()
 	s.m.changed()
 	s.attempt()
@@ -247,13 +253,16 @@ type offer struct {
 	held          []skillEntry
 }
 
-// install makes o the server's offer; s.mu is held. Every change of the
+// install makes o the server's offer; s.mu is held. A change of the
 // skills is a new skills version, which the session's skill reload
-// watches.
+// watches (an unchanged listing is none: the catalog is not rebuilt).
 func (s *server) install(o offer) {
+	changed := !reflect.DeepEqual(s.skills, o.skills) || !reflect.DeepEqual(s.skillProblems, o.skillProblems)
 	s.tools, s.prompts, s.resources = o.tools, o.prompts, o.resources
 	s.skills, s.skillProblems, s.held = o.skills, o.skillProblems, o.held
-	s.m.skillsVersion.Add(1)
+	if changed {
+		s.m.skillsVersion.Add(1)
+	}
 }
 
 // list fetches the server's tools (those allowed_tools lets through),

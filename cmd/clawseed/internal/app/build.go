@@ -205,6 +205,11 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 		return nil, err
 	}
 	if s.resumed != nil {
+		// The active skills a resumed session restores may be served by
+		// MCP servers: wait for them, as the first request would.
+		if p.reloader.mcpChanged(ctx) {
+			s.agent.SetCatalog(p.reloader.discover(ctx))
+		}
 		s.resume(ctx, o.Notices)
 		s.agent.SessionStart(ctx, "resume", s.resolved.Model)
 		return s, nil
