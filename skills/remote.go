@@ -50,7 +50,7 @@ func RemotePath(server, uri string) string {
 // instructions only, and this is the one place that says so. Its
 // `allowed-tools`, `shell`, `hooks`, `always` and `context: fork` are
 // dropped, each with a warning saying why; its dynamic context
-// (“ !`cmd` “) is never run ([DynamicAllowed]) and stays as text; its
+// (!`cmd`) is never run ([DynamicAllowed]) and stays as text; its
 // body is the verified SKILL.md, re-read from nowhere at activation
 // ([Reread]); and it never shadows a skill of the same name, which keeps
 // it (the MCP skill is left out with a warning).
