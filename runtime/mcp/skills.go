@@ -319,7 +319,7 @@ func (s *server) skillReadOf(uri string) (r skillRead, ok bool) {
 		}
 		f, listed := h.file(uri)
 		if !listed {
-			return skillRead{refused: fmt.Sprintf("%s is not a file of skill %s:%s as the server listed it, so it is not read (did the skill change? /reload lists the skills again).", uri, s.cfg.Name, h.Name)}, true
+			return skillRead{refused: fmt.Sprintf("%s is not a file of skill %s:%s as the server listed it, so it is not read (a file a skill does not list is not its file, even if the server serves it).", uri, s.cfg.Name, h.Name)}, true
 		}
 		return skillRead{file: f}, true
 	}

@@ -424,6 +424,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		},
 		ControlPath: p.sb.Control.Match,
 		Rediscover: func(ctx context.Context) (*skills.Catalog, error) {
+			p.reloader.waitMCP(ctx)
 			return p.reloader.discover(ctx), nil
 		},
 		Reload:             p.reloader.reload,

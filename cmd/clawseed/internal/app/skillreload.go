@@ -73,6 +73,15 @@ func (r *skillReloader) discover(ctx context.Context) *skills.Catalog {
 	return cat
 }
 
+// waitMCP waits for the MCP servers, as the tools do before a request:
+// a rediscovery (/reload, or a /NAME the catalog does not know yet) then
+// has their skills.
+func (r *skillReloader) waitMCP(ctx context.Context) {
+	if r.mcp != nil && r.cfg.Skills.Enabled {
+		r.mcp.Skills(ctx)
+	}
+}
+
 // mcpChanged waits for the MCP servers, as the tools do before a request,
 // and reports whether their skills changed since the last discovery.
 func (r *skillReloader) mcpChanged(ctx context.Context) bool {
