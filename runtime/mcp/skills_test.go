@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,7 +130,15 @@ type rawListParams struct {
 // as resources, over HTTP.
 func skillServer(t *testing.T, skills any, files map[string]string) string {
 	t.Helper()
-	caps := &sdk.ServerCapabilities{Resources: &sdk.ResourceCapabilities{}}
+	url, _ := skillServerFunc(t, func() any { return skills }, files)
+	return url
+}
+
+// skillServerFunc is skillServer answering skills/list with list(); the
+// server is returned too, to add resources to.
+func skillServerFunc(t *testing.T, list func() any, files map[string]string) (string, *sdk.Server) {
+	t.Helper()
+	caps := &sdk.ServerCapabilities{Resources: &sdk.ResourceCapabilities{ListChanged: true}}
 	caps.AddExtension(SkillsExtension, nil)
 	s := sdk.NewServer(&sdk.Implementation{Name: "skills", Version: "1"}, &sdk.ServerOptions{Capabilities: caps})
 	sdk.AddTool(s, &sdk.Tool{Name: "ping"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
@@ -141,13 +150,41 @@ func skillServer(t *testing.T, skills any, files map[string]string) string {
 		})
 	}
 	if err := sdk.AddReceivingCustomMethod(s, methodSkillsList, func(context.Context, *sdk.ServerSession, *rawListParams) (*rawListResult, error) {
-		return &rawListResult{Skills: skills}, nil
+		return &rawListResult{Skills: list()}, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(mcptest.Handler(s, false))
 	t.Cleanup(srv.Close)
-	return srv.URL + "/mcp"
+	return srv.URL + "/mcp", s
+}
+
+// TestSkillsFollowResourcesListChanged: the extension has no
+// notification of its own; a server whose skills change sends
+// resources/list_changed (skill files are resources), and the skills are
+// listed again, under a new version.
+func TestSkillsFollowResourcesListChanged(t *testing.T) {
+	t.Parallel()
+	one := "---\nname: one\ndescription: d\n---\nbody\n"
+	two := "---\nname: two\ndescription: d\n---\nbody\n"
+	var listed atomic.Pointer[[]any]
+	first := []any{entry("skill://one/SKILL.md", map[string]any{"name": "one", "description": "d"}, file("skill://one/SKILL.md", one))}
+	listed.Store(&first)
+	url, srv := skillServerFunc(t, func() any { return *listed.Load() }, map[string]string{"skill://one/SKILL.md": one})
+	m := startManager(t, Options{Servers: []ServerConfig{{Name: "s", Transport: "http", URL: url, ToolTimeout: 10 * time.Second}}})
+	before := m.Skills(context.Background())
+	if len(before.Skills) != 1 {
+		t.Fatalf("skills = %q", skillURIs(before))
+	}
+	both := append(first, entry("skill://two/SKILL.md", map[string]any{"name": "two", "description": "d"}, file("skill://two/SKILL.md", two)))
+	listed.Store(&both)
+	srv.AddResource(&sdk.Resource{URI: "skill://two/SKILL.md", Name: "two"}, func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+		return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "skill://two/SKILL.md", Text: two}}}, nil
+	})
+	waitFor(t, func() bool { return len(m.Skills(context.Background()).Skills) == 2 })
+	if after := m.Skills(context.Background()); after.Version == before.Version {
+		t.Error("skills changed, version did not")
+	}
 }
 
 func TestSkillsMalformedAnswers(t *testing.T) {
