@@ -37,6 +37,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.yaml.in/yaml/v3"
@@ -134,27 +135,51 @@ func (s *server) listSkills(ctx context.Context, cs *sdk.ClientSession, caps *sd
 	if limit <= 0 {
 		limit = DefaultMaxSkillFileBytes
 	}
+	// Each entry is checked, then the SKILL.md of the good ones read a few
+	// at a time (the start-up deadline covers them), each result in its
+	// entry's place so the outcome does not depend on timing.
+	type result struct {
+		e     skillEntry
+		uri   string
+		sk    ServedSkill
+		err   error
+		entry bool // e is a well-formed entry
+	}
+	results := make([]result, len(raws))
+	seen := map[string]bool{}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, skillReads)
+	for i, raw := range raws {
+		r := &results[i]
+		r.e, r.uri, r.err = parseSkillEntry(raw, limit)
+		if r.err == nil && seen[r.e.URI] {
+			r.err = fmt.Errorf("listed twice")
+		}
+		if r.err != nil {
+			continue
+		}
+		seen[r.e.URI], r.entry = true, true
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			r.sk, r.err = s.readSkill(ctx, cs, r.e)
+		})
+	}
+	wg.Wait()
 	var served []ServedSkill
 	var held []skillEntry
-	seen := map[string]bool{}
-	for _, raw := range raws {
-		e, uri, err := parseSkillEntry(raw, limit)
-		if err == nil && seen[e.URI] {
-			err = fmt.Errorf("listed twice")
-		}
-		if err == nil {
-			seen[e.URI] = true
-			var sk ServedSkill
-			if sk, err = s.readSkill(ctx, cs, e); err == nil {
-				served = append(served, sk)
-				held = append(held, e)
-				continue
-			}
+	for _, r := range results {
+		switch {
+		case r.err == nil:
+			served = append(served, r.sk)
+			held = append(held, r.e)
+			continue
+		case r.entry:
 			// Its other files are no more trustworthy than its SKILL.md.
-			e.Failed = err.Error()
-			held = append(held, e)
+			r.e.Failed = r.err.Error()
+			held = append(held, r.e)
 		}
-		problems = append(problems, problem(uri, "%v", err))
+		problems = append(problems, problem(r.uri, "%v", r.err))
 	}
 	slices.SortFunc(served, func(a, b ServedSkill) int { return strings.Compare(a.URI, b.URI) })
 	slices.SortStableFunc(problems, func(a, b SkillProblem) int { return strings.Compare(a.URI, b.URI) })

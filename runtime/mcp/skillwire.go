@@ -47,6 +47,9 @@ const (
 	// must not hold the session's start.
 	maxServerSkills = 256
 	maxSkillPages   = 64
+	// skillReads is how many SKILL.md reads of one server are in flight
+	// at once.
+	skillReads = 8
 	// DefaultMaxSkillFileBytes caps a SKILL.md when Options does not (the
 	// skills package's default for files, [skills].max_skill_file_bytes).
 	DefaultMaxSkillFileBytes = 256 * 1024
