@@ -43,6 +43,9 @@ func renderBlock(e Active) string {
 	if e.Skill.Dir != "" {
 		inner.WriteString("Skill directory: " + cleanLine(e.Skill.Dir) + "\n")
 	}
+	if e.Skill.Remote != nil {
+		inner.WriteString(remoteHeader(e.Skill.Remote))
+	}
 	inner.WriteString(cleanInstructions(e.Content))
 
 	var b strings.Builder

@@ -140,7 +140,7 @@ func (r *cacheReader) strs() []string {
 
 // skillFieldCount is the number of fields of Skill the codec writes; a test
 // fails when Skill gains a field this file does not know.
-const skillFieldCount = 42
+const skillFieldCount = 43
 
 func (w *cacheWriter) skill(s *Skill) error {
 	for _, v := range []string{s.Name, s.Dir, s.RealDir, string(s.Source), s.Root, s.ManifestPath, s.SkillPath, s.Plugin, s.PluginDir,
@@ -179,6 +179,14 @@ func (w *cacheWriter) skill(s *Skill) error {
 		return err
 	}
 	w.str(s.Body)
+	// Remote: a skill served over MCP is never parsed from disk, so never
+	// cached; written all the same, so a Skill survives the codec whole.
+	w.bool(s.Remote != nil)
+	if s.Remote != nil {
+		w.str(s.Remote.Server)
+		w.str(s.Remote.URI)
+		w.strs(s.Remote.Files)
+	}
 	w.str(s.ManifestHash)
 	w.str(s.SkillHash)
 	w.str(string(s.Status))
@@ -219,6 +227,9 @@ func (r *cacheReader) skill() *Skill {
 	s.IgnoreRequires = r.bool()
 	s.Hooks = r.hooks()
 	s.Body = r.str()
+	if r.bool() {
+		s.Remote = &Remote{Server: r.str(), URI: r.str(), Files: r.strs()}
+	}
 	s.ManifestHash = r.str()
 	s.SkillHash = r.str()
 	s.Status = Status(r.str())

@@ -239,6 +239,11 @@ func hasDynamic(segs []Segment) bool {
 // (§9.1) no project skill runs commands, whatever the mode: opening a
 // cloned repository must not run what it ships.
 func DynamicAllowed(mode string, untrustedWorkspace bool, s *Skill) (bool, string) {
+	if s.Source == SourceMCP || s.Remote != nil {
+		// Whatever the mode: a server's skill is untrusted input, and
+		// runs nothing on this machine (AddRemote).
+		return false, "a skill served by an MCP server never runs commands"
+	}
 	if untrustedWorkspace && s.Source.Project() {
 		return false, "the workspace is not trusted (clawseed trust)"
 	}

@@ -163,6 +163,9 @@ func normaliseOS(s string) string {
 // diagPathOf is where diagnostics about a discovered skill point: its
 // directory, or `builtin:<name>` for a built-in.
 func diagPathOf(s *Skill) string {
+	if s.Remote != nil {
+		return RemotePath(s.Remote.Server, s.Remote.URI)
+	}
 	if s.Source == SourceBuiltin || s.Dir == "" {
 		return "builtin:" + s.Name
 	}

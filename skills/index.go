@@ -234,6 +234,11 @@ func (e *indexEntry) prepareDescription(s *Skill) {
 	if w := strings.TrimSpace(s.WhenToUse); w != "" {
 		desc += " " + w
 	}
+	if s.Remote != nil {
+		// The model must be able to tell a server's skill from a local
+		// one (MCP's skills extension); first, so no cut drops it.
+		desc = "(served by MCP server " + s.Remote.Server + ") " + desc
+	}
 	e.desc = collapseSpace(desc)
 	e.descRunes = utf8.RuneCountInString(e.desc)
 	e.descEscaped = e.descRunes + escapeGrowth(e.desc)

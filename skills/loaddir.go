@@ -53,6 +53,12 @@ func Reread(s *Skill, maxFileBytes int64) (*Skill, error) {
 	if s == nil {
 		return nil, errors.New("no skill")
 	}
+	if s.Remote != nil {
+		// Its SKILL.md was verified against the server's listing when
+		// the listing was read; a later listing is a new catalog.
+		cp := *s
+		return &cp, nil
+	}
 	limit := fileLimit(maxFileBytes)
 	var (
 		n     *Skill

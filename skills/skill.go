@@ -41,7 +41,7 @@ const (
 // commands under dynamic_context = "trusted" (project and user roots, and
 // the plugins the user installed with Claude Code).
 func (s Source) Trusted() bool {
-	return s != SourceExtra && s != SourceBuiltin && s != ""
+	return s != SourceExtra && s != SourceBuiltin && s != SourceMCP && s != ""
 }
 
 // Project reports whether skills from this source come from the workspace,
@@ -210,6 +210,10 @@ type Skill struct {
 	// Body is the Markdown body of SKILL.md as read at discovery. Activation
 	// re-reads it from disk.
 	Body string
+
+	// Remote is set for a skill served by an MCP server ([SourceMCP]): its
+	// server, URI and other files. Its Dir is "".
+	Remote *Remote
 
 	// Status and Reason are decided by discovery (gating, exclusion,
 	// disable-model-invocation).

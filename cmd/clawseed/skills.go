@@ -31,12 +31,18 @@ type skillsOptions struct {
 }
 
 // discover runs discovery for a skills subcommand, through the parse cache
-// unless --no-cache.
+// unless --no-cache, with the skills of the MCP servers this workspace
+// lets start (started for it, waited for at most their start-up timeout).
 func (o *skillsOptions) discover(ctx context.Context, cfg *config.Config) *skills.Catalog {
+	log := newLogger(o.global, o.io.Err)
+	var cat *skills.Catalog
 	if o.NoCache {
-		return app.DiscoverUncached(ctx, cfg)
+		cat = app.DiscoverUncached(ctx, cfg)
+	} else {
+		cat = app.Discover(ctx, cfg, o.global.proc, log)
 	}
-	return app.Discover(ctx, cfg, o.global.proc, newLogger(o.global, o.io.Err))
+	app.AddMCPSkills(ctx, cfg, cat, o.global.proc, log)
+	return cat
 }
 
 func newSkillsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
@@ -119,9 +125,11 @@ type listJSON struct {
 }
 
 // skillPath is where a skill comes from: its directory, a command's file,
-// or builtin:NAME.
+// builtin:NAME, or mcp:SERVER:URI for a skill an MCP server serves.
 func skillPath(s *skills.Skill) string {
 	switch {
+	case s.Remote != nil:
+		return skills.RemotePath(s.Remote.Server, s.Remote.URI)
 	case s.Command && s.SkillPath != "":
 		return s.SkillPath
 	case s.Dir == "":

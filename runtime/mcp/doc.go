@@ -4,7 +4,10 @@
 // mcp__<server>__<tool> (Claude Code's naming, so skills written for it
 // work), their prompts into user commands and their resources into one
 // mcp_resource_read tool, and follows them through crashes (one restart)
-// and tools/list_changed notifications.
+// and tools/list_changed notifications. A server that declares MCP's
+// skills extension also offers skills: [Manager.Skills] returns those whose
+// SKILL.md matched the server's digests (skills.go), which cmd/clawseed
+// joins to the skill catalog as server:skill.
 //
 // The package does not import the agent: [Manager.Tools] returns values
 // with the agent's Tool methods (Spec, Class, Run), and cmd/clawseed adapts

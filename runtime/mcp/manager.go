@@ -58,6 +58,9 @@ type Options struct {
 	// starts (the app confines it in the OS sandbox); an error fails the
 	// start attempt with it.
 	Prepare func(server string, cmd *exec.Cmd) error
+	// MaxSkillFileBytes caps the SKILL.md of a skill a server serves
+	// ([skills].max_skill_file_bytes); 0 means DefaultMaxSkillFileBytes.
+	MaxSkillFileBytes int64
 	// Root is the workspace, offered to servers as their root.
 	Root string
 	// Visible filters tools by the session's policy (allowed/denied
@@ -79,6 +82,9 @@ type Manager struct {
 	begun   time.Time
 
 	version atomic.Uint64
+	// skillsVersion changes whenever a server's skills were listed (or
+	// dropped): the session's skill reload compares it.
+	skillsVersion atomic.Uint64
 
 	mu       sync.Mutex
 	deferred bool
@@ -290,11 +296,12 @@ func (m *Manager) connectedTools() []*Tool {
 	return all
 }
 
-// resourcesOffered reports whether a connected server lists resources.
+// resourcesOffered reports whether a connected server lists resources or
+// serves skills (whose files the model reads with mcp_resource_read).
 func (m *Manager) resourcesOffered() bool {
 	for _, s := range m.servers {
 		s.mu.Lock()
-		ok := s.state == StateConnected && len(s.resources) > 0
+		ok := s.state == StateConnected && (len(s.resources) > 0 || len(s.skills) > 0)
 		s.mu.Unlock()
 		if ok {
 			return true

@@ -62,6 +62,12 @@ func (t *resourceTool) Run(ctx context.Context, raw json.RawMessage) providers.T
 	if args.URI == "" {
 		return t.list(args.Server)
 	}
+	// A file of a skill is read only as its listing names it, and shown
+	// only once verified against it.
+	sr, held := s.skillReadOf(args.URI)
+	if sr.refused != "" {
+		return errorResult("MCP server %s: %s", args.Server, sr.refused)
+	}
 	callCtx, cancel := context.WithTimeout(ctx, s.cfg.ToolTimeout)
 	defer cancel()
 	res, err := cs.ReadResource(callCtx, &sdk.ReadResourceParams{URI: args.URI})
@@ -70,6 +76,11 @@ func (t *resourceTool) Run(ctx context.Context, raw json.RawMessage) providers.T
 			return errorResult("Cancelled by user.")
 		}
 		return errorResult("MCP server %s: read %s: %v", args.Server, args.URI, err)
+	}
+	if held {
+		if msg := sr.check(res); msg != "" {
+			return errorResult("MCP server %s: %s", args.Server, msg)
+		}
 	}
 	var parts []string
 	for _, c := range res.Contents {

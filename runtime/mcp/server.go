@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"os/exec"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -48,8 +49,14 @@ type server struct {
 	tools     []*Tool
 	prompts   []*sdk.Prompt
 	resources []*sdk.Resource
-	restarts  int
-	closing   bool
+	// skills are the verified skills the server serves, skillProblems
+	// those it lists that failed a check, held the listing entries of
+	// skills, which reads of their files are verified against.
+	skills        []ServedSkill
+	skillProblems []SkillProblem
+	held          []skillEntry
+	restarts      int
+	closing       bool
 	// refreshing counts tool-list refreshes in flight, which the next
 	// request waits for.
 	refreshing atomic.Int32
@@ -118,6 +125,11 @@ func (s *server) attempt() {
 		PromptListChangedHandler:   func(context.Context, *sdk.PromptListChangedRequest) { s.refreshAsync() },
 		ResourceListChangedHandler: func(context.Context, *sdk.ResourceListChangedRequest) { s.refreshAsync() },
 	})
+	// skills/list is not a method the SDK knows; it is sent only to a
+	// server that declares the skills extension (listSkills).
+	if err := sdk.AddSendingCustomMethod[*listSkillsParams, *listSkillsResult](client, methodSkillsList); err != nil {
+		s.m.log("MCP skills/list not registered", "error", err)
+	}
 	if s.m.opts.Root != "" {
 		client.AddRoots(&sdk.Root{URI: "file://" + s.m.opts.Root, Name: "workspace"})
 	}
@@ -139,7 +151,7 @@ func (s *server) attempt() {
 		s.fail(fmt.Errorf("start: %w", err), cmd)
 		return
 	}
-	tools, prompts, resources, err := s.list(ctx, cs)
+	o, err := s.list(ctx, cs)
 	if !timer.Stop() && err == nil {
 		err = late(context.DeadlineExceeded)
 	}
@@ -159,7 +171,7 @@ func (s *server) attempt() {
 		return
 	}
 	s.cs, s.cmd, s.cancel, s.state, s.err = cs, cmd, cancel, StateConnected, ""
-	s.tools, s.prompts, s.resources = tools, prompts, resources
+	s.install(o)
 	if r := cs.InitializeResult(); r != nil && r.ServerInfo != nil {
 		s.info = strings.TrimSpace(r.ServerInfo.Name + " " + r.ServerInfo.Version)
 	}
@@ -180,7 +192,7 @@ func (s *server) fail(err error, cmd *exec.Cmd) {
 		return
 	}
 	s.state, s.err, s.cs, s.cmd = StateFailed, msg, nil, nil
-	s.tools, s.prompts, s.resources = nil, nil, nil
+	s.install(offer{})
 	s.mu.Unlock()
 	s.m.changed()
 	s.m.log("MCP server failed", "server", s.cfg.Name, "error", msg, "stderr", s.stderr.Lines(5))
@@ -221,36 +233,64 @@ func (s *server) watch(cs *sdk.ClientSession) {
 	s.m.log("MCP server crashed; restarting", "server", s.cfg.Name, "stderr", s.stderr.Lines(5))
 	s.mu.Lock()
 	s.state, s.cs, s.tools = StateRestarting, nil, nil
+	if len(s.skills)+len(s.skillProblems) > 0 {
+		// They are offered again only once it is connected again.
+		s.skills, s.skillProblems, s.held = nil, nil, nil
+		s.m.skillsVersion.Add(1)
+	}
 	s.mu.Unlock()
 	s.m.changed()
 	s.attempt()
 }
 
+// An offer is what a server offers at one moment.
+type offer struct {
+	tools         []*Tool
+	prompts       []*sdk.Prompt
+	resources     []*sdk.Resource
+	skills        []ServedSkill
+	skillProblems []SkillProblem
+	held          []skillEntry
+}
+
+// install makes o the server's offer; s.mu is held. A change of the
+// skills is a new skills version, which the session's skill reload
+// watches (an unchanged listing is none: the catalog is not rebuilt).
+func (s *server) install(o offer) {
+	changed := !reflect.DeepEqual(s.skills, o.skills) || !reflect.DeepEqual(s.skillProblems, o.skillProblems)
+	s.tools, s.prompts, s.resources = o.tools, o.prompts, o.resources
+	s.skills, s.skillProblems, s.held = o.skills, o.skillProblems, o.held
+	if changed {
+		s.m.skillsVersion.Add(1)
+	}
+}
+
 // list fetches the server's tools (those allowed_tools lets through),
-// prompts and resources, each sorted by name. The three lists are asked
-// for at once: the first request waits for them.
-func (s *server) list(ctx context.Context, cs *sdk.ClientSession) ([]*Tool, []*sdk.Prompt, []*sdk.Resource, error) {
+// prompts, resources and skills, each sorted. They are asked for at once:
+// the first request waits for them.
+func (s *server) list(ctx context.Context, cs *sdk.ClientSession) (offer, error) {
 	caps := &sdk.ServerCapabilities{}
 	if r := cs.InitializeResult(); r != nil && r.Capabilities != nil {
 		caps = r.Capabilities
 	}
 	var wg sync.WaitGroup
-	var prompts []*sdk.Prompt
-	var resources []*sdk.Resource
+	var o offer
 	if caps.Prompts != nil {
-		wg.Go(func() { prompts = listAll(ctx, cs.Prompts) })
+		wg.Go(func() { o.prompts = listAll(ctx, cs.Prompts) })
 	}
 	if caps.Resources != nil {
-		wg.Go(func() { resources = listAll(ctx, cs.Resources) })
+		wg.Go(func() { o.resources = listAll(ctx, cs.Resources) })
 	}
+	wg.Go(func() { o.skills, o.skillProblems, o.held = s.listSkills(ctx, cs, caps) })
 	tools, err := s.listTools(ctx, cs)
 	wg.Wait()
 	if err != nil {
-		return nil, nil, nil, err
+		return offer{}, err
 	}
-	slices.SortFunc(prompts, func(a, b *sdk.Prompt) int { return strings.Compare(a.Name, b.Name) })
-	slices.SortFunc(resources, func(a, b *sdk.Resource) int { return strings.Compare(a.URI, b.URI) })
-	return tools, prompts, resources, nil
+	o.tools = tools
+	slices.SortFunc(o.prompts, func(a, b *sdk.Prompt) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(o.resources, func(a, b *sdk.Resource) int { return strings.Compare(a.URI, b.URI) })
+	return o, nil
 }
 
 // listTools lists the tools allowed_tools and the policy let through.
@@ -337,14 +377,14 @@ func (s *server) refreshOnce() {
 	}
 	ctx, cancel := context.WithTimeout(s.m.ctx, s.m.opts.StartupTimeout)
 	defer cancel()
-	tools, prompts, resources, err := s.list(ctx, cs)
+	o, err := s.list(ctx, cs)
 	if err != nil {
 		s.m.log("MCP refresh failed", "server", s.cfg.Name, "error", err)
 		return
 	}
 	s.mu.Lock()
 	if s.cs == cs {
-		s.tools, s.prompts, s.resources = tools, prompts, resources
+		s.install(o)
 	}
 	s.mu.Unlock()
 	s.m.changed()

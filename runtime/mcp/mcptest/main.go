@@ -37,8 +37,8 @@ const CrashedText = "mcptest: crashed on start"
 
 // Main runs the server from os.Args[1:] and returns the exit code:
 //
-//	mcptestserver [-name N] [-tools N] [-crash] [-hang] [-crash-after N]
-//	              [-http ADDRFILE] [-sse ADDRFILE]
+//	mcptestserver [-name N] [-tools N] [-skills good|tampered] [-crash] [-hang]
+//	              [-crash-after N] [-http ADDRFILE] [-sse ADDRFILE]
 //
 // Without -http or -sse it serves stdio until stdin closes. With -http it
 // listens on 127.0.0.1:0 with the streamable HTTP handler at /mcp, writes
@@ -62,6 +62,7 @@ func parseFlags(args []string, stderr io.Writer) (mainFlags, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.opts.Name, "name", defaultName, "server implementation name")
 	fs.IntVar(&f.opts.Tools, "tools", 0, "number of extra bulky tools tool_000..")
+	fs.StringVar(&f.opts.Skills, "skills", SkillsOff, "serve the two test skills: good, or tampered (pdf-tools fails its digest)")
 	fs.BoolVar(&f.opts.Crash, "crash", false, "exit 3 at once, writing \""+CrashedText+"\" to stderr")
 	fs.BoolVar(&f.opts.Hang, "hang", false, "never answer")
 	fs.IntVar(&f.opts.CrashAfter, "crash-after", 0, "exit 4 after answering this many tools/call requests (0: never)")
@@ -77,6 +78,8 @@ func parseFlags(args []string, stderr io.Writer) (mainFlags, error) {
 		return f, errors.New("-http and -sse exclude each other")
 	case f.opts.Tools < 0 || f.opts.CrashAfter < 0:
 		return f, errors.New("-tools and -crash-after must not be negative")
+	case f.opts.Skills != SkillsOff && f.opts.Skills != SkillsGood && f.opts.Skills != SkillsTampered:
+		return f, fmt.Errorf("-skills must be %q or %q", SkillsGood, SkillsTampered)
 	}
 	return f, nil
 }

@@ -29,6 +29,9 @@ import (
 type Options struct {
 	Name  string // server implementation name, default "test"
 	Tools int    // number of extra bulky tools tool_000.., for the deferred-schema tests
+	// Skills serves the skills extension's two test skills (SkillsGood,
+	// SkillsTampered); "" serves none.
+	Skills string
 	// The fields below are read by Main only.
 	Crash      bool // exit 3 right away after writing "mcptest: crashed on start" to stderr
 	Hang       bool // never answer: read stdin (or HTTP requests) without replying
@@ -68,12 +71,19 @@ func newServer(opts Options, lw *lineWriter) *mcp.Server {
 	if name == "" {
 		name = defaultName
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, nil)
+	var sopts *mcp.ServerOptions
+	if opts.Skills != SkillsOff {
+		sopts = &mcp.ServerOptions{Capabilities: skillsCapabilities()}
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: name, Version: version}, sopts)
 	s.AddReceivingMiddleware(logRequests(lw))
 	addTools(s, lw)
 	addBulkyTools(s, opts.Tools)
 	addPrompt(s)
 	addResources(s)
+	if opts.Skills != SkillsOff {
+		addSkills(s, opts.Skills)
+	}
 	return s
 }
 

@@ -205,6 +205,11 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 		return nil, err
 	}
 	if s.resumed != nil {
+		// The active skills a resumed session restores may be served by
+		// MCP servers: wait for them, as the first request would.
+		if p.reloader.mcpChanged(ctx) {
+			s.agent.SetCatalog(p.reloader.discover(ctx))
+		}
 		s.resume(ctx, o.Notices)
 		s.agent.SessionStart(ctx, "resume", s.resolved.Model)
 		return s, nil
@@ -300,7 +305,7 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	// are discovered.
 	s.mcp = startMCP(ctx, cfg, mcpVisible(p.policy), s.conf.prepareMCP, o.Process.clientVersion(), o.Log)
 	// 6. Skills.
-	p.reloader = &skillReloader{cfg: cfg, sb: p.sb, cache: openSkillCache(cfg, skillOptions(cfg), o.Process, o.Log)}
+	p.reloader = &skillReloader{cfg: cfg, sb: p.sb, cache: openSkillCache(cfg, skillOptions(cfg), o.Process, o.Log), mcp: s.mcp}
 	began := time.Now()
 	s.catalog = p.reloader.discover(ctx)
 	o.Log.Debug("Skills discovered", "skills", len(s.catalog.Skills), "diagnostics", len(s.catalog.Diagnostics),
@@ -419,6 +424,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		},
 		ControlPath: p.sb.Control.Match,
 		Rediscover: func(ctx context.Context) (*skills.Catalog, error) {
+			p.reloader.waitMCP(ctx)
 			return p.reloader.discover(ctx), nil
 		},
 		Reload:             p.reloader.reload,

@@ -88,6 +88,8 @@ func startMCP(ctx context.Context, cfg *config.Config, visible func(string) bool
 		// server only when its env table passes it.
 		BaseEnv: tools.ScrubbedEnv(os.Environ(), cfg.Autonomy.EnvPassthrough),
 		Root:    cfg.Workspace,
+		// The skills servers serve are held to the size of skill files.
+		MaxSkillFileBytes: int64(cfg.Skills.MaxSkillFileBytes),
 		// stdio servers run in the OS sandbox: they read what commands
 		// read, write only their state folder, and have the network.
 		Prepare: prepare,

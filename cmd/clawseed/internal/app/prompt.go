@@ -52,6 +52,11 @@ func (s *Session) Prompt(ctx context.Context, prompt string, notices io.Writer) 
 		}
 		return text, nil
 	}
+	if !knownSkill(s.agent, name) && s.mcp != nil {
+		// It may be a skill of a server that was still starting when the
+		// catalog was made (server:skill): catch up, as a request would.
+		_, _ = s.agent.ReloadSkills(ctx)
+	}
 	if !knownSkill(s.agent, name) {
 		msg := fmt.Sprintf("clawseed: /%s is not a skill or command; sent as text", name)
 		if m := skills.Suggest(name, invocableNames(s.agent)); m != "" {

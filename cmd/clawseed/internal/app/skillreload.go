@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/runtime/mcp"
 	"github.com/clawseed/clawseed/runtime/tools"
 	"github.com/clawseed/clawseed/skills"
 	"github.com/clawseed/clawseed/skills/watch"
@@ -35,6 +36,11 @@ type skillReloader struct {
 	watchOnce  sync.Once
 	watcher    *watch.Watcher // nil: no watching ([skills].watch = false)
 
+	// mcp, when set, serves skills too (mcpskills.go); mcpVersion is the
+	// version of its skills the last discovery added, under mu.
+	mcp        *mcp.Manager
+	mcpVersion uint64
+
 	// mu guards roots, the roots of the last discovery, and watched, those
 	// the watcher watches: the installed Claude Code plugins can change
 	// the roots mid-session, and then the watcher is started again.
@@ -53,17 +59,46 @@ func (r *skillReloader) discover(ctx context.Context) *skills.Catalog {
 	opts.Cache = r.cache.cache
 	cat := discoverNoting(ctx, opts, notes)
 	r.cache.save()
+	var set mcp.SkillSet
+	if r.mcp != nil {
+		// What the servers serve now: the reload below waits for them.
+		set = r.mcp.SkillsNow()
+		addMCPSkills(cat, set, opts)
+	}
 	r.sb.SkillDirs.Replace(skillReadDirs(cat))
 	r.mu.Lock()
 	r.roots = opts.Roots
+	r.mcpVersion = set.Version
 	r.mu.Unlock()
 	return cat
+}
+
+// waitMCP waits for the MCP servers, as the tools do before a request:
+// a rediscovery (/reload, or a /NAME the catalog does not know yet) then
+// has their skills.
+func (r *skillReloader) waitMCP(ctx context.Context) {
+	if r.mcp != nil && r.cfg.Skills.Enabled {
+		r.mcp.Skills(ctx)
+	}
+}
+
+// mcpChanged waits for the MCP servers, as the tools do before a request,
+// and reports whether their skills changed since the last discovery.
+func (r *skillReloader) mcpChanged(ctx context.Context) bool {
+	if r.mcp == nil || !r.cfg.Skills.Enabled {
+		return false
+	}
+	v := r.mcp.Skills(ctx).Version
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return v != r.mcpVersion
 }
 
 // reload is the agent's [agent.Reloader].
 func (r *skillReloader) reload(ctx context.Context, wrote bool) (*skills.Catalog, bool) {
 	r.watchOnce.Do(func() { r.rewatch(false) })
 	due := r.watcher != nil && r.watcher.Take()
+	due = r.mcpChanged(ctx) || due
 	if !due && !wrote {
 		return nil, false
 	}

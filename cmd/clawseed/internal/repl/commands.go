@@ -215,6 +215,13 @@ func (c *Chat) invoke(ctx context.Context, line, name, args string) string {
 	var skill *skills.Skill
 	if set := c.Agent.Skills(); set != nil {
 		skill = set.Catalog().Lookup(name)
+		if skill == nil && c.MCP != nil {
+			// It may be a skill of an MCP server that was still starting
+			// when the catalog was made: catch up, as a request would.
+			if _, err := c.Agent.ReloadSkills(ctx); err == nil {
+				skill = set.Catalog().Lookup(name)
+			}
+		}
 	}
 	if skill == nil || !skill.UserInvocable {
 		var known []string
