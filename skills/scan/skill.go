@@ -33,7 +33,8 @@ func (s *scanner) checkSkill() {
 		s.runOn(applyShell, file, def.shell, line)
 	}
 	if len(def.allowedTools) > 0 {
-		file, line := s.keyLoc("allowed-tools")
+		// One finding per rule on the key's line, naming every entry.
+		byCheck := map[string][]string{}
 		for _, e := range def.allowedTools {
 			if !permissions.NamesTool([]string{e}, "shell", permissions.ClassExec) {
 				continue
@@ -42,16 +43,24 @@ func (s *scanner) checkSkill() {
 			if r := ruleByCheck(s.rules, "allowed-tools-exec"); r != nil && unscopedExec(e, r.Commands) {
 				check = "allowed-tools-exec"
 			}
-			s.addCheck(check, file, line, e)
+			byCheck[check] = append(byCheck[check], e)
 		}
-	}
-	if len(def.permissions) > 0 {
-		file, line := s.keyLoc("permissions")
-		for _, p := range def.permissions {
-			if slices.Contains(permissions.Tools(p), "shell") {
-				s.addCheck("permission-exec", file, line, p)
+		file, line := s.keyLoc("allowed-tools")
+		for _, check := range []string{"allowed-tools-exec", "allowed-tools-exec-scoped"} {
+			if es := byCheck[check]; len(es) > 0 {
+				s.addCheck(check, file, line, strings.Join(es, ", "))
 			}
 		}
+	}
+	var perms []string
+	for _, p := range def.permissions {
+		if slices.Contains(permissions.Tools(p), "shell") {
+			perms = append(perms, p)
+		}
+	}
+	if len(perms) > 0 {
+		file, line := s.keyLoc("permissions")
+		s.addCheck("permission-exec", file, line, strings.Join(perms, ", "))
 	}
 }
 
@@ -116,8 +125,10 @@ func (s *scanner) keyLoc(key string) (string, int) {
 }
 
 // unscopedExec reports whether an allowed-tools entry that names the
-// shell lets any command through: no pattern, a pattern of wildcards, or
-// a command that runs other commands (commands, from rules.toml).
+// shell lets any command through: no pattern, a pattern of wildcards, a
+// wildcard in the command's name, or a wildcard right after a command
+// that runs other code (commands, from rules.toml: `Bash(python3:*)`, not
+// the one fixed command `Bash(npm test)`).
 func unscopedExec(entry string, commands []string) bool {
 	entry = strings.TrimSpace(entry)
 	open := strings.IndexByte(entry, '(')
@@ -138,7 +149,19 @@ func unscopedExec(entry string, commands []string) bool {
 	if strings.ContainsAny(cmd, "*?[") {
 		return true
 	}
-	return slices.Contains(commands, cmd) || slices.Contains(commands, strings.TrimRight(cmd, "0123456789."))
+	runner := slices.Contains(commands, cmd) || slices.Contains(commands, strings.TrimRight(cmd, "0123456789."))
+	if !runner || !strings.ContainsAny(pattern, "*?") {
+		return false
+	}
+	// A runner with a wildcard is open unless a fixed word (a
+	// subcommand, a script) follows it: `git status:*` and
+	// `python3 scripts/*` stay scoped, `python3:*`, `npx *` and
+	// `bash -c *` do not.
+	if len(words) < 2 {
+		return true
+	}
+	next := words[1]
+	return strings.HasPrefix(next, "-") || strings.Trim(next, "*?") == ""
 }
 
 // checkDynamic runs the "dynamic" rules on each dynamic-context command of
