@@ -48,8 +48,8 @@ type Finding struct {
 }
 
 // Dir scans one skill folder and returns its findings sorted by file, line
-// and rule. An error means the folder could not be read at all; unreadable
-// single files become findings.
+// and rule. An error (a *fs.PathError naming the folder) means the folder
+// could not be read at all; unreadable single files become findings.
 func Dir(ctx context.Context, dir string) ([]Finding, error) {
 	rules, err := builtinRules()
 	if err != nil {
@@ -93,18 +93,18 @@ func (s *scanner) addCheck(name, file string, line int, detail string) {
 func scanDir(ctx context.Context, dir string, rules []*Rule, lim limits) ([]Finding, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("scan %s: %w", dir, err)
+		return nil, &fs.PathError{Op: "scan", Path: dir, Err: err}
 	}
 	fi, err := os.Stat(abs)
 	if err != nil {
-		return nil, fmt.Errorf("scan %s: %w", dir, err)
+		return nil, &fs.PathError{Op: "scan", Path: abs, Err: unwrapPath(err)}
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("scan %s: not a folder", dir)
+		return nil, &fs.PathError{Op: "scan", Path: abs, Err: errors.New("not a folder")}
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		return nil, fmt.Errorf("scan %s: %w", dir, err)
+		return nil, &fs.PathError{Op: "scan", Path: abs, Err: unwrapPath(err)}
 	}
 	s := &scanner{rules: rules, root: abs, real: real}
 	if err := s.walk(ctx, lim); err != nil {
@@ -130,7 +130,7 @@ func (s *scanner) walk(ctx context.Context, lim limits) error {
 		rel = filepath.ToSlash(rel)
 		if err != nil {
 			if path == s.root {
-				return fmt.Errorf("scan %s: %w", s.root, err)
+				return &fs.PathError{Op: "scan", Path: s.root, Err: unwrapPath(err)}
 			}
 			s.addCheck("unreadable-file", rel, 0, confine.Why(err))
 			if d != nil && d.IsDir() {
@@ -179,6 +179,15 @@ func (s *scanner) walk(ctx context.Context, lim limits) error {
 		s.scanFile(rel, data)
 		return nil
 	})
+}
+
+// unwrapPath returns the reason of a *fs.PathError, without its path (the
+// caller's error names the folder).
+func unwrapPath(err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err
+	}
+	return err
 }
 
 // refused turns a file confine would not read into a finding.
