@@ -97,7 +97,7 @@ func skillsScanRun(ctx context.Context, opts *skillsOptions, dirs []string, sari
 		}
 	}
 	if failing > 0 {
-		fmt.Fprintf(opts.io.Err, "%d findings at or above %s\n", failing, failOn)
+		fmt.Fprintf(opts.io.Err, "%s at or above %s\n", plural(failing, "finding"), failOn)
 		return &exitError{code: exitFailure, err: errors.New("findings at or above --fail-on"), silent: true}
 	}
 	return nil
@@ -303,4 +303,3 @@ func artifactURI(cwd, path string) string {
 	}
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 }
-

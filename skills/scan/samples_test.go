@@ -238,10 +238,10 @@ func rar4(mainFlags, fileFlags uint16, name string) []byte {
 	h = binary.LittleEndian.AppendUint16(h, uint16(32+len(name)))
 	h = binary.LittleEndian.AppendUint32(h, 0) // packed size
 	h = binary.LittleEndian.AppendUint32(h, 0) // unpacked size
-	h = append(h, 0)                            // host OS
+	h = append(h, 0)                           // host OS
 	h = binary.LittleEndian.AppendUint32(h, 0) // CRC
 	h = binary.LittleEndian.AppendUint32(h, 0) // time
-	h = append(h, 29, 0x30)                     // version, method
+	h = append(h, 29, 0x30)                    // version, method
 	h = binary.LittleEndian.AppendUint16(h, uint16(len(name)))
 	h = binary.LittleEndian.AppendUint32(h, 0) // attributes
 	h = append(h, name...)
