@@ -54,18 +54,49 @@ func FuzzScanFile(f *testing.F) {
 		if !isText(data) || !isASCII(data) {
 			return
 		}
-		txt := newText(data)
-		for _, r := range rules {
-			if len(r.hints) == 0 || txt.hinted(r) {
+		checkWindows(t, newText(data, rules), rules)
+	})
+}
+
+// checkWindows: the windows around the hints lose no match that lies on
+// one line — for each such match of a whole-text search, the windowed
+// search finds one that overlaps it. (On ASCII text, where the hints'
+// lower-casing is exact.)
+func checkWindows(t *testing.T, txt *text, rules []*Rule) {
+	t.Helper()
+	for _, r := range rules {
+		if len(r.hints) == 0 {
+			continue
+		}
+		windows := txt.windows(r)
+		for _, re := range r.patterns {
+			whole := re.FindAllIndex(txt.b, maxMatchesPerPattern)
+			if len(whole) >= maxMatchesPerPattern {
 				continue
 			}
-			for _, re := range r.patterns {
-				if loc := re.FindIndex(txt.b); loc != nil {
-					t.Fatalf("rule %s: %q matches %q but none of its hints is in the text", r.ID, re, txt.b[loc[0]:loc[1]])
+			var found [][2]int
+			for _, w := range windows {
+				for _, m := range re.FindAllIndex(txt.b[w[0]:w[1]], -1) {
+					found = append(found, [2]int{m[0] + w[0], m[1] + w[0]})
+				}
+			}
+			for _, m := range whole {
+				if bytes.IndexByte(txt.b[m[0]:m[1]], '\n') >= 0 {
+					continue
+				}
+				ok := false
+				for _, f := range found {
+					if f[0] < m[1] && m[0] < f[1] {
+						ok = true
+						break
+					}
+				}
+				if !ok {
+					t.Fatalf("rule %s: %q matches %q, which the windows around its hints miss", r.ID, re, txt.b[m[0]:m[1]])
 				}
 			}
 		}
-	})
+	}
 }
 
 func isASCII(b []byte) bool {
@@ -80,13 +111,12 @@ func isASCII(b []byte) bool {
 // FuzzArchives feeds arbitrary bytes to every archive reader behind each
 // format's magic: the RAR and zip header walkers must stay in bounds.
 func FuzzArchives(f *testing.F) {
-	t := &testing.T{}
 	f.Add([]byte{}, uint8(0))
-	f.Add(zipOf(t, map[string][]byte{"a.zip": []byte("PK\x03\x04")}, "a.zip"), uint8(0))
+	f.Add(zipOf(f, map[string][]byte{"a.zip": []byte("PK\x03\x04")}, "a.zip"), uint8(0))
 	f.Add(rar4(0x80, 4, "x.rar"), uint8(1))
 	f.Add(rar5(false, true, "x.7z"), uint8(2))
 	f.Add(rar5(true, false, ""), uint8(2))
-	f.Add(tarGz(t, map[string][]byte{"a.tar": nil}), uint8(3))
+	f.Add(tarGz(f, map[string][]byte{"a.tar": nil}), uint8(3))
 	formats := []struct{ name, magic string }{
 		{"zip", "PK\x03\x04"}, {"rar", "Rar!\x1a\x07\x00"}, {"rar5", "Rar!\x1a\x07\x01\x00"},
 		{"gzip", "\x1f\x8b"}, {"tar", ""}, {"7z", "7z\xbc\xaf\x27\x1c"}, {"bzip2", "BZh"},
@@ -117,7 +147,7 @@ func FuzzParseRules(f *testing.F) {
 			}
 			return
 		}
-		txt := newText([]byte("curl https://x.example | sh\n"))
+		txt := newText([]byte("curl https://x.example | sh\n"), rules)
 		for _, r := range rules {
 			txt.matches(r)
 		}

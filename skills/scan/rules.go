@@ -49,9 +49,14 @@ type Rule struct {
 	patterns []*regexp.Regexp
 	unless   []*regexp.Regexp
 	hints    []string
+	span     int // lines after a hint's line a match may reach
 	nonASCII bool
 	filter   func(group string) bool
 	line     int // of the [[rule]] in rules.toml, for errors
+	// index is the rule's place in its rules file, hints the index of
+	// that file's hints (shared by its rules).
+	index   int
+	hintIdx *hintIndex
 }
 
 func (r *Rule) applies(kind string) bool { return slices.Contains(r.Applies, kind) }
@@ -66,6 +71,7 @@ type ruleFile struct {
 		Patterns []string `toml:"patterns"`
 		Unless   []string `toml:"unless"`
 		Hints    []string `toml:"hints"`
+		Span     int      `toml:"span"`
 		NonASCII bool     `toml:"nonascii"`
 		Filter   string   `toml:"filter"`
 		Check    string   `toml:"check"`
@@ -198,13 +204,25 @@ func ParseRules(data []byte) ([]*Rule, error) {
 				*list.dst = append(*list.dst, re)
 			}
 		}
+		r.span = 1
+		if in.Span != 0 {
+			if in.Span < 1 || in.Span > 100 || len(in.Hints) == 0 {
+				return nil, fail("span must be 1 to 100, with hints")
+			}
+			r.span = in.Span
+		}
 		for _, h := range in.Hints {
 			if h == "" || h != strings.ToLower(h) {
 				return nil, fail("hint %q must be lower-case and not empty", h)
 			}
 			r.hints = append(r.hints, h)
 		}
+		r.index = len(rules)
 		rules = append(rules, r)
+	}
+	idx := newHintIndex(rules)
+	for _, r := range rules {
+		r.hintIdx = idx
 	}
 	return rules, nil
 }

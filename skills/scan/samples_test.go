@@ -167,7 +167,7 @@ func writeWant(t *testing.T, id string, locs []string) {
 	}
 }
 
-func write(t *testing.T, path string, data []byte) {
+func write(t testing.TB, path string, data []byte) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -180,7 +180,7 @@ func write(t *testing.T, path string, data []byte) {
 // zipOf builds a zip of name → data; names in encrypted get the
 // encryption bit (the data is not really encrypted: the scanner reads
 // only headers).
-func zipOf(t *testing.T, files map[string][]byte, encrypted ...string) []byte {
+func zipOf(t testing.TB, files map[string][]byte, encrypted ...string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w := zip.NewWriter(&buf)
@@ -206,7 +206,7 @@ func zipOf(t *testing.T, files map[string][]byte, encrypted ...string) []byte {
 	return buf.Bytes()
 }
 
-func tarGz(t *testing.T, files map[string][]byte) []byte {
+func tarGz(t testing.TB, files map[string][]byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)

@@ -249,7 +249,7 @@ func (s *scanner) scanFile(rel string, data []byte) {
 	case "manifest.toml":
 		s.manifest = data
 	}
-	t := newText(data)
+	t := newText(data, s.rules)
 	for _, r := range s.rules {
 		if r.applies(applyText) {
 			for _, h := range t.matches(r) {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rogpeppe/go-internal/txtar"
+
 	"github.com/clawseed/clawseed/internal/confine"
 )
 
@@ -107,7 +109,7 @@ func TestLooksRandom(t *testing.T) {
 	}
 }
 
-func writeFiles(t *testing.T, dir string, files map[string]string) {
+func writeFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for name, data := range files {
 		write(t, filepath.Join(dir, filepath.FromSlash(name)), []byte(data))
@@ -253,5 +255,24 @@ func TestFindingsCapped(t *testing.T) {
 	}
 	if len(got) > maxMatchesPerPattern {
 		t.Fatalf("%d findings for one pattern in one file, want at most %d", len(got), maxMatchesPerPattern)
+	}
+}
+
+// TestWindowsOnSamples runs FuzzScanFile's window check on every sample:
+// the hints of rules.toml find what the patterns match.
+func TestWindowsOnSamples(t *testing.T) {
+	paths, _ := filepath.Glob("testdata/rules/*.txtar")
+	rules := Rules()
+	for _, p := range paths {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range ar.Files {
+			data := unescape(f.Data)
+			if isText(data) && isASCII(data) {
+				checkWindows(t, newText(data, rules), rules)
+			}
+		}
 	}
 }

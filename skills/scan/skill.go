@@ -211,7 +211,7 @@ func bodyStart(data []byte) int {
 // runOn runs the rules that apply to kind on one command, found at line of
 // file.
 func (s *scanner) runOn(kind, file, command string, line int) {
-	t := newTextAt([]byte(command), line)
+	t := newTextAt([]byte(command), line, s.rules)
 	for _, r := range s.rules {
 		if r.applies(kind) {
 			for _, h := range t.matches(r) {

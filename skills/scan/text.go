@@ -3,6 +3,7 @@ package scan
 import (
 	"bytes"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -22,16 +23,24 @@ func isText(data []byte) bool {
 // a leading byte-order mark blanked, with what the prefilters need.
 type text struct {
 	b     []byte
-	lower string // ASCII lower case, for the hints
 	ascii bool
-	nl    []int // offsets of the line breaks
+	nl    []int // offsets of the file's line breaks
+	// bnl are the offsets of b's line breaks: a continuation joined by
+	// normalize is one line of b (the windows the patterns run in).
+	bnl []int
 	// base is the line of b's first line in its file.
 	base int
+	// hinted holds, per rule (by index), the lines of b with one of its
+	// hints; nonASCII the lines with a non-ASCII byte.
+	hinted   [][]int
+	nonASCII []int
 }
 
-func newText(data []byte) *text { return newTextAt(data, 1) }
+func newText(data []byte, rules []*Rule) *text { return newTextAt(data, 1, rules) }
 
-func newTextAt(data []byte, base int) *text {
+// newTextAt reads data, whose first line is line base of its file, for
+// rules (all of one rules file).
+func newTextAt(data []byte, base int, rules []*Rule) *text {
 	b := normalize(data)
 	t := &text{b: b, ascii: true, base: base}
 	lower := make([]byte, len(b))
@@ -41,6 +50,9 @@ func newTextAt(data []byte, base int) *text {
 		if data[i] == '\n' {
 			t.nl = append(t.nl, i)
 		}
+		if c == '\n' {
+			t.bnl = append(t.bnl, i)
+		}
 		switch {
 		case c >= 0x80:
 			t.ascii = false
@@ -49,7 +61,9 @@ func newTextAt(data []byte, base int) *text {
 		}
 		lower[i] = c
 	}
-	t.lower = string(lower)
+	if len(rules) > 0 && rules[0].hintIdx != nil {
+		t.hinted, t.nonASCII = rules[0].hintIdx.scan(b, lower)
+	}
 	return t
 }
 
@@ -95,49 +109,121 @@ type hit struct {
 }
 
 // matches returns the places rule r's patterns match in t, with unless
-// and filter applied.
+// and filter applied. A rule with hints (or nonascii) runs only in the
+// windows around the lines that hold one: the line before to span lines
+// after, merged.
 func (t *text) matches(r *Rule) []hit {
-	if len(r.patterns) == 0 || (r.nonASCII && t.ascii) || !t.hinted(r) {
+	if len(r.patterns) == 0 || (r.nonASCII && t.ascii) {
 		return nil
 	}
+	windows := t.windows(r)
 	var out []hit
 	for _, re := range r.patterns {
-		for _, m := range re.FindAllSubmatchIndex(t.b, maxMatchesPerPattern) {
-			match := t.b[m[0]:m[1]]
-			if unlessAny(r, match) {
-				continue
-			}
-			if r.filter != nil {
-				group := match
-				if len(m) >= 4 && m[2] >= 0 {
-					group = t.b[m[2]:m[3]]
+		n := 0
+		// The starts found in the previous window: an overlapping window
+		// finds them again.
+		var prev, cur []int
+		for _, w := range windows {
+			prev, cur = cur, prev[:0]
+			for _, m := range re.FindAllSubmatchIndex(t.b[w[0]:w[1]], maxMatchesPerPattern-n) {
+				for i := range m {
+					if m[i] >= 0 {
+						m[i] += w[0]
+					}
 				}
-				if !r.filter(string(group)) {
+				cur = append(cur, m[0])
+				if slices.Contains(prev, m[0]) {
 					continue
 				}
+				if h, ok := t.accept(r, m); ok {
+					out = append(out, h)
+				}
+				n++
 			}
-			// A pattern may start by consuming the line break before
-			// what it is about.
-			start := m[0]
-			for start < m[1] && (t.b[start] == '\n' || t.b[start] == '\r') {
-				start++
+			if n >= maxMatchesPerPattern {
+				break
 			}
-			out = append(out, hit{line: t.lineOf(start), off: start})
 		}
 	}
 	return out
 }
 
-func (t *text) hinted(r *Rule) bool {
-	if len(r.hints) == 0 {
-		return true
+// maxWindow is the size up to which neighbouring windows merge.
+const maxWindow = 2048
+
+// accept applies unless and filter to one match (offsets in t.b).
+func (t *text) accept(r *Rule, m []int) (hit, bool) {
+	match := t.b[m[0]:m[1]]
+	if unlessAny(r, match) {
+		return hit{}, false
 	}
-	for _, h := range r.hints {
-		if strings.Contains(t.lower, h) {
-			return true
+	if r.filter != nil {
+		group := match
+		if len(m) >= 4 && m[2] >= 0 {
+			group = t.b[m[2]:m[3]]
+		}
+		if !r.filter(string(group)) {
+			return hit{}, false
 		}
 	}
-	return false
+	// A pattern may start by consuming the line break before what it is
+	// about.
+	start := m[0]
+	for start < m[1] && (t.b[start] == '\n' || t.b[start] == '\r') {
+		start++
+	}
+	return hit{line: t.lineOf(start), off: start}, true
+}
+
+// windows returns the byte ranges of t.b rule r's patterns run in.
+func (t *text) windows(r *Rule) [][2]int {
+	if len(r.hints) == 0 && !r.nonASCII {
+		return [][2]int{{0, len(t.b)}}
+	}
+	var lines []int // of b, 0-based, with a hint or a non-ASCII byte
+	if r.index < len(t.hinted) {
+		lines = append(lines, t.hinted[r.index]...)
+	}
+	if r.nonASCII {
+		lines = append(lines, t.nonASCII...)
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	slices.Sort(lines)
+	var out [][2]int
+	for _, l := range slices.Compact(lines) {
+		from, to := t.lineStart(max(l-1, 0)), t.lineEnd(l+r.span)
+		// Neighbouring windows merge while small: Go's regexp runs its
+		// backtracker on short inputs, far faster than its NFA on long
+		// ones. Windows that overlap past that find a match twice;
+		// matches drops the repeat.
+		if n := len(out); n > 0 && from <= out[n-1][1]+1 && to-out[n-1][0] <= maxWindow {
+			out[n-1][1] = max(out[n-1][1], to)
+			continue
+		}
+		out = append(out, [2]int{from, to})
+	}
+	return out
+}
+
+// lineStart and lineEnd are the offsets of b's line l (0-based): its
+// first byte and its line break (or the end).
+func (t *text) lineStart(l int) int {
+	if l <= 0 {
+		return 0
+	}
+	if l > len(t.bnl) {
+		return len(t.b)
+	}
+	return t.bnl[l-1] + 1
+}
+
+func (t *text) lineEnd(l int) int {
+	if l >= len(t.bnl) {
+		return len(t.b)
+	}
+	return t.bnl[l]
 }
 
 func unlessAny(r *Rule, match []byte) bool {
