@@ -16,10 +16,14 @@ type definition struct {
 	allowedTools []string
 	permissions  []string
 	shell        string // the command and its arguments, "" for none
+	// hooks are the commands and URLs of the skill's hooks, which run by
+	// themselves like its shell: command.
+	hooks []string
 }
 
 // checkSkill runs the rules that read the skill as a whole: its dynamic
-// context, its shell: command and what its frontmatter and manifest grant.
+// context, its shell: command and hooks, and what its frontmatter and
+// manifest grant.
 func (s *scanner) checkSkill() {
 	if s.skillMD == nil && s.manifest == nil {
 		return
@@ -31,6 +35,12 @@ func (s *scanner) checkSkill() {
 	if def.shell != "" {
 		file, line := s.keyLoc("shell")
 		s.runOn(applyShell, file, def.shell, line)
+	}
+	if len(def.hooks) > 0 {
+		file, line := s.keyLoc("hooks")
+		for _, h := range def.hooks {
+			s.runOn(applyShell, file, h, line)
+		}
 	}
 	if len(def.allowedTools) > 0 {
 		// One finding per rule on the key's line, naming every entry.
@@ -74,6 +84,17 @@ func (s *scanner) definition() definition {
 		def.allowedTools, def.permissions = sk.AllowedTools, sk.Permissions
 		if sk.Shell != nil {
 			def.shell = strings.TrimSpace(sk.Shell.Command + " " + strings.Join(sk.Shell.Args, " "))
+		}
+		for _, ev := range sk.Hooks {
+			for _, g := range ev.Groups {
+				for _, h := range g.Hooks {
+					for _, c := range []string{h.Command, h.URL} {
+						if c != "" {
+							def.hooks = append(def.hooks, c)
+						}
+					}
+				}
+			}
 		}
 		return def
 	}
