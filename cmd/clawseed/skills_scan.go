@@ -51,13 +51,13 @@ type scannedSkill struct {
 }
 
 func skillsScanRun(ctx context.Context, opts *skillsOptions, dirs []string, sarif bool, failOn string) error {
-	threshold := 0
+	var threshold scan.Severity // "" for none
 	if failOn != failOnNone {
 		sev, ok := scan.ParseSeverity(failOn)
 		if !ok {
 			return usageError(fmt.Errorf("invalid --fail-on %q: use low, medium, high, critical or none", failOn))
 		}
-		threshold = sev.Rank()
+		threshold = sev
 	}
 	if sarif && opts.JSON {
 		return usageError(errors.New("--json and --sarif cannot be combined"))
@@ -91,13 +91,13 @@ func skillsScanRun(ctx context.Context, opts *skillsOptions, dirs []string, sari
 	failing := 0
 	for _, s := range out {
 		for _, f := range s.Findings {
-			if threshold > 0 && f.Severity.Rank() >= threshold {
+			if threshold != "" && f.Severity.AtLeast(threshold) {
 				failing++
 			}
 		}
 	}
 	if failing > 0 {
-		fmt.Fprintf(opts.io.Err, "%s at or above %s\n", plural(failing, "finding"), failOn)
+		fmt.Fprintf(opts.io.Err, "%s at or above %s\n", plural(failing, "finding"), threshold)
 		return &exitError{code: exitFailure, err: errors.New("findings at or above --fail-on"), silent: true}
 	}
 	return nil

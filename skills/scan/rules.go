@@ -108,6 +108,21 @@ var severities = map[Severity]int{Low: 1, Medium: 2, High: 3, Critical: 4}
 // Rank orders severities: 1 for low to 4 for critical, 0 for anything else.
 func (s Severity) Rank() int { return severities[s] }
 
+// AtLeast reports whether s is t or more severe (`skills add` refuses a
+// skill with a finding AtLeast(High) without --yes).
+func (s Severity) AtLeast(t Severity) bool { return s.Rank() >= t.Rank() && s.Rank() > 0 }
+
+// Worst returns the most severe severity of findings, "" for none.
+func Worst(findings []Finding) Severity {
+	var w Severity
+	for _, f := range findings {
+		if f.Severity.Rank() > w.Rank() {
+			w = f.Severity
+		}
+	}
+	return w
+}
+
 // ParseSeverity returns the severity named s ("low", "medium", "high",
 // "critical").
 func ParseSeverity(s string) (Severity, bool) {

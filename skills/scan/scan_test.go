@@ -276,3 +276,23 @@ func TestWindowsOnSamples(t *testing.T) {
 		}
 	}
 }
+
+func TestSeverityOrder(t *testing.T) {
+	if !High.AtLeast(High) || !Critical.AtLeast(High) || Medium.AtLeast(High) || Severity("").AtLeast(Low) {
+		t.Fatal("AtLeast")
+	}
+	if got := Worst([]Finding{{Severity: Low}, {Severity: Critical}, {Severity: Medium}}); got != Critical {
+		t.Fatalf("Worst = %q", got)
+	}
+	if got := Worst(nil); got != "" {
+		t.Fatalf("Worst(nil) = %q", got)
+	}
+	for _, s := range []string{"low", "MEDIUM", " high ", "critical"} {
+		if _, ok := ParseSeverity(s); !ok {
+			t.Errorf("ParseSeverity(%q) failed", s)
+		}
+	}
+	if _, ok := ParseSeverity("severe"); ok {
+		t.Error("ParseSeverity(severe) succeeded")
+	}
+}

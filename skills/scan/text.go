@@ -113,7 +113,7 @@ type hit struct {
 // windows around the lines that hold one: the line before to span lines
 // after, merged.
 func (t *text) matches(r *Rule) []hit {
-	if len(r.patterns) == 0 || (r.nonASCII && t.ascii) {
+	if len(r.patterns) == 0 || (r.nonASCII && len(r.hints) == 0 && t.ascii) {
 		return nil
 	}
 	windows := t.windows(r)
