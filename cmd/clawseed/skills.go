@@ -99,6 +99,7 @@ func newSkillsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		doctor,
 		newSkillsSearchCmd(opts),
 		newCmd,
+		newSkillsScanCmd(opts),
 	)
 	return cmd
 }

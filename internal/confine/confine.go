@@ -56,6 +56,12 @@ const (
 	// MaxAgentFile caps a subagent definition (.claude/agents/*.md): its
 	// body is the subagent's system prompt.
 	MaxAgentFile = 256 << 10
+	// MaxScanFile caps each file `clawseed skills scan` reads (a larger
+	// one is a finding, not read); MaxScanSkill all of one skill's files,
+	// MaxScanFiles their number.
+	MaxScanFile  = 16 << 20
+	MaxScanSkill = 64 << 20
+	MaxScanFiles = 10000
 )
 
 // Options say which files [Read] accepts.
