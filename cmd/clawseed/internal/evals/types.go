@@ -60,15 +60,24 @@ type Run struct {
 	Activated []string
 	// FirstTool is the name of the run's first tool call ("" for none);
 	// the case triggered its skill when it is Skill with that name.
-	FirstTool  string
+	FirstTool string
+	// FirstSkill is the skill the first tool call activates ("" unless
+	// it is a Skill call that activates one): the skill the run
+	// triggered.
 	FirstSkill string
 	ToolCalls  []ToolCall
 	// Reply is the final assistant text.
 	Reply string
 	// Transcript is the conversation as readable text, for a judge.
 	Transcript string
-	Usage      providers.Usage
-	CostUSD    float64
+	// Status is the turn's (agent.StatusOK, StatusMaxIterations, …);
+	// "" when the session could not be built.
+	Status  string
+	Usage   providers.Usage
+	CostUSD float64
+	// Unpriced names the models of the run without a known price: their
+	// usage is not in CostUSD.
+	Unpriced []string
 	// Err is what ended the run early, if anything.
 	Err error
 }
