@@ -15,7 +15,9 @@ import (
 type Case struct {
 	// ID names the case in reports: "cases.yaml:12" for a trigger file's
 	// entry, the case folder relative to the suite for a suite's case.
-	ID     string
+	ID string
+	// Line is the line of a trigger file's entry (0 for a suite's case).
+	Line   int
 	Prompt string
 	// Expect is the skill that should activate first; "" with HasExpect
 	// means no skill should.
