@@ -1,12 +1,14 @@
 package app
 
 import (
+	"context"
+	"io"
 	"slices"
 	"strings"
 
-	"context"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/permissions"
+	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/skills"
 )
@@ -118,4 +120,22 @@ func (e *EvalRun) apply(cfg *config.Config, o Options) (*config.Config, Options)
 	o.Watch = false
 	o.Resume = Resume{}
 	return evalConfig(cfg), o
+}
+
+// EvalModel returns the model of an eval's own requests (a description
+// --suggest asks for, a judge's verdict): the provider chain of the
+// [providers.models] entry or preset name, or of the default selection
+// for "", built as a session builds its own (retries, fallbacks), with
+// the model id requests name and the prices of the entries in use.
+// Errors are the configuration's.
+func EvalModel(cfg *config.Config, name string, notices io.Writer) (agent.Model, string, providers.PriceFunc, error) {
+	resolved, err := cfg.ResolveModel(name, probeOllama)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	model, err := newModel(cfg, resolved, notices)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return model, resolved.Model, distillPrices(cfg, resolved), nil
 }

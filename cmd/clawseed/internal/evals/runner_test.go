@@ -124,3 +124,15 @@ func TestRunRefusesActions(t *testing.T) {
 		t.Errorf("an eval run left a sessions folder")
 	}
 }
+
+// TestAsk: a side request gets the model's text and usage, with no tools.
+func TestAsk(t *testing.T) {
+	r, srv, _ := newTestRunner(t, `{"text":"A better description.","usage":{"input_tokens":50,"output_tokens":5}}`+"\n")
+	ans, err := r.Ask(context.Background(), AskRequest{Purpose: "skill description", System: "SYS", Prompt: "improve it"})
+	if err != nil || ans.Text != "A better description." || ans.Usage.InputTokens != 50 || ans.Model != "fake-model" || ans.Purpose != "skill description" {
+		t.Fatalf("Ask = %+v, %v", ans, err)
+	}
+	if body := string(srv.Requests()[0]); !strings.Contains(body, "improve it") || strings.Contains(body, `"tools"`) {
+		t.Errorf("request body %s", body)
+	}
+}
