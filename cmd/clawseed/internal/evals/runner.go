@@ -1,6 +1,7 @@
 package evals
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -48,8 +49,9 @@ type RunnerOptions struct {
 	// Process is the program's (cmd/clawseed's run makes it).
 	Process *app.Process
 	Log     *slog.Logger
-	// Notices receives the provider's retry and fallback lines; nil
-	// discards them.
+	// Notices receives what the sessions say at start and the provider's
+	// retry and fallback lines, each distinct line once; nil discards
+	// them.
 	Notices io.Writer
 }
 
@@ -59,11 +61,41 @@ func NewRunner(cfg *config.Config, o RunnerOptions) *Runner {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	notices := o.Notices
-	if notices == nil {
-		notices = io.Discard
+	var notices io.Writer = io.Discard
+	if o.Notices != nil {
+		notices = &onceWriter{w: o.Notices, seen: map[string]bool{}}
 	}
 	return &Runner{cfg: cfg, proc: o.Process, log: log, notices: notices}
+}
+
+// onceWriter passes each distinct line on once: every run builds a
+// session, and what a session says at start (a settings file's problem, a
+// plugin's warning) would otherwise be said once per run.
+type onceWriter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	seen map[string]bool
+	part []byte // a line not yet ended
+}
+
+func (o *onceWriter) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.part = append(o.part, p...)
+	for {
+		i := bytes.IndexByte(o.part, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := string(o.part[:i+1])
+		o.part = o.part[i+1:]
+		if !o.seen[line] {
+			o.seen[line] = true
+			if _, err := io.WriteString(o.w, line); err != nil {
+				return len(p), err
+			}
+		}
+	}
 }
 
 // errStopped is the cause of a trigger-only run's end: its first response

@@ -171,3 +171,17 @@ enabled = true
 		}
 	}
 }
+
+func TestOnceWriter(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	w := &onceWriter{w: &b, seen: map[string]bool{}}
+	for _, s := range []string{"a\nb", "\na\n", "c\n", "b\n"} {
+		if _, err := w.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b.String() != "a\nb\nc\n" {
+		t.Errorf("got %q", b.String())
+	}
+}
