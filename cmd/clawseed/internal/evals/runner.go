@@ -28,7 +28,9 @@ type RunOptions struct {
 	// MaxTurns, then [agent].max_tool_iterations. A run of 1 stops after
 	// the first response, before any of its tool calls runs: what a
 	// trigger-only case needs (its first tool call decides), and what
-	// makes a catalog-wide eval cheap.
+	// makes a catalog-wide eval cheap. Skill searches do not decide: up
+	// to 2 responses that only search are let through first (a skill
+	// the index leaves out is found by searching).
 	MaxTurns int
 }
 
@@ -112,9 +114,13 @@ func (r *Runner) Run(ctx context.Context, c Case, opts RunOptions) Run {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	rec := &recorder{stopAfterFirst: maxTurns == 1, stop: func() { cancel(errStopped) }}
+	rec := &recorder{trigger: maxTurns == 1, stop: func() { cancel(errStopped) }}
+	iterations := maxTurns
+	if rec.trigger {
+		iterations += maxSearches
+	}
 	s, err := app.Build(ctx, r.cfg, app.Options{
-		Sink: rec.handle, MaxIterations: maxTurns, Log: r.log, Notices: r.notices, Process: r.proc,
+		Sink: rec.handle, MaxIterations: iterations, Log: r.log, Notices: r.notices, Process: r.proc,
 		Eval: &app.EvalRun{Without: opts.Without, Descriptions: opts.Descriptions, AllowedTools: c.AllowedTools},
 	})
 	if err != nil {
@@ -148,14 +154,22 @@ func (r *Runner) Run(ctx context.Context, c Case, opts RunOptions) Run {
 	return run
 }
 
+// maxSearches is how many responses of Skill searches a trigger-only run
+// lets through before the response that decides: a catalog larger than
+// the index's budget lists some skills only through the Skill tool's
+// search, which reads the catalog and acts on nothing.
+const maxSearches = 2
+
 // maxResultChars bounds a tool result in a run's transcript.
 const maxResultChars = 2000
 
 // recorder turns a run's agent events into its Run. The agent may call it
 // from its tool goroutines, hence the lock.
 type recorder struct {
-	stopAfterFirst bool
-	stop           func()
+	// trigger: stop at the first response that decides (one with no
+	// call, or a call other than a Skill search), before its calls run.
+	trigger bool
+	stop    func()
 
 	mu         sync.Mutex
 	started    bool
@@ -185,6 +199,7 @@ func (r *recorder) handle(ev agent.Event) {
 	switch ev.Type {
 	case agent.EventResponse:
 		r.responses++
+		calls, searches := 0, 0
 		for _, p := range ev.Response.Message.Parts {
 			switch {
 			case p.Type == providers.PartText && strings.TrimSpace(p.Text) != "":
@@ -196,9 +211,14 @@ func (r *recorder) handle(ev agent.Event) {
 				if name, ok := skillActivation(call); ok {
 					r.requested = append(r.requested, name)
 				}
+				calls++
+				if isSkillSearch(call) {
+					searches++
+				}
 			}
 		}
-		if r.stopAfterFirst {
+		decided := calls == 0 || searches < calls
+		if r.trigger && (decided || r.responses > maxSearches) {
 			r.stop()
 		}
 	case agent.EventToolResult:
@@ -217,13 +237,16 @@ func (r *recorder) run() Run {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	run := Run{ToolCalls: r.calls, Activated: r.activated, Transcript: r.transcript.String()}
-	if r.stopAfterFirst && run.Activated == nil {
+	if r.trigger && run.Activated == nil {
 		// Stopped before any call ran: the skills its Skill calls asked for.
 		run.Activated = r.requested
 	}
-	if len(r.calls) > 0 {
-		run.FirstTool = r.calls[0].Name
-		run.FirstSkill, _ = skillActivation(r.calls[0])
+	for _, c := range r.calls {
+		if !isSkillSearch(c) {
+			run.FirstTool = c.Name
+			run.FirstSkill, _ = skillActivation(c)
+			break
+		}
 	}
 	return run
 }
@@ -242,6 +265,18 @@ func skillActivation(c ToolCall) (string, bool) {
 		return "", false
 	}
 	return args.Skill, true
+}
+
+// isSkillSearch reports whether c is a Skill call that searches the
+// catalog: it decides nothing (see maxSearches).
+func isSkillSearch(c ToolCall) bool {
+	if c.Name != "Skill" {
+		return false
+	}
+	var args struct {
+		Action string `json:"action"`
+	}
+	return json.Unmarshal(c.Input, &args) == nil && args.Action == "search"
 }
 
 // rawArgs is a call's argument text as JSON: as written when it is valid

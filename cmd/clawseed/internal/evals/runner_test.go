@@ -185,3 +185,19 @@ func TestOnceWriter(t *testing.T) {
 		t.Errorf("got %q", b.String())
 	}
 }
+
+// TestRunTriggerAfterSearch: a Skill search does not decide a trigger
+// case: the run goes on to the response that does, and stops there.
+func TestRunTriggerAfterSearch(t *testing.T) {
+	script := `{"when":"Q-FIND","tool_calls":[{"name":"Skill","args":{"action":"search","query":"deploy"}}]}
+{"when":"Skills matching","tool_calls":[{"name":"Skill","args":{"skill":"deploy"}}]}
+`
+	r, srv, _ := newTestRunner(t, script, "", "review", "deploy")
+	run := r.Run(context.Background(), Case{Prompt: "Q-FIND ship it"}, RunOptions{MaxTurns: 1})
+	if run.Err != nil || run.FirstTool != "Skill" || run.FirstSkill != "deploy" || len(run.ToolCalls) != 2 {
+		t.Fatalf("run = %+v", run)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("%d requests, want 2", n)
+	}
+}
