@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -33,20 +32,15 @@ type skillsEvalOptions struct {
 func newSkillsEvalCmd(opts *skillsOptions) *cobra.Command {
 	o := &skillsEvalOptions{skillsOptions: opts}
 	cmd := &cobra.Command{
-		Use:   "eval [FILE|DIR]",
+		Use:   "eval FILE|DIR",
 		Short: "Measure whether skills trigger: run prompts in fresh headless sessions and report precision, recall and the confusion matrix",
 		Long: "FILE lists trigger cases, a YAML list or JSON Lines of {\"prompt\": \"...\", \"expect\": \"skill-name\" | null}.\n" +
 			"Each case runs --runs times, each run in a fresh session with no session file, no memory, no hooks and\n" +
 			"every tool that acts refused; a run triggered skill S when its first tool call is Skill with S, and a\n" +
-			"trigger case stops there (one model request). Exit 1 when a skill's recall is below --min-recall.\n" +
-			"Without an argument, the workspace's evals/ folder.",
-		Args: cobra.MaximumNArgs(1),
+			"trigger case stops there (one model request). Exit 1 when a skill's recall is below --min-recall.",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := ""
-			if len(args) == 1 {
-				path = args[0]
-			}
-			return skillsEvalRun(cmd.Context(), o, path)
+			return skillsEvalRun(cmd.Context(), o, args[0])
 		},
 	}
 	f := cmd.Flags()
@@ -119,21 +113,15 @@ func skillsEvalRun(ctx context.Context, opts *skillsEvalOptions, path string) er
 	if err := opts.check(); err != nil {
 		return err
 	}
+	cases, err := loadEvalCases(path)
+	if err != nil {
+		return err
+	}
 	cfg, err := loadConfig(opts.global, opts.io.Err)
 	if err != nil {
 		return err
 	}
 	if err := cfg.Use("skills", "workspace_dir"); err != nil {
-		return err
-	}
-	if path == "" {
-		path = filepath.Join(cfg.Workspace, "evals")
-		if _, err := os.Stat(path); err != nil {
-			return usageError(errors.New("skills eval needs a FILE of trigger cases or the DIR of an eval suite (the workspace has no evals/ folder)"))
-		}
-	}
-	cases, err := loadEvalCases(path)
-	if err != nil {
 		return err
 	}
 	cat := opts.discover(ctx, cfg)
