@@ -98,6 +98,7 @@ func newSkillsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		},
 		doctor,
 		newSkillsSearchCmd(opts),
+		newSkillsEvalCmd(opts),
 		newCmd,
 		newSkillsScanCmd(opts),
 	)

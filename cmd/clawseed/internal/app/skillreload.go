@@ -25,6 +25,9 @@ type skillReloader struct {
 	cfg   *config.Config
 	sb    *tools.Sandbox
 	cache *skillCache
+	// edit is applied to every catalog discovered (an eval run's
+	// changes, [EvalRun.catalog]; none for other sessions).
+	edit func(*skills.Catalog) *skills.Catalog
 
 	// startWatch, when set, starts the watcher over the given roots at the
 	// first reload, that is just as the first request goes out: setting up
@@ -70,6 +73,10 @@ func (r *skillReloader) discover(ctx context.Context) *skills.Catalog {
 	r.roots = opts.Roots
 	r.mcpVersion = set.Version
 	r.mu.Unlock()
+	// Last, after every source of skills: what an eval run changes.
+	if r.edit != nil {
+		cat = r.edit(cat)
+	}
 	return cat
 }
 
