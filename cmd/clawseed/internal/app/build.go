@@ -42,6 +42,8 @@ type Options struct {
 	// Process is what the sessions of this process share; nil gives the
 	// session its own (see [Process]).
 	Process *Process
+	// Eval, when set, makes the session one eval run's ([EvalRun]).
+	Eval *EvalRun
 }
 
 // Resume names the session to continue: the workspace's latest one
@@ -169,6 +171,9 @@ func (p *Process) clientVersion() string {
 // session.ErrNotFound or session.ErrInUse, the store's
 // session.ErrInvalidID and *session.AmbiguousError, a [StoreError].
 func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error) {
+	if o.Eval != nil {
+		cfg, o = o.Eval.apply(cfg, o)
+	}
 	resolved, err := checkSession(cfg) // 1
 	if err != nil {
 		return nil, err
@@ -300,7 +305,7 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	// are discovered.
 	s.mcp = startMCP(ctx, cfg, mcpVisible(p.policy), s.conf.prepareMCP, o.Process.clientVersion(), o.Log)
 	// 6. Skills.
-	p.reloader = &skillReloader{cfg: cfg, sb: p.sb, cache: openSkillCache(cfg, skillOptions(cfg), o.Process, o.Log)}
+	p.reloader = &skillReloader{cfg: cfg, sb: p.sb, cache: openSkillCache(cfg, skillOptions(cfg), o.Process, o.Log), edit: o.Eval.catalog}
 	began := time.Now()
 	s.catalog = p.reloader.discover(ctx)
 	o.Log.Debug("Skills discovered", "skills", len(s.catalog.Skills), "diagnostics", len(s.catalog.Diagnostics),
@@ -325,7 +330,9 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	p.instr = newSessionInstructions(cfg, p.forbidden, o.Notices)
 	p.instrSection = p.instr.section(ctx)
 	s.instr = p.instr
-	s.hooks = newHookRunner(cfg, s.settings, s.conf, o.Process.webNet(), o.Notices)
+	if o.Eval == nil {
+		s.hooks = newHookRunner(cfg, s.settings, s.conf, o.Process.webNet(), o.Notices)
+	}
 	s.hookSession()
 	// 8. The tools, with the sink of llm_task's usage, and the active set,
 	// with the permission check: both are connected by agent.New.

@@ -24,6 +24,9 @@ type skillReloader struct {
 	cfg   *config.Config
 	sb    *tools.Sandbox
 	cache *skillCache
+	// edit, when set, is applied to every catalog discovered (an eval
+	// run's: [EvalRun]).
+	edit func(*skills.Catalog) *skills.Catalog
 
 	// startWatch, when set, starts the watcher over the given roots at the
 	// first reload, that is just as the first request goes out: setting up
@@ -53,6 +56,9 @@ func (r *skillReloader) discover(ctx context.Context) *skills.Catalog {
 	opts.Cache = r.cache.cache
 	cat := discoverNoting(ctx, opts, notes)
 	r.cache.save()
+	if r.edit != nil {
+		cat = r.edit(cat)
+	}
 	r.sb.SkillDirs.Replace(skillReadDirs(cat))
 	r.mu.Lock()
 	r.roots = opts.Roots

@@ -15,7 +15,9 @@ import (
 type Case struct {
 	// ID names the case in reports: "cases.yaml:12" for a trigger file's
 	// entry, the case folder relative to the suite for a suite's case.
-	ID     string
+	ID string
+	// Line is the line of a trigger file's entry (0 for a suite's case).
+	Line   int
 	Prompt string
 	// Expect is the skill that should activate first; "" with HasExpect
 	// means no skill should.
@@ -90,15 +92,24 @@ type Run struct {
 	Activated []string
 	// FirstTool is the name of the run's first tool call ("" for none);
 	// the case triggered its skill when it is Skill with that name.
-	FirstTool  string
+	FirstTool string
+	// FirstSkill is the skill the first tool call activates ("" unless
+	// it is a Skill call that activates one): the skill the run
+	// triggered.
 	FirstSkill string
 	ToolCalls  []ToolCall
 	// Reply is the final assistant text.
 	Reply string
 	// Transcript is the conversation as readable text, for a judge.
 	Transcript string
-	Usage      providers.Usage
-	CostUSD    float64
+	// Status is the turn's (agent.StatusOK, StatusMaxIterations, …);
+	// "" when the session could not be built.
+	Status  string
+	Usage   providers.Usage
+	CostUSD float64
+	// Unpriced names the models of the run without a known price: their
+	// usage is not in CostUSD.
+	Unpriced []string
 	// Err is what ended the run early, if anything.
 	Err error
 }
