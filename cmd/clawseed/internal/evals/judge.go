@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/providers"
 )
 
@@ -220,4 +221,50 @@ func gradeJudged(ctx context.Context, j Judge, c *Case, g *Grader, r Run, allow 
 		v.Err = "judge: " + errs[0]
 	}
 	return v
+}
+
+// runnerJudge is the judge of a suite: side requests through
+// [Runner.Ask].
+type runnerJudge struct {
+	r       *Runner
+	model   string // a [providers.models] entry or preset, "" the default
+	modelID string // a model id of that provider, "" the entry's
+}
+
+func (j runnerJudge) Ask(ctx context.Context, system, user string) (JudgeAnswer, error) {
+	ans, err := j.r.Ask(ctx, AskRequest{Purpose: "judge", Model: j.model, ModelID: j.modelID, System: system, Prompt: user})
+	return JudgeAnswer{Text: ans.Text, Usage: ans.Usage, CostUSD: ans.CostUSD}, err
+}
+
+// Judge returns the judge of --judge-model name and the model it names,
+// resolved as /model resolves a name: a [providers.models] entry or a
+// provider preset; else Claude Code's sonnet, opus or haiku (the newest
+// of that family) when the default provider speaks the Anthropic wire;
+// else a model id of the default provider, unless it is a near miss of a
+// known name. "" is the session's model. Errors are the configuration's.
+func (r *Runner) Judge(name string) (Judge, string, error) {
+	def, err := r.cfg.ResolveModel("", nil)
+	if err != nil {
+		return nil, "", err
+	}
+	if name == "" {
+		return runnerJudge{r: r}, def.Model, nil
+	}
+	named, ok, err := r.cfg.ResolveNamed(name, "")
+	if err != nil {
+		return nil, "", fmt.Errorf("--judge-model: %w", err)
+	}
+	if ok {
+		return runnerJudge{r: r, model: name}, named.Model, nil
+	}
+	if id, alias := config.ClaudeAlias(name); alias {
+		if def.Wire != config.WireAnthropic {
+			return nil, "", fmt.Errorf("--judge-model: %s is Claude Code's name of a Claude model, and the default provider (%s) does not speak Anthropic's API: name a [providers.models] entry, or a model id of %s", name, def.Name, def.Provider)
+		}
+		return runnerJudge{r: r, modelID: id}, id, nil
+	}
+	if why := r.cfg.ModelIDProblem(name, def.Name); why != "" {
+		return nil, "", fmt.Errorf("--judge-model: %s", why)
+	}
+	return runnerJudge{r: r, modelID: name}, name, nil
 }

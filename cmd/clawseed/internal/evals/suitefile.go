@@ -393,7 +393,7 @@ func (d *caseDoc) exec(file string, keys map[string]*yaml.Node, prefix string) e
 func yamlRoot(file string, data []byte, lineOffset int) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, yamlError(file, "", err, lineOffset)
+		return nil, suiteYAMLError(file, "", err, lineOffset)
 	}
 	if len(doc.Content) == 0 {
 		return nil, nil
@@ -416,8 +416,8 @@ func shift(n *yaml.Node, off int) {
 // yamlLine finds "line N: " in a YAML error.
 var yamlLine = regexp.MustCompile(`line (\d+): `)
 
-// yamlError turns a YAML error into a LoadError at its line.
-func yamlError(file, key string, err error, lineOffset int) error {
+// suiteYAMLError turns a YAML error into a LoadError at its line.
+func suiteYAMLError(file, key string, err error, lineOffset int) error {
 	msg := err.Error()
 	if te, ok := errors.AsType[*yaml.TypeError](err); ok && len(te.Errors) > 0 {
 		msg = te.Errors[0]
@@ -455,7 +455,7 @@ func mapping(file string, n *yaml.Node, prefix string, allowed []string) (map[st
 // decode decodes a node into v, with the node's line on a type error.
 func decode(file string, n *yaml.Node, key string, v any) error {
 	if err := n.Decode(v); err != nil {
-		e := yamlError(file, key, err, 0)
+		e := suiteYAMLError(file, key, err, 0)
 		if le, ok := e.(*LoadError); ok && le.Line == 0 {
 			le.Line = n.Line
 		}
