@@ -21,7 +21,7 @@ type AskRequest struct {
 	// the entry's: a model of Model's provider (--judge-model sonnet).
 	ModelID string
 	System  string
-	Prompt string
+	Prompt  string
 }
 
 // An Answer is what a side request returned, and what it cost.
