@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -99,12 +100,12 @@ func skillsEvalSuiteRun(ctx context.Context, opts *skillsEvalOptions, dir string
 	}
 	switch rep.ExitCode() {
 	case 2:
-		return &exitError{code: exitUsage, err: fmt.Errorf("the suite stopped at --max-cost-usd %g: the results are partial", opts.MaxCostUSD)}
+		return &exitError{code: exitUsage, err: fmt.Errorf("the suite stopped at --max-cost-usd %s: the results are partial", strconv.FormatFloat(opts.MaxCostUSD, 'f', -1, 64))}
 	case 1:
 		if rep.CasesRun == 0 {
 			return &exitError{code: exitFailure, err: errors.New("no case of the suite could be run")}
 		}
-		return &exitError{code: exitFailure, err: fmt.Errorf("%d of %d case(s) scored below --threshold %g", rep.CasesRun-rep.CasesPassed, rep.CasesRun, s.Threshold)}
+		return &exitError{code: exitFailure, err: fmt.Errorf("%d of %d case(s) scored below --threshold %s", rep.CasesRun-rep.CasesPassed, rep.CasesRun, strconv.FormatFloat(s.Threshold, 'f', -1, 64))}
 	}
 	return nil
 }
