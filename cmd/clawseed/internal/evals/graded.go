@@ -110,7 +110,11 @@ type job struct {
 func RunSuite(ctx context.Context, cases []Case, opt SuiteOptions) *GradedReport {
 	rep := &GradedReport{Threshold: opt.Threshold, JudgeModel: opt.JudgeModel, Cases: make([]CaseResult, len(cases))}
 	b := &budget{max: opt.MaxCostUSD}
-	var jobs []job
+	// Run i of every case and arm before run i+1 of any (as Execute
+	// orders trigger runs), so a cost ceiling or Ctrl-C leaves every case
+	// some runs in both arms rather than some cases all of theirs.
+	runs := make([]int, len(cases))
+	most := 0
 	for ci := range cases {
 		c := &cases[ci]
 		cr := &rep.Cases[ci]
@@ -122,14 +126,21 @@ func RunSuite(ctx context.Context, cases []Case, opt SuiteOptions) *GradedReport
 		if n <= 0 {
 			n = cmpInt(c.Runs, 3)
 		}
+		runs[ci], most = n, max(most, n)
 		cr.Runs = n
 		cr.With = make([]RunResult, n)
-		for i := range n {
-			jobs = append(jobs, job{ci: ci, i: i})
-		}
 		if len(c.Skills) > 0 {
 			cr.Without = make([]RunResult, n)
-			for i := range n {
+		}
+	}
+	var jobs []job
+	for i := range most {
+		for ci := range cases {
+			if i >= runs[ci] {
+				continue
+			}
+			jobs = append(jobs, job{ci: ci, i: i})
+			if rep.Cases[ci].Without != nil {
 				jobs = append(jobs, job{ci: ci, without: true, i: i})
 			}
 		}
