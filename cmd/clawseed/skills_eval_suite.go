@@ -7,10 +7,12 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/evals"
+	"github.com/clawseed/clawseed/internal/termtext"
 )
 
 // `clawseed skills eval DIR`: DIR is a Claude Code eval suite (the plugin's
@@ -84,6 +86,9 @@ func skillsEvalSuiteRun(ctx context.Context, opts *skillsEvalOptions, dir string
 	rep := evals.RunSuite(ctx, cases, evals.SuiteOptions{
 		Runs: runs, Parallel: opts.Parallel, MaxCostUSD: opts.MaxCostUSD, Threshold: s.Threshold,
 		Judge: judge, JudgeModel: judgeModel,
+		Done: func(c *evals.Case, arm string, i int, r evals.RunResult) {
+			fmt.Fprintf(opts.io.Err, "  %s %s run %d: %s\n", termtext.EscapeLine(c.Name), arm, i+1, runLine(r))
+		},
 		Run: func(ctx context.Context, c evals.Case, without []string) evals.Run {
 			return runner.Run(ctx, c, evals.RunOptions{Without: without})
 		},
@@ -108,4 +113,25 @@ func skillsEvalSuiteRun(ctx context.Context, opts *skillsEvalOptions, dir string
 		return &exitError{code: exitFailure, err: fmt.Errorf("%d of %d case(s) scored below --threshold %s", rep.CasesRun-rep.CasesPassed, rep.CasesRun, strconv.FormatFloat(s.Threshold, 'f', -1, 64))}
 	}
 	return nil
+}
+
+// runLine is a run's progress line: its score and each grader's verdict.
+func runLine(r evals.RunResult) string {
+	var b strings.Builder
+	if r.Score != nil {
+		fmt.Fprintf(&b, "%.2f", *r.Score)
+	} else {
+		b.WriteString("-")
+	}
+	for _, g := range r.Graders {
+		mark := "✗"
+		if g.Passed {
+			mark = "✓"
+		}
+		b.WriteString(" " + mark + g.Name)
+	}
+	if r.Error != "" {
+		b.WriteString(" (ended early: " + termtext.EscapeLine(r.Error) + ")")
+	}
+	return b.String()
 }

@@ -40,6 +40,9 @@ type SuiteOptions struct {
 	// Judge decides llm and baseline graders; JudgeModel names it.
 	Judge      Judge
 	JudgeModel string
+	// Done, when set, is told of each graded run (arm "with" or
+	// "without", run i from 0), one call at a time: the progress lines.
+	Done func(c *Case, arm string, i int, r RunResult)
 }
 
 // budget is the spending of a suite against its ceiling.
@@ -147,6 +150,7 @@ func RunSuite(ctx context.Context, cases []Case, opt SuiteOptions) *GradedReport
 	}
 	sem := make(chan struct{}, max(opt.Parallel, 1))
 	var wg sync.WaitGroup
+	var doneMu sync.Mutex
 	for _, jb := range jobs {
 		if ctx.Err() != nil {
 			break
@@ -161,10 +165,16 @@ func RunSuite(ctx context.Context, cases []Case, opt SuiteOptions) *GradedReport
 			defer func() { <-sem; wg.Done() }()
 			res := runOne(ctx, &cases[jb.ci], jb.without, opt, b)
 			cr := &rep.Cases[jb.ci]
+			arm := "with"
 			if jb.without {
-				cr.Without[jb.i] = res
+				cr.Without[jb.i], arm = res, "without"
 			} else {
 				cr.With[jb.i] = res
+			}
+			if opt.Done != nil {
+				doneMu.Lock()
+				opt.Done(&cases[jb.ci], arm, jb.i, res)
+				doneMu.Unlock()
 			}
 		}()
 	}
