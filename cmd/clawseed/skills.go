@@ -92,6 +92,7 @@ func newSkillsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		},
 		doctor,
 		newSkillsSearchCmd(opts),
+		newSkillsEvalCmd(opts),
 		newCmd,
 	)
 	return cmd

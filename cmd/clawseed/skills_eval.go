@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/evals"
+	"github.com/clawseed/clawseed/skills"
+)
+
+// skillsEvalOptions are the flags of `clawseed skills eval`.
+type skillsEvalOptions struct {
+	*skillsOptions
+	Runs       int
+	Parallel   int
+	MaxCostUSD float64
+	Split      float64
+	MinRecall  float64
+	Suggest    string
+	Yes        bool
+}
+
+func newSkillsEvalCmd(opts *skillsOptions) *cobra.Command {
+	o := &skillsEvalOptions{skillsOptions: opts}
+	cmd := &cobra.Command{
+		Use:   "eval FILE|DIR",
+		Short: "Measure whether skills trigger: run prompts in fresh headless sessions and report precision, recall and the confusion matrix",
+		Long: "FILE lists trigger cases, a YAML list or JSON Lines of {\"prompt\": \"...\", \"expect\": \"skill-name\" | null}.\n" +
+			"Each case runs --runs times, each run in a fresh session with no session file, no memory, no hooks and\n" +
+			"every tool that acts refused; a run triggered skill S when its first tool call is Skill with S, and a\n" +
+			"trigger case stops there (one model request). Exit 1 when a skill's recall is below --min-recall.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return skillsEvalRun(cmd.Context(), o, args[0])
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&o.Runs, "runs", 3, "runs of each case")
+	f.IntVar(&o.Parallel, "parallel", 4, "runs at once")
+	f.Float64Var(&o.MaxCostUSD, "max-cost-usd", 0, "stop starting runs once they have cost this much in US dollars (0: no ceiling)")
+	f.Float64Var(&o.Split, "split", 0, "keep this share of each skill's cases for training and the rest as held-out validation (e.g. 0.6); both are reported")
+	f.Float64Var(&o.MinRecall, "min-recall", 0, "exit 1 when a skill's recall over all runs is below this (0 to 1)")
+	f.StringVar(&o.Suggest, "suggest", "", "ask the model for a better description of skill NAME from its misses in the training share, show its validation score, and write it on confirmation")
+	f.BoolVar(&o.Yes, "yes", false, "with --suggest, write the new description without asking")
+	return cmd
+}
+
+// check refuses flag values that make no sense, before anything runs.
+func (o *skillsEvalOptions) check() error {
+	switch {
+	case o.Runs < 1:
+		return usageError(errors.New("--runs must be at least 1"))
+	case o.Parallel < 1:
+		return usageError(errors.New("--parallel must be at least 1"))
+	case o.MaxCostUSD < 0:
+		return usageError(errors.New("--max-cost-usd must not be negative"))
+	case o.Split < 0 || o.Split >= 1:
+		return usageError(errors.New("--split must be a share between 0 and 1, such as 0.6"))
+	case o.MinRecall < 0 || o.MinRecall > 1:
+		return usageError(errors.New("--min-recall must be between 0 and 1"))
+	case o.Yes && o.Suggest == "":
+		return usageError(errors.New("--yes only applies to --suggest"))
+	}
+	if o.Suggest != "" && o.Split == 0 {
+		// The description is learnt from one share and checked on the
+		// other: never on the cases it was made from.
+		o.Split = 0.6
+	}
+	return nil
+}
+
+// loadEvalCases reads what `skills eval` runs: the trigger cases of a
+// FILE, or the cases of an eval suite in a DIR.
+func loadEvalCases(path string) ([]evals.Case, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	if info.IsDir() {
+		return nil, usageError(fmt.Errorf("%s is a folder: give a FILE of trigger cases (YAML or JSON Lines)", path))
+	}
+	cases, err := evals.LoadCases(path)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	return cases, nil
+}
+
+// evalState is one `skills eval` run: what it loaded and what ran.
+type evalState struct {
+	opts   *skillsEvalOptions
+	cfg    *config.Config
+	cat    *skills.Catalog
+	runner *evals.Runner
+	cases  []evals.Case
+	// train and valid are the shares of --split (nil without it).
+	train, valid []evals.Case
+	out          evals.Outcome
+	// asks are the side requests' answers (--suggest), for the totals.
+	asks []evals.Answer
+}
+
+func skillsEvalRun(ctx context.Context, opts *skillsEvalOptions, path string) error {
+	if err := opts.check(); err != nil {
+		return err
+	}
+	cases, err := loadEvalCases(path)
+	if err != nil {
+		return err
+	}
+	cfg, err := loadConfig(opts.global, opts.io.Err)
+	if err != nil {
+		return err
+	}
+	if err := cfg.Use("skills", "workspace_dir"); err != nil {
+		return err
+	}
+	cat := opts.discover(ctx, cfg)
+	if err := evals.CheckExpected(path, cases, func(name string) bool { return cat.Lookup(name) != nil }); err != nil {
+		return usageError(err)
+	}
+	st := &evalState{opts: opts, cfg: cfg, cat: cat, cases: cases,
+		runner: evals.NewRunner(cfg, evals.RunnerOptions{Process: opts.global.proc, Log: newLogger(opts.global, opts.io.Err), Notices: opts.io.Err})}
+	var target *suggestTarget
+	if opts.Suggest != "" {
+		if target, err = newSuggestTarget(cfg, cat, opts.Suggest); err != nil {
+			return err
+		}
+	}
+	if opts.Split > 0 {
+		st.train, st.valid = evals.Split(cases, opts.Split)
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	fmt.Fprintf(opts.io.Err, "clawseed: %d cases × %d runs, %d at once\n", len(cases), opts.Runs, opts.Parallel)
+	st.out = evals.Execute(ctx, st.runner.Run, evals.Plan{Cases: cases, Runs: opts.Runs, Parallel: opts.Parallel, MaxCostUSD: opts.MaxCostUSD})
+	var sug *suggestion
+	if target != nil && ctx.Err() == nil {
+		sug, err = st.suggest(ctx, target)
+		if err != nil {
+			return err
+		}
+		if sug != nil && sug.Validated && opts.Yes {
+			if err := sug.write(); err != nil {
+				return &exitError{code: exitFailure, err: err}
+			}
+		}
+	}
+	rep := st.report(sug)
+	if opts.JSON {
+		if err := writeJSON(opts.io.Out, rep); err != nil {
+			return err
+		}
+	} else {
+		printEvalReport(opts.io.Out, rep, opts.MaxCostUSD)
+		if sug != nil && sug.Validated && !sug.Written {
+			if err := st.confirmSuggestion(ctx, sug); err != nil {
+				return err
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		return &exitError{code: exitInterrupted, err: ctx.Err(), silent: true}
+	}
+	if below := evals.BelowRecall(rep.Report, opts.MinRecall); opts.MinRecall > 0 && len(below) > 0 {
+		return &exitError{code: exitFailure, err: fmt.Errorf("recall below %g: %s", opts.MinRecall, strings.Join(below, ", "))}
+	}
+	return nil
+}
