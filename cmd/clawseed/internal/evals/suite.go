@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/clawseed/clawseed/internal/confine"
+	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/skills"
 )
 
@@ -58,6 +59,10 @@ import (
 //     says why (clawseed's eval runs never touch the workspace, run no
 //     suite scripts and start no plugin MCP server), never scored
 //     without them.
+//   - allowed_tools beyond the tools that read (Bash, Write, Edit,
+//     WebFetch, ...): not granted, as Claude Code does not grant them
+//     without the operator's --allow-tools (clawseed has none for
+//     suites), and named in the case's notes.
 //   - model (runs use --model or the configured model, as `claude plugin
 //     eval --model` overrides it), env (runs get no environment to pass
 //     it to) and mocks/ folders: read, and named in the case's notes.
@@ -374,6 +379,9 @@ func (l *loader) unsupported(c *Case, d *caseDoc, dir, evalDir string) {
 	if len(why) > 0 {
 		c.Skip = "not supported: " + strings.Join(why, "; ")
 	}
+	if denied := grantable(c); len(denied) > 0 {
+		c.Notes = append(c.Notes, "allowed_tools "+strings.Join(denied, ", ")+" not granted: a suite's case may allow only tools that read (Claude Code too needs the operator's --allow-tools for the others)")
+	}
 	if d.Model != "" {
 		c.Notes = append(c.Notes, "model "+d.Model+" not used: runs use --model or the configured model")
 	}
@@ -383,6 +391,33 @@ func (l *loader) unsupported(c *Case, d *caseDoc, dir, evalDir string) {
 	if isDir(filepath.Join(dir, "mocks")) || isDir(filepath.Join(evalDir, "mocks")) {
 		c.Notes = append(c.Notes, "mocks/ not used: clawseed starts no plugin MCP server in eval runs")
 	}
+}
+
+// readOnlyTools are the tools a case's allowed_tools grants by itself in
+// Claude Code: every other (Bash, Write, Edit, WebFetch, WebSearch, MCP
+// tools) needs the operator's --allow-tools there, and a case alone
+// cannot extend that grant. clawseed has no such grant for suites: a
+// suite, often someone else's, never makes a run act on the workspace.
+var readOnlyTools = []string{
+	"Read", "Glob", "Grep", "NotebookRead", "Skill", "AskUserQuestion", "Agent", "Task", "TodoWrite",
+	"TaskCreate", "TaskGet", "TaskList", "TaskUpdate", "TaskStop",
+}
+
+// grantable keeps in c.AllowedTools the tools a case may grant and
+// returns the others.
+func grantable(c *Case) (denied []string) {
+	var kept []string
+	for _, t := range c.AllowedTools {
+		name, _, _ := strings.Cut(t, "(")
+		name = strings.TrimSpace(name)
+		if slices.Contains(readOnlyTools, name) || slices.Contains(readOnlyTools, permissions.ClaudeName(name)) {
+			kept = append(kept, t)
+		} else {
+			denied = append(denied, t)
+		}
+	}
+	c.AllowedTools = kept
+	return denied
 }
 
 // merge applies prompt.md's fields p over case.yaml's c (nil when there is

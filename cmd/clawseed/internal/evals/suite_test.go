@@ -100,8 +100,12 @@ func TestLoadSuiteCaseYAMLLayout(t *testing.T) {
 			t.Errorf("skip reason %q lacks %q", status.Skip, want)
 		}
 	}
-	if len(status.Notes) != 1 || !strings.Contains(status.Notes[0], "claude-sonnet-5") {
+	// A case grants only tools that read: Write is named, not granted.
+	if len(status.Notes) != 2 || !strings.Contains(status.Notes[0], "allowed_tools Write not granted") || !strings.Contains(status.Notes[1], "claude-sonnet-5") {
 		t.Errorf("notes %q", status.Notes)
+	}
+	if strings.Join(status.AllowedTools, ",") != "Read,Skill" {
+		t.Errorf("allowed tools %q", status.AllowedTools)
 	}
 }
 
