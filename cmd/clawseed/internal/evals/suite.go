@@ -22,7 +22,8 @@ import (
 //
 //   - DIR is the plugin's (or skill's) folder holding evals/ — the eval
 //     folder plugin.json names in experimental.evals when it does — or
-//     that eval folder itself, whose parent is then the plugin. Every
+//     that eval folder itself, or one case's folder; the plugin is then
+//     the nearest folder above that is one. Every
 //     folder under it holding prompt.md or case.yaml is a case (named
 //     after its folder unless it says otherwise); other folders group
 //     cases and are searched in turn, except results/, mocks/ and hidden
@@ -166,7 +167,10 @@ func (l *loader) read(path string, max int64) ([]byte, error) {
 	return data, nil
 }
 
-// locate finds the eval folder and the plugin folder of DIR.
+// locate finds the eval folder and the plugin folder of DIR: DIR holding
+// evals/ or a plugin manifest is the plugin; otherwise DIR is the eval
+// folder (or a single case's folder) and the plugin is the nearest folder
+// above it that is one (a manifest, SKILL.md or skills/).
 func (l *loader) locate() (evalDir, pluginDir string, err error) {
 	if isDir(filepath.Join(l.abs, "evals")) || isFile(filepath.Join(l.abs, ".claude-plugin", "plugin.json")) || isFile(filepath.Join(l.abs, "plugin.json")) {
 		rel, err := l.manifestEvalDir()
@@ -175,7 +179,24 @@ func (l *loader) locate() (evalDir, pluginDir string, err error) {
 		}
 		return filepath.Join(l.abs, rel), l.abs, nil
 	}
+	d := filepath.Dir(l.abs)
+	for range 4 {
+		if isPlugin(d) {
+			return l.abs, d, nil
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			break
+		}
+		d = up
+	}
 	return l.abs, filepath.Dir(l.abs), nil
+}
+
+// isPlugin reports whether d looks like a plugin or skill folder.
+func isPlugin(d string) bool {
+	return isFile(filepath.Join(d, ".claude-plugin", "plugin.json")) || isFile(filepath.Join(d, "plugin.json")) ||
+		isFile(filepath.Join(d, "SKILL.md")) || isDir(filepath.Join(d, "skills"))
 }
 
 // manifestEvalDir returns plugin.json's experimental.evals, else "evals".
@@ -234,6 +255,9 @@ func (l *loader) loadCase(evalDir, dir, pluginDir string) (Case, error) {
 		file = l.show(p)
 	}
 	rel, _ := filepath.Rel(evalDir, dir)
+	if rel == "." {
+		rel = filepath.Base(dir) // DIR is this one case's folder
+	}
 	c := Case{
 		ID: filepath.ToSlash(rel), Name: d.Name, Dir: dir, File: file, Prompt: d.Prompt,
 		Tags: d.Tags, Runs: d.Runs, MaxTurns: d.MaxTurns, TimeoutSeconds: d.TimeoutSeconds,

@@ -20,7 +20,7 @@ func graderNames(c Case) []string {
 
 func TestLoadSuitePromptLayout(t *testing.T) {
 	// DIR as the plugin folder and as its evals/ folder read the same.
-	for _, dir := range []string{"testdata/commit-plugin", "testdata/commit-plugin/evals"} {
+	for _, dir := range []string{"testdata/commit-plugin", "testdata/commit-plugin/evals", "testdata/commit-plugin/evals/"} {
 		t.Run(dir, func(t *testing.T) {
 			cases, err := LoadSuite(dir)
 			if err != nil {
@@ -277,6 +277,18 @@ func TestLoadSuiteManifestEvalDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(cases) != 1 || cases[0].Name != "c" || len(cases[0].Skills) != 1 || cases[0].Skills[0] != "s" {
+		t.Fatalf("cases %+v", cases)
+	}
+}
+
+// TestLoadSuiteOneCase: DIR may be one case's folder; its plugin is the
+// nearest one above.
+func TestLoadSuiteOneCase(t *testing.T) {
+	cases, err := LoadSuite("testdata/commit-plugin/evals/ignores-unrelated-request")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) != 1 || cases[0].Name != "ignores-unrelated-request" || cases[0].ID != "ignores-unrelated-request" || strings.Join(cases[0].Skills, ",") != "commit-message" {
 		t.Fatalf("cases %+v", cases)
 	}
 }
