@@ -10,8 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/evals"
+	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/skills"
 )
 
@@ -102,15 +103,11 @@ func loadEvalCases(path string) ([]evals.Case, error) {
 // evalState is one `skills eval` run: what it loaded and what ran.
 type evalState struct {
 	opts   *skillsEvalOptions
-	cfg    *config.Config
 	cat    *skills.Catalog
 	runner *evals.Runner
-	cases  []evals.Case
 	// train and valid are the shares of --split (nil without it).
 	train, valid []evals.Case
 	out          evals.Outcome
-	// asks are the side requests' answers (--suggest), for the totals.
-	asks []evals.Answer
 }
 
 func skillsEvalRun(ctx context.Context, opts *skillsEvalOptions, path string) error {
@@ -132,10 +129,21 @@ func skillsEvalRun(ctx context.Context, opts *skillsEvalOptions, path string) er
 		return err
 	}
 	cat := opts.discover(ctx, cfg)
+	// As run says it: what an untrusted workspace does not get.
+	if line := app.UntrustedLine(cfg, cat); line != "" {
+		fmt.Fprintln(opts.io.Err, termtext.EscapeLine(line))
+	}
 	if err := evals.CheckExpected(path, cases, func(name string) bool { return cat.Lookup(name) != nil }); err != nil {
 		return usageError(err)
 	}
-	st := &evalState{opts: opts, cfg: cfg, cat: cat, cases: cases,
+	// A configuration no session can be built from fails here, not in
+	// every run.
+	if np, err := app.Check(cfg); err != nil {
+		return err
+	} else if np != nil {
+		return np
+	}
+	st := &evalState{opts: opts, cat: cat,
 		runner: evals.NewRunner(cfg, evals.RunnerOptions{Process: opts.global.proc, Log: newLogger(opts.global, opts.io.Err), Notices: opts.io.Err})}
 	var target *suggestTarget
 	if opts.Suggest != "" {
@@ -152,11 +160,8 @@ func skillsEvalRun(ctx context.Context, opts *skillsEvalOptions, path string) er
 	st.out = evals.Execute(ctx, st.runner.Run, evals.Plan{Cases: cases, Runs: opts.Runs, Parallel: opts.Parallel, MaxCostUSD: opts.MaxCostUSD})
 	var sug *suggestion
 	if target != nil && ctx.Err() == nil {
-		sug, err = st.suggest(ctx, target)
-		if err != nil {
-			return err
-		}
-		if sug != nil && sug.Validated && opts.Yes {
+		sug = st.suggest(ctx, target)
+		if sug.Validated && opts.Yes {
 			if err := sug.write(); err != nil {
 				return &exitError{code: exitFailure, err: err}
 			}

@@ -153,8 +153,11 @@ func printEvalReport(w io.Writer, rep evalReport, ceiling float64) {
 	fmt.Fprintf(w, "Tokens: %s (input %s, output %s)\n", thousands(rep.Tokens), thousands(rep.Usage.InputTokens), thousands(rep.Usage.OutputTokens))
 	if rep.CostUSD != nil {
 		fmt.Fprintf(w, "Cost: $%.6f\n", *rep.CostUSD)
-	} else {
-		fmt.Fprintf(w, "Cost: unknown (no price for %s; set price in the [providers.models.NAME] entry)\n", termtext.EscapeLine(strings.Join(rep.Unpriced, ", ")))
+		return
+	}
+	fmt.Fprintf(w, "Cost: unknown (no price for %s; set price in the [providers.models.NAME] entry)\n", termtext.EscapeLine(strings.Join(rep.Unpriced, ", ")))
+	if ceiling > 0 {
+		fmt.Fprintf(w, "The cost ceiling of $%g counted only the runs of priced models.\n", ceiling)
 	}
 }
 

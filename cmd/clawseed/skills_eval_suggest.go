@@ -128,7 +128,7 @@ func scoreOf(rep evals.Report, name string) evals.Score {
 // its misses and false triggers in the training share, then runs the
 // validation share with it. What goes wrong after the runs is a Note:
 // the report is printed whatever happens.
-func (st *evalState) suggest(ctx context.Context, t *suggestTarget) (*suggestion, error) {
+func (st *evalState) suggest(ctx context.Context, t *suggestTarget) *suggestion {
 	name := t.skill.Name
 	sug := &suggestion{Skill: name, Path: t.path, Old: t.skill.Description, target: t}
 	train := evals.ScoreResults(resultsOf(st.out.Results, st.train))
@@ -142,41 +142,41 @@ func (st *evalState) suggest(ctx context.Context, t *suggestTarget) (*suggestion
 	}
 	if len(score.NearMisses) == 0 {
 		sug.Note = "no misses or false triggers of " + name + " in the training share: nothing to learn from"
-		return sug, nil
+		return sug
 	}
 	ans, err := st.runner.Ask(ctx, evals.AskRequest{Purpose: suggestPurpose, System: suggestSystem, Prompt: suggestPrompt(st.cat, t.skill, score, resultsOf(st.out.Results, st.train))})
 	sug.ask = ans
 	if err != nil {
 		sug.Note = "the model could not be asked: " + err.Error()
-		return sug, nil
+		return sug
 	}
 	sug.New = cleanDescription(ans.Text)
 	switch {
 	case sug.New == "":
 		sug.Note = "the model's answer held no description"
-		return sug, nil
+		return sug
 	case sug.New == strings.TrimSpace(sug.Old):
 		sug.Note = "the model suggested the current description"
-		return sug, nil
+		return sug
 	case len([]rune(sug.New)) > 1024:
 		sug.Note = fmt.Sprintf("the suggested description has %d characters, more than the 1024 a description may have", len([]rune(sug.New)))
-		return sug, nil
+		return sug
 	}
 	sug.newSrc, err = skills.SetDescription(t.src, sug.New)
 	if err != nil {
 		sug.Note = "cannot set the description in " + t.path + ": " + err.Error()
-		return sug, nil
+		return sug
 	}
 	sug.Diff = textdiff.Unified(t.path, t.path, string(t.src), string(sug.newSrc), 3)
 	if len(st.valid) == 0 {
 		sug.Note = "no validation cases to check it on: not written"
-		return sug, nil
+		return sug
 	}
 	ceiling := st.opts.MaxCostUSD
 	if ceiling > 0 {
 		if ceiling -= st.out.CostUSD + ans.CostUSD; ceiling <= 0 {
 			sug.Note = "the cost ceiling was reached before the validation runs: not written"
-			return sug, nil
+			return sug
 		}
 	}
 	descs := map[string]string{name: sug.New}
@@ -193,7 +193,7 @@ func (st *evalState) suggest(ctx context.Context, t *suggestTarget) (*suggestion
 	default:
 		sug.Validated = true
 	}
-	return sug, nil
+	return sug
 }
 
 // suggestSystem is the system prompt of --suggest's request.

@@ -305,8 +305,9 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	// are discovered.
 	s.mcp = startMCP(ctx, cfg, mcpVisible(p.policy), s.conf.prepareMCP, o.Process.clientVersion(), o.Log)
 	// 6. Skills.
-	p.reloader = &skillReloader{cfg: cfg, sb: p.sb, cache: openSkillCache(cfg, skillOptions(cfg), o.Process, o.Log), edit: o.Eval.catalog}
+	p.reloader = &skillReloader{cfg: cfg, sb: p.sb, cache: openSkillCache(cfg, skillOptions(cfg), o.Process, o.Log)}
 	began := time.Now()
+	p.reloader.edit = o.Eval.catalog // an eval run's catalog: EvalRun
 	s.catalog = p.reloader.discover(ctx)
 	o.Log.Debug("Skills discovered", "skills", len(s.catalog.Skills), "diagnostics", len(s.catalog.Diagnostics),
 		"cached", p.reloader.cache.cache.Len(), "took", time.Since(began))

@@ -24,8 +24,8 @@ type skillReloader struct {
 	cfg   *config.Config
 	sb    *tools.Sandbox
 	cache *skillCache
-	// edit, when set, is applied to every catalog discovered (an eval
-	// run's: [EvalRun]).
+	// edit is applied to every catalog discovered (an eval run's
+	// changes, [EvalRun.catalog]; none for other sessions).
 	edit func(*skills.Catalog) *skills.Catalog
 
 	// startWatch, when set, starts the watcher over the given roots at the
@@ -56,13 +56,14 @@ func (r *skillReloader) discover(ctx context.Context) *skills.Catalog {
 	opts.Cache = r.cache.cache
 	cat := discoverNoting(ctx, opts, notes)
 	r.cache.save()
-	if r.edit != nil {
-		cat = r.edit(cat)
-	}
 	r.sb.SkillDirs.Replace(skillReadDirs(cat))
 	r.mu.Lock()
 	r.roots = opts.Roots
 	r.mu.Unlock()
+	// Last, after every source of skills: what an eval run changes.
+	if r.edit != nil {
+		cat = r.edit(cat)
+	}
 	return cat
 }
 

@@ -1,6 +1,7 @@
 package evals
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,7 +28,9 @@ type RunOptions struct {
 	// MaxTurns, then [agent].max_tool_iterations. A run of 1 stops after
 	// the first response, before any of its tool calls runs: what a
 	// trigger-only case needs (its first tool call decides), and what
-	// makes a catalog-wide eval cheap.
+	// makes a catalog-wide eval cheap. Skill searches do not decide: up
+	// to 2 responses that only search are let through first (a skill
+	// the index leaves out is found by searching).
 	MaxTurns int
 }
 
@@ -48,8 +51,9 @@ type RunnerOptions struct {
 	// Process is the program's (cmd/clawseed's run makes it).
 	Process *app.Process
 	Log     *slog.Logger
-	// Notices receives the provider's retry and fallback lines; nil
-	// discards them.
+	// Notices receives what the sessions say at start and the provider's
+	// retry and fallback lines, each distinct line once; nil discards
+	// them.
 	Notices io.Writer
 }
 
@@ -59,11 +63,41 @@ func NewRunner(cfg *config.Config, o RunnerOptions) *Runner {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	notices := o.Notices
-	if notices == nil {
-		notices = io.Discard
+	var notices io.Writer = io.Discard
+	if o.Notices != nil {
+		notices = &onceWriter{w: o.Notices, seen: map[string]bool{}}
 	}
 	return &Runner{cfg: cfg, proc: o.Process, log: log, notices: notices}
+}
+
+// onceWriter passes each distinct line on once: every run builds a
+// session, and what a session says at start (a settings file's problem, a
+// plugin's warning) would otherwise be said once per run.
+type onceWriter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	seen map[string]bool
+	part []byte // a line not yet ended
+}
+
+func (o *onceWriter) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.part = append(o.part, p...)
+	for {
+		i := bytes.IndexByte(o.part, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := string(o.part[:i+1])
+		o.part = o.part[i+1:]
+		if !o.seen[line] {
+			o.seen[line] = true
+			if _, err := io.WriteString(o.w, line); err != nil {
+				return len(p), err
+			}
+		}
+	}
 }
 
 // errStopped is the cause of a trigger-only run's end: its first response
@@ -80,9 +114,13 @@ func (r *Runner) Run(ctx context.Context, c Case, opts RunOptions) Run {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	rec := &recorder{stopAfterFirst: maxTurns == 1, stop: func() { cancel(errStopped) }}
+	rec := &recorder{trigger: maxTurns == 1, stop: func() { cancel(errStopped) }}
+	iterations := maxTurns
+	if rec.trigger {
+		iterations += maxSearches
+	}
 	s, err := app.Build(ctx, r.cfg, app.Options{
-		Sink: rec.handle, MaxIterations: maxTurns, Log: r.log, Notices: r.notices, Process: r.proc,
+		Sink: rec.handle, MaxIterations: iterations, Log: r.log, Notices: r.notices, Process: r.proc,
 		Eval: &app.EvalRun{Without: opts.Without, Descriptions: opts.Descriptions, AllowedTools: c.AllowedTools},
 	})
 	if err != nil {
@@ -116,14 +154,22 @@ func (r *Runner) Run(ctx context.Context, c Case, opts RunOptions) Run {
 	return run
 }
 
+// maxSearches is how many responses of Skill searches a trigger-only run
+// lets through before the response that decides: a catalog larger than
+// the index's budget lists some skills only through the Skill tool's
+// search, which reads the catalog and acts on nothing.
+const maxSearches = 2
+
 // maxResultChars bounds a tool result in a run's transcript.
 const maxResultChars = 2000
 
 // recorder turns a run's agent events into its Run. The agent may call it
 // from its tool goroutines, hence the lock.
 type recorder struct {
-	stopAfterFirst bool
-	stop           func()
+	// trigger: stop at the first response that decides (one with no
+	// call, or a call other than a Skill search), before its calls run.
+	trigger bool
+	stop    func()
 
 	mu         sync.Mutex
 	started    bool
@@ -153,6 +199,7 @@ func (r *recorder) handle(ev agent.Event) {
 	switch ev.Type {
 	case agent.EventResponse:
 		r.responses++
+		calls, searches := 0, 0
 		for _, p := range ev.Response.Message.Parts {
 			switch {
 			case p.Type == providers.PartText && strings.TrimSpace(p.Text) != "":
@@ -164,9 +211,14 @@ func (r *recorder) handle(ev agent.Event) {
 				if name, ok := skillActivation(call); ok {
 					r.requested = append(r.requested, name)
 				}
+				calls++
+				if isSkillSearch(call) {
+					searches++
+				}
 			}
 		}
-		if r.stopAfterFirst {
+		decided := calls == 0 || searches < calls
+		if r.trigger && (decided || r.responses > maxSearches) {
 			r.stop()
 		}
 	case agent.EventToolResult:
@@ -185,13 +237,16 @@ func (r *recorder) run() Run {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	run := Run{ToolCalls: r.calls, Activated: r.activated, Transcript: r.transcript.String()}
-	if r.stopAfterFirst && run.Activated == nil {
+	if r.trigger && run.Activated == nil {
 		// Stopped before any call ran: the skills its Skill calls asked for.
 		run.Activated = r.requested
 	}
-	if len(r.calls) > 0 {
-		run.FirstTool = r.calls[0].Name
-		run.FirstSkill, _ = skillActivation(r.calls[0])
+	for _, c := range r.calls {
+		if !isSkillSearch(c) {
+			run.FirstTool = c.Name
+			run.FirstSkill, _ = skillActivation(c)
+			break
+		}
 	}
 	return run
 }
@@ -210,6 +265,18 @@ func skillActivation(c ToolCall) (string, bool) {
 		return "", false
 	}
 	return args.Skill, true
+}
+
+// isSkillSearch reports whether c is a Skill call that searches the
+// catalog: it decides nothing (see maxSearches).
+func isSkillSearch(c ToolCall) bool {
+	if c.Name != "Skill" {
+		return false
+	}
+	var args struct {
+		Action string `json:"action"`
+	}
+	return json.Unmarshal(c.Input, &args) == nil && args.Action == "search"
 }
 
 // rawArgs is a call's argument text as JSON: as written when it is valid

@@ -16,7 +16,7 @@ import (
 // in a workspace holding the skills named (each SKILL.md says "NAME
 // skill"), with full autonomy configured: the eval run must refuse what
 // acts anyway.
-func newTestRunner(t *testing.T, script string, skillNames ...string) (*Runner, *providertest.Server, string) {
+func newTestRunner(t *testing.T, script, extraTOML string, skillNames ...string) (*Runner, *providertest.Server, string) {
 	t.Helper()
 	resp, err := providertest.ParseScript([]byte(script))
 	if err != nil {
@@ -44,7 +44,7 @@ model = "fake-model"
 context_window = 100000
 [autonomy]
 level = "full"
-`
+` + extraTOML
 	file := filepath.Join(home, "config.toml")
 	if err := os.WriteFile(file, []byte(toml), 0o644); err != nil {
 		t.Fatal(err)
@@ -67,7 +67,7 @@ func TestRunTrigger(t *testing.T) {
 {"when":"Q-PLAIN","text":"4"}
 {"when":"Q-WITHOUT","text":"no skill"}
 `
-	r, srv, _ := newTestRunner(t, script, "review", "deploy")
+	r, srv, _ := newTestRunner(t, script, "", "review", "deploy")
 	ctx := context.Background()
 	run := r.Run(ctx, Case{Prompt: "Q-REVIEW look at this"}, RunOptions{MaxTurns: 1, Descriptions: map[string]string{"deploy": "NEW-DEPLOY-DESCRIPTION"}})
 	if run.Err != nil || run.FirstTool != "Skill" || run.FirstSkill != "review" || !slices.Equal(run.Activated, []string{"review"}) || run.Status != "ok" {
@@ -104,7 +104,7 @@ func TestRunRefusesActions(t *testing.T) {
 {"when":"Q-ALLOWED","tool_calls":[{"name":"file_write","args":{"path":"allowed.txt","content":"x"}}]}
 {"text":"done"}
 `
-	r, _, ws := newTestRunner(t, script)
+	r, _, ws := newTestRunner(t, script, "")
 	ctx := context.Background()
 	run := r.Run(ctx, Case{Prompt: "Q-WRITE write it"}, RunOptions{MaxTurns: 3})
 	if run.Err != nil {
@@ -127,12 +127,77 @@ func TestRunRefusesActions(t *testing.T) {
 
 // TestAsk: a side request gets the model's text and usage, with no tools.
 func TestAsk(t *testing.T) {
-	r, srv, _ := newTestRunner(t, `{"text":"A better description.","usage":{"input_tokens":50,"output_tokens":5}}`+"\n")
+	r, srv, _ := newTestRunner(t, `{"text":"A better description.","usage":{"input_tokens":50,"output_tokens":5}}`+"\n", "")
 	ans, err := r.Ask(context.Background(), AskRequest{Purpose: "skill description", System: "SYS", Prompt: "improve it"})
 	if err != nil || ans.Text != "A better description." || ans.Usage.InputTokens != 50 || ans.Model != "fake-model" || ans.Purpose != "skill description" {
 		t.Fatalf("Ask = %+v, %v", ans, err)
 	}
 	if body := string(srv.Requests()[0]); !strings.Contains(body, "improve it") || strings.Contains(body, `"tools"`) {
 		t.Errorf("request body %s", body)
+	}
+}
+
+// TestRunQuiet: an eval run runs no hook (the config's, the settings
+// files'), opens no memory and leaves no session file, whatever the
+// configuration asks.
+func TestRunQuiet(t *testing.T) {
+	hooks := `
+[[hooks.UserPromptSubmit]]
+command = "touch hooked-prompt"
+[[hooks.SessionStart]]
+command = "touch hooked-start"
+[memory]
+enabled = true
+extract = "auto"
+[sessions]
+enabled = true
+`
+	r, srv, ws := newTestRunner(t, `{"text":"hi"}`+"\n", hooks)
+	run := r.Run(context.Background(), Case{Prompt: "hello"}, RunOptions{MaxTurns: 3})
+	if run.Err != nil || run.Reply != "hi" {
+		t.Fatalf("run = %+v", run)
+	}
+	for _, f := range []string{"hooked-prompt", "hooked-start"} {
+		if _, err := os.Stat(filepath.Join(ws, f)); err == nil {
+			t.Errorf("a hook ran (%s)", f)
+		}
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d requests, want 1 (no memory extraction)", n)
+	}
+	for _, dir := range []string{r.cfg.MemoryDir(), filepath.Join(r.cfg.Home, "sessions")} {
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("an eval run made %s", dir)
+		}
+	}
+}
+
+func TestOnceWriter(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	w := &onceWriter{w: &b, seen: map[string]bool{}}
+	for _, s := range []string{"a\nb", "\na\n", "c\n", "b\n"} {
+		if _, err := w.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b.String() != "a\nb\nc\n" {
+		t.Errorf("got %q", b.String())
+	}
+}
+
+// TestRunTriggerAfterSearch: a Skill search does not decide a trigger
+// case: the run goes on to the response that does, and stops there.
+func TestRunTriggerAfterSearch(t *testing.T) {
+	script := `{"when":"Q-FIND","tool_calls":[{"name":"Skill","args":{"action":"search","query":"deploy"}}]}
+{"when":"Skills matching","tool_calls":[{"name":"Skill","args":{"skill":"deploy"}}]}
+`
+	r, srv, _ := newTestRunner(t, script, "", "review", "deploy")
+	run := r.Run(context.Background(), Case{Prompt: "Q-FIND ship it"}, RunOptions{MaxTurns: 1})
+	if run.Err != nil || run.FirstTool != "Skill" || run.FirstSkill != "deploy" || len(run.ToolCalls) != 2 {
+		t.Fatalf("run = %+v", run)
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("%d requests, want 2", n)
 	}
 }

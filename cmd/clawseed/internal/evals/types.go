@@ -90,8 +90,9 @@ type ToolCall struct {
 type Run struct {
 	// Activated are the skills activated by Skill calls, in order.
 	Activated []string
-	// FirstTool is the name of the run's first tool call ("" for none);
-	// the case triggered its skill when it is Skill with that name.
+	// FirstTool is the name of the run's first tool call ("" for none),
+	// Skill searches left out (they read the catalog); the case
+	// triggered its skill when it is Skill with that name.
 	FirstTool string
 	// FirstSkill is the skill the first tool call activates ("" unless
 	// it is a Skill call that activates one): the skill the run
