@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/evals"
 	"github.com/clawseed/clawseed/internal/termtext"
 )
@@ -68,8 +69,20 @@ func skillsEvalSuiteRun(ctx context.Context, opts *skillsEvalOptions, dir string
 	if err := cfg.Use("skills", "workspace_dir"); err != nil {
 		return err
 	}
-	if err := evals.BindSkills(cases, opts.discover(ctx, cfg)); err != nil {
+	cat := opts.discover(ctx, cfg)
+	// As run says it: what an untrusted workspace does not get.
+	if line := app.UntrustedLine(cfg, cat); line != "" {
+		fmt.Fprintln(opts.io.Err, termtext.EscapeLine(line))
+	}
+	if err := evals.BindSkills(cases, cat); err != nil {
 		return usageError(err)
+	}
+	// A configuration no session can be built from fails here, not in
+	// every run.
+	if np, err := app.Check(cfg); err != nil {
+		return err
+	} else if np != nil {
+		return np
 	}
 	runner := evals.NewRunner(cfg, evals.RunnerOptions{Process: opts.global.proc, Log: newLogger(opts.global, opts.io.Err), Notices: opts.io.Err})
 	judge, judgeModel, err := runner.Judge(s.JudgeModel)
