@@ -48,7 +48,7 @@ func newSkillsEvalCmd(opts *skillsOptions) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&o.Runs, "runs", 3, "runs of each case")
+	f.IntVar(&o.Runs, "runs", 3, "runs of each case (an eval suite's case, in each arm: its own runs unless given)")
 	f.IntVar(&o.Parallel, "parallel", 4, "runs at once")
 	f.Float64Var(&o.MaxCostUSD, "max-cost-usd", 0, "stop starting runs once they have cost this much in US dollars (0: no ceiling)")
 	f.Float64Var(&o.Split, "split", 0, "keep this share of each skill's cases for training and the rest as held-out validation (e.g. 0.6); both are reported")
