@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -136,6 +137,7 @@ func skillsEvalRun(ctx context.Context, opts *skillsEvalOptions, path string) er
 	if err := evals.CheckExpected(path, cases, func(name string) bool { return cat.Lookup(name) != nil }); err != nil {
 		return usageError(err)
 	}
+	warnUnreachable(opts.io.Err, cases, cat)
 	// A configuration no session can be built from fails here, not in
 	// every run.
 	if np, err := app.Check(cfg); err != nil {
@@ -187,4 +189,22 @@ func skillsEvalRun(ctx context.Context, opts *skillsEvalOptions, path string) er
 		return &exitError{code: exitFailure, err: fmt.Errorf("recall below %g: %s", opts.MinRecall, strings.Join(below, ", "))}
 	}
 	return nil
+}
+
+// warnUnreachable says which expected skills the model cannot load (a
+// user-only or hidden skill): their recall can only be 0.
+func warnUnreachable(w io.Writer, cases []evals.Case, cat *skills.Catalog) {
+	warned := map[string]bool{}
+	for _, c := range cases {
+		s := cat.Lookup(c.Expect)
+		if s == nil || warned[s.Name] || s.Status != skills.StatusHidden && s.Status != skills.StatusUserOnly {
+			continue
+		}
+		warned[s.Name] = true
+		why := string(s.Status)
+		if s.Reason != "" {
+			why += ": " + s.Reason
+		}
+		fmt.Fprintf(w, "clawseed: warning: the model cannot load skill %s (%s); its recall can only be 0\n", termtext.EscapeLine(s.Name), termtext.EscapeLine(why))
+	}
 }

@@ -25,9 +25,10 @@ import (
 //     nothing);
 //   - every tool call is put to the eval's approver (always_ask "*" under
 //     supervised autonomy; read_only stays read_only), which allows only
-//     read-class calls that write no control path and ask for nothing
-//     beyond the sandbox, and the tools AllowedTools names: an allow rule,
-//     auto_approve or a skill's allowed-tools pre-approves nothing here.
+//     read-class calls and the tools AllowedTools names, and never a call
+//     that writes a control path, asks for more than the sandbox or is an
+//     untrusted project's: an allow rule, auto_approve or a skill's
+//     allowed-tools pre-approves nothing here.
 type EvalRun struct {
 	// Without are skills removed from the catalog for this run (the
 	// baseline arm of a with/without comparison).
@@ -89,11 +90,13 @@ func (e *EvalRun) catalog(cat *skills.Catalog) *skills.Catalog {
 type evalApprover struct{ allowed []string }
 
 func (a evalApprover) Approve(_ context.Context, req agent.ApprovalRequest) (agent.ApprovalAnswer, error) {
-	if a.allows(req.Tool) {
-		return agent.ApprovalAnswer{Decision: agent.ApproveOnce}, nil
+	// What only the user may approve (a control path written, more than
+	// the sandbox, an untrusted project's command) nobody approves here,
+	// whatever the case allows.
+	if len(req.Writes) > 0 || req.Escalation != "" || req.Untrusted {
+		return agent.ApprovalAnswer{Decision: agent.Deny, Reason: "an eval run may not do this: only the user may approve it"}, nil
 	}
-	plain := len(req.Writes) == 0 && req.Escalation == "" && !req.Untrusted
-	if req.Class == permissions.ClassRead && plain {
+	if req.Class == permissions.ClassRead || a.allows(req.Tool) {
 		return agent.ApprovalAnswer{Decision: agent.ApproveOnce}, nil
 	}
 	return agent.ApprovalAnswer{Decision: agent.Deny, Reason: "an eval run may not use " + req.Tool + ": it only reads (the case's allowed_tools can allow it)"}, nil

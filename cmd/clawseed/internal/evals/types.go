@@ -88,7 +88,9 @@ type ToolCall struct {
 
 // A Run is what one run of a case did.
 type Run struct {
-	// Activated are the skills activated by Skill calls, in order.
+	// Activated are the skills activated by Skill calls, in order; a
+	// trigger-only run stops before its calls run, so for it they are the
+	// skills its Skill calls asked for.
 	Activated []string
 	// FirstTool is the name of the run's first tool call ("" for none),
 	// Skill searches left out (they read the catalog); the case
