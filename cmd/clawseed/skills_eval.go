@@ -27,6 +27,7 @@ type skillsEvalOptions struct {
 	MinRecall  float64
 	Suggest    string
 	Yes        bool
+	suite      suiteFlags // DIR: skills_eval_suite.go
 }
 
 func newSkillsEvalCmd(opts *skillsOptions) *cobra.Command {
@@ -37,20 +38,25 @@ func newSkillsEvalCmd(opts *skillsOptions) *cobra.Command {
 		Long: "FILE lists trigger cases, a YAML list or JSON Lines of {\"prompt\": \"...\", \"expect\": \"skill-name\" | null}.\n" +
 			"Each case runs --runs times, each run in a fresh session with no session file, no memory, no hooks and\n" +
 			"every tool that acts refused; a run triggered skill S when its first tool call is Skill with S, and a\n" +
-			"trigger case stops there (one model request). Exit 1 when a skill's recall is below --min-recall.",
+			"trigger case stops there (one model request). Exit 1 when a skill's recall is below --min-recall.\n\n" +
+			"DIR is a Claude Code eval suite (the plugin's or skill's folder holding evals/, or that folder):\n" +
+			"each case (prompt.md + graders/*.md, or case.yaml) runs with and without the skills under test,\n" +
+			"its graders score each run (llm graders by the --judge-model), and the report gives the score of\n" +
+			"both arms and the lift. Exit 1 when a case scores below --threshold, 2 when --max-cost-usd cut it short.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return skillsEvalRun(cmd.Context(), o, args[0])
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&o.Runs, "runs", 3, "runs of each case")
+	f.IntVar(&o.Runs, "runs", 3, "runs of each case (an eval suite's case, in each arm: its own runs unless given)")
 	f.IntVar(&o.Parallel, "parallel", 4, "runs at once")
 	f.Float64Var(&o.MaxCostUSD, "max-cost-usd", 0, "stop starting runs once they have cost this much in US dollars (0: no ceiling)")
 	f.Float64Var(&o.Split, "split", 0, "keep this share of each skill's cases for training and the rest as held-out validation (e.g. 0.6); both are reported")
 	f.Float64Var(&o.MinRecall, "min-recall", 0, "exit 1 when a skill's recall over all runs is below this (0 to 1)")
 	f.StringVar(&o.Suggest, "suggest", "", "ask the model for a better description of skill NAME from its misses in the training share, show its validation score, and write it on confirmation")
 	f.BoolVar(&o.Yes, "yes", false, "with --suggest, write the new description without asking")
+	o.suite.register(cmd)
 	return cmd
 }
 
@@ -108,6 +114,9 @@ type evalState struct {
 func skillsEvalRun(ctx context.Context, opts *skillsEvalOptions, path string) error {
 	if err := opts.check(); err != nil {
 		return err
+	}
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return skillsEvalSuiteRun(ctx, opts, path)
 	}
 	cases, err := loadEvalCases(path)
 	if err != nil {

@@ -16,9 +16,12 @@ type AskRequest struct {
 	Purpose string
 	// Model is a [providers.models] entry or preset name; "" is the
 	// session's default selection.
-	Model  string
-	System string
-	Prompt string
+	Model string
+	// ModelID, when not "", is the model id the request names instead of
+	// the entry's: a model of Model's provider (--judge-model sonnet).
+	ModelID string
+	System  string
+	Prompt  string
 }
 
 // An Answer is what a side request returned, and what it cost.
@@ -41,6 +44,9 @@ func (r *Runner) Ask(ctx context.Context, req AskRequest) (Answer, error) {
 	model, name, price, err := app.EvalModel(r.cfg, req.Model, r.notices)
 	if err != nil {
 		return Answer{}, err
+	}
+	if req.ModelID != "" {
+		name = req.ModelID
 	}
 	ans := Answer{Purpose: req.Purpose, Model: name}
 	var text []byte

@@ -36,6 +36,28 @@ type Case struct {
 	// Skills are the skills under test for a suite's case (the baseline
 	// arm runs without them).
 	Skills []string
+
+	// The fields below are a suite case's (suite.go); trigger cases leave
+	// them zero.
+
+	// Name is the case's name (its folder's unless it sets one).
+	Name string
+	// SkillDirs are the folders of Skills, in the same order, so the
+	// caller can find each in the catalog whatever it is named there.
+	SkillDirs []string
+	// Dir is the case's folder; File the file that named its prompt.
+	Dir, File string
+	Tags      []string
+	// Runs is the case's own runs (0: not set; --runs wins).
+	Runs int
+	// TimeoutSeconds bounds one run (Claude Code's default 300).
+	TimeoutSeconds int
+	// Skip, when not "", is why the case cannot be run as Claude Code runs
+	// it (a scaffold script, a mocked MCP server, a file grader...): the
+	// report lists it as skipped, never as passed.
+	Skip string
+	// Notes are fields read but not applied, shown with the case's result.
+	Notes []string
 }
 
 // A Grader is one pass/fail check of a run with a weight, as Claude Code's
@@ -48,6 +70,14 @@ type Grader struct {
 	Spec map[string]any
 	// Body is a graders/*.md file's Markdown body (an llm grader's rubric).
 	Body string
+	// Arm is "", "with-only" or "both" (which arms score the grader).
+	Arm string
+	// At is where the grader is defined ("graders/x.md:1",
+	// "case.yaml:12").
+	At string
+
+	spec  *graderSpec    // parsed from Spec by the suite loader
+	lines map[string]int // the line of each Spec key, for errors
 }
 
 // A ToolCall is one tool call a run made.

@@ -1,0 +1,2 @@
+#!/usr/bin/env bash
+git init -q .
