@@ -51,7 +51,7 @@ func (r *skillReloader) discover(ctx context.Context) *skills.Catalog {
 	}
 	opts, notes := skillSetup(r.cfg)
 	opts.Cache = r.cache.cache
-	cat := discoverNoting(ctx, opts, notes)
+	cat := discoverNoting(ctx, r.cfg, opts, notes)
 	r.cache.save()
 	r.sb.SkillDirs.Replace(skillReadDirs(cat))
 	r.mu.Lock()
@@ -144,12 +144,14 @@ func skillSetup(cfg *config.Config) (skills.Options, []skills.Diagnostic) {
 }
 
 // discoverNoting runs discovery with opts; the catalog's diagnostics begin
-// with notes.
-func discoverNoting(ctx context.Context, opts skills.Options, notes []skills.Diagnostic) *skills.Catalog {
+// with notes. Every discovery goes through it, so the lock files apply on
+// every path ([checkSkillLocks]).
+func discoverNoting(ctx context.Context, cfg *config.Config, opts skills.Options, notes []skills.Diagnostic) *skills.Catalog {
 	cat := skills.Discover(ctx, opts)
 	if len(notes) > 0 {
 		cat.Diagnostics = append(notes, cat.Diagnostics...)
 	}
+	checkSkillLocks(cfg, cat)
 	return cat
 }
 
@@ -163,7 +165,7 @@ func Discover(ctx context.Context, cfg *config.Config, proc *Process, log *slog.
 	opts, notes := skillSetup(cfg)
 	c := openSkillCache(cfg, opts, proc, log)
 	opts.Cache = c.cache
-	cat := discoverNoting(ctx, opts, notes)
+	cat := discoverNoting(ctx, cfg, opts, notes)
 	c.save()
 	return cat
 }
@@ -175,7 +177,7 @@ func DiscoverUncached(ctx context.Context, cfg *config.Config) *skills.Catalog {
 		return &skills.Catalog{}
 	}
 	opts, notes := skillSetup(cfg)
-	return discoverNoting(ctx, opts, notes)
+	return discoverNoting(ctx, cfg, opts, notes)
 }
 
 // IndexBudget is the skill index budget of a session of cfg: a share of the
