@@ -17,6 +17,8 @@ import (
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/runtime/session"
 	"github.com/clawseed/clawseed/runtime/tools"
+	"github.com/clawseed/clawseed/skills/install"
+	"github.com/clawseed/clawseed/skills/lock"
 )
 
 // Exit codes (§2).
@@ -157,13 +159,14 @@ func exitCode(err error, stderr io.Writer) int {
 // errors.
 func errorCode(err error) int {
 	switch {
-	case errors.As(err, new(*app.StoreError)), errors.As(err, new(*app.SkillError)):
+	case errors.As(err, new(*app.StoreError)), errors.As(err, new(*app.SkillError)), errors.As(err, new(*install.Error)):
 		// The request was valid; the session store or the skill failed.
 		return exitFailure
 	case errors.As(err, new(*config.Error)), errors.As(err, new(*config.NoProviderError)),
 		errors.As(err, new(*app.PromptError)), errors.Is(err, app.ErrSessionsDisabled), errors.Is(err, app.ErrDistillFiles),
 		errors.Is(err, session.ErrNotFound), errors.Is(err, session.ErrInUse),
-		errors.Is(err, session.ErrInvalidID), errors.As(err, new(*session.AmbiguousError)):
+		errors.Is(err, session.ErrInvalidID), errors.As(err, new(*session.AmbiguousError)),
+		errors.As(err, new(*install.UsageError)), errors.As(err, new(*lock.Error)):
 		// The configuration, or a request for what does not exist or is
 		// not allowed now.
 		return exitUsage

@@ -93,6 +93,7 @@ func newSkillsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		doctor,
 		newSkillsSearchCmd(opts),
 		newCmd,
+		newSkillsAddCmd(opts), newSkillsUpdateCmd(opts), newSkillsRemoveCmd(opts), newSkillsVerifyCmd(opts),
 	)
 	return cmd
 }
