@@ -39,6 +39,8 @@ func newSkillsUpdateCmd(opts *skillsOptions) *cobra.Command {
 type pendingUpdate struct {
 	entry  lock.Entry
 	staged string
+	// same: the files did not change, only the commit moves.
+	same bool
 }
 
 func skillsUpdateRun(ctx context.Context, o *installOptions, name string) error {
@@ -108,13 +110,15 @@ func skillsUpdateRun(ctx context.Context, o *installOptions, name string) error 
 	err = lock.Update(ctx, target.Path, func(f *lock.File) error {
 		for i := range pending {
 			p := &pending[i]
-			if p.staged != "" {
-				if err := install.Place(p.staged, target.Root, p.entry.Name); err != nil {
-					return err
-				}
-				p.staged = ""
-			}
 			f.Put(p.entry)
+			if p.same {
+				fmt.Fprintf(w, "Locked %s at %s (files unchanged)\n", termtext.EscapeLine(p.entry.Name), orDash(shortCommit(p.entry.Commit)))
+				continue
+			}
+			if err := install.Place(p.staged, target.Root, p.entry.Name); err != nil {
+				return err
+			}
+			p.staged = ""
 			fmt.Fprintf(w, "Updated %s to %s (%s)\n", termtext.EscapeLine(p.entry.Name), orDash(shortCommit(p.entry.Commit)), p.entry.Hash)
 		}
 		return nil
@@ -167,7 +171,7 @@ func stageUpdate(ctx context.Context, o *installOptions, git install.Git, target
 			return nil, "", nil
 		}
 		fmt.Fprintf(w, "%s: files unchanged at %s\n", name, shortCommit(tree.Commit))
-		p.staged = ""
+		p.staged, p.same = "", true
 		return p, "", nil
 	}
 	installed := filepath.Join(target.Root, e.Name)
