@@ -87,7 +87,7 @@ func skillsAddRun(ctx context.Context, o *skillsAddOptions, spec string) error {
 	if tree.Commit != "" {
 		from += " @ " + shortCommit(tree.Commit)
 	}
-	fmt.Fprintf(w, "Found %d skills in %s:\n\n", len(found), termtext.EscapeLine(from))
+	fmt.Fprintf(w, "Found %s in %s:\n\n", plural(len(found), "skill"), termtext.EscapeLine(from))
 	var refused []installRefused
 	for i := range found {
 		c := &found[i]

@@ -177,3 +177,4 @@ func cwd() string {
 	}
 	return dir
 }
+
