@@ -177,4 +177,3 @@ func cwd() string {
 	}
 	return dir
 }
-

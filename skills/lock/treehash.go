@@ -40,8 +40,9 @@ func TreeHash(dir string) (string, error) {
 		return "", err
 	}
 	sum := sha256.New()
+	buf := make([]byte, 32<<10)
 	for _, f := range files {
-		h, err := fileHash(filepath.Join(dir, filepath.FromSlash(f.path)))
+		h, err := fileHash(filepath.Join(dir, filepath.FromSlash(f.path)), buf)
 		if err != nil {
 			return "", err
 		}
@@ -114,8 +115,9 @@ func treeFiles(dir string) ([]treeFile, error) {
 }
 
 // fileHash is the hex SHA-256 of a file's bytes, read without following a
-// link put in its place since the walk.
-func fileHash(path string) (string, error) {
+// link put in its place since the walk, through buf (one buffer for a
+// whole tree rather than one per file).
+func fileHash(path string, buf []byte) (string, error) {
 	f, err := openNoFollow(path)
 	if err != nil {
 		return "", fmt.Errorf("tree hash: %w", err)
@@ -125,7 +127,8 @@ func fileHash(path string) (string, error) {
 		return "", fmt.Errorf("tree hash: %s is not a regular file", path)
 	}
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	// Only the Reader: os.File's WriteTo would bypass buf.
+	if _, err := io.CopyBuffer(h, struct{ io.Reader }{f}, buf); err != nil {
 		return "", fmt.Errorf("tree hash: read %s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
@@ -140,8 +143,9 @@ func FileHashes(dir string) (map[string]string, error) {
 		return nil, err
 	}
 	out := make(map[string]string, len(files))
+	buf := make([]byte, 32<<10)
 	for _, f := range files {
-		h, err := fileHash(filepath.Join(dir, filepath.FromSlash(f.path)))
+		h, err := fileHash(filepath.Join(dir, filepath.FromSlash(f.path)), buf)
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"sync"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/sandbox"
@@ -84,8 +86,9 @@ func checkSkillLocks(cfg *config.Config, cat *skills.Catalog) {
 			cat.Diagnostics = append(cat.Diagnostics, skills.Diagnostic{Path: l.Path, Severity: skills.SeverityError, Message: "skills.lock not used: " + err.Error()})
 			f = &lock.File{}
 		}
-		for _, e := range f.Entries {
-			state, _, detail := LockedCheck(l.Root, e)
+		checks := lockedChecks(l.Root, f.Entries)
+		for i, e := range f.Entries {
+			state, detail := checks[i].state, checks[i].detail
 			dir := filepath.Join(l.Root, e.Name)
 			switch state {
 			case LockedMissing:
@@ -107,6 +110,30 @@ func checkSkillLocks(cfg *config.Config, cat *skills.Catalog) {
 			}
 		}
 	}
+}
+
+// lockedCheck is one [LockedCheck] result.
+type lockedCheck struct {
+	state  LockedState
+	detail string
+}
+
+// lockedChecks runs [LockedCheck] for entries, a few at a time: hashing
+// is mostly waiting for reads.
+func lockedChecks(root string, entries []lock.Entry) []lockedCheck {
+	out := make([]lockedCheck, len(entries))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
+	for i, e := range entries {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[i].state, _, out[i].detail = LockedCheck(root, e)
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // lockedHere reports whether s is the folder the lock installed under its
