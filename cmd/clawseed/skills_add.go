@@ -187,7 +187,7 @@ func addRefusal(o *skillsAddOptions, target app.SkillLock, locked *lock.File, sr
 	if e == nil || e.Source != src.Spec || e.Path != c.Path {
 		return termtext.EscapeLine(dir) + " exists and was not installed from this source; replace it with --yes"
 	}
-	if state, _, _ := app.LockedCheck(target.Root, *e); state == app.LockedModified {
+	if state, _, _ := app.LockedCheck(target.Root, *e, nil); state == app.LockedModified {
 		return termtext.EscapeLine(dir) + " was modified since install; replace your changes with --yes"
 	}
 	return ""

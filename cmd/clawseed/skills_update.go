@@ -203,7 +203,7 @@ func stageUpdate(ctx context.Context, o *installOptions, git install.Git, target
 	printFindings(w, findings)
 	why := ""
 	if !o.Yes {
-		if state, _, _ := app.LockedCheck(target.Root, e); state == app.LockedModified {
+		if state, _, _ := app.LockedCheck(target.Root, e, nil); state == app.LockedModified {
 			why = termtext.EscapeLine(installed) + " was modified since install; not overwritten (update it anyway, losing your changes, with --yes)"
 		} else if bad := severe(findings); len(bad) > 0 {
 			why = fmt.Sprintf("%d high or critical findings in the new version (see above); update anyway with --yes", len(bad))

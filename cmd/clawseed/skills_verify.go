@@ -52,7 +52,7 @@ func skillsVerifyRun(ctx context.Context, opts *skillsOptions) error {
 			return err
 		}
 		for _, e := range f.Entries {
-			state, actual, detail := app.LockedCheck(l.Root, e)
+			state, actual, detail := app.LockedCheck(l.Root, e, nil)
 			if state != app.LockedOK {
 				bad++
 			}

@@ -18,6 +18,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"time"
+
+	"github.com/clawseed/clawseed/internal/filestamp"
 )
 
 // TreeHash is the content hash of the skill folder dir: "sha256:" and the
@@ -39,6 +43,11 @@ func TreeHash(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return hashFiles(dir, files)
+}
+
+// hashFiles is the tree hash of files, listed from dir by [treeFiles].
+func hashFiles(dir string, files []treeFile) (string, error) {
 	sum := sha256.New()
 	buf := make([]byte, 32<<10)
 	for _, f := range files {
@@ -60,6 +69,10 @@ type treeFile struct {
 	path string // slash-separated, relative
 	exec bool
 	size int64
+	// stamp is what the stat says of the file ([HashCache]); changed the
+	// later of its mtime and change time.
+	stamp   string
+	changed time.Time
 }
 
 // treeFiles lists the regular files under dir, sorted by path, without
@@ -99,7 +112,13 @@ func treeFiles(dir string) ([]treeFile, error) {
 			if err != nil {
 				return err
 			}
-			files = append(files, treeFile{path: rel, exec: info.Mode().Perm()&0o111 != 0, size: info.Size()})
+			dev, ino, ctime := filestamp.Identity(info)
+			changed := info.ModTime()
+			if ct := time.Unix(0, ctime); ctime != 0 && ct.After(changed) {
+				changed = ct
+			}
+			files = append(files, treeFile{path: rel, exec: info.Mode().Perm()&0o111 != 0, size: info.Size(),
+				stamp: fmt.Sprintf("%d %v %d %d %d %d", info.Size(), info.Mode(), info.ModTime().UnixNano(), dev, ino, ctime), changed: changed})
 			return nil
 		case t&fs.ModeSymlink != 0:
 			return fmt.Errorf("%s is a symbolic link (an installed skill holds only files and folders)", rel)
@@ -195,4 +214,63 @@ func isLowerHex(s string) bool {
 		}
 	}
 	return true
+}
+
+// A HashCache remembers the [TreeHash] of folders by the stat of their
+// files (path, size, mode, mtime, inode and change time): a folder whose
+// files all stat the same is not read again. Discovery in a long session
+// (hot reload after every write) checks the locked skills through one.
+// A file changed within racyWindow of the hash is not trusted to its
+// stat (mtime granularity), so such a folder is not remembered. Safe for
+// concurrent use.
+type HashCache struct {
+	mu sync.Mutex
+	m  map[string]cachedHash
+	// now is time.Now; tests move it past the racy window.
+	now func() time.Time
+}
+
+type cachedHash struct{ stamps, hash string }
+
+// racyWindow is how recent a change keeps a folder's hash out of the cache.
+const racyWindow = 2 * time.Second
+
+// NewHashCache returns an empty cache.
+func NewHashCache() *HashCache { return &HashCache{m: map[string]cachedHash{}, now: time.Now} }
+
+// TreeHash is [TreeHash] through the cache; a nil cache hashes every time.
+func (c *HashCache) TreeHash(dir string) (string, error) {
+	if c == nil {
+		return TreeHash(dir)
+	}
+	start := c.now()
+	files, err := treeFiles(dir)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	racy := false
+	for _, f := range files {
+		fmt.Fprintf(&b, "%s\x00%s\x00", f.path, f.stamp)
+		racy = racy || start.Sub(f.changed) < racyWindow
+	}
+	stamps := b.String()
+	c.mu.Lock()
+	e, ok := c.m[dir]
+	c.mu.Unlock()
+	if ok && e.stamps == stamps {
+		return e.hash, nil
+	}
+	h, err := hashFiles(dir, files)
+	if err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	if racy {
+		delete(c.m, dir)
+	} else {
+		c.m[dir] = cachedHash{stamps: stamps, hash: h}
+	}
+	c.mu.Unlock()
+	return h, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // write makes the files of a tree: path -> content; a path ending in "*"
@@ -141,5 +142,52 @@ func TestChanges(t *testing.T) {
 	a, r, c := Changes(h1, h2)
 	if fmt.Sprint(a, r, c) != "[new] [old] [SKILL.md x]" {
 		t.Fatalf("Changes = %v %v %v", a, r, c)
+	}
+}
+
+func TestHashCache(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"SKILL.md": "# x\n", "a/b": "b"})
+	c := NewHashCache()
+	later := time.Now().Add(time.Hour)
+	c.now = func() time.Time { return later }
+	check := func(step string) {
+		t.Helper()
+		want, err := TreeHash(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.TreeHash(dir)
+		if err != nil || got != want {
+			t.Fatalf("%s: cached %s %v, want %s", step, got, err, want)
+		}
+	}
+	check("first")
+	check("again")
+	// Same size, mtime put back: the change time still tells.
+	p := filepath.Join(dir, "a/b")
+	info, _ := os.Stat(p)
+	os.WriteFile(p, []byte("c"), 0o644)
+	os.Chtimes(p, info.ModTime(), info.ModTime())
+	check("content")
+	os.Chmod(p, 0o755)
+	check("mode")
+	os.Remove(p)
+	check("removed")
+	os.Symlink("/etc/passwd", p)
+	if _, err := c.TreeHash(dir); err == nil {
+		t.Fatal("a link was hashed through the cache")
+	}
+	// Racy: a folder changed just now is not remembered.
+	c.now = time.Now
+	os.Remove(p)
+	os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("# y\n"), 0o644)
+	check("racy")
+	if len(c.m) != 0 {
+		t.Fatalf("a racy folder was cached: %v", c.m)
+	}
+	var nilCache *HashCache
+	if h, err := nilCache.TreeHash(dir); err != nil || !strings.HasPrefix(h, "sha256:") {
+		t.Fatal(h, err)
 	}
 }

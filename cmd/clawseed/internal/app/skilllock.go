@@ -52,13 +52,13 @@ const (
 )
 
 // LockedCheck compares the folder of e, in root, with its hash; detail
-// says what differs.
-func LockedCheck(root string, e lock.Entry) (state LockedState, hash string, detail string) {
+// says what differs. hashes may be nil (hash every file).
+func LockedCheck(root string, e lock.Entry, hashes *lock.HashCache) (state LockedState, hash string, detail string) {
 	dir := filepath.Join(root, e.Name)
 	if _, err := os.Lstat(dir); os.IsNotExist(err) {
 		return LockedMissing, "", "the folder " + dir + " is missing"
 	}
-	h, err := lock.TreeHash(dir)
+	h, err := hashes.TreeHash(dir)
 	switch {
 	case err != nil:
 		return LockedModified, "", err.Error()
@@ -77,16 +77,17 @@ func LockedCheck(root string, e lock.Entry) (state LockedState, hash string, det
 // "not in skills.lock". User and built-in skills are never hidden.
 //
 // Cost: without lock files, one failed open each; otherwise one read of
-// the lock and one tree hash of each locked skill's files (they are read
-// whole) per discovery, so per hot reload too.
-func checkSkillLocks(cfg *config.Config, cat *skills.Catalog) {
+// the lock and, per locked skill, a walk with a stat of each file, and a
+// read of all its files when hashes does not know them by those stats
+// (the first discovery of a process, or after a change).
+func checkSkillLocks(cfg *config.Config, cat *skills.Catalog, hashes *lock.HashCache) {
 	for _, l := range SkillLocks(cfg) {
 		f, _, err := lock.Read(l.Path)
 		if err != nil {
 			cat.Diagnostics = append(cat.Diagnostics, skills.Diagnostic{Path: l.Path, Severity: skills.SeverityError, Message: "skills.lock not used: " + err.Error()})
 			f = &lock.File{}
 		}
-		checks := lockedChecks(l.Root, f.Entries)
+		checks := lockedChecks(l.Root, f.Entries, hashes)
 		for i, e := range f.Entries {
 			state, detail := checks[i].state, checks[i].detail
 			dir := filepath.Join(l.Root, e.Name)
@@ -120,7 +121,7 @@ type lockedCheck struct {
 
 // lockedChecks runs [LockedCheck] for entries, a few at a time: hashing
 // is mostly waiting for reads.
-func lockedChecks(root string, entries []lock.Entry) []lockedCheck {
+func lockedChecks(root string, entries []lock.Entry, hashes *lock.HashCache) []lockedCheck {
 	out := make([]lockedCheck, len(entries))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
@@ -129,7 +130,7 @@ func lockedChecks(root string, entries []lock.Entry) []lockedCheck {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			out[i].state, _, out[i].detail = LockedCheck(root, e)
+			out[i].state, _, out[i].detail = LockedCheck(root, e, hashes)
 		}()
 	}
 	wg.Wait()

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/skills"
@@ -98,8 +99,19 @@ func BenchmarkDiscoverLocked(b *testing.B) {
 			opts, notes := skillSetup(cfg)
 			opts.Cache = skills.NewParseCache()
 			for b.Loop() {
-				discoverNoting(context.Background(), cfg, opts, notes)
+				discoverNoting(context.Background(), cfg, opts, notes, nil)
 			}
 		})
 	}
+	// A session's reloads: the hashes are known by the files' stats.
+	b.Run("locked=true/reload", func(b *testing.B) {
+		cfg := lockedWorkspace(b, 100, 5)
+		opts, notes := skillSetup(cfg)
+		opts.Cache = skills.NewParseCache()
+		hashes := lock.NewHashCache()
+		time.Sleep(2100 * time.Millisecond) // past the racy window
+		for b.Loop() {
+			discoverNoting(context.Background(), cfg, opts, notes, hashes)
+		}
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/runtime/tools"
 	"github.com/clawseed/clawseed/skills"
+	"github.com/clawseed/clawseed/skills/lock"
 	"github.com/clawseed/clawseed/skills/watch"
 )
 
@@ -51,7 +52,7 @@ func (r *skillReloader) discover(ctx context.Context) *skills.Catalog {
 	}
 	opts, notes := skillSetup(r.cfg)
 	opts.Cache = r.cache.cache
-	cat := discoverNoting(ctx, r.cfg, opts, notes)
+	cat := discoverNoting(ctx, r.cfg, opts, notes, r.cache.hashes)
 	r.cache.save()
 	r.sb.SkillDirs.Replace(skillReadDirs(cat))
 	r.mu.Lock()
@@ -145,13 +146,13 @@ func skillSetup(cfg *config.Config) (skills.Options, []skills.Diagnostic) {
 
 // discoverNoting runs discovery with opts; the catalog's diagnostics begin
 // with notes. Every discovery goes through it, so the lock files apply on
-// every path ([checkSkillLocks]).
-func discoverNoting(ctx context.Context, cfg *config.Config, opts skills.Options, notes []skills.Diagnostic) *skills.Catalog {
+// every path ([checkSkillLocks], hashing through hashes, which may be nil).
+func discoverNoting(ctx context.Context, cfg *config.Config, opts skills.Options, notes []skills.Diagnostic, hashes *lock.HashCache) *skills.Catalog {
 	cat := skills.Discover(ctx, opts)
 	if len(notes) > 0 {
 		cat.Diagnostics = append(notes, cat.Diagnostics...)
 	}
-	checkSkillLocks(cfg, cat)
+	checkSkillLocks(cfg, cat, hashes)
 	return cat
 }
 
@@ -165,7 +166,7 @@ func Discover(ctx context.Context, cfg *config.Config, proc *Process, log *slog.
 	opts, notes := skillSetup(cfg)
 	c := openSkillCache(cfg, opts, proc, log)
 	opts.Cache = c.cache
-	cat := discoverNoting(ctx, cfg, opts, notes)
+	cat := discoverNoting(ctx, cfg, opts, notes, c.hashes)
 	c.save()
 	return cat
 }
@@ -177,7 +178,7 @@ func DiscoverUncached(ctx context.Context, cfg *config.Config) *skills.Catalog {
 		return &skills.Catalog{}
 	}
 	opts, notes := skillSetup(cfg)
-	return discoverNoting(ctx, cfg, opts, notes)
+	return discoverNoting(ctx, cfg, opts, notes, nil)
 }
 
 // IndexBudget is the skill index budget of a session of cfg: a share of the
