@@ -78,7 +78,7 @@ func skillsAddRun(ctx context.Context, o *skillsAddOptions, spec string) error {
 	if err != nil {
 		return err
 	}
-	locked, _, err := lock.Read(target.Path)
+	locked, _, err := target.Read()
 	if err != nil {
 		return err
 	}

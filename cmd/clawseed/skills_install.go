@@ -31,13 +31,17 @@ type installOptions struct {
 // project's, or the user's with --user.
 func (o *installOptions) targetLock(cfg *config.Config) (app.SkillLock, error) {
 	locks := app.SkillLocks(cfg)
-	if !o.User {
-		return locks[0], nil
+	l := locks[0]
+	if o.User {
+		if len(locks) < 2 {
+			return app.SkillLock{}, usageError(errors.New("--user: CLAWSEED_HOME is not set and no home folder was found"))
+		}
+		l = locks[1]
 	}
-	if len(locks) < 2 {
-		return app.SkillLock{}, usageError(errors.New("--user: CLAWSEED_HOME is not set and no home folder was found"))
+	if err := l.Contained(); err != nil {
+		return app.SkillLock{}, &install.Error{Err: err}
 	}
-	return locks[1], nil
+	return l, nil
 }
 
 // fetchGit is the sandboxed git of the command; its note (git unconfined)

@@ -52,7 +52,7 @@ func skillsUpdateRun(ctx context.Context, o *installOptions, name string) error 
 	if err != nil {
 		return err
 	}
-	locked, _, err := lock.Read(target.Path)
+	locked, _, err := target.Read()
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
 	"github.com/clawseed/clawseed/internal/termtext"
-	"github.com/clawseed/clawseed/skills/lock"
 )
 
 func newSkillsVerifyCmd(opts *skillsOptions) *cobra.Command {
@@ -47,7 +46,7 @@ func skillsVerifyRun(ctx context.Context, opts *skillsOptions) error {
 	out := []verifyJSON{}
 	bad := 0
 	for _, l := range app.SkillLocks(cfg) {
-		f, _, err := lock.Read(l.Path)
+		f, _, err := l.Read()
 		if err != nil {
 			return err
 		}

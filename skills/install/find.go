@@ -15,11 +15,11 @@ import (
 	"github.com/clawseed/clawseed/skills/lock"
 )
 
-// Caps on what one skill may hold and on the search of a source: a skill
-// is instructions and a few scripts, not a data set.
+// Caps on what one skill may hold (the lock's, which hashing enforces
+// too) and on the search of a source.
 const (
-	MaxFiles     = 1000
-	MaxBytes     = 20 << 20
+	MaxFiles     = lock.MaxFiles
+	MaxBytes     = lock.MaxBytes
 	maxWalk      = 50000 // entries of a source visited looking for skills
 	maxWalkDepth = 10
 )

@@ -234,14 +234,19 @@ func hasControl(s string) bool {
 // Read reads the lock file at path; a missing file is an empty File and
 // exists false.
 func Read(path string) (f *File, exists bool, err error) {
-	file, err := os.Open(path)
+	// Not through a link, and not a named pipe that would block: a
+	// repository's lock file is input.
+	file, err := openNoFollow(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return &File{}, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("read %s: %w", path, err)
+		return nil, true, &Error{Path: path, Msg: "cannot be read (a lock file is a regular file, not a link): " + err.Error()}
 	}
 	defer file.Close()
+	if info, err := file.Stat(); err != nil || !info.Mode().IsRegular() {
+		return nil, true, &Error{Path: path, Msg: "not a regular file"}
+	}
 	data, err := readCapped(file, path)
 	if err != nil {
 		return nil, true, err

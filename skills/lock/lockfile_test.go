@@ -157,3 +157,22 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestReadRefusesSpecialFiles: a repository's lock file may be a link or
+// a named pipe; reading it neither follows the link nor blocks.
+func TestReadRefusesSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.lock")
+	os.WriteFile(real, Marshal(&File{}), 0o644)
+	link := filepath.Join(dir, "link.lock")
+	os.Symlink(real, link)
+	fifo := filepath.Join(dir, "fifo.lock")
+	if err := mkfifo(fifo); err != nil {
+		t.Skip(err)
+	}
+	for _, p := range []string{link, fifo} {
+		if _, exists, err := Read(p); err == nil || !exists {
+			t.Errorf("Read(%s) = %v, %v; want an error", filepath.Base(p), exists, err)
+		}
+	}
+}

@@ -75,8 +75,17 @@ type treeFile struct {
 	changed time.Time
 }
 
+// Caps on a skill folder, for installing and hashing alike: a skill is
+// instructions and a few scripts, and a lock file naming a huge folder
+// must not make every discovery read it.
+const (
+	MaxFiles = 1000
+	MaxBytes = 20 << 20
+)
+
 // treeFiles lists the regular files under dir, sorted by path, without
-// following anything.
+// following anything; more than [MaxFiles] files or [MaxBytes] bytes is an
+// error.
 func treeFiles(dir string) ([]treeFile, error) {
 	info, err := os.Lstat(dir)
 	if err != nil {
@@ -86,6 +95,7 @@ func treeFiles(dir string) ([]treeFile, error) {
 		return nil, fmt.Errorf("tree hash: %s is not a folder", dir)
 	}
 	var files []treeFile
+	var total int64
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -119,6 +129,9 @@ func treeFiles(dir string) ([]treeFile, error) {
 			}
 			files = append(files, treeFile{path: rel, exec: info.Mode().Perm()&0o111 != 0, size: info.Size(),
 				stamp: fmt.Sprintf("%d %v %d %d %d %d", info.Size(), info.Mode(), info.ModTime().UnixNano(), dev, ino, ctime), changed: changed})
+			if total += info.Size(); len(files) > MaxFiles || total > MaxBytes {
+				return fmt.Errorf("more than %d files or %d bytes: too large for a skill", MaxFiles, MaxBytes)
+			}
 			return nil
 		case t&fs.ModeSymlink != 0:
 			return fmt.Errorf("%s is a symbolic link (an installed skill holds only files and folders)", rel)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -189,5 +188,22 @@ func TestHashCache(t *testing.T) {
 	var nilCache *HashCache
 	if h, err := nilCache.TreeHash(dir); err != nil || !strings.HasPrefix(h, "sha256:") {
 		t.Fatal(h, err)
+	}
+}
+
+func TestTreeHashCaps(t *testing.T) {
+	dir := t.TempDir()
+	for i := range MaxFiles + 1 {
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%04d", i)), nil, 0o644)
+	}
+	if _, err := TreeHash(dir); err == nil || !strings.Contains(err.Error(), "too large for a skill") {
+		t.Fatalf("TreeHash of %d files = %v", MaxFiles+1, err)
+	}
+	big := t.TempDir()
+	f, _ := os.Create(filepath.Join(big, "big"))
+	f.Truncate(MaxBytes + 1)
+	f.Close()
+	if _, err := TreeHash(big); err == nil {
+		t.Fatal("TreeHash of a folder over MaxBytes")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
@@ -22,8 +23,38 @@ import (
 type SkillLock struct {
 	// Path is the lock file, Root the folder of the skills it names.
 	Path, Root string
+	// Base is the workspace or CLAWSEED_HOME they are inside.
+	Base string
 	// Project is true for the workspace's (.clawseed/skills.lock).
 	Project bool
+}
+
+// Contained fails when a folder on the way from Base to Root, or Root, is
+// a symbolic link: a repository whose .clawseed/skills is a link to the
+// home folder would otherwise have `skills add` write there, `skills
+// remove` delete there, and every discovery hash what its lock names
+// there. Missing folders are fine (nothing is installed yet).
+func (l SkillLock) Contained() error {
+	rel, err := filepath.Rel(l.Base, l.Root)
+	if err != nil {
+		return err
+	}
+	cur := l.Base
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, part)
+		info, err := os.Lstat(cur)
+		switch {
+		case os.IsNotExist(err):
+			return nil
+		case err != nil:
+			return err
+		case info.Mode()&os.ModeSymlink != 0:
+			return fmt.Errorf("%s is a symbolic link: installed skills live only in a real folder there", cur)
+		case !info.IsDir():
+			return fmt.Errorf("%s is not a folder", cur)
+		}
+	}
+	return nil
 }
 
 // SkillLocks are the lock files of cfg: the project's
@@ -32,12 +63,21 @@ type SkillLock struct {
 // CLAWSEED_HOME).
 func SkillLocks(cfg *config.Config) []SkillLock {
 	out := []SkillLock{{
-		Path: filepath.Join(cfg.Workspace, ".clawseed", lock.FileName), Root: filepath.Join(cfg.Workspace, ".clawseed", "skills"), Project: true,
+		Path: filepath.Join(cfg.Workspace, ".clawseed", lock.FileName), Root: filepath.Join(cfg.Workspace, ".clawseed", "skills"),
+		Base: cfg.Workspace, Project: true,
 	}}
 	if cfg.Home != "" {
-		out = append(out, SkillLock{Path: filepath.Join(cfg.Home, lock.FileName), Root: filepath.Join(cfg.Home, "skills")})
+		out = append(out, SkillLock{Path: filepath.Join(cfg.Home, lock.FileName), Root: filepath.Join(cfg.Home, "skills"), Base: cfg.Home})
 	}
 	return out
+}
+
+// Read reads the lock file once its root is known to be [SkillLock.Contained].
+func (l SkillLock) Read() (f *lock.File, exists bool, err error) {
+	if err := l.Contained(); err != nil {
+		return nil, false, err
+	}
+	return lock.Read(l.Path)
 }
 
 // A LockedState is how an installed skill's folder compares with its
@@ -82,7 +122,7 @@ func LockedCheck(root string, e lock.Entry, hashes *lock.HashCache) (state Locke
 // (the first discovery of a process, or after a change).
 func checkSkillLocks(cfg *config.Config, cat *skills.Catalog, hashes *lock.HashCache) {
 	for _, l := range SkillLocks(cfg) {
-		f, _, err := lock.Read(l.Path)
+		f, _, err := l.Read()
 		if err != nil {
 			cat.Diagnostics = append(cat.Diagnostics, skills.Diagnostic{Path: l.Path, Severity: skills.SeverityError, Message: "skills.lock not used: " + err.Error()})
 			f = &lock.File{}
