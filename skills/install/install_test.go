@@ -161,7 +161,7 @@ func TestCheckTreeRefuses(t *testing.T) {
 		{"symlink out", func(d string) error { return os.Symlink("/etc/passwd", filepath.Join(d, "p")) }, "p is a symbolic link"},
 		{"symlink in", func(d string) error { return os.Symlink("SKILL.md", filepath.Join(d, "again.md")) }, "again.md is a symbolic link"},
 		{"linked folder", func(d string) error { return os.Symlink("/", filepath.Join(d, "root")) }, "root is a symbolic link"},
-		{"fifo", func(d string) error { return syscall.Mkfifo(filepath.Join(d, "f"), 0o644) }, "f is not a regular file"},
+		{"fifo", func(d string) error { return mkfifo(filepath.Join(d, "f")) }, "f is not a regular file"},
 		{"control name", func(d string) error { return os.WriteFile(filepath.Join(d, "a\x1b[31m"), nil, 0o644) }, "control character"},
 		{"too many files", func(d string) error {
 			for i := range MaxFiles + 1 {

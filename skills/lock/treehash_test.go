@@ -104,7 +104,7 @@ func TestTreeHashRefuses(t *testing.T) {
 	}{
 		{"symlink to file", func(d string) error { return os.Symlink("/etc/passwd", filepath.Join(d, "link")) }, "symbolic link"},
 		{"symlink to folder", func(d string) error { return os.Symlink("/", filepath.Join(d, "sub", "root")) }, "symbolic link"},
-		{"fifo", func(d string) error { return syscall.Mkfifo(filepath.Join(d, "fifo"), 0o644) }, "not a regular file"},
+		{"fifo", func(d string) error { return mkfifo(filepath.Join(d, "fifo")) }, "not a regular file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
