@@ -112,18 +112,32 @@ func skillsAddRun(ctx context.Context, o *skillsAddOptions, spec string) error {
 	if !ok {
 		return &install.Error{Err: errNotConfirmed}
 	}
+	// Every copy is made before anything is placed: a copy that fails
+	// leaves the installed skills as they were.
+	staged := make([]string, len(chosen))
+	hashes := make([]string, len(chosen))
+	defer func() {
+		for _, dir := range staged {
+			if dir != "" {
+				os.RemoveAll(dir)
+			}
+		}
+	}()
+	for i, c := range chosen {
+		if staged[i], hashes[i], err = install.Stage(c, target.Root); err != nil {
+			return err
+		}
+	}
+	// A placement that fails stops there; the lock records those placed.
+	var placeErr error
 	err = lock.Update(ctx, target.Path, func(f *lock.File) error {
-		for _, c := range chosen {
-			staged, hash, err := install.Stage(c, target.Root)
-			if err != nil {
-				return err
+		for i, c := range chosen {
+			if placeErr = install.Place(staged[i], target.Root, c.Name); placeErr != nil {
+				return nil
 			}
-			if err := install.Place(staged, target.Root, c.Name); err != nil {
-				os.RemoveAll(staged)
-				return err
-			}
-			f.Put(lock.Entry{Name: c.Name, Source: src.Spec, Ref: o.Ref, Commit: tree.Commit, Path: c.Path, Hash: hash})
-			fmt.Fprintf(w, "Installed %s in %s (%s)\n", termtext.EscapeLine(c.Name), termtext.EscapeLine(filepath.Join(target.Root, c.Name)), hash)
+			staged[i] = ""
+			f.Put(lock.Entry{Name: c.Name, Source: src.Spec, Ref: o.Ref, Commit: tree.Commit, Path: c.Path, Hash: hashes[i]})
+			fmt.Fprintf(w, "Installed %s in %s (%s)\n", termtext.EscapeLine(c.Name), termtext.EscapeLine(filepath.Join(target.Root, c.Name)), hashes[i])
 		}
 		return nil
 	})
@@ -131,7 +145,7 @@ func skillsAddRun(ctx context.Context, o *skillsAddOptions, spec string) error {
 		return err
 	}
 	fmt.Fprintf(w, "Wrote %s\n", termtext.EscapeLine(target.Path))
-	return nil
+	return placeErr
 }
 
 // chooseSkills returns the candidates named by --skill, or all of them.

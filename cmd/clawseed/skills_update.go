@@ -81,9 +81,36 @@ func skillsUpdateRun(ctx context.Context, o *installOptions, name string) error 
 			}
 		}
 	}()
+	// One fetch per source and ref, however many of its skills are locked.
+	trees := map[[2]string]*install.Tree{}
+	defer func() {
+		for _, t := range trees {
+			t.Close()
+		}
+	}()
+	fetch := func(e lock.Entry) (*install.Tree, error) {
+		key := [2]string{e.Source, e.Ref}
+		if t, ok := trees[key]; ok {
+			return t, nil
+		}
+		src, err := install.ParseSource(e.Source, target.Root)
+		if err != nil {
+			return nil, err
+		}
+		t, err := install.Fetch(ctx, git, src, e.Ref)
+		if err != nil {
+			return nil, err
+		}
+		trees[key] = t
+		return t, nil
+	}
 	w := o.io.Out
 	for _, e := range entries {
-		p, why, err := stageUpdate(ctx, o, git, target, e)
+		tree, err := fetch(e)
+		if err != nil {
+			return err
+		}
+		p, why, err := stageUpdate(ctx, o, tree, target, e)
 		if err != nil {
 			return err
 		}
@@ -107,18 +134,21 @@ func skillsUpdateRun(ctx context.Context, o *installOptions, name string) error 
 	if !ok {
 		return &install.Error{Err: errNotConfirmed}
 	}
+	// A placement that fails stops there; the lock records those placed.
+	var placeErr error
 	err = lock.Update(ctx, target.Path, func(f *lock.File) error {
 		for i := range pending {
 			p := &pending[i]
-			f.Put(p.entry)
 			if p.same {
+				f.Put(p.entry)
 				fmt.Fprintf(w, "Locked %s at %s (files unchanged)\n", termtext.EscapeLine(p.entry.Name), orDash(shortCommit(p.entry.Commit)))
 				continue
 			}
-			if err := install.Place(p.staged, target.Root, p.entry.Name); err != nil {
-				return err
+			if placeErr = install.Place(p.staged, target.Root, p.entry.Name); placeErr != nil {
+				return nil
 			}
 			p.staged = ""
+			f.Put(p.entry)
 			fmt.Fprintf(w, "Updated %s to %s (%s)\n", termtext.EscapeLine(p.entry.Name), orDash(shortCommit(p.entry.Commit)), p.entry.Hash)
 		}
 		return nil
@@ -127,25 +157,16 @@ func skillsUpdateRun(ctx context.Context, o *installOptions, name string) error 
 		return err
 	}
 	fmt.Fprintf(w, "Wrote %s\n", termtext.EscapeLine(target.Path))
-	return nil
+	return placeErr
 }
 
-// stageUpdate fetches e's source at its ref, stages the skill's new files
+// stageUpdate finds e's skill in tree (its source at its ref), stages the new files
 // next to the installed ones and prints what changed and the findings. It
 // returns nil when the skill is up to date, or a refusal: local changes
 // or high findings without --yes.
-func stageUpdate(ctx context.Context, o *installOptions, git install.Git, target app.SkillLock, e lock.Entry) (*pendingUpdate, string, error) {
+func stageUpdate(ctx context.Context, o *installOptions, tree *install.Tree, target app.SkillLock, e lock.Entry) (*pendingUpdate, string, error) {
 	w := o.io.Out
 	name := termtext.EscapeLine(e.Name)
-	src, err := install.ParseSource(e.Source, target.Root)
-	if err != nil {
-		return nil, "", err
-	}
-	tree, err := install.Fetch(ctx, git, src, e.Ref)
-	if err != nil {
-		return nil, "", err
-	}
-	defer tree.Close()
 	if tree.Commit != "" && tree.Commit == e.Commit {
 		fmt.Fprintf(w, "%s: up to date (%s)\n", name, shortCommit(e.Commit))
 		return nil, "", nil
