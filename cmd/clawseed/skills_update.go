@@ -160,10 +160,10 @@ func skillsUpdateRun(ctx context.Context, o *installOptions, name string) error 
 	return placeErr
 }
 
-// stageUpdate finds e's skill in tree (its source at its ref), stages the new files
-// next to the installed ones and prints what changed and the findings. It
-// returns nil when the skill is up to date, or a refusal: local changes
-// or high findings without --yes.
+// stageUpdate finds e's skill in tree (its source at its ref), stages its
+// new files next to the installed ones and prints what changed and the
+// findings. It returns nil when the skill is up to date, or a refusal:
+// local changes or high findings without --yes.
 func stageUpdate(ctx context.Context, o *installOptions, tree *install.Tree, target app.SkillLock, e lock.Entry) (*pendingUpdate, string, error) {
 	w := o.io.Out
 	name := termtext.EscapeLine(e.Name)
