@@ -105,7 +105,7 @@ func skillsAddRun(ctx context.Context, o *skillsAddOptions, spec string) error {
 	if len(refused) > 0 {
 		return refusedError("installed", refused)
 	}
-	ok, err := confirm(&o.installOptions, fmt.Sprintf("Install %d skills into %s?", len(chosen), target.Root))
+	ok, err := confirm(&o.installOptions, fmt.Sprintf("Install %s into %s?", plural(len(chosen), "skill"), target.Root))
 	if err != nil {
 		return err
 	}

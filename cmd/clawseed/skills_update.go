@@ -127,7 +127,7 @@ func skillsUpdateRun(ctx context.Context, o *installOptions, name string) error 
 	if len(pending) == 0 {
 		return nil
 	}
-	ok, err := confirm(o, fmt.Sprintf("Update %d skills in %s?", len(pending), target.Root))
+	ok, err := confirm(o, fmt.Sprintf("Update %s in %s?", plural(len(pending), "skill"), target.Root))
 	if err != nil {
 		return err
 	}
