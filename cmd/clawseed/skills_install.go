@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
@@ -45,11 +46,15 @@ func (o *installOptions) targetLock(cfg *config.Config) (app.SkillLock, error) {
 }
 
 // fetchGit is the sandboxed git of the command; its note (git unconfined)
-// is printed once.
+// is printed before git first runs.
 func fetchGit(cfg *config.Config, errOut io.Writer) (install.Git, func()) {
 	g, note, done := app.SkillFetchGit(cfg)
 	if note != "" {
-		fmt.Fprintln(errOut, "clawseed: "+note)
+		confine, once := g.Confine, sync.Once{}
+		g.Confine = func(tmp string) (install.Starter, error) {
+			once.Do(func() { fmt.Fprintln(errOut, "clawseed: "+note) })
+			return confine(tmp)
+		}
 	}
 	return g, done
 }
