@@ -60,8 +60,8 @@ func copyTree(src, dst string) error {
 			}
 			return nil
 		}
-		if hasControl(d.Name()) {
-			return fmt.Errorf("%q has a control character in its name", d.Name())
+		if notLine(d.Name()) {
+			return fmt.Errorf("%q is not a name of one line of text (control character or invalid UTF-8)", d.Name())
 		}
 		rel, err := filepath.Rel(src, p)
 		if err != nil {

@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // An Error is a failure of installing that is not the user's request being
@@ -67,7 +68,7 @@ var urlLike = regexp.MustCompile(`^([a-z][a-z0-9+.-]*://|[A-Za-z0-9._-]+@[A-Za-z
 // otherwise. Then a URL (https, http, ssh, git, file, or user@host:path),
 // then owner/repo for https://github.com/owner/repo.git.
 func ParseSource(spec, dir string) (Source, error) {
-	if spec == "" || strings.HasPrefix(spec, "-") || hasControl(spec) {
+	if spec == "" || strings.HasPrefix(spec, "-") || notLine(spec) {
 		return Source{}, &UsageError{Err: fmt.Errorf("invalid SOURCE %q", spec)}
 	}
 	local := spec
@@ -179,7 +180,7 @@ func (t *Tree) Close() error {
 // read where it is, and a ref is then an error). ref "" is the default
 // branch; otherwise a branch, a tag or a commit.
 func Fetch(ctx context.Context, g Git, src Source, ref string) (*Tree, error) {
-	if ref != "" && (strings.HasPrefix(ref, "-") || hasControl(ref) || strings.ContainsAny(ref, " ~^:?*[\\")) {
+	if ref != "" && (strings.HasPrefix(ref, "-") || notLine(ref) || strings.ContainsAny(ref, " ~^:?*[\\")) {
 		return nil, &UsageError{Err: fmt.Errorf("invalid --ref %q", ref)}
 	}
 	if !src.Git {
@@ -310,9 +311,15 @@ func (c *capped) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func hasControl(s string) bool {
+// notLine reports whether s is not one line of text: invalid UTF-8 or a
+// control character. Names, paths, sources and refs that are not lines
+// are refused: they would reach the terminal and the lock file.
+func notLine(s string) bool {
+	if !utf8.ValidString(s) {
+		return true
+	}
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
+		if r < 0x20 || r == 0x7f || 0x80 <= r && r < 0xa0 {
 			return true
 		}
 	}

@@ -110,6 +110,9 @@ func Find(ctx context.Context, t *Tree, sub string) ([]Candidate, error) {
 			c.Path = ""
 		}
 		inspect(&c)
+		if notLine(c.Path) && c.Problem == "" {
+			c.Problem = fmt.Sprintf("its folder %q is not a path of one line of text", c.Path)
+		}
 		out = append(out, c)
 	}
 	return out, nil
@@ -135,7 +138,7 @@ func validSub(p string) bool {
 	if p == "" {
 		return true
 	}
-	if hasControl(p) || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") || path.Clean(p) != strings.TrimSuffix(p, "/") {
+	if notLine(p) || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") || path.Clean(p) != strings.TrimSuffix(p, "/") {
 		return false
 	}
 	return !strings.HasPrefix(path.Clean(p), "..")
@@ -236,8 +239,8 @@ func checkTree(dir string) ([]skillFile, string) {
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
 		switch t := d.Type(); {
-		case hasControl(d.Name()):
-			problem = fmt.Sprintf("%q has a control character in its name", rel)
+		case notLine(d.Name()):
+			problem = fmt.Sprintf("%q is not a name of one line of text (control character or invalid UTF-8)", rel)
 		case t.IsDir():
 			return nil
 		case t&fs.ModeSymlink != 0:

@@ -93,6 +93,7 @@ func TestFindLayouts(t *testing.T) {
 		"skills/bad/SKILL.md":                      "---\nname: [\n---\n",
 		"skills/colon/SKILL.md":                    skillMD("p:colon"),
 		"deep/1/2/3/4/5/6/7/8/9/10/11/12/SKILL.md": skillMD("deep"),
+		"skills/e\x1b[1m/SKILL.md":                 skillMD("esc"),
 	})
 	tree := &Tree{Source: Source{Spec: root, Local: root}, Root: root}
 	found, err := Find(context.Background(), tree, "")
@@ -107,8 +108,9 @@ func TestFindLayouts(t *testing.T) {
 		}
 		got = append(got, s)
 	}
-	want := []string{"top@", "b@.claude/skills/b", "c@plugins/p/skills/c", "d@collection/group/d",
-		"a@skills/a", "bad@skills/bad!", "p:colon@skills/colon!"}
+	// The top skill holds the whole tree, the bad folder name included.
+	want := []string{"top@!", "b@.claude/skills/b", "c@plugins/p/skills/c", "d@collection/group/d",
+		"a@skills/a", "bad@skills/bad!", "p:colon@skills/colon!", "esc@skills/e\x1b[1m!"}
 	slices.Sort(got)
 	slices.Sort(want)
 	if strings.Join(got, " ") != strings.Join(want, " ") {
@@ -163,6 +165,7 @@ func TestCheckTreeRefuses(t *testing.T) {
 		{"linked folder", func(d string) error { return os.Symlink("/", filepath.Join(d, "root")) }, "root is a symbolic link"},
 		{"fifo", func(d string) error { return mkfifo(filepath.Join(d, "f")) }, "f is not a regular file"},
 		{"control name", func(d string) error { return os.WriteFile(filepath.Join(d, "a\x1b[31m"), nil, 0o644) }, "control character"},
+		{"invalid UTF-8 name", func(d string) error { return os.WriteFile(filepath.Join(d, "a\xff"), nil, 0o644) }, "invalid UTF-8"},
 		{"too many files", func(d string) error {
 			for i := range MaxFiles + 1 {
 				if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("f%04d", i)), nil, 0o644); err != nil {

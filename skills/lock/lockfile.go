@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 
@@ -185,33 +186,49 @@ func Parse(path string, data []byte) (*File, error) {
 			}
 			return line
 		}
-		switch {
-		case !ValidName(name):
-			return nil, &Error{Path: path, Line: line, Msg: fmt.Sprintf("invalid skill name %q", name)}
-		case e.Source == "" || hasControl(e.Source):
-			return nil, &Error{Path: path, Line: at("source"), Msg: fmt.Sprintf("skills.%s: source must be a non-empty line", name)}
-		case hasControl(e.Ref):
-			return nil, &Error{Path: path, Line: at("ref"), Msg: fmt.Sprintf("skills.%s: ref holds a control character", name)}
-		case e.Commit != "" && !(len(e.Commit) == 40 || len(e.Commit) == 64) || !isLowerHex(e.Commit):
-			return nil, &Error{Path: path, Line: at("commit"), Msg: fmt.Sprintf("skills.%s: commit must be a full hex commit id or empty", name)}
-		case !validPath(e.Path):
-			return nil, &Error{Path: path, Line: at("path"), Msg: fmt.Sprintf("skills.%s: path must be a relative slash path without . or .. parts", name)}
-		case !validHash(e.Hash):
-			return nil, &Error{Path: path, Line: at("hash"), Msg: fmt.Sprintf("skills.%s: hash must be sha256:<64 hex digits>", name)}
-		}
 		e.Name = name
+		if field, msg := e.check(); field != "" {
+			if field == "name" {
+				return nil, &Error{Path: path, Line: line, Msg: msg}
+			}
+			return nil, &Error{Path: path, Line: at(field), Msg: msg}
+		}
 		f.Entries = append(f.Entries, e)
 	}
 	sort.Slice(f.Entries, func(i, j int) bool { return f.Entries[i].Name < f.Entries[j].Name })
 	return f, nil
 }
 
+// check is the one rule of what an entry may hold, for the entries read
+// and those written ([Update] refuses to write what [Parse] would not
+// read back): the field at fault and why, or "".
+func (e Entry) check() (field, msg string) {
+	switch {
+	case !ValidName(e.Name):
+		return "name", fmt.Sprintf("invalid skill name %q", e.Name)
+	case e.Source == "" || !isLine(e.Source):
+		return "source", fmt.Sprintf("skills.%s: source must be a non-empty line of UTF-8", e.Name)
+	case !isLine(e.Ref):
+		return "ref", fmt.Sprintf("skills.%s: ref must be a line of UTF-8", e.Name)
+	case e.Commit != "" && !(len(e.Commit) == 40 || len(e.Commit) == 64) || !isLowerHex(e.Commit):
+		return "commit", fmt.Sprintf("skills.%s: commit must be a full hex commit id or empty", e.Name)
+	case !validPath(e.Path):
+		return "path", fmt.Sprintf("skills.%s: path must be a relative slash path without . or .. parts", e.Name)
+	case !validHash(e.Hash):
+		return "hash", fmt.Sprintf("skills.%s: hash must be sha256:<64 hex digits>", e.Name)
+	}
+	return "", ""
+}
+
+// isLine reports whether s is valid UTF-8 without control characters.
+func isLine(s string) bool { return utf8.ValidString(s) && !hasControl(s) }
+
 // validPath reports whether p is "" or a clean relative slash path.
 func validPath(p string) bool {
 	if p == "" {
 		return true
 	}
-	if hasControl(p) || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") {
+	if !isLine(p) || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") {
 		return false
 	}
 	for _, part := range strings.Split(p, "/") {
@@ -287,6 +304,11 @@ func Update(ctx context.Context, path string, fn func(*File) error) error {
 	}
 	if err := fn(f); err != nil {
 		return err
+	}
+	for _, e := range f.Entries {
+		if field, msg := e.check(); field != "" {
+			return fmt.Errorf("%s not written: %s", path, msg)
+		}
 	}
 	return atomicfile.Write(path, Marshal(f), 0o644)
 }

@@ -176,3 +176,39 @@ func TestReadRefusesSpecialFiles(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMarshal: every entry check accepts is written so that Parse reads
+// it back exactly (what Update writes is never a lock it cannot read).
+func FuzzMarshal(f *testing.F) {
+	f.Add("pdf", "https://github.com/o/r.git", "v1.2", commitA, "skills/pdf", hashA)
+	f.Add("a.b", "/src/\"q\"\\", "", "", "", hashB)
+	f.Add("x", "ünïcode ✓", "feature/x", "", "a b/c", hashA)
+	f.Fuzz(func(t *testing.T, name, source, ref, commit, path, hash string) {
+		e := Entry{Name: name, Source: source, Ref: ref, Commit: commit, Path: path, Hash: hash}
+		if field, _ := e.check(); field != "" {
+			t.Skip()
+		}
+		in := &File{Entries: []Entry{e}}
+		out, err := Parse("skills.lock", Marshal(in))
+		if err != nil {
+			t.Fatalf("Parse(Marshal(%+v)): %v", e, err)
+		}
+		if len(out.Entries) != 1 || out.Entries[0] != e {
+			t.Fatalf("round trip %+v -> %+v", e, out.Entries)
+		}
+	})
+}
+
+func TestUpdateRefusesUnreadableEntries(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	err := Update(context.Background(), path, func(f *File) error {
+		f.Put(Entry{Name: "x", Source: "s", Path: "a/\x1b[31m", Hash: hashA})
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "not written") {
+		t.Fatalf("Update = %v", err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Fatal("written")
+	}
+}
