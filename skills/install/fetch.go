@@ -61,7 +61,7 @@ var shorthand = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-
 
 // urlLike matches what git reads as a remote URL: scheme:// or scp-like
 // user@host:path.
-var urlLike = regexp.MustCompile(`^([a-z][a-z0-9+.-]*://|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:)`)
+var urlLike = regexp.MustCompile(`^([a-z][a-z0-9+.-]*://|[A-Za-z0-9._-]+@[A-Za-z0-9][A-Za-z0-9.-]*:)`)
 
 // ParseSource reads SOURCE. A path that exists (relative to dir) is local:
 // a repository when it holds .git or is a bare repository, a folder
@@ -86,6 +86,10 @@ func ParseSource(spec, dir string) (Source, error) {
 		scheme, _, _ := strings.Cut(m, "://")
 		if strings.Contains(m, "://") && !slices.Contains([]string{"https", "http", "ssh", "git", "file"}, scheme) {
 			return Source{}, &UsageError{Err: fmt.Errorf("SOURCE %q: transport %q is not allowed (https, http, ssh, git, file)", spec, scheme)}
+		}
+		// A host that is an option (ssh -oProxyCommand=...).
+		if rest := strings.TrimPrefix(spec, m); strings.Contains(m, "://") && (strings.HasPrefix(rest, "-") || strings.Contains(rest, "@-")) {
+			return Source{}, &UsageError{Err: fmt.Errorf("SOURCE %q: invalid host", spec)}
 		}
 		return Source{Spec: spec, Git: true}, nil
 	}

@@ -52,6 +52,9 @@ func TestParseSource(t *testing.T) {
 		{spec: "ext::sh -c touch% /tmp/x", usage: true},
 		{spec: "fd::3", usage: true},
 		{spec: "gopher://x/y", usage: true},
+		{spec: "ssh://-oProxyCommand=touch%20x/r", usage: true},
+		{spec: "ssh://git@-oProxyCommand=x/r", usage: true},
+		{spec: "git@-oProxyCommand=x:r", usage: true},
 		{spec: "--upload-pack=touch", usage: true},
 		{spec: "-x", usage: true},
 		{spec: "", usage: true},
@@ -265,4 +268,29 @@ func TestStagePlaceRemove(t *testing.T) {
 	if _, err := os.Stat(dir); err == nil {
 		t.Error("not removed")
 	}
+}
+
+// FuzzParseSource: whatever SOURCE is typed, a source handed to git is
+// never an option and never a transport that runs commands.
+func FuzzParseSource(f *testing.F) {
+	for _, s := range []string{"owner/repo", "https://x/y.git", "git@h:o/r", "ext::sh -c x", "-u", "./a", "file:///tmp/x", "a\x00b"} {
+		f.Add(s)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, spec string) {
+		src, err := ParseSource(spec, dir)
+		if err != nil {
+			return
+		}
+		if strings.HasPrefix(src.Spec, "-") || notLine(src.Spec) {
+			t.Fatalf("%q gave %+v", spec, src)
+		}
+		if src.Local == "" {
+			ok := strings.HasPrefix(src.Spec, "https://") || strings.HasPrefix(src.Spec, "http://") || strings.HasPrefix(src.Spec, "ssh://") ||
+				strings.HasPrefix(src.Spec, "git://") || strings.HasPrefix(src.Spec, "file://") || urlLike.MatchString(src.Spec) && !strings.Contains(src.Spec, "::")
+			if !ok || !src.Git {
+				t.Fatalf("%q gave %+v", spec, src)
+			}
+		}
+	})
 }
