@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/clawseed/clawseed/internal/filestamp"
 )
 
 // racyWindow: a file modified this close to the start of a discovery may
@@ -174,7 +176,7 @@ func (r *cacheRun) readDir(dir string) ([]fs.DirEntry, error) {
 		return os.ReadDir(dir) // its error, as without the cache
 	}
 	st := fileStamp{mode: fi.Mode(), size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	st.dev, st.ino, st.ctime = fileIdentity(fi)
+	st.dev, st.ino, st.ctime = filestamp.Identity(fi)
 	r.c.mu.Lock()
 	if e := r.c.dirs[dir]; e != nil && e.stamp == st {
 		e.gen = r.gen
@@ -232,7 +234,7 @@ func stampSkillFiles(dir string, entries []fs.DirEntry) ([]fileStamp, bool) {
 				return nil, false
 			}
 			st.size, st.mtime = fi.Size(), fi.ModTime().UnixNano()
-			st.dev, st.ino, st.ctime = fileIdentity(fi)
+			st.dev, st.ino, st.ctime = filestamp.Identity(fi)
 		}
 		stamps = append(stamps, st)
 	}

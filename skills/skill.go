@@ -10,7 +10,8 @@
 // The package imports only the standard library, its parsers
 // (go.yaml.in/yaml/v3, github.com/BurntSushi/toml, doublestar) and the
 // pre-scan that guards them against deep nesting (internal/nesting), and
-// internal/claudesettings for a skill's `hooks`. It does no I/O
+// internal/claudesettings for a skill's `hooks`, internal/filestamp for
+// the parse cache's stat stamps. It does no I/O
 // beyond reading skill roots and writing a skill for skill_create, and never
 // prompts.
 package skills

@@ -10,6 +10,8 @@ import (
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/runtime/session"
+	"github.com/clawseed/clawseed/skills/install"
+	"github.com/clawseed/clawseed/skills/lock"
 )
 
 // TestExitCode: the one mapping of errors to exit codes. A command's own
@@ -36,6 +38,9 @@ func TestExitCode(t *testing.T) {
 		{"session in use", fmt.Errorf("in use: %w", session.ErrInUse), exitUsage, ""},
 		{"store failure", &app.StoreError{Err: errors.New("read: EIO")}, exitFailure, "clawseed: read: EIO\n"},
 		{"skill failure", &app.SkillError{Msg: "Failed to activate skill 'x'"}, exitFailure, ""},
+		{"install failure", fmt.Errorf("add: %w", &install.Error{Err: errors.New("git clone x: exit status 128")}), exitFailure, "clawseed: add: git clone x: exit status 128\n"},
+		{"install usage", &install.UsageError{Err: errors.New(`invalid SOURCE "-x"`)}, exitUsage, ""},
+		{"lock file", &lock.Error{Path: ".clawseed/skills.lock", Line: 3, Msg: "bad"}, exitUsage, "clawseed: .clawseed/skills.lock:3: bad\n"},
 		{"prompt error, interrupted", &app.PromptError{Err: canceled}, exitUsage, "clawseed: " + canceled.Error() + "\n"},
 		{"interrupted", fmt.Errorf("turn: %w", context.Canceled), exitInterrupted, ""},
 		{"cobra's own", errors.New(`unknown flag: --nope`), exitUsage, "clawseed: unknown flag: --nope\n"},

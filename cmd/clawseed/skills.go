@@ -101,6 +101,7 @@ func newSkillsCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		newSkillsEvalCmd(opts),
 		newCmd,
 		newSkillsScanCmd(opts),
+		newSkillsAddCmd(opts), newSkillsUpdateCmd(opts), newSkillsRemoveCmd(opts), newSkillsVerifyCmd(opts),
 	)
 	return cmd
 }

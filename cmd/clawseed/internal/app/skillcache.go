@@ -6,6 +6,7 @@ import (
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/skills"
+	"github.com/clawseed/clawseed/skills/lock"
 )
 
 // skillCache keeps discovery's parse cache in $CLAWSEED_HOME/cache between
@@ -19,20 +20,23 @@ type skillCache struct {
 	log   *slog.Logger
 	// proc runs the saves in the background ([Process.goBackground]).
 	proc *Process
+	// hashes remembers the tree hashes of locked skills between the
+	// discoveries of a session ([checkSkillLocks]); in memory only.
+	hashes *lock.HashCache
 }
 
 // openSkillCache loads the cache file for opts' roots, stamped with the
 // process's build.
 func openSkillCache(cfg *config.Config, opts skills.Options, proc *Process, log *slog.Logger) *skillCache {
 	if cfg.Home == "" {
-		return &skillCache{cache: skills.NewParseCache(), log: log, proc: proc}
+		return &skillCache{cache: skills.NewParseCache(), log: log, proc: proc, hashes: lock.NewHashCache()}
 	}
 	path := filepath.Join(cfg.Home, "cache", skills.CacheFileName(opts))
 	c, err := skills.LoadParseCache(path, skills.BuildStamp(proc.version()))
 	if err != nil {
 		log.Debug("Skill cache not used", "error", err)
 	}
-	return &skillCache{cache: c, path: path, log: log, proc: proc}
+	return &skillCache{cache: c, path: path, log: log, proc: proc, hashes: lock.NewHashCache()}
 }
 
 // save writes the cache in the background when the last discovery changed

@@ -11,6 +11,7 @@ import (
 	"github.com/clawseed/clawseed/runtime/mcp"
 	"github.com/clawseed/clawseed/runtime/tools"
 	"github.com/clawseed/clawseed/skills"
+	"github.com/clawseed/clawseed/skills/lock"
 	"github.com/clawseed/clawseed/skills/watch"
 )
 
@@ -60,7 +61,7 @@ func (r *skillReloader) discover(ctx context.Context) *skills.Catalog {
 	}
 	opts, notes := skillSetup(r.cfg)
 	opts.Cache = r.cache.cache
-	cat := discoverNoting(ctx, opts, notes)
+	cat := discoverNoting(ctx, r.cfg, opts, notes, r.cache.hashes)
 	r.cache.save()
 	var set mcp.SkillSet
 	if r.mcp != nil {
@@ -186,12 +187,14 @@ func skillSetup(cfg *config.Config) (skills.Options, []skills.Diagnostic) {
 }
 
 // discoverNoting runs discovery with opts; the catalog's diagnostics begin
-// with notes.
-func discoverNoting(ctx context.Context, opts skills.Options, notes []skills.Diagnostic) *skills.Catalog {
+// with notes. Every discovery goes through it, so the lock files apply on
+// every path ([checkSkillLocks], hashing through hashes, which may be nil).
+func discoverNoting(ctx context.Context, cfg *config.Config, opts skills.Options, notes []skills.Diagnostic, hashes *lock.HashCache) *skills.Catalog {
 	cat := skills.Discover(ctx, opts)
 	if len(notes) > 0 {
 		cat.Diagnostics = append(notes, cat.Diagnostics...)
 	}
+	checkSkillLocks(cfg, cat, hashes)
 	return cat
 }
 
@@ -205,7 +208,7 @@ func Discover(ctx context.Context, cfg *config.Config, proc *Process, log *slog.
 	opts, notes := skillSetup(cfg)
 	c := openSkillCache(cfg, opts, proc, log)
 	opts.Cache = c.cache
-	cat := discoverNoting(ctx, opts, notes)
+	cat := discoverNoting(ctx, cfg, opts, notes, c.hashes)
 	c.save()
 	return cat
 }
@@ -217,7 +220,7 @@ func DiscoverUncached(ctx context.Context, cfg *config.Config) *skills.Catalog {
 		return &skills.Catalog{}
 	}
 	opts, notes := skillSetup(cfg)
-	return discoverNoting(ctx, opts, notes)
+	return discoverNoting(ctx, cfg, opts, notes, nil)
 }
 
 // IndexBudget is the skill index budget of a session of cfg: a share of the

@@ -166,6 +166,10 @@ type Skills struct {
 	// ClaudePlugins reads the plugins installed with Claude Code
 	// (~/.claude/plugins/installed_plugins.json); false leaves them out.
 	ClaudePlugins bool `toml:"claude_plugins"`
+	// RequireLock hides the project skills that .clawseed/skills.lock does
+	// not name (`skills add` writes it); user and built-in skills are not
+	// affected.
+	RequireLock bool `toml:"require_lock"`
 }
 
 // Autonomy is the [autonomy] table.

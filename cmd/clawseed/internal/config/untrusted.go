@@ -161,6 +161,7 @@ var projectRules = map[string]keyRule{
 	"skills.watch":                        {kind: applies},
 	"skills.fork_max_iterations":          {kind: lowerOnly},
 	"skills.claude_plugins":               {kind: offOnly},
+	"skills.require_lock":                 {kind: onOnly},
 	"autonomy.level":                      {kind: lowerLevel},
 	"autonomy.auto_approve":               {kind: ignored, why: whyApprove},
 	"autonomy.always_ask":                 {kind: union},

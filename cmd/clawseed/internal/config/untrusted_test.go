@@ -326,6 +326,21 @@ func TestUntrustedProjectRules(t *testing.T) {
 			ignored: []ignoredWant{{"skills.claude_plugins", "true", "off, not on", 2}},
 		},
 		{
+			// Issue 27: requiring the lock hides project skills; the
+			// project may ask for it, never drop the user's.
+			name:      "require_lock the user turned on stays on",
+			user:      "[skills]\nrequire_lock = true\n",
+			project:   "[skills]\nrequire_lock = false\n",
+			get:       func(c *Config) any { return c.Skills.RequireLock },
+			untrusted: true, trusted: false,
+			ignored: []ignoredWant{{"skills.require_lock", "false", "may turn this on, not off", 2}},
+		},
+		{
+			name: "require_lock may be turned on", project: "[skills]\nrequire_lock = true\n",
+			get:       func(c *Config) any { return c.Skills.RequireLock },
+			untrusted: true, trusted: true,
+		},
+		{
 			name: "Claude Code plugins may be turned off", project: "[skills]\nclaude_plugins = false\n",
 			get:       func(c *Config) any { return c.Skills.ClaudePlugins },
 			untrusted: false, trusted: false,

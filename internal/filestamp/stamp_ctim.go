@@ -1,6 +1,6 @@
 //go:build linux || openbsd || solaris || illumos || aix
 
-package skills
+package filestamp
 
 import "syscall"
 

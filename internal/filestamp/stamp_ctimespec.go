@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || netbsd || dragonfly
 
-package skills
+package filestamp
 
 import "syscall"
 

@@ -1,0 +1,19 @@
+//go:build !unix
+
+package install
+
+import (
+	"fmt"
+	"os"
+)
+
+// openNoFollow opens path for reading, failing when it is a symbolic link
+// (checked before the open: there is no O_NOFOLLOW here).
+func openNoFollow(path string) (*os.File, error) {
+	if info, err := os.Lstat(path); err != nil {
+		return nil, err
+	} else if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return os.Open(path)
+}
