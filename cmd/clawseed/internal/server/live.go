@@ -178,7 +178,25 @@ func (s *Server) acquire(ctx context.Context, id string, p *principal, forTurn b
 			l = &live{s: s, id: id, ready: make(chan struct{}), users: 1, gone: make(chan struct{})}
 			s.live[id] = l
 			s.mu.Unlock()
-			if aerr := s.resume(ctx, l, p); aerr != nil {
+			aerr := s.resume(ctx, l, p)
+			if aerr != nil && aerr.Code == "turn_running" && attempt < closingRetries && s.turnEnded(ctx, id) {
+				// The replica that ran the last turn has stored its
+				// result and is closing the session: a client that
+				// sends its next message at once waits for the lock
+				// rather than being told a turn runs.
+				s.mu.Lock()
+				delete(s.live, id)
+				l.openErr = aerr // whoever waits on l tries again too
+				s.mu.Unlock()
+				close(l.ready)
+				select {
+				case <-time.After(closingWait):
+					continue
+				case <-ctx.Done():
+					return nil, aerr
+				}
+			}
+			if aerr != nil {
 				s.mu.Lock()
 				delete(s.live, id)
 				l.openErr = aerr
@@ -413,6 +431,33 @@ func (s *Server) buildError(err error) *apiError {
 	}
 	s.log.Error("Session not built", "error", err)
 	return errorf(http.StatusInternalServerError, "internal", "the session could not be opened: %s", err.Error())
+}
+
+// How long acquire waits for a session whose last turn has ended on
+// another replica, which still holds its lock while it closes it: up to
+// closingRetries × closingWait.
+const (
+	closingRetries = 100
+	closingWait    = 20 * time.Millisecond
+)
+
+// turnEnded reports whether session id's last stored event ends a turn
+// (its result, or the mark of a turn that never ended): no turn runs in it
+// now, whoever holds its lock.
+func (s *Server) turnEnded(ctx context.Context, id string) bool {
+	last, err := s.events.Last(ctx, id)
+	if err != nil || last == 0 {
+		return false
+	}
+	evs, err := s.events.After(ctx, id, last-1, 1)
+	if err != nil || len(evs) == 0 {
+		return false
+	}
+	switch eventType(evs[0].Data) {
+	case "result", "turn_interrupted":
+		return true
+	}
+	return false
 }
 
 // markInterrupted writes turn_interrupted for a session whose last turn

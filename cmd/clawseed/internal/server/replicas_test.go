@@ -202,3 +202,31 @@ func TestReplicasConcurrentSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestReplicasNextTurnWhileClosing: a client that sends its next message
+// the moment a turn's result arrives may reach a replica while the one
+// that ran the turn still holds the session's lock (it closes the session
+// after the result is stored). That replica waits for the lock, since no
+// turn runs, instead of answering 409 turn_running; a turn that really
+// runs is still refused at once.
+func TestReplicasNextTurnWhileClosing(t *testing.T) {
+	rs := newReplicas(t, 2, []providertest.Response{{Text: "one"}, {Text: "two"}}, "[serve]\nrate_limit = 0\n", nil)
+	id := rs[0].create(rs[0].ws)
+	if got, err := post(rs[0].ts, id, "turn 1"); err != nil || !strings.HasSuffix(got, " result") {
+		t.Fatalf("turn 1: %q, %v", got, err)
+	}
+	// Replica 0 keeps the session open (and locked) a little longer, as
+	// it does while it closes it after a turn.
+	l, aerr := rs[0].srv.acquire(t.Context(), id, &principal{}, false)
+	if aerr != nil {
+		t.Fatal(aerr)
+	}
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		rs[0].srv.release(l)
+	}()
+	got, err := post(rs[1].ts, id, "turn 2")
+	if err != nil || !strings.HasSuffix(got, " result") {
+		t.Fatalf("turn 2 on the other replica: %q, %v", got, err)
+	}
+}
