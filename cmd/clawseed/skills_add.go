@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -103,7 +104,7 @@ func skillsAddRun(ctx context.Context, o *skillsAddOptions, spec string) error {
 		}
 	}
 	if len(refused) > 0 {
-		return refusedError("installed", refused)
+		return withInstallableHint(refusedError("installed", refused), chosen, refused)
 	}
 	ok, err := confirm(&o.installOptions, fmt.Sprintf("Install %s into %s?", plural(len(chosen), "skill"), target.Root))
 	if err != nil {
@@ -205,4 +206,21 @@ func addRefusal(o *skillsAddOptions, target app.SkillLock, locked *lock.File, sr
 		return termtext.EscapeLine(dir) + " was modified since install; replace your changes with --yes"
 	}
 	return ""
+}
+
+// withInstallableHint adds to a refusal the --skill flags that would install
+// the chosen skills nobody objected to: one refused skill stops the whole
+// add (nothing is installed half-way), so the user is told how to take the
+// rest.
+func withInstallableHint(err error, chosen []*install.Candidate, refused []installRefused) error {
+	var flags []string
+	for _, c := range chosen {
+		if !slices.ContainsFunc(refused, func(r installRefused) bool { return r.name == c.Name }) {
+			flags = append(flags, "--skill "+termtext.EscapeLine(c.Name))
+		}
+	}
+	if len(flags) == 0 {
+		return err
+	}
+	return &install.Error{Err: fmt.Errorf("%w\ninstall the others with %s", errors.Unwrap(err), strings.Join(flags, " "))}
 }
