@@ -178,7 +178,7 @@ func (a *Agent) prepareAgentCall(ctx context.Context, c providers.ToolCall) (*ag
 		tools: tools, prompt: a.subagentPrompt(def, tools, mem), extra: blocks,
 		iterations: a.subagentTurns(def, a.opts.MaxIterations),
 		hookAgent:  &HookAgent{ID: c.ID, Type: def.Name},
-		deferred:   a.childDeferred(def.Tools),
+		deferred:   a.childDeferred(def.Tools, tools),
 	}
 	// SubagentStart fires here, on the turn's goroutine, before the
 	// sub-agents of the response run at once.

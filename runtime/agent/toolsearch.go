@@ -306,16 +306,42 @@ func (a *Agent) allSpecs() []providers.ToolSpec {
 	return append(slices.Clone(a.specs), a.DeferredSpecs()...)
 }
 
-// childDeferred returns the tools a sub-agent defers: those the session
-// defers, unless its definition's or skill's tool entries (named) name
-// them, sorted.
-func (a *Agent) childDeferred(named []string) []string {
+// childDeferred returns the tools a sub-agent given tools defers: those
+// the session defers, unless its definition's or skill's tool entries
+// (named) name them, sorted; none when their schemas weigh less than
+// tool_search's own, which deferring them would add.
+func (a *Agent) childDeferred(named []string, given []Tool) []string {
 	var out []string
-	for name, t := range a.deferred {
-		if !permissions.NamesTool(named, name, t.Class()) {
-			out = append(out, name)
+	size := 0
+	for _, t := range given {
+		spec := t.Spec()
+		if _, ok := a.deferred[spec.Name]; !ok || permissions.NamesTool(named, spec.Name, t.Class()) {
+			continue
 		}
+		out = append(out, spec.Name)
+		size += specBytes(spec)
 	}
 	slices.Sort(out)
+	if size <= specBytes(toolSearchSpec(out, "")) {
+		return nil
+	}
 	return out
+}
+
+// specBytes is the size of spec in the tools array.
+func specBytes(spec providers.ToolSpec) int {
+	b, _ := json.Marshal(spec)
+	return len(b)
+}
+
+// CallableNames returns the names of every tool the model can call, sorted:
+// the tools array's and the deferred tools' (stream-json's init message
+// lists them all, as Claude Code's lists its deferred tools).
+func (a *Agent) CallableNames() []string {
+	names := make([]string, 0, len(a.tools)+2)
+	for _, s := range a.allSpecs() {
+		names = append(names, s.Name)
+	}
+	slices.Sort(names)
+	return names
 }
