@@ -143,7 +143,8 @@ func rankTools(specs []providers.ToolSpec, query string) []providers.ToolSpec {
 	if sel, ok := strings.CutPrefix(query, "select:"); ok {
 		var out []providers.ToolSpec
 		for _, n := range strings.Split(sel, ",") {
-			if i := slices.IndexFunc(specs, func(s providers.ToolSpec) bool { return strings.ToLower(s.Name) == strings.TrimSpace(n) }); i >= 0 {
+			i := slices.IndexFunc(specs, func(s providers.ToolSpec) bool { return strings.ToLower(s.Name) == strings.TrimSpace(n) })
+			if i >= 0 && !slices.ContainsFunc(out, func(s providers.ToolSpec) bool { return s.Name == specs[i].Name }) {
 				out = append(out, specs[i])
 			}
 		}

@@ -83,6 +83,7 @@ func TestToolSearchQueries(t *testing.T) {
 		{"cron_list", []string{"cron_list"}},
 		{"create_issue", []string{"mcp__gh__create_issue"}},
 		{"select:backup,CRON_ADD,nope", []string{"backup", "cron_add"}},
+		{"select: backup , backup", []string{"backup"}},
 		{"*", []string{"backup", "cron_add", "cron_list", "mcp__gh__create_issue"}},
 		{"zzz", nil},
 	} {
@@ -119,4 +120,27 @@ func TestDeferredResume(t *testing.T) {
 	if got := specNames(reqs[1].Tools); !slices.Equal(got, []string{"Skill", "file_read", "shell", "tool_search"}) {
 		t.Errorf("tools after /clear = %v", got)
 	}
+}
+
+// FuzzRankTools: whatever the query, tool_search returns tools of the
+// list, each once.
+func FuzzRankTools(f *testing.F) {
+	for _, q := range []string{"cron", "select:backup,cron_add", "select:", "*", "mcp__gh__create_issue", "create_issue", " , \t", "SELECT:Backup,backup", "select:,,,"} {
+		f.Add(q)
+	}
+	specs := []providers.ToolSpec{
+		{Name: "backup", Description: "Back up the workspace."},
+		{Name: "cron_add", Description: "Schedule a job."},
+		{Name: "mcp__gh__create_issue", Description: "Open an issue.\nSecond line."},
+	}
+	f.Fuzz(func(t *testing.T, query string) {
+		got := specNames(rankTools(specs, query))
+		seen := map[string]bool{}
+		for _, n := range got {
+			if seen[n] || !slices.ContainsFunc(specs, func(s providers.ToolSpec) bool { return s.Name == n }) {
+				t.Fatalf("rankTools(%q) = %v", query, got)
+			}
+			seen[n] = true
+		}
+	})
 }
