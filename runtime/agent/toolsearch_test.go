@@ -144,3 +144,43 @@ func FuzzRankTools(f *testing.F) {
 		}
 	})
 }
+
+// bigTool is a tool whose schema weighs n bytes of description.
+type bigTool struct {
+	*fakeTool
+	n int
+}
+
+func (b bigTool) Spec() providers.ToolSpec {
+	s := b.fakeTool.Spec()
+	s.Description = strings.Repeat("x", b.n)
+	return s
+}
+
+// TestChildDeferred: a sub-agent defers the session's deferred tools it is
+// given, except those its definition or skill names; and none when they
+// weigh less than the tool_search they would add.
+func TestChildDeferred(t *testing.T) {
+	t.Parallel()
+	big := func(name string) Tool { return bigTool{echoTool(name, permissions.ClassRead), 1500} }
+	small := func(name string) Tool { return echoTool(name, permissions.ClassRead) }
+	for _, tc := range []struct {
+		name  string
+		tools []Tool
+		named []string
+		want  []string
+	}{
+		{"heavy", []Tool{big("calc"), big("pdf"), small("notes")}, nil, []string{"calc", "pdf"}},
+		{"named", []Tool{big("calc"), big("pdf")}, []string{"pdf"}, []string{"calc"}},
+		{"named glob", []Tool{big("calc"), big("pdf"), big("cron")}, []string{"c*"}, []string{"pdf"}},
+		{"light", []Tool{small("calc"), small("pdf")}, nil, nil},
+	} {
+		env := newEnv(t, nil, func(o *Options) {
+			o.Tools = append(o.Tools, tc.tools...)
+			o.Deferred = []string{"calc", "pdf", "cron"}
+		})
+		if got := env.agent.childDeferred(tc.named, tc.tools); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: childDeferred = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
