@@ -14,6 +14,9 @@ var claudeTools = [...]struct{ claude, tool string }{
 	{"Grep", "content_search"},
 	{"WebFetch", "web_fetch"},
 	{"WebSearch", "web_search"},
+	// Claude Code's loader of deferred tools; clawseed's takes the same
+	// query forms (words, select:NAME,NAME).
+	{"ToolSearch", "tool_search"},
 }
 
 // ClaudeTool returns the tool of this runtime that Claude Code's tool name

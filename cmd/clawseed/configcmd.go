@@ -15,7 +15,6 @@ import (
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/termtext"
-	"github.com/clawseed/clawseed/providers"
 )
 
 // configOptions are the flags of `clawseed config`.
@@ -143,31 +142,47 @@ func configInitRun(opts *configOptions) error {
 // configShowTools lists the tools a session with this configuration sends
 // to the model (app.ToolSpecs).
 func configShowTools(cfg *config.Config, w io.Writer) error {
-	specs, classes, err := app.ToolSpecs(cfg)
+	list, err := app.ToolSpecs(cfg)
 	if err != nil {
 		return err
 	}
-	return printToolSizes(w, specs, classes)
+	return printToolSizes(w, list)
 }
 
 // printToolSizes writes each tool's class and the size of its JSON
-// specification (`config show --tools`).
-func printToolSizes(w io.Writer, specs []providers.ToolSpec, classes map[string]string) error {
+// specification (`config show --tools`): the tools array of the first
+// request, then the deferred tools, which join it when found.
+func printToolSizes(w io.Writer, list app.ToolList) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TOOL\tCLASS\tBYTES")
 	total := 0
-	for _, s := range specs {
+	for _, s := range list.Sent {
 		b, err := json.Marshal(s)
 		if err != nil {
 			return err
 		}
 		total += len(b)
-		fmt.Fprintf(tw, "%s\t%s\t%d\n", s.Name, classes[s.Name], len(b))
+		fmt.Fprintf(tw, "%s\t%s\t%d\n", s.Name, list.Classes[s.Name], len(b))
 	}
 	fmt.Fprintf(tw, "total\t\t%d\n", total)
+	deferred := 0
+	for _, s := range list.Deferred {
+		b, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
+		deferred += len(b)
+		fmt.Fprintf(tw, "%s\t%s\t%d deferred\n", s.Name, list.Classes[s.Name], len(b))
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d tools, %d bytes of JSON sent with every request (budget %d).\n", len(specs), total, app.ToolsBudget)
+	if _, err := fmt.Fprintf(w, "%d tools, %d bytes of JSON sent with every request (budget %d).\n", len(list.Sent), total, app.ToolsBudget); err != nil {
+		return err
+	}
+	if len(list.Deferred) == 0 {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "%d tools deferred ([agent].deferred_tools, %d bytes): each joins the tools array when tool_search finds it, the model calls it, or an active skill needs it.\n", len(list.Deferred), deferred)
 	return err
 }

@@ -79,7 +79,7 @@ type mcpListJSON struct {
 	Servers        []mcp.ServerStatus `json:"servers"`
 	SchemaBytes    int                `json:"schema_bytes"`
 	MaxSchemaBytes int                `json:"max_schema_bytes"`
-	// Deferred says a session would defer the tools behind mcp_tool_search.
+	// Deferred says a session would defer the tools behind tool_search.
 	Deferred bool `json:"deferred"`
 }
 
@@ -134,7 +134,7 @@ func printMCPList(w io.Writer, cfg *config.Config, out mcpListJSON) {
 	}
 	mode := "all tools in the tools array"
 	if out.Deferred {
-		mode = "over budget: a session defers them behind mcp_tool_search"
+		mode = "over budget: a session defers them behind tool_search"
 	}
 	fmt.Fprintf(w, "tool schemas: %s of %s ([mcp].max_schema_bytes): %s\n", kb(out.SchemaBytes), kb(out.MaxSchemaBytes), mode)
 }
@@ -227,7 +227,7 @@ func (c mcpChat) Show(ctx context.Context, w io.Writer) {
 		printServerProblem(w, st)
 	}
 	if c.m.Deferred() {
-		fmt.Fprintln(w, "tools are deferred: the model finds them with mcp_tool_search ([mcp].max_schema_bytes)")
+		fmt.Fprintln(w, "tools are deferred: the model finds them with tool_search ([mcp].max_schema_bytes)")
 	}
 	for _, p := range c.m.Prompts() {
 		fmt.Fprintf(w, "/%s %s\n", termtext.EscapeLine(p.Command), termtext.EscapeLine(mcp.FirstLine(p.Description, 80)))

@@ -20,7 +20,7 @@ func streamInit(s *app.Session, yes bool) streamjson.Init {
 	in := streamjson.Init{
 		SessionID:      s.ID(),
 		Cwd:            cfg.Workspace,
-		Tools:          ag.ToolNames(),
+		Tools:          ag.CallableNames(),
 		Model:          s.Model(),
 		PermissionMode: permissionMode(cfg.Autonomy.Level, yes),
 		APIKeySource:   apiKeySource(s.KeySource()),

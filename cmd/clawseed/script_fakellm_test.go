@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -350,7 +351,9 @@ func systemPrompt(ts *testscript.TestScript, rec providertest.Recorded) string {
 
 func toolNames(ts *testscript.TestScript, rec providertest.Recorded) string {
 	names := view(ts, rec).Tools
-	// Sorted, then the deferred MCP tools the model found, in that order.
+	// Sorted, then the deferred tools that joined (found, called, needed
+	// by a skill), in that order: only when tool_search is offered, each
+	// once.
 	sorted := len(names)
 	for i := 1; i < len(names); i++ {
 		if names[i] < names[i-1] {
@@ -358,9 +361,9 @@ func toolNames(ts *testscript.TestScript, rec providertest.Recorded) string {
 			break
 		}
 	}
-	for _, n := range names[sorted:] {
-		if !strings.HasPrefix(n, "mcp__") {
-			ts.Fatalf("fakellm: tools are not sorted (only found MCP tools may follow the sorted list): %v", names)
+	for i, n := range names[sorted:] {
+		if !slices.Contains(names[:sorted], "tool_search") || slices.Contains(names[:sorted+i], n) {
+			ts.Fatalf("fakellm: tools are not sorted (only deferred tools that joined may follow the sorted list, with tool_search in it): %v", names)
 		}
 	}
 	return strings.Join(names, "\n") + "\n"

@@ -74,6 +74,11 @@ type Agent struct {
 	// own and ownSpecs are the tools registered at New, Skill excluded.
 	own      map[string]Tool
 	ownSpecs []providers.ToolSpec
+	// deferred are the tools whose schemas wait for tool_search, the
+	// registered ones and the source's, found or not (toolsearch.go);
+	// found lists those that joined the tools array, in order.
+	deferred map[string]Tool
+	found    foundTools
 	// extra is the tool source's set as last installed.
 	extra       ToolSet
 	extraSynced bool
@@ -371,6 +376,8 @@ func (a *Agent) Clear(ctx context.Context, reason string) {
 	a.always = &sessionRules{}
 	a.recalled = nil
 	a.nested = nil
+	// A new session's tools array starts again without found tools.
+	a.found.reset()
 	a.refreshMemory()
 	a.refreshInstructions(ctx)
 	a.opts.Recorder = nil

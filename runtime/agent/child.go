@@ -42,6 +42,8 @@ type childSpec struct {
 	// policy, when set, replaces the session's tool policy: the memory
 	// extractor's pre-approves its memory writes (extract.go).
 	policy *permissions.Policy
+	// deferred are the tools among tools it defers ([Options.Deferred]).
+	deferred []string
 	// detached: its usage stays its own and nothing of it is recorded, its
 	// approvals do not count for the session; the caller carries into the
 	// session what it must, on the session's goroutine. The memory
@@ -131,6 +133,7 @@ func (a *Agent) newChild(spec childSpec) (*Agent, error) {
 		ReasoningEffort:    spec.choice.ReasoningEffort,
 		TextTools:          spec.choice.TextTools,
 		Tools:              spec.tools,
+		Deferred:           spec.deferred,
 		Policy:             policy,
 		Approver:           spec.approver,
 		Prompt:             spec.prompt,

@@ -183,6 +183,7 @@ func (a *Agent) runFork(ctx context.Context, parent string, act skills.Active, a
 	spec := childSpec{parent: parent, key: "fork/" + name, prompt: a.opts.Prompt, sink: a.opts.Sink, approver: a.opts.Approver}
 	model, effort := s.Model, s.Effort
 	spec.tools = a.forkTools(s.AllowedTools)
+	spec.deferred = a.childDeferred(s.AllowedTools, spec.tools)
 	spec.iterations = a.opts.ForkMaxIterations
 	if spec.iterations <= 0 {
 		spec.iterations = defaultForkIterations
@@ -190,6 +191,7 @@ func (a *Agent) runFork(ctx context.Context, parent string, act skills.Active, a
 	if def != nil {
 		model, effort = cmp.Or(model, def.Model), cmp.Or(effort, def.Effort)
 		spec.tools = a.subagentTools(def, mem)
+		spec.deferred = a.childDeferred(def.Tools, spec.tools)
 		spec.prompt = a.subagentPrompt(def, spec.tools, mem)
 		spec.iterations = a.subagentTurns(def, spec.iterations)
 		blocks, bad := a.preloadSkills(ctx, def)
@@ -284,9 +286,9 @@ func forkResult(ctx context.Context, name string, res TurnResult, err error) pro
 // write skills, so forks do not nest.
 func (a *Agent) forkTools(allowed []string) []Tool {
 	var out []Tool
-	for _, spec := range a.specs {
+	for _, spec := range a.allSpecs() {
 		t, ok := a.tools[spec.Name]
-		if !ok || spec.Name == skillCreateToolName {
+		if !ok || spec.Name == skillCreateToolName || spec.Name == toolSearchName {
 			continue
 		}
 		if permissions.NamesTool(allowed, spec.Name, t.Class()) {

@@ -26,6 +26,11 @@ type Options struct {
 	// Tools are the registered tools; the Skill tool is added by the agent when
 	// skills are enabled. Tools hidden by Policy.Visible are dropped.
 	Tools []Tool
+	// Deferred names registered tools whose schemas are left out of the
+	// tools array until tool_search finds them, the model calls them, or
+	// an active skill needs them (toolsearch.go). They are registered: every
+	// permission check sees them.
+	Deferred []string
 	// ToolSource, when set, supplies tools that come and go during the
 	// session (MCP servers); it is asked before each model request.
 	ToolSource ToolSource

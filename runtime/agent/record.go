@@ -113,6 +113,9 @@ func (a *Agent) Resume(ctx context.Context, history []providers.Message, active 
 	a.sessionMsgs, a.lead = len(a.history), 0
 	a.restoreUsage(usage)
 	a.recalled = slices.Clone(recalled)
+	// The deferred tools the session had called are in its tools array
+	// again, in the order first called.
+	a.found.add(calledTools(a.history)...)
 	a.reported = 0
 	a.nested = nil
 	var diags []skills.Diagnostic

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"slices"
 	"sync/atomic"
 
 	"github.com/clawseed/clawseed/permissions"
@@ -10,9 +9,10 @@ import (
 // SkillPermissions is the permission check of a session's skills
 // ([skills.ActiveConfig.CheckPermissions], §4.7): a skill's `permissions`
 // are met by the tools of the agent it is given to ([Options.SkillPermissions])
-// — the tools array (the registered tools the policy leaves visible, Skill,
-// the tool source's listed tools) — or by what the tool source has beyond
-// it ([ToolSource.Has]: a deferred MCP tool, mcp:<server>).
+// — every tool it can call (the registered tools the policy leaves visible,
+// deferred or not, Skill, the tool source's tools) — or by what the tool
+// source has beyond them ([ToolSource.Has]: an MCP tool of a server not
+// yet ready, mcp:<server>).
 //
 // The active set is made before the agent that holds it, so the check
 // exists before the agent does: make it first, give [SkillPermissions.Check]
@@ -26,11 +26,14 @@ type SkillPermissions struct {
 // sentence of [permissions.Check].
 func (p *SkillPermissions) Check(skill string, perms []string) string {
 	a := p.agent.Load()
-	names := []string(nil)
+	var callable map[string]Tool
 	if a != nil {
-		names = a.ToolNames()
+		callable = a.tools
 	}
 	return permissions.Check(skill, perms, func(t string) bool {
-		return slices.Contains(names, t) || a != nil && a.opts.ToolSource != nil && a.opts.ToolSource.Has(t)
+		// Every callable tool counts, deferred ones included: a deferred
+		// tool joins the tools array as the skill activates.
+		_, ok := callable[t]
+		return ok || a != nil && a.opts.ToolSource != nil && a.opts.ToolSource.Has(t)
 	})
 }

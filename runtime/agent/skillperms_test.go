@@ -20,7 +20,7 @@ func TestSkillPermissions(t *testing.T) {
 	if got := perms.Check("s", []string{"file_read"}); got == "" {
 		t.Fatal("a permission met before the agent was built")
 	}
-	src := &fakeSource{set: ToolSet{Version: 1, Hidden: []Tool{echoTool("mcp__srv__deferred", permissions.ClassNetwork)}}}
+	src := &fakeSource{set: ToolSet{Version: 1, Deferred: []Tool{echoTool("mcp__srv__deferred", permissions.ClassNetwork)}}}
 	newEnv(t, nil, func(o *Options) {
 		o.SkillPermissions = perms
 		o.ToolSource = src

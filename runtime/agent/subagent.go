@@ -178,6 +178,7 @@ func (a *Agent) prepareAgentCall(ctx context.Context, c providers.ToolCall) (*ag
 		tools: tools, prompt: a.subagentPrompt(def, tools, mem), extra: blocks,
 		iterations: a.subagentTurns(def, a.opts.MaxIterations),
 		hookAgent:  &HookAgent{ID: c.ID, Type: def.Name},
+		deferred:   a.childDeferred(def.Tools, tools),
 	}
 	// SubagentStart fires here, on the turn's goroutine, before the
 	// sub-agents of the response run at once.
@@ -238,9 +239,9 @@ func (a *Agent) subagentMemory(def *subagents.Definition) (*SubagentMemory, erro
 // tools only when its `tools` name them.
 func (a *Agent) subagentTools(def *subagents.Definition, mem *SubagentMemory) []Tool {
 	var out []Tool
-	for _, spec := range a.specs {
+	for _, spec := range a.allSpecs() {
 		t, ok := a.tools[spec.Name]
-		if !ok || spec.Name == skillCreateToolName || spec.Name == agentToolName || spec.Name == skillToolName {
+		if !ok || spec.Name == skillCreateToolName || spec.Name == agentToolName || spec.Name == skillToolName || spec.Name == toolSearchName {
 			continue
 		}
 		if isMemoryTool(spec.Name) && mem != nil {

@@ -217,6 +217,7 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 	if !ok {
 		return pendingCall{}, errorResult("Unknown tool: %s", toolNameText(c.Name)), false
 	}
+	a.noteCall(c.Name)
 	args := callArgs(c.Args)
 	if !json.Valid(args) {
 		return pendingCall{}, errorResult("Invalid arguments for %s: not valid JSON: %s", c.Name, preview(c.Args, 200)), false

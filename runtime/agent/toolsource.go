@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
 )
 
@@ -29,28 +30,38 @@ type ToolSet struct {
 	Version uint64
 	// Listed join the registered tools in the tools array, sorted by name.
 	Listed []Tool
-	// Appended follow the sorted tools array in this order, so that adding
-	// one leaves the bytes before it unchanged (deferred tools, found by a
-	// search, §9.2).
-	Appended []Tool
-	// Hidden may be called but are not in the tools array.
-	Hidden []Tool
+	// Deferred may be called but are in the tools array only once found
+	// (toolsearch.go): tool_search searches them with the registered
+	// deferred tools.
+	Deferred []Tool
+	// DeferredNote describes Deferred in a sentence for tool_search's
+	// description ("MCP servers: github (12 tools)."); it should change
+	// seldom, as it is part of the tools array.
+	DeferredNote string
 }
 
 // syncTools installs the source's tools when they changed since the last
-// request; after the first install, a change is reported as an event.
+// request, and the deferred tools found since (a search, a direct call, an
+// active skill that needs them); after the first install, a change is
+// reported as an event.
 func (a *Agent) syncTools(ctx context.Context) {
-	if a.opts.ToolSource == nil {
-		return
+	var set ToolSet
+	if a.opts.ToolSource != nil {
+		set = a.opts.ToolSource.Tools(ctx)
 	}
-	set := a.opts.ToolSource.Tools(ctx)
-	if a.extraSynced && set.Version == a.extra.Version {
+	a.found.add(a.skillNeeds(a.deferred)...)
+	if a.extraSynced && set.Version == a.extra.Version && !a.found.changed() {
 		return
 	}
 	before := a.ToolNames()
 	first := !a.extraSynced
 	a.extra, a.extraSynced = set, true
 	a.rebuildTools()
+	// Tools of the source that arrived deferred may be needed by a skill
+	// already active.
+	if a.found.add(a.skillNeeds(a.deferred)...) {
+		a.rebuildTools()
+	}
 	a.buildBase()
 	if first {
 		return
@@ -61,14 +72,27 @@ func (a *Agent) syncTools(ctx context.Context) {
 }
 
 // rebuildTools recomputes the callable tools and the tools array from the
-// registered tools, the Skill tool and the source's set. A source tool
-// the policy hides, or whose name a registered tool has, is left out.
+// registered tools, the Skill tool and the source's set: the sorted list
+// (registered tools not deferred, Skill, Agent, the source's listed tools,
+// tool_search when a tool is deferred), then the deferred tools found so
+// far, in the order found. A source tool the policy hides, or whose name a
+// registered tool has, is left out.
 func (a *Agent) rebuildTools() {
 	a.tools = make(map[string]Tool, len(a.own))
+	a.deferred = map[string]Tool{}
 	for name, t := range a.own {
 		a.tools[name] = t
 	}
-	sorted := slices.Clone(a.ownSpecs)
+	var sorted []providers.ToolSpec
+	var ownDeferred []string
+	for _, spec := range a.ownSpecs {
+		if slices.Contains(a.opts.Deferred, spec.Name) {
+			a.deferred[spec.Name] = a.own[spec.Name]
+			ownDeferred = append(ownDeferred, spec.Name)
+			continue
+		}
+		sorted = append(sorted, spec)
+	}
 	if a.skillTool {
 		sorted = append(sorted, skillToolSpec(a.skillSearchable))
 	}
@@ -77,7 +101,7 @@ func (a *Agent) rebuildTools() {
 	}
 	add := func(t Tool) (providers.ToolSpec, bool) {
 		spec := t.Spec()
-		if _, dup := a.tools[spec.Name]; dup || spec.Name == skillToolName || spec.Name == agentToolName || !a.opts.Policy.Visible(spec.Name, t.Class()) {
+		if _, dup := a.tools[spec.Name]; dup || spec.Name == skillToolName || spec.Name == agentToolName || spec.Name == toolSearchName || !a.opts.Policy.Visible(spec.Name, t.Class()) {
 			return spec, false
 		}
 		a.tools[spec.Name] = t
@@ -88,14 +112,29 @@ func (a *Agent) rebuildTools() {
 			sorted = append(sorted, spec)
 		}
 	}
-	slices.SortFunc(sorted, func(x, y providers.ToolSpec) int { return strings.Compare(x.Name, y.Name) })
-	for _, t := range a.extra.Appended {
+	for _, t := range a.extra.Deferred {
 		if spec, ok := add(t); ok {
-			sorted = append(sorted, spec)
+			a.deferred[spec.Name] = t
 		}
 	}
-	for _, t := range a.extra.Hidden {
-		add(t)
+	found := a.found.take()
+	if len(a.deferred) > 0 && a.opts.Policy.Visible(toolSearchName, permissions.ClassRead) {
+		slices.Sort(ownDeferred)
+		search := &toolSearch{spec: toolSearchSpec(ownDeferred, a.extra.DeferredNote), found: &a.found}
+		for name, t := range a.deferred {
+			if !slices.Contains(found, name) {
+				search.deferred = append(search.deferred, t.Spec())
+			}
+		}
+		slices.SortFunc(search.deferred, func(x, y providers.ToolSpec) int { return strings.Compare(x.Name, y.Name) })
+		a.tools[toolSearchName] = search
+		sorted = append(sorted, search.spec)
+	}
+	slices.SortFunc(sorted, func(x, y providers.ToolSpec) int { return strings.Compare(x.Name, y.Name) })
+	for _, name := range found {
+		if t, ok := a.deferred[name]; ok {
+			sorted = append(sorted, t.Spec())
+		}
 	}
 	a.specs = sorted
 }

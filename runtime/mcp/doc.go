@@ -14,8 +14,10 @@
 // the set to the agent's ToolSource.
 //
 // Tool schema economy: when the tools' schemas together exceed
-// Options.MaxSchemaBytes, the tools are deferred — the model is given one
-// mcp_tool_search tool, and each tool it finds joins the tools array for
-// the rest of the session, after the sorted list, in the order found, so
-// the bytes before it do not change.
+// Options.MaxSchemaBytes, the tools are deferred ([ToolSet.Deferred]):
+// callable, but out of the tools array until the agent's one tool_search
+// (runtime/agent/toolsearch.go, which finds the deferred built-in tools
+// too) finds them; each found tool then joins the tools array for the rest
+// of the session, after the sorted list, in the order found, so the bytes
+// before it do not change.
 package mcp

@@ -49,7 +49,7 @@ type Options struct {
 	// request waits for the servers (default 10 s).
 	StartupTimeout time.Duration
 	// MaxSchemaBytes is the budget of the tools' schemas in the tools
-	// array; above it the tools are deferred behind mcp_tool_search.
+	// array; above it the tools are deferred behind the agent's tool_search.
 	MaxSchemaBytes int
 	// BaseEnv is the environment of stdio servers before their own env
 	// (the shell tool's scrubbed environment: no secrets unless given).
@@ -88,16 +88,12 @@ type Manager struct {
 
 	mu       sync.Mutex
 	deferred bool
-	// servers names the connected servers with their tool counts when the
-	// tools were deferred: part of mcp_tool_search's description, frozen
-	// so that the tools array does not change as servers come and go.
+	// serverNote names the connected servers with their tool counts when
+	// the tools were deferred: part of the agent's tool_search
+	// description, frozen so that the tools array does not change as
+	// servers come and go.
 	serverNote string
-	found      []string
-	// prefound are tools a resumed session had called, found again if the
-	// tools are deferred.
-	prefound []string // deferred tools the model found, in order
-	search   *searchTool
-	resource *resourceTool
+	resource   *resourceTool
 	// set is the last set Tools built, valid while the version holds.
 	set      ToolSet
 	setValid bool
@@ -113,7 +109,6 @@ func Start(ctx context.Context, opts Options) *Manager {
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	m := &Manager{opts: opts, ctx: ctx, cancel: cancel, begun: time.Now()}
-	m.search = &searchTool{m: m}
 	m.resource = &resourceTool{m: m}
 	for _, cfg := range opts.Servers {
 		m.servers = append(m.servers, newServer(m, cfg))
@@ -214,12 +209,13 @@ type ToolSet struct {
 	Version uint64
 	// Listed join the built-in tools in the tools array, sorted by name.
 	Listed []AgentTool
-	// Appended follow the sorted tools array, in this order: deferred tools
-	// the model found.
-	Appended []AgentTool
-	// Hidden are callable but not in the tools array: deferred tools not
-	// found yet.
-	Hidden []AgentTool
+	// Deferred are callable but not in the tools array: the agent's
+	// tool_search finds them, and adds each it found (or the model
+	// called) after the sorted list, for the rest of the session.
+	Deferred []AgentTool
+	// DeferredNote is a sentence on Deferred for tool_search's
+	// description, fixed once the tools are deferred.
+	DeferredNote string
 }
 
 // Tools waits for the servers (see [Manager.Wait]) and for refreshes in
@@ -248,36 +244,17 @@ func (m *Manager) buildSet(v uint64) ToolSet {
 		// Once deferred, deferred for the session: the tools array
 		// changes once, not back and forth as servers come and go.
 		m.deferred = true
-		m.serverNote = m.serverSummary()
-		for _, n := range m.prefound {
-			if !slices.Contains(m.found, n) {
-				m.found = append(m.found, n)
-			}
-		}
+		m.serverNote = "MCP tools are named mcp__<server>__<tool>; servers: " + m.serverSummary() + "."
 	}
-	if !m.deferred {
-		for _, t := range all {
+	for _, t := range all {
+		if m.deferred {
+			set.Deferred = append(set.Deferred, t)
+		} else {
 			set.Listed = append(set.Listed, t)
 		}
-		return set
 	}
-	if len(all) > 0 {
-		set.Listed = append(set.Listed, m.search)
-	}
-	byName := map[string]*Tool{}
-	for _, t := range all {
-		byName[t.spec.Name] = t
-	}
-	for _, name := range m.found {
-		if t, ok := byName[name]; ok {
-			set.Appended = append(set.Appended, t)
-			delete(byName, name)
-		}
-	}
-	for _, t := range all {
-		if _, ok := byName[t.spec.Name]; ok {
-			set.Hidden = append(set.Hidden, t)
-		}
+	if m.deferred {
+		set.DeferredNote = m.serverNote
 	}
 	return set
 }
@@ -325,36 +302,8 @@ func specBytes(s providers.ToolSpec) int {
 	return len(b)
 }
 
-// markFound adds a deferred tool to the tools array for the rest of the
-// session (a search found it, or the model called it by name).
-func (m *Manager) markFound(names ...string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if !m.deferred {
-		return
-	}
-	added := false
-	for _, n := range names {
-		if !slices.Contains(m.found, n) {
-			m.found = append(m.found, n)
-			added = true
-		}
-	}
-	if added {
-		m.changed()
-	}
-}
-
-// Prefound names tools a resumed session had called: when the tools are
-// deferred, they are in the tools array from the first request, in this
-// order (unknown names are ignored).
-func (m *Manager) Prefound(names []string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.prefound = append(m.prefound, names...)
-}
-
-// Deferred reports whether the tools are deferred behind mcp_tool_search.
+// Deferred reports whether the tools are deferred behind the agent's
+// tool_search.
 func (m *Manager) Deferred() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()

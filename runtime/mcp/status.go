@@ -35,7 +35,7 @@ func (s ServerStatus) StateText() string {
 }
 
 // Label names the server with its state in a few words, for the chat
-// banner and mcp_tool_search: "github (12 tools)", "docs starting",
+// banner and tool_search: "github (12 tools)", "docs starting",
 // "repo not started: untrusted workspace".
 func (s ServerStatus) Label() string {
 	if s.State == StateConnected {

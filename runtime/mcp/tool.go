@@ -103,7 +103,6 @@ func (t *Tool) Run(ctx context.Context, args json.RawMessage) providers.ToolResu
 	if msg := t.validate(args); msg != "" {
 		return errorResult("Invalid arguments for %s: %s", t.spec.Name, msg)
 	}
-	t.srv.m.markFound(t.spec.Name)
 	cs, state := t.srv.current()
 	if cs == nil {
 		return errorResult("MCP server %s is not connected (%s).", t.srv.cfg.Name, state)

@@ -400,6 +400,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		ReasoningEffort: resolved.ReasoningEffort,
 		TextTools:       !resolved.NativeTools,
 		Tools:           p.tools,
+		Deferred:        cfg.Agent.DeferredTools,
 		ToolSource:      toolSource,
 		Policy:          p.policy,
 		Approver:        s.approver(o.Approver),

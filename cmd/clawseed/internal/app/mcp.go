@@ -115,7 +115,7 @@ func (s *mcpSource) Tools(ctx context.Context) agent.ToolSet {
 	s.once.Do(func() { reportMCPFailures(s.notices, s.m) })
 	if !s.have || set.Version != s.last.Version {
 		s.have = true
-		s.last = agent.ToolSet{Version: set.Version, Listed: agentTools(set.Listed), Appended: agentTools(set.Appended), Hidden: agentTools(set.Hidden)}
+		s.last = agent.ToolSet{Version: set.Version, Listed: agentTools(set.Listed), Deferred: agentTools(set.Deferred), DeferredNote: set.DeferredNote}
 	}
 	return s.last
 }

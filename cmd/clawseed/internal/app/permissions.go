@@ -203,15 +203,11 @@ func (s *Session) WritePermissions(w io.Writer) error {
 // ShowPermissions lists the permission rules a session with cfg would
 // apply (`clawseed config show --permissions`); nothing is started.
 func ShowPermissions(cfg *config.Config, w io.Writer) error {
-	specs, _, err := ToolSpecs(cfg)
+	list, err := ToolSpecs(cfg)
 	if err != nil {
 		return err
 	}
-	names := make([]string, len(specs))
-	for i, s := range specs {
-		names[i] = s.Name
-	}
-	return sessionPermissions(cfg, loadClaudeSettings(cfg, cfg.Trusted), names).write(w)
+	return sessionPermissions(cfg, loadClaudeSettings(cfg, cfg.Trusted), list.Names()).write(w)
 }
 
 // untrustedSettingsAsks lists, for the trust question, the allow rules of

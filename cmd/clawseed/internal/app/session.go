@@ -25,7 +25,6 @@ import (
 	"github.com/clawseed/clawseed/internal/claudesettings"
 	"github.com/clawseed/clawseed/runtime/tools"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
@@ -323,19 +322,6 @@ func (s *Session) resume(ctx context.Context, notices io.Writer) {
 	r := s.resumed
 	diags := s.agent.ResumeSession(ctx, r)
 	s.agent.RestorePurposeUsage(r.UsageByPurpose)
-	if s.mcp != nil {
-		// Deferred MCP tools the session had called are in its tools
-		// array again, in the order first called.
-		var called []string
-		for _, m := range r.Messages {
-			for _, c := range m.ToolCalls() {
-				if strings.HasPrefix(c.Name, mcp.Prefix) {
-					called = append(called, c.Name)
-				}
-			}
-		}
-		s.mcp.Prefound(called)
-	}
 	if notices == nil {
 		return
 	}

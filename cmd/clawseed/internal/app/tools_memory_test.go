@@ -78,13 +78,13 @@ func TestMemoryToolsPerBackend(t *testing.T) {
 		t.Run(tt.backend, func(t *testing.T) {
 			cfg, _ := defaultSession(t)
 			cfg.Storage.Backend, cfg.Storage.PostgresURL = tt.backend, "postgres://127.0.0.1:1/none?connect_timeout=1"
-			specs, _, err := sessionToolSpecs(cfg, nil, "")
+			list, err := sessionToolSpecs(cfg, nil, "")
 			if err != nil {
 				t.Fatal(err)
 			}
 			has := map[string]bool{}
-			for _, s := range specs {
-				has[s.Name] = true
+			for _, name := range list.Names() {
+				has[name] = true
 			}
 			for _, name := range []string{"memory_export", "memory_forget", "memory_purge", "memory_recall", "memory_store"} {
 				if !has[name] {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/permissions"
+	"github.com/clawseed/clawseed/providers"
 )
 
 // defaultSession returns the default configuration in a fresh workspace,
@@ -29,27 +30,71 @@ func defaultSession(t *testing.T) (*config.Config, bool) {
 	return cfg, hasGit
 }
 
-// TestToolsArrayBudget: the tools array goes with every request, so with
-// every tool of the default configuration registered it must stay within
-// ToolsBudget (16 KB) of JSON (issues 10 and 12).
+// TestToolsArrayBudget: the tools array goes with every request, so the
+// first request's array of the default configuration, every tool
+// registered and the rarely used ones deferred, must stay within
+// ToolsBudget (16 KB) of JSON (issues 10, 12 and 28). Over it, the failure
+// names each tool's bytes, largest first.
 func TestToolsArrayBudget(t *testing.T) {
 	cfg, _ := defaultSession(t)
-	specs, _, err := sessionToolSpecs(cfg, noModel{}, "m")
+	list, err := sessionToolSpecs(cfg, noModel{}, "m")
 	if err != nil {
 		t.Fatal(err)
 	}
+	type size struct {
+		name  string
+		bytes int
+	}
 	total := 0
-	var sizes []string
-	for _, s := range specs {
+	var sizes []size
+	for _, s := range list.Sent {
 		b, err := json.Marshal(s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		total += len(b)
-		sizes = append(sizes, fmt.Sprintf("%s %d", s.Name, len(b)))
+		sizes = append(sizes, size{s.Name, len(b)})
 	}
 	if total > ToolsBudget {
-		t.Errorf("tools array is %d bytes, budget %d:\n%s", total, ToolsBudget, strings.Join(sizes, "\n"))
+		slices.SortStableFunc(sizes, func(a, b size) int { return b.bytes - a.bytes })
+		lines := make([]string, len(sizes))
+		for i, s := range sizes {
+			lines[i] = fmt.Sprintf("%-16s %6d", s.name, s.bytes)
+		}
+		t.Errorf("the default tools array is %d bytes for %d tools, budget %d; each tool (defer one with [agent].deferred_tools, or shorten it):\n%s",
+			total, len(sizes), ToolsBudget, strings.Join(lines, "\n"))
+	}
+}
+
+// TestDeferredToolsRegistered: every tool of [agent].deferred_tools is
+// registered in the default configuration — the permission checks see it
+// — but absent from the first request's tools array, which has
+// tool_search instead.
+func TestDeferredToolsRegistered(t *testing.T) {
+	cfg, _ := defaultSession(t)
+	list, err := sessionToolSpecs(cfg, noModel{}, "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := func(name string) bool {
+		return slices.ContainsFunc(list.Sent, func(s providers.ToolSpec) bool { return s.Name == name })
+	}
+	deferred := func(name string) bool {
+		return slices.ContainsFunc(list.Deferred, func(s providers.ToolSpec) bool { return s.Name == name })
+	}
+	if !sent("tool_search") {
+		t.Error("tool_search is not in the tools array")
+	}
+	for _, name := range config.DefaultDeferredTools() {
+		if sent(name) || !deferred(name) {
+			t.Errorf("%s: in the tools array %v, deferred %v; want deferred only", name, sent(name), deferred(name))
+		}
+	}
+	allowed := permissions.AllowedSet(list.Names())
+	for _, p := range []string{"cron", "backup", "knowledge", "memory", "llm_task", "pdf_read", "calculator"} {
+		if !permissions.Satisfied(p, allowed) {
+			t.Errorf("permission %s not met by the registered tools %v", p, list.Names())
+		}
 	}
 }
 
@@ -59,14 +104,11 @@ func TestToolsArrayBudget(t *testing.T) {
 // default, and git needs git.
 func TestEveryPermissionSatisfiable(t *testing.T) {
 	cfg, hasGit := defaultSession(t)
-	specs, _, err := sessionToolSpecs(cfg, noModel{}, "m")
+	list, err := sessionToolSpecs(cfg, noModel{}, "m")
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := make([]string, len(specs))
-	for i, s := range specs {
-		names[i] = s.Name
-	}
+	names := list.Names()
 	exempt := []string{"http_request"}
 	if !hasGit {
 		exempt = append(exempt, "git")

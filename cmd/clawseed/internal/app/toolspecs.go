@@ -6,6 +6,7 @@ import (
 	"errors"
 	"iter"
 	"log/slog"
+	"slices"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/permissions"
@@ -22,12 +23,36 @@ import (
 // requires (memory_* and knowledge, 2.7 KB with terse descriptions whose
 // rules live once in the ## Memory prompt section), so 16 KB keeps about
 // 2 KB of headroom without letting a verbose description slip through.
+// Subagents filled that headroom (16.3 KB for 28 tools); issue 28 defers
+// the rarely used tools behind tool_search ([agent].deferred_tools): the
+// first request's array is 11.6 KB for 16 tools.
 const ToolsBudget = 16 << 10
 
-// ToolSpecs returns the tool specifications a session with cfg sends to the
-// model (`config show --tools`), and each tool's class. llm_task needs the
-// session's model: it is listed when one resolves. Nothing is started.
-func ToolSpecs(cfg *config.Config) ([]providers.ToolSpec, map[string]string, error) {
+// A ToolList is the tools a session registers.
+type ToolList struct {
+	// Sent is the tools array of the first request, sorted by name.
+	Sent []providers.ToolSpec
+	// Deferred are the registered tools left out of it until the model
+	// finds them with tool_search ([agent].deferred_tools), sorted.
+	Deferred []providers.ToolSpec
+	// Classes maps each tool to its class ("read/write": per call).
+	Classes map[string]string
+}
+
+// Names returns the names of every registered tool, sent or deferred: what
+// the permission checks see.
+func (l ToolList) Names() []string {
+	var names []string
+	for _, s := range append(slices.Clone(l.Sent), l.Deferred...) {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+// ToolSpecs returns the tools a session with cfg registers (`config show
+// --tools`). llm_task needs the session's model: it is listed when one
+// resolves. Nothing is started.
+func ToolSpecs(cfg *config.Config) (ToolList, error) {
 	var model agent.Model
 	name := ""
 	if r, err := cfg.ResolveModel("", nil); err == nil {
@@ -38,14 +63,15 @@ func ToolSpecs(cfg *config.Config) ([]providers.ToolSpec, map[string]string, err
 	return sessionToolSpecs(cfg, model, name)
 }
 
-// sessionToolSpecs returns the tool specifications a session with cfg sends
-// to the model, sorted by name as the agent sends them: the registered tools
-// that the autonomy level and allowed_tools/denied_tools leave visible, and
-// Skill when skills are on. model may be nil (llm_task is then left out).
-func sessionToolSpecs(cfg *config.Config, model agent.Model, modelName string) ([]providers.ToolSpec, map[string]string, error) {
+// sessionToolSpecs returns the tools a session with cfg registers, the
+// tools array sorted by name as the agent sends it: the registered tools
+// that the autonomy level and allowed_tools/denied_tools leave visible and
+// deferred_tools does not defer, Skill when skills are on, tool_search when
+// a tool is deferred. model may be nil (llm_task is then left out).
+func sessionToolSpecs(cfg *config.Config, model agent.Model, modelName string) (ToolList, error) {
 	level, err := permissions.ParseLevel(cfg.Autonomy.Level)
 	if err != nil {
-		return nil, nil, err
+		return ToolList{}, err
 	}
 	mem := listingMemory(cfg)
 	if mem != nil {
@@ -56,7 +82,7 @@ func sessionToolSpecs(cfg *config.Config, model agent.Model, modelName string) (
 	// command tools are registered; nothing is started here.
 	list := buildTools(toolEnv{cfg: cfg, sb: sb, conf: newConfinement(cfg, sb.Control), model: model, modelName: modelName,
 		usage: &agent.UsageSink{}, memory: mem})
-	classes := map[string]string{"Skill": permissions.ClassRead.String(), "Agent": permissions.ClassRead.String()}
+	classes := map[string]string{"Skill": permissions.ClassRead.String(), "Agent": permissions.ClassRead.String(), "tool_search": permissions.ClassRead.String()}
 	for _, t := range list {
 		c := t.Class().String()
 		if _, perCall := t.(interface {
@@ -76,6 +102,7 @@ func sessionToolSpecs(cfg *config.Config, model agent.Model, modelName string) (
 	ag, err := agent.New(agent.Options{
 		Model:         model,
 		Tools:         list,
+		Deferred:      cfg.Agent.DeferredTools,
 		Policy:        permissions.Policy{Level: level, Allowed: cfg.Agent.AllowedTools, Denied: cfg.Agent.DeniedTools},
 		Skills:        set,
 		SkillsEnabled: cfg.Skills.Enabled,
@@ -85,9 +112,9 @@ func sessionToolSpecs(cfg *config.Config, model agent.Model, modelName string) (
 		Subagents: loadSubagents(context.Background(), agentFolders(cfg, nil), sb.ForbiddenRule()),
 	})
 	if err != nil {
-		return nil, nil, err
+		return ToolList{}, err
 	}
-	return ag.ToolSpecs(), classes, nil
+	return ToolList{Sent: ag.ToolSpecs(), Deferred: ag.DeferredSpecs(), Classes: classes}, nil
 }
 
 // noModel stands in for a model when only the tool set is wanted.

@@ -135,6 +135,18 @@ type ModelEntry struct {
 	Price *PriceEntry `toml:"price"`
 }
 
+// DefaultDeferredTools returns [agent].deferred_tools by default: the
+// tools a session rarely needs (jobs, backups, the knowledge graph, memory
+// export and purge, side requests, PDFs, arithmetic), 5.5 KB of schemas
+// that would otherwise travel with every request.
+func DefaultDeferredTools() []string {
+	return []string{
+		"backup", "calculator",
+		"cron_add", "cron_list", "cron_remove", "cron_run", "cron_runs", "cron_update",
+		"knowledge", "llm_task", "memory_export", "memory_purge", "pdf_read",
+	}
+}
+
 // Agent is the [agent] table.
 type Agent struct {
 	SystemPrompt      string `toml:"system_prompt"`
@@ -145,6 +157,11 @@ type Agent struct {
 	MaxToolOutputChars int      `toml:"max_tool_output_chars"`
 	AllowedTools       []string `toml:"allowed_tools"`
 	DeniedTools        []string `toml:"denied_tools"`
+	// DeferredTools are registered tools whose schemas stay out of the
+	// tools array until the model finds them with tool_search, calls them,
+	// or a skill that needs them activates (issue 28): rarely used tools,
+	// so the array every request carries stays small.
+	DeferredTools []string `toml:"deferred_tools"`
 	// MaxParallelSubagents is how many Agent calls of one response run
 	// at once.
 	MaxParallelSubagents int `toml:"max_parallel_subagents"`
@@ -361,6 +378,7 @@ func Default() *Config {
 			MaxToolOutputChars:   30000,
 			AllowedTools:         []string{},
 			DeniedTools:          []string{},
+			DeferredTools:        DefaultDeferredTools(),
 			MaxParallelSubagents: 4,
 		},
 		Skills: Skills{

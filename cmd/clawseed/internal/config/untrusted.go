@@ -150,6 +150,7 @@ var projectRules = map[string]keyRule{
 	"agent.max_tool_output_chars":         {kind: lowerOnly},
 	"agent.allowed_tools":                 {kind: ignored, why: whyTools},
 	"agent.denied_tools":                  {kind: union},
+	"agent.deferred_tools":                {kind: applies, why: "only which schemas are sent up front: every tool stays callable and findable"},
 	"agent.max_parallel_subagents":        {kind: lowerOnly},
 	"skills.enabled":                      {kind: offOnly},
 	"skills.max_active":                   {kind: lowerOnly},

@@ -141,9 +141,6 @@ var verbs = [...]verb{
 		}
 		return join("MCP read", a.str("server"), a.str("uri"))
 	}},
-	{"mcp_tool_search", func(a args) string {
-		return nonEmpty(a.text("query"), "MCP tool search"+quoted(a.text("query"))+prefixed(" in ", a.str("server")))
-	}},
 	{"memory_export", func(a args) string { return "Export memory" + parens(a.str("format")) }},
 	{"memory_forget", func(a args) string { return nonEmpty(a.str("name"), "Forget "+a.str("name")) }},
 	{"memory_purge", func(a args) string { return "Purge memory" + parens(a.str("scope")) }},
@@ -171,6 +168,7 @@ var verbs = [...]verb{
 		return nonEmpty(a.str("command"), "Shell "+cmd)
 	}},
 	{"skill_create", func(a args) string { return nonEmpty(a.str("name"), "Create skill "+a.str("name")) }},
+	{"tool_search", func(a args) string { return nonEmpty(a.text("query"), "Tool search"+quoted(a.text("query"))) }},
 	{"web_fetch", func(a args) string { return nonEmpty(a.str("url"), "Fetch "+a.str("url")) }},
 	{"web_search", func(a args) string { return nonEmpty(a.text("query"), "Web search"+quoted(a.text("query"))) }},
 }
