@@ -128,7 +128,7 @@ func (p *Provider) encodeResponses(req providers.Request) ([]byte, error) {
 	if effort := cmp.Or(req.ReasoningEffort, p.cfg.ReasoningEffort); effort != "" {
 		body.Reasoning = &reasoningConfig{Effort: effort}
 	}
-	if reasoningModel(model) {
+	if reasoningModel(model) && !p.refused.includeRefused(model) {
 		// Models that do not reason refuse the include ("Encrypted
 		// content is not supported with this model").
 		body.Include = []string{encryptedReasoning}
@@ -218,7 +218,7 @@ func (p *Provider) appendAssistant(out []item, m providers.Message) []item {
 	for _, part := range m.Parts {
 		switch part.Type {
 		case providers.PartReasoning:
-			if it := part.Item; it != nil && it.Encrypted != "" && it.Origin == p.origin {
+			if it := part.Item; it != nil && it.Encrypted != "" && it.Origin == p.origin && !p.refused.itemRefused(it.ID) {
 				summary := make([]summaryRef, 0, len(it.Summary))
 				for _, s := range it.Summary {
 					summary = append(summary, summaryRef{Type: "summary_text", Text: s})
