@@ -289,6 +289,7 @@ func (a *Agent) request(ctx context.Context, iteration, estimate int) (*response
 		CacheKey:        a.opts.SessionID,
 	}
 	req.System = strings.Join(req.SystemBlocks, "\n\n")
+	req.BlockAt = a.blockAnchors(req.SystemBlocks)
 	if !a.opts.TextTools {
 		req.Tools = a.specs
 	}
@@ -319,8 +320,8 @@ func (a *Agent) request(ctx context.Context, iteration, estimate int) (*response
 				current = &resp.reasoning[len(resp.reasoning)-1]
 			}
 			current.Text += ev.Text
-			if ev.Signature != "" {
-				current.Signature = ev.Signature
+			if ev.Signature != "" || ev.Item != nil {
+				current.Signature, current.Item = ev.Signature, ev.Item
 				current = nil
 			}
 			if ev.Text != "" {
