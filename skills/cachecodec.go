@@ -140,7 +140,7 @@ func (r *cacheReader) strs() []string {
 
 // skillFieldCount is the number of fields of Skill the codec writes; a test
 // fails when Skill gains a field this file does not know.
-const skillFieldCount = 43
+const skillFieldCount = 45
 
 func (w *cacheWriter) skill(s *Skill) error {
 	for _, v := range []string{s.Name, s.Dir, s.RealDir, string(s.Source), s.Root, s.ManifestPath, s.SkillPath, s.Plugin, s.PluginDir,
@@ -179,6 +179,8 @@ func (w *cacheWriter) skill(s *Skill) error {
 		return err
 	}
 	w.str(s.Body)
+	w.int(int64(s.BodySize))
+	w.strs(s.Dynamic)
 	// Remote: a skill served over MCP is never parsed from disk, so never
 	// cached; written all the same, so a Skill survives the codec whole.
 	w.bool(s.Remote != nil)
@@ -227,6 +229,8 @@ func (r *cacheReader) skill() *Skill {
 	s.IgnoreRequires = r.bool()
 	s.Hooks = r.hooks()
 	s.Body = r.str()
+	s.BodySize = int(r.int())
+	s.Dynamic = r.strs()
 	if r.bool() {
 		s.Remote = &Remote{Server: r.str(), URI: r.str(), Files: r.strs()}
 	}

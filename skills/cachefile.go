@@ -34,7 +34,7 @@ import (
 
 const (
 	cacheMagic  = "clawseed skills cache\n"
-	cacheFormat = 6
+	cacheFormat = 7
 	// staleTempAge: temporary files older than this are left by a process
 	// killed while saving, and removed by the next save.
 	staleTempAge = time.Hour

@@ -378,6 +378,9 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 	g := newGate(opts)
 	byName := map[string]*Skill{}
 	claim := func(s *Skill) {
+		// Every skill of the catalog passes here: none keeps its body
+		// (see Skill.Body), whichever way it was read.
+		s.Body = ""
 		if win, ok := byName[s.Name]; ok {
 			cat.Diagnostics = append(cat.Diagnostics, Diagnostic{Path: origin(s), Severity: SeverityInfo, Message: "shadowed by " + origin(win)})
 			return

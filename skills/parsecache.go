@@ -144,6 +144,9 @@ func (r *cacheRun) loadSkillDir(dir, dirReal string, entries []fs.DirEntry, root
 		r.c.mu.Unlock()
 	}
 	s, diags := loadSkillDir(dir, entries, rootReal, limit)
+	if s != nil {
+		s.Body = "" // a catalog does not keep it (Skill.Body), nor the cache file
+	}
 	var e *cacheEntry
 	if cacheable && !r.racy(stamps) {
 		e = &cacheEntry{stamps: stamps, skill: cloneSkill(s), diags: slices.Clone(diags), gen: r.gen}
@@ -254,6 +257,7 @@ func cloneSkill(s *Skill) *Skill {
 	n.AllowedTools = slices.Clone(s.AllowedTools)
 	n.Arguments = slices.Clone(s.Arguments)
 	n.Paths = slices.Clone(s.Paths)
+	n.Dynamic = slices.Clone(s.Dynamic)
 	n.OS = slices.Clone(s.OS)
 	n.Requires = Requires{
 		Bins:    slices.Clone(s.Requires.Bins),

@@ -229,7 +229,7 @@ func listOf(cat *skills.Catalog) listJSON {
 		out.Skills = append(out.Skills, skillJSON{
 			Name: s.Name, Description: s.Description, Source: string(s.Source), Path: skillPath(s),
 			Status: string(s.Status), Reason: s.Reason, Triggers: orEmpty(s.Triggers),
-			Permissions: orEmpty(s.Permissions), Tokens: agent.EstimateTokens(s.Body),
+			Permissions: orEmpty(s.Permissions), Tokens: agent.EstimateTokensOf(s.BodySize),
 		})
 	}
 	return out
@@ -263,6 +263,11 @@ func skillsShowRun(ctx context.Context, opts *skillsOptions, name string) error 
 	s := cat.Lookup(name)
 	if s == nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("skill %q not found (see clawseed skills list)", name)}
+	}
+	// A catalog keeps no bodies: read the skill as activation does.
+	s, err = skills.Reread(s, int64(cfg.Skills.MaxSkillFileBytes))
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("skill %q: %v", name, err)}
 	}
 	out := showJSON{
 		skillJSON: skillJSON{Name: s.Name, Description: s.Description, Source: string(s.Source), Path: skillPath(s),
