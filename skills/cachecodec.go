@@ -241,6 +241,34 @@ func (r *cacheReader) skill() *Skill {
 	return s
 }
 
+// encodeResult encodes one parse: the skill (nil for none) and its
+// diagnostics.
+func encodeResult(s *Skill, diags []Diagnostic) (string, error) {
+	w := &cacheWriter{b: make([]byte, 0, 512)}
+	w.bool(s != nil)
+	if s != nil {
+		if err := w.skill(s); err != nil {
+			return "", err
+		}
+	}
+	w.diags(diags)
+	return string(w.b), nil
+}
+
+// decodeResult decodes [encodeResult]'s string; ok is false when it is
+// damaged. The strings of the result share raw's memory.
+func decodeResult(raw string) (s *Skill, diags []Diagnostic, ok bool) {
+	r := &cacheReader{s: raw}
+	if r.bool() {
+		s = r.skill()
+	}
+	diags = r.diags()
+	if r.err != nil || r.pos != len(r.s) {
+		return nil, nil, false
+	}
+	return s, diags, true
+}
+
 // hooks writes a skill's hooks as their JSON ("" for none): they are
 // plain data, rare, and small.
 func (w *cacheWriter) hooks(h claudesettings.Hooks) error {

@@ -29,7 +29,10 @@ import (
 // Layout: magic, format, build stamp, the numbers of entries and listings
 // (capacity hints), then entries and directory listings
 // each behind a 1 byte (0 ends the list), then the CRC-32C of everything
-// before it. Saves write a temporary file and rename it over the old one, so
+// before it. An entry's skill and diagnostics are one length-prefixed
+// string ([encodeResult]), which loading skips and a cache hit decodes:
+// a start decodes only the skills it finds unchanged, and keeps no second
+// decoded copy of them. Skill bodies are not kept (Skill.Body). Saves write a temporary file and rename it over the old one, so
 // concurrent processes never see a torn file: the last rename wins.
 
 const (
@@ -107,10 +110,8 @@ func (c *ParseCache) decode(data []byte) error {
 		for i := range e.stamps {
 			e.stamps[i] = r.stamp()
 		}
-		if r.bool() {
-			e.skill = r.skill()
-		}
-		e.diags = r.diags()
+		// Decoded at its first hit: skipped, not read, here.
+		e.raw = r.str()
 		c.entries[k] = e
 	}
 	c.dirs = make(map[string]*dirEntry, nDirs)
@@ -202,7 +203,9 @@ func (c *ParseCache) encode() ([]byte, bool) {
 // codec cannot write (that skill is then parsed on every start).
 func (c *ParseCache) encodeEntry(w *cacheWriter, k cacheKey) {
 	e := c.entries[k]
-	mark := len(w.b)
+	if e.raw == "" {
+		return
+	}
 	w.bool(true)
 	w.str(k.dir)
 	w.str(k.dirReal)
@@ -212,14 +215,7 @@ func (c *ParseCache) encodeEntry(w *cacheWriter, k cacheKey) {
 	for _, st := range e.stamps {
 		w.stamp(st)
 	}
-	w.bool(e.skill != nil)
-	if e.skill != nil {
-		if err := w.skill(e.skill); err != nil {
-			w.b = w.b[:mark]
-			return
-		}
-	}
-	w.diags(e.diags)
+	w.str(e.raw)
 }
 
 // removeStaleTemps removes temporary files a killed save left behind.

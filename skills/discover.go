@@ -63,6 +63,7 @@ func discover(ctx context.Context, opts Options, lim walkLimits) *Catalog {
 		realWithin: map[string]string{},
 		cache:      opts.Cache.begin(),
 	}
+	w.cache.prestat()
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
@@ -341,8 +342,16 @@ func (w *walker) childReal(rw *rootWalk, child, parentReal string, e fs.DirEntry
 }
 
 func (w *walker) addCandidate(rw *rootWalk, dir, dirReal string, entries []fs.DirEntry) {
-	c := &candidate{root: rw.root, rootReal: rw.realPath, dir: dir, dirReal: dirReal, entries: entries, plugin: rw.plugin, pluginDir: rw.pluginDir}
+	c := &candidate{root: rw.root, rootReal: rw.realPath, dir: dir, dirReal: dirReal, plugin: rw.plugin, pluginDir: rw.pluginDir}
 	w.events = append(w.events, walkEvent{cand: c})
+	// A warm cache hit needs no system call: taken here, it saves a
+	// worker hand-off per skill.
+	if s, diags, ok := w.cache.quickHit(dir, dirReal, entries, rw.realPath, w.maxBytes); ok {
+		c.skill, c.diags = s, diags
+		c.found()
+		return
+	}
+	c.entries = entries
 	w.jobs <- c
 }
 
@@ -363,6 +372,11 @@ func (w *walker) parse(ctx context.Context, c *candidate) {
 	}
 	c.skill, c.diags = w.cache.loadSkillDir(c.dir, c.dirReal, c.entries, c.rootReal, w.maxBytes)
 	c.entries = nil
+	c.found()
+}
+
+// found sets what the skill's place in the walk decides.
+func (c *candidate) found() {
 	if c.skill != nil {
 		c.skill.Root = c.root.Path
 		c.skill.RealDir = c.dirReal

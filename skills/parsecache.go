@@ -50,6 +50,12 @@ type dirEntry struct {
 	stamp   fileStamp
 	entries []fs.DirEntry
 	gen     uint64
+	// pre is the directory's stamp taken by the pre-stat of the discovery
+	// of generation preGen ([cacheRun.prestat]); preOK that it is a
+	// directory that could be stat'ed.
+	pre    fileStamp
+	preGen uint64
+	preOK  bool
 }
 
 // NewParseCache returns an empty cache.
@@ -70,9 +76,39 @@ type fileStamp struct {
 
 type cacheEntry struct {
 	stamps []fileStamp
-	skill  *Skill // never handed out: callers get copies
-	diags  []Diagnostic
-	gen    uint64
+	// raw is the skill and its diagnostics encoded as the cache file holds
+	// them ([encodeResult]), decoded afresh for each hit, so that callers
+	// never share what the cache keeps and the cache keeps no decoded
+	// copy. skill and diags are kept instead when the codec cannot encode
+	// the skill (then raw is "", and the entry is not saved).
+	raw   string
+	skill *Skill // never handed out: callers get copies
+	diags []Diagnostic
+	gen   uint64
+	// pre are the stamps of the skill files the pre-stat of the discovery
+	// of generation preGen took ([cacheRun.prestat]).
+	pre    []fileStamp
+	preGen uint64
+}
+
+// newCacheEntry encodes a parse for the cache.
+func newCacheEntry(stamps []fileStamp, s *Skill, diags []Diagnostic, gen uint64) *cacheEntry {
+	e := &cacheEntry{stamps: stamps, gen: gen}
+	if raw, err := encodeResult(s, diags); err == nil {
+		e.raw = raw
+	} else {
+		e.skill, e.diags = cloneSkill(s), slices.Clone(diags)
+	}
+	return e
+}
+
+// result returns a fresh copy of the cached parse; ok is false when raw
+// does not decode (a damaged file: the skill is parsed again).
+func (e *cacheEntry) result() (s *Skill, diags []Diagnostic, ok bool) {
+	if e.raw == "" {
+		return cloneSkill(e.skill), slices.Clone(e.diags), true
+	}
+	return decodeResult(e.raw)
 }
 
 // A cacheRun is one discovery's use of the cache; a nil run parses
@@ -129,19 +165,11 @@ func (r *cacheRun) loadSkillDir(dir, dirReal string, entries []fs.DirEntry, root
 		return loadSkillDir(dir, entries, rootReal, limit)
 	}
 	key := cacheKey{dir: dir, dirReal: dirReal, rootReal: rootReal, limit: limit}
-	stamps, cacheable := stampSkillFiles(dir, entries)
+	stamps, cacheable := stampSkillFiles(dir, entries, nil, false)
 	if cacheable {
-		r.c.mu.Lock()
-		e := r.c.entries[key]
-		if e != nil && slices.Equal(e.stamps, stamps) {
-			e.gen = r.gen
-			r.c.hits++
-			r.c.mu.Unlock()
-			// An entry is never changed once stored (a new parse replaces
-			// it), so it is copied outside the lock.
-			return cloneSkill(e.skill), slices.Clone(e.diags)
+		if s, diags, ok := r.reuse(key, stamps); ok {
+			return s, diags
 		}
-		r.c.mu.Unlock()
 	}
 	s, diags := loadSkillDir(dir, entries, rootReal, limit)
 	if s != nil {
@@ -149,7 +177,7 @@ func (r *cacheRun) loadSkillDir(dir, dirReal string, entries []fs.DirEntry, root
 	}
 	var e *cacheEntry
 	if cacheable && !r.racy(stamps) {
-		e = &cacheEntry{stamps: stamps, skill: cloneSkill(s), diags: slices.Clone(diags), gen: r.gen}
+		e = newCacheEntry(stamps, s, diags, r.gen)
 	}
 	r.c.mu.Lock()
 	defer r.c.mu.Unlock()
@@ -168,18 +196,75 @@ func (r *cacheRun) loadSkillDir(dir, dirReal string, entries []fs.DirEntry, root
 	return s, diags
 }
 
+// quickHit is loadSkillDir's cache hit when this discovery's pre-stat
+// stamped every skill file of entries: then it makes no system call, and
+// the walker takes it without handing the directory to a worker. ok is
+// false otherwise (the directory goes to [cacheRun.loadSkillDir]).
+func (r *cacheRun) quickHit(dir, dirReal string, entries []fs.DirEntry, rootReal string, limit int64) (*Skill, []Diagnostic, bool) {
+	if r == nil {
+		return nil, nil, false
+	}
+	key := cacheKey{dir: dir, dirReal: dirReal, rootReal: rootReal, limit: limit}
+	r.c.mu.Lock()
+	e := r.c.entries[key]
+	var pre []fileStamp
+	if e != nil && e.preGen == r.gen {
+		pre = e.pre
+	}
+	r.c.mu.Unlock()
+	if pre == nil {
+		return nil, nil, false
+	}
+	stamps, ok := stampSkillFiles(dir, entries, pre, true)
+	if !ok {
+		return nil, nil, false
+	}
+	return r.reuse(key, stamps)
+}
+
+// reuse returns the cached parse of key when its skill files' stamps are
+// stamps.
+func (r *cacheRun) reuse(key cacheKey, stamps []fileStamp) (*Skill, []Diagnostic, bool) {
+	r.c.mu.Lock()
+	e := r.c.entries[key]
+	if e == nil || !slices.Equal(e.stamps, stamps) {
+		r.c.mu.Unlock()
+		return nil, nil, false
+	}
+	e.gen = r.gen
+	r.c.mu.Unlock()
+	// An entry is never changed once stored (a new parse replaces it), so
+	// it is decoded outside the lock.
+	s, diags, ok := e.result()
+	if ok {
+		r.c.mu.Lock()
+		r.c.hits++
+		r.c.mu.Unlock()
+	}
+	return s, diags, ok
+}
+
 // readDir is os.ReadDir through the cache: a warm reload stats each
 // directory instead of opening and reading it.
 func (r *cacheRun) readDir(dir string) ([]fs.DirEntry, error) {
 	if r == nil {
 		return os.ReadDir(dir)
 	}
-	fi, err := os.Stat(dir)
-	if err != nil || !fi.IsDir() {
-		return os.ReadDir(dir) // its error, as without the cache
+	r.c.mu.Lock()
+	e := r.c.dirs[dir]
+	pre := e != nil && e.preGen == r.gen && e.preOK
+	st := fileStamp{}
+	if pre {
+		st = e.pre
 	}
-	st := fileStamp{mode: fi.Mode(), size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	st.dev, st.ino, st.ctime = filestamp.Identity(fi)
+	r.c.mu.Unlock()
+	if !pre {
+		fi, err := os.Stat(dir)
+		if err != nil || !fi.IsDir() {
+			return os.ReadDir(dir) // its error, as without the cache
+		}
+		st = dirStamp(fi)
+	}
 	r.c.mu.Lock()
 	if e := r.c.dirs[dir]; e != nil && e.stamp == st {
 		e.gen = r.gen
@@ -206,6 +291,13 @@ func (r *cacheRun) readDir(dir string) ([]fs.DirEntry, error) {
 	return entries, nil
 }
 
+// dirStamp is a directory's stamp as readDir keeps it.
+func dirStamp(fi fs.FileInfo) fileStamp {
+	st := fileStamp{mode: fi.Mode(), size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	st.dev, st.ino, st.ctime = filestamp.Identity(fi)
+	return st
+}
+
 func (r *cacheRun) racy(stamps []fileStamp) bool {
 	limit := r.start.Add(-racyWindow).UnixNano()
 	for _, s := range stamps {
@@ -216,10 +308,12 @@ func (r *cacheRun) racy(stamps []fileStamp) bool {
 	return false
 }
 
-// stampSkillFiles stats the skill files among entries. It reports false
-// (do not cache) when one is a symbolic link, whose target may move, or
-// cannot be stat'ed.
-func stampSkillFiles(dir string, entries []fs.DirEntry) ([]fileStamp, bool) {
+// stampSkillFiles stats the skill files among entries, or takes their
+// stamps from pre (the pre-stat's, [cacheRun.prestat]) when it has one of
+// that name. It reports false (do not use the cache) when one is a
+// symbolic link, whose target may move, or cannot be stat'ed, or, with
+// noStat, has no stamp in pre.
+func stampSkillFiles(dir string, entries []fs.DirEntry, pre []fileStamp, noStat bool) ([]fileStamp, bool) {
 	var stamps []fileStamp
 	for _, e := range entries {
 		name := e.Name()
@@ -232,16 +326,42 @@ func stampSkillFiles(dir string, entries []fs.DirEntry) ([]fileStamp, bool) {
 		}
 		st := fileStamp{name: name, mode: t}
 		if t.IsRegular() {
-			fi, err := os.Lstat(joinPath(dir, name))
-			if err != nil || !fi.Mode().IsRegular() {
-				return nil, false
+			var ok bool
+			if st, ok = preStamp(pre, name); !ok {
+				if noStat {
+					return nil, false
+				}
+				if st, ok = statSkillFile(dir, name); !ok {
+					return nil, false
+				}
 			}
-			st.size, st.mtime = fi.Size(), fi.ModTime().UnixNano()
-			st.dev, st.ino, st.ctime = filestamp.Identity(fi)
+		}
+		if stamps == nil {
+			stamps = make([]fileStamp, 0, 2)
 		}
 		stamps = append(stamps, st)
 	}
 	return stamps, true
+}
+
+// statSkillFile stamps the regular file dir/name.
+func statSkillFile(dir, name string) (fileStamp, bool) {
+	fi, err := os.Lstat(joinPath(dir, name))
+	if err != nil || !fi.Mode().IsRegular() {
+		return fileStamp{}, false
+	}
+	st := fileStamp{name: name, mode: fi.Mode().Type(), size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	st.dev, st.ino, st.ctime = filestamp.Identity(fi)
+	return st, true
+}
+
+func preStamp(pre []fileStamp, name string) (fileStamp, bool) {
+	for _, st := range pre {
+		if st.name == name {
+			return st, true
+		}
+	}
+	return fileStamp{}, false
 }
 
 // cloneSkill copies s so that setting Status, Reason or Root on one catalog's
