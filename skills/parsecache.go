@@ -35,6 +35,7 @@ type ParseCache struct {
 	entries map[cacheKey]*cacheEntry
 	dirs    map[string]*dirEntry
 	hits    int // parses reused, for tests
+	listed  int // directories listed (not served from the cache), for tests
 	// stamp identifies the build for the cache file; loaded says the
 	// entries came from (or were last saved to) it, and dirty that they
 	// changed since.
@@ -276,6 +277,7 @@ func (r *cacheRun) readDir(dir string) ([]fs.DirEntry, error) {
 	entries, err := os.ReadDir(dir)
 	r.c.mu.Lock()
 	defer r.c.mu.Unlock()
+	r.c.listed++
 	if err != nil || r.racy([]fileStamp{st}) {
 		if _, ok := r.c.dirs[dir]; ok {
 			delete(r.c.dirs, dir)
