@@ -241,34 +241,6 @@ func (r *cacheReader) skill() *Skill {
 	return s
 }
 
-// encodeResult encodes one parse: the skill (nil for none) and its
-// diagnostics.
-func encodeResult(s *Skill, diags []Diagnostic) (string, error) {
-	w := &cacheWriter{b: make([]byte, 0, 512)}
-	w.bool(s != nil)
-	if s != nil {
-		if err := w.skill(s); err != nil {
-			return "", err
-		}
-	}
-	w.diags(diags)
-	return string(w.b), nil
-}
-
-// decodeResult decodes [encodeResult]'s string; ok is false when it is
-// damaged. The strings of the result share raw's memory.
-func decodeResult(raw string) (s *Skill, diags []Diagnostic, ok bool) {
-	r := &cacheReader{s: raw}
-	if r.bool() {
-		s = r.skill()
-	}
-	diags = r.diags()
-	if r.err != nil || r.pos != len(r.s) {
-		return nil, nil, false
-	}
-	return s, diags, true
-}
-
 // hooks writes a skill's hooks as their JSON ("" for none): they are
 // plain data, rare, and small.
 func (w *cacheWriter) hooks(h claudesettings.Hooks) error {
@@ -455,6 +427,22 @@ func (e cachedDirEntry) IsDir() bool                { return e.typ.IsDir() }
 func (e cachedDirEntry) Type() fs.FileMode          { return e.typ }
 func (e cachedDirEntry) Info() (fs.FileInfo, error) { return os.Lstat(joinPath(e.dir, e.name)) }
 
+// listing encodes a directory listing as the one string a dirEntry
+// keeps until it is used ([decodeListing]).
+func listing(list []fs.DirEntry) string {
+	w := &cacheWriter{}
+	w.dirEntries(list)
+	return string(w.b)
+}
+
+// decodeListing decodes [listing]'s string for dir; ok is false when it
+// is damaged.
+func decodeListing(dir, raw string) ([]fs.DirEntry, bool) {
+	r := &cacheReader{s: raw}
+	out := r.dirEntries(dir)
+	return out, r.err == nil && r.pos == len(r.s)
+}
+
 func (w *cacheWriter) dirEntries(list []fs.DirEntry) {
 	w.uint(uint64(len(list)))
 	for _, e := range list {
@@ -466,13 +454,17 @@ func (w *cacheWriter) dirEntries(list []fs.DirEntry) {
 func (r *cacheReader) dirEntries(dir string) []fs.DirEntry {
 	n := r.n()
 	out := make([]fs.DirEntry, 0, n)
-	for range n {
+	// One array for the entries: an interface holding a pointer into it
+	// allocates nothing more.
+	arr := make([]cachedDirEntry, n)
+	for i := range n {
 		name := r.str()
 		typ := fs.FileMode(r.uint())
 		if r.err != nil {
 			return nil
 		}
-		out = append(out, cachedDirEntry{dir: dir, name: name, typ: typ})
+		arr[i] = cachedDirEntry{dir: dir, name: name, typ: typ}
+		out = append(out, &arr[i])
 	}
 	// os.ReadDir sorts by name; a file that does not is not ours.
 	if !slices.IsSortedFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) }) {

@@ -106,6 +106,9 @@ func (c *ParseCache) decode(data []byte) error {
 	c.entries = make(map[cacheKey]*cacheEntry, nEntries)
 	for r.bool() {
 		k := cacheKey{dir: r.str(), dirReal: r.str(), rootReal: r.str(), limit: r.int()}
+		if k.dirReal == markDir {
+			k.dirReal = k.dir
+		}
 		e := &cacheEntry{stamps: make([]fileStamp, r.n())}
 		for i := range e.stamps {
 			e.stamps[i] = r.stamp()
@@ -118,7 +121,8 @@ func (c *ParseCache) decode(data []byte) error {
 	for r.bool() {
 		dir := r.str()
 		st := r.stamp()
-		c.dirs[dir] = &dirEntry{stamp: st, entries: r.dirEntries(dir)}
+		// Decoded when a walk uses it ([cacheRun.readDir]).
+		c.dirs[dir] = &dirEntry{stamp: st, raw: r.str()}
 	}
 	if r.err == nil && r.pos != len(r.s) {
 		r.fail()
@@ -192,7 +196,11 @@ func (c *ParseCache) encode() ([]byte, bool) {
 		w.bool(true)
 		w.str(d)
 		w.stamp(e.stamp)
-		w.dirEntries(e.entries)
+		if e.raw != "" {
+			w.str(e.raw)
+		} else {
+			w.str(listing(e.entries))
+		}
 	}
 	w.bool(false)
 	w.b = binary.LittleEndian.AppendUint32(w.b, crc32.Checksum(w.b, castagnoli))
@@ -208,7 +216,11 @@ func (c *ParseCache) encodeEntry(w *cacheWriter, k cacheKey) {
 	}
 	w.bool(true)
 	w.str(k.dir)
-	w.str(k.dirReal)
+	if k.dirReal == k.dir {
+		w.str(markDir) // most skill folders are not reached through a link
+	} else {
+		w.str(k.dirReal)
+	}
 	w.str(k.rootReal)
 	w.int(k.limit)
 	w.uint(uint64(len(e.stamps)))

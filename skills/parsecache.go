@@ -50,7 +50,10 @@ type ParseCache struct {
 type dirEntry struct {
 	stamp   fileStamp
 	entries []fs.DirEntry
-	gen     uint64
+	// raw is the listing as the cache file holds it ([listing]), decoded
+	// when a walk uses it; entries is nil then.
+	raw string
+	gen uint64
 	// pre is the directory's stamp taken by the pre-stat of the discovery
 	// of generation preGen ([cacheRun.prestat]); preOK that it is a
 	// directory that could be stat'ed.
@@ -92,10 +95,11 @@ type cacheEntry struct {
 	preGen uint64
 }
 
-// newCacheEntry encodes a parse for the cache.
-func newCacheEntry(stamps []fileStamp, s *Skill, diags []Diagnostic, gen uint64) *cacheEntry {
+// newCacheEntry encodes the parse of the skill directory dir for the
+// cache.
+func newCacheEntry(dir string, stamps []fileStamp, s *Skill, diags []Diagnostic, gen uint64) *cacheEntry {
 	e := &cacheEntry{stamps: stamps, gen: gen}
-	if raw, err := encodeResult(s, diags); err == nil {
+	if raw, err := encodeResult(dir, s, diags); err == nil {
 		e.raw = raw
 	} else {
 		e.skill, e.diags = cloneSkill(s), slices.Clone(diags)
@@ -103,13 +107,13 @@ func newCacheEntry(stamps []fileStamp, s *Skill, diags []Diagnostic, gen uint64)
 	return e
 }
 
-// result returns a fresh copy of the cached parse; ok is false when raw
-// does not decode (a damaged file: the skill is parsed again).
-func (e *cacheEntry) result() (s *Skill, diags []Diagnostic, ok bool) {
+// result returns a fresh copy of the cached parse of dir; ok is false
+// when raw does not decode (a damaged file: the skill is parsed again).
+func (e *cacheEntry) result(dir string) (s *Skill, diags []Diagnostic, ok bool) {
 	if e.raw == "" {
 		return cloneSkill(e.skill), slices.Clone(e.diags), true
 	}
-	return decodeResult(e.raw)
+	return decodeResult(dir, e.raw)
 }
 
 // A cacheRun is one discovery's use of the cache; a nil run parses
@@ -178,7 +182,7 @@ func (r *cacheRun) loadSkillDir(dir, dirReal string, entries []fs.DirEntry, root
 	}
 	var e *cacheEntry
 	if cacheable && !r.racy(stamps) {
-		e = newCacheEntry(stamps, s, diags, r.gen)
+		e = newCacheEntry(dir, stamps, s, diags, r.gen)
 	}
 	r.c.mu.Lock()
 	defer r.c.mu.Unlock()
@@ -236,7 +240,7 @@ func (r *cacheRun) reuse(key cacheKey, stamps []fileStamp) (*Skill, []Diagnostic
 	r.c.mu.Unlock()
 	// An entry is never changed once stored (a new parse replaces it), so
 	// it is decoded outside the lock.
-	s, diags, ok := e.result()
+	s, diags, ok := e.result(key.dir)
 	if ok {
 		r.c.mu.Lock()
 		r.c.hits++
@@ -269,11 +273,18 @@ func (r *cacheRun) readDir(dir string) ([]fs.DirEntry, error) {
 	r.c.mu.Lock()
 	if e := r.c.dirs[dir]; e != nil && e.stamp == st {
 		e.gen = r.gen
-		entries := slices.Clone(e.entries)
+		raw, entries := e.raw, e.entries
 		r.c.mu.Unlock()
-		return entries, nil
+		if raw == "" {
+			return slices.Clone(entries), nil
+		}
+		if entries, ok := decodeListing(dir, raw); ok {
+			return entries, nil
+		}
+		// Damaged: listed again below, and replaced.
+	} else {
+		r.c.mu.Unlock()
 	}
-	r.c.mu.Unlock()
 	entries, err := os.ReadDir(dir)
 	r.c.mu.Lock()
 	defer r.c.mu.Unlock()
