@@ -91,11 +91,11 @@ func decodeResult(dir, raw string) (s *Skill, diags []Diagnostic, ok bool) {
 		switch path {
 		case markSkill:
 			if p.skill == "" {
-				p.skill = joinPath(dir, skillFileName)
+				p.skill = filepath.Join(dir, skillFileName)
 			}
 		case markManifest:
 			if p.manifest == "" {
-				p.manifest = joinPath(dir, manifestFileName)
+				p.manifest = filepath.Join(dir, manifestFileName)
 			}
 		}
 		return p.unmark(path)

@@ -284,7 +284,7 @@ func (w *walker) walkDir(ctx context.Context, rw *rootWalk, dir, dirReal string,
 // (with a diagnostic when that is a problem).
 func (w *walker) enter(rw *rootWalk, dir, dirReal string, e fs.DirEntry) (child, childReal string, entries []fs.DirEntry, ok bool) {
 	child = joinPath(dir, e.Name())
-	childReal, ok = w.childReal(rw, child, dirReal, e)
+	childReal, ok = w.childReal(rw, child, dir, dirReal, e)
 	if !ok {
 		return "", "", nil, false
 	}
@@ -313,9 +313,12 @@ func (w *walker) enter(rw *rootWalk, dir, dirReal string, e fs.DirEntry) (child,
 // childReal returns the real path of a directory entry, following a symbolic
 // link only when it points to a directory inside the root. ok is false for
 // anything that is not a directory to walk.
-func (w *walker) childReal(rw *rootWalk, child, parentReal string, e fs.DirEntry) (string, bool) {
+func (w *walker) childReal(rw *rootWalk, child, parent, parentReal string, e fs.DirEntry) (string, bool) {
 	t := e.Type()
 	if t.IsDir() {
+		if parentReal == parent {
+			return child, true // no link on the way: one string for both
+		}
 		return joinPath(parentReal, e.Name()), true
 	}
 	if t&fs.ModeSymlink == 0 {

@@ -170,7 +170,7 @@ func (r *cacheRun) loadSkillDir(dir, dirReal string, entries []fs.DirEntry, root
 		return loadSkillDir(dir, entries, rootReal, limit)
 	}
 	key := cacheKey{dir: dir, dirReal: dirReal, rootReal: rootReal, limit: limit}
-	stamps, cacheable := stampSkillFiles(dir, entries, nil, false)
+	stamps, cacheable := stampSkillFiles(dir, entries)
 	if cacheable {
 		if s, diags, ok := r.reuse(key, stamps); ok {
 			return s, diags
@@ -212,19 +212,41 @@ func (r *cacheRun) quickHit(dir, dirReal string, entries []fs.DirEntry, rootReal
 	key := cacheKey{dir: dir, dirReal: dirReal, rootReal: rootReal, limit: limit}
 	r.c.mu.Lock()
 	e := r.c.entries[key]
-	var pre []fileStamp
-	if e != nil && e.preGen == r.gen {
-		pre = e.pre
-	}
-	r.c.mu.Unlock()
-	if pre == nil {
+	if e == nil || e.preGen != r.gen || !preMatches(entries, e.stamps, e.pre) {
+		r.c.mu.Unlock()
 		return nil, nil, false
 	}
-	stamps, ok := stampSkillFiles(dir, entries, pre, true)
-	if !ok {
-		return nil, nil, false
+	return r.hit(e, dir)
+}
+
+// preMatches reports whether the skill files among entries are those
+// stamps were taken of, with the pre-stat's stamps (pre) equal to them:
+// what comparing stampSkillFiles(dir, entries, pre, true) with stamps
+// says, without allocating.
+func preMatches(entries []fs.DirEntry, stamps, pre []fileStamp) bool {
+	i := 0
+	for _, e := range entries {
+		name := e.Name()
+		if name != skillFileName && name != manifestFileName {
+			continue
+		}
+		t := e.Type()
+		if t&fs.ModeSymlink != 0 || i >= len(stamps) {
+			return false
+		}
+		want := stamps[i]
+		i++
+		if !t.IsRegular() {
+			if want != (fileStamp{name: name, mode: t}) {
+				return false
+			}
+			continue
+		}
+		if st, ok := preStamp(pre, name); !ok || st != want {
+			return false
+		}
 	}
-	return r.reuse(key, stamps)
+	return i == len(stamps)
 }
 
 // reuse returns the cached parse of key when its skill files' stamps are
@@ -236,42 +258,48 @@ func (r *cacheRun) reuse(key cacheKey, stamps []fileStamp) (*Skill, []Diagnostic
 		r.c.mu.Unlock()
 		return nil, nil, false
 	}
+	return r.hit(e, key.dir)
+}
+
+// hit uses e, found unchanged under the lock, which it releases.
+func (r *cacheRun) hit(e *cacheEntry, dir string) (*Skill, []Diagnostic, bool) {
 	e.gen = r.gen
+	r.c.hits++
 	r.c.mu.Unlock()
 	// An entry is never changed once stored (a new parse replaces it), so
 	// it is decoded outside the lock.
-	s, diags, ok := e.result(key.dir)
-	if ok {
+	s, diags, ok := e.result(dir)
+	if !ok {
 		r.c.mu.Lock()
-		r.c.hits++
+		r.c.hits--
 		r.c.mu.Unlock()
 	}
 	return s, diags, ok
 }
 
 // readDir is os.ReadDir through the cache: a warm reload stats each
-// directory instead of opening and reading it.
+// directory instead of opening and reading it, and a directory the
+// pre-stat stamped is not even stat'ed again.
 func (r *cacheRun) readDir(dir string) ([]fs.DirEntry, error) {
 	if r == nil {
 		return os.ReadDir(dir)
 	}
 	r.c.mu.Lock()
 	e := r.c.dirs[dir]
-	pre := e != nil && e.preGen == r.gen && e.preOK
-	st := fileStamp{}
-	if pre {
+	var st fileStamp
+	if e != nil && e.preGen == r.gen && e.preOK {
 		st = e.pre
-	}
-	r.c.mu.Unlock()
-	if !pre {
+	} else {
+		r.c.mu.Unlock()
 		fi, err := os.Stat(dir)
 		if err != nil || !fi.IsDir() {
 			return os.ReadDir(dir) // its error, as without the cache
 		}
 		st = dirStamp(fi)
+		r.c.mu.Lock()
+		e = r.c.dirs[dir]
 	}
-	r.c.mu.Lock()
-	if e := r.c.dirs[dir]; e != nil && e.stamp == st {
+	if e != nil && e.stamp == st {
 		e.gen = r.gen
 		raw, entries := e.raw, e.entries
 		r.c.mu.Unlock()
@@ -321,12 +349,10 @@ func (r *cacheRun) racy(stamps []fileStamp) bool {
 	return false
 }
 
-// stampSkillFiles stats the skill files among entries, or takes their
-// stamps from pre (the pre-stat's, [cacheRun.prestat]) when it has one of
-// that name. It reports false (do not use the cache) when one is a
-// symbolic link, whose target may move, or cannot be stat'ed, or, with
-// noStat, has no stamp in pre.
-func stampSkillFiles(dir string, entries []fs.DirEntry, pre []fileStamp, noStat bool) ([]fileStamp, bool) {
+// stampSkillFiles stats the skill files among entries. It reports false
+// (do not cache) when one is a symbolic link, whose target may move, or
+// cannot be stat'ed.
+func stampSkillFiles(dir string, entries []fs.DirEntry) ([]fileStamp, bool) {
 	var stamps []fileStamp
 	for _, e := range entries {
 		name := e.Name()
@@ -340,17 +366,9 @@ func stampSkillFiles(dir string, entries []fs.DirEntry, pre []fileStamp, noStat 
 		st := fileStamp{name: name, mode: t}
 		if t.IsRegular() {
 			var ok bool
-			if st, ok = preStamp(pre, name); !ok {
-				if noStat {
-					return nil, false
-				}
-				if st, ok = statSkillFile(dir, name); !ok {
-					return nil, false
-				}
+			if st, ok = statSkillFile(dir, name); !ok {
+				return nil, false
 			}
-		}
-		if stamps == nil {
-			stamps = make([]fileStamp, 0, 2)
 		}
 		stamps = append(stamps, st)
 	}
