@@ -198,6 +198,12 @@ func (w *cacheWriter) skill(s *Skill) error {
 
 func (r *cacheReader) skill() *Skill {
 	s := &Skill{}
+	r.skillInto(s)
+	return s
+}
+
+// skillInto decodes a skill into s, which is zero.
+func (r *cacheReader) skillInto(s *Skill) {
 	for _, p := range []*string{&s.Name, &s.Dir, &s.RealDir, (*string)(&s.Source), &s.Root, &s.ManifestPath, &s.SkillPath, &s.Plugin, &s.PluginDir,
 		&s.Description, &s.WhenToUse, &s.Version, &s.Author, &s.License, &s.Category, &s.Compatibility} {
 		*p = r.str()
@@ -238,7 +244,6 @@ func (r *cacheReader) skill() *Skill {
 	s.SkillHash = r.str()
 	s.Status = Status(r.str())
 	s.Reason = r.str()
-	return s
 }
 
 // hooks writes a skill's hooks as their JSON ("" for none): they are

@@ -45,6 +45,10 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// allocBlock is how many entries, listings or stamps decoding allocates at
+// once.
+const allocBlock = 256
+
 // CacheFileName returns the cache file's name for opts: one file per set of
 // roots, so that sessions in different projects do not evict each other's
 // entries.
@@ -104,25 +108,44 @@ func (c *ParseCache) decode(data []byte) error {
 	}
 	nEntries, nDirs := r.n(), r.n()
 	c.entries = make(map[cacheKey]*cacheEntry, nEntries)
+	// Entries, listings and stamps are allocated in blocks (a warm start
+	// loads one of each per skill).
+	var (
+		ents   []cacheEntry
+		stamps []fileStamp
+		dirs   []dirEntry
+	)
 	for r.bool() {
 		k := cacheKey{dir: r.str(), dirReal: r.str(), rootReal: r.str(), limit: r.int()}
 		if k.dirReal == markDir {
 			k.dirReal = k.dir
 		}
-		e := &cacheEntry{stamps: make([]fileStamp, r.n())}
-		for i := range e.stamps {
-			e.stamps[i] = r.stamp()
+		n := r.n()
+		if len(stamps)+n > cap(stamps) {
+			stamps = make([]fileStamp, 0, max(n, allocBlock))
 		}
-		// Decoded at its first hit: skipped, not read, here.
-		e.raw = r.str()
-		c.entries[k] = e
+		start := len(stamps)
+		for range n {
+			stamps = append(stamps, r.stamp())
+		}
+		if len(ents) == cap(ents) {
+			ents = make([]cacheEntry, 0, allocBlock)
+		}
+		// The raw result is decoded at its first hit: skipped, not read,
+		// here.
+		ents = append(ents, cacheEntry{stamps: stamps[start:len(stamps):len(stamps)], raw: r.str()})
+		c.entries[k] = &ents[len(ents)-1]
 	}
 	c.dirs = make(map[string]*dirEntry, nDirs)
 	for r.bool() {
 		dir := r.str()
 		st := r.stamp()
+		if len(dirs) == cap(dirs) {
+			dirs = make([]dirEntry, 0, allocBlock)
+		}
 		// Decoded when a walk uses it ([cacheRun.readDir]).
-		c.dirs[dir] = &dirEntry{stamp: st, raw: r.str()}
+		dirs = append(dirs, dirEntry{stamp: st, raw: r.str()})
+		c.dirs[dir] = &dirs[len(dirs)-1]
 	}
 	if r.err == nil && r.pos != len(r.s) {
 		r.fail()

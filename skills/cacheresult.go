@@ -75,12 +75,17 @@ func encodeResult(dir string, s *Skill, diags []Diagnostic) (string, error) {
 	return string(w.b), nil
 }
 
-// decodeResult decodes [encodeResult]'s string for dir; ok is false when
-// it is damaged. The strings of the result share raw's memory.
-func decodeResult(dir, raw string) (s *Skill, diags []Diagnostic, ok bool) {
+// decodeResult decodes [encodeResult]'s string for dir, into the zero
+// Skill into when it is not nil; ok is false when it is damaged. The
+// strings of the result share raw's memory.
+func decodeResult(dir, raw string, into *Skill) (s *Skill, diags []Diagnostic, ok bool) {
 	r := &cacheReader{s: raw}
 	if r.bool() {
-		s = r.skill()
+		s = into
+		if s == nil {
+			s = &Skill{}
+		}
+		r.skillInto(s)
 	}
 	diags = r.diags()
 	if r.err != nil || r.pos != len(r.s) {

@@ -93,6 +93,12 @@ type cacheEntry struct {
 	// of generation preGen took ([cacheRun.prestat]).
 	pre    []fileStamp
 	preGen uint64
+	// preSkill and preDiags are the entry decoded by that pre-stat, as
+	// its skill files were unchanged (preDecoded): the first hit of the
+	// run takes them.
+	preSkill   *Skill
+	preDiags   []Diagnostic
+	preDecoded bool
 }
 
 // newCacheEntry encodes the parse of the skill directory dir for the
@@ -113,7 +119,7 @@ func (e *cacheEntry) result(dir string) (s *Skill, diags []Diagnostic, ok bool) 
 	if e.raw == "" {
 		return cloneSkill(e.skill), slices.Clone(e.diags), true
 	}
-	return decodeResult(dir, e.raw)
+	return decodeResult(dir, e.raw, nil)
 }
 
 // A cacheRun is one discovery's use of the cache; a nil run parses
@@ -215,6 +221,14 @@ func (r *cacheRun) quickHit(dir, dirReal string, entries []fs.DirEntry, rootReal
 	if e == nil || e.preGen != r.gen || !preMatches(entries, e.stamps, e.pre) {
 		r.c.mu.Unlock()
 		return nil, nil, false
+	}
+	if e.preDecoded {
+		s, diags := e.preSkill, e.preDiags
+		e.preSkill, e.preDiags, e.preDecoded = nil, nil, false
+		e.gen = r.gen
+		r.c.hits++
+		r.c.mu.Unlock()
+		return s, diags, true
 	}
 	return r.hit(e, dir)
 }

@@ -46,6 +46,10 @@ func (r *cacheRun) prestat() {
 	dirStamps := make([]fileStamp, len(dirs))
 	dirOK := make([]bool, len(dirs))
 	entStamps := make([][]fileStamp, len(ents))
+	// Entries whose files are unchanged are decoded here too, on every
+	// core, into one array of skills per chunk, rather than one at a time
+	// by the walker.
+	entRes := make([]preResult, len(ents))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
@@ -55,6 +59,7 @@ func (r *cacheRun) prestat() {
 				if start >= n {
 					return
 				}
+				var slab []Skill
 				for i := start; i < min(start+preStatChunk, n); i++ {
 					if i < len(dirs) {
 						if fi, err := os.Stat(dirPaths[i]); err == nil && fi.IsDir() {
@@ -64,6 +69,13 @@ func (r *cacheRun) prestat() {
 					}
 					j := i - len(dirs)
 					entStamps[j] = preStampFiles(entDirs[j], ents[j].stamps)
+					if e := ents[j]; e.raw != "" && sameFiles(e.stamps, entStamps[j]) {
+						if slab == nil {
+							slab = make([]Skill, preStatChunk)
+						}
+						res := &entRes[j]
+						res.skill, res.diags, res.ok = decodeResult(entDirs[j], e.raw, &slab[i-start])
+					}
 				}
 			}
 		})
@@ -76,7 +88,31 @@ func (r *cacheRun) prestat() {
 	}
 	for i, e := range ents {
 		e.pre, e.preGen = entStamps[i], r.gen
+		e.preSkill, e.preDiags, e.preDecoded = entRes[i].skill, entRes[i].diags, entRes[i].ok
 	}
+}
+
+// A preResult is an entry decoded by the pre-stat.
+type preResult struct {
+	skill *Skill
+	diags []Diagnostic
+	ok    bool
+}
+
+// sameFiles reports whether now, the pre-stat's stamps of the regular
+// files among stamps, are those stamps.
+func sameFiles(stamps, now []fileStamp) bool {
+	i := 0
+	for _, st := range stamps {
+		if !st.mode.IsRegular() {
+			continue
+		}
+		if i >= len(now) || now[i] != st {
+			return false
+		}
+		i++
+	}
+	return i == len(now)
 }
 
 // preStampFiles stamps the regular skill files stamps names in dir; nil
