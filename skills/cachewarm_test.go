@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -228,5 +229,34 @@ func backdateFiles(t *testing.T, dir string, at time.Time) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWarmConcurrentDiscoveries: discoveries sharing one warm cache at once
+// (a hot reload while /reload runs) each see what a cold one does; with
+// -race, their pre-stats do not race.
+func TestWarmConcurrentDiscoveries(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join(t.TempDir(), "skills")
+	files := map[string]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("cat-%d/s%02d/SKILL.md", i/10, i)] = md(fmt.Sprintf("s%02d", i), "Body.")
+	}
+	writeFiles(t, root, files)
+	backdate(t, root)
+	opts := discOpts(Root{Path: root, Source: SourceExtra})
+	want := Discover(t.Context(), opts)
+	opts.Cache = NewParseCache()
+	Discover(t.Context(), opts)
+	got := make([]*Catalog, 4)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() { got[i] = Discover(t.Context(), opts) })
+	}
+	wg.Wait()
+	for i, cat := range got {
+		if d := cmp.Diff(want, cat); d != "" {
+			t.Errorf("discovery %d differs from a cold one:\n%s", i, d)
+		}
 	}
 }
