@@ -260,3 +260,23 @@ func TestWarmConcurrentDiscoveries(t *testing.T) {
 		}
 	}
 }
+
+// TestActivateDiscoveredWithoutLoad: a discovered catalog keeps no bodies
+// (Skill.Body), so activating one of its skills reads the body from disk
+// also when ActiveConfig.Load is not set.
+func TestActivateDiscoveredWithoutLoad(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join(t.TempDir(), "skills")
+	writeFiles(t, root, map[string]string{"a/SKILL.md": md("a", "Do the A thing.")})
+	cat := Discover(t.Context(), discOpts(Root{Path: root, Source: SourceExtra}))
+	set := NewActiveSet(ActiveConfig{Enabled: true}, cat)
+	if out := set.Activate(t.Context(), "a", "", true); out.IsError {
+		t.Fatalf("activate: %s", out.Text)
+	}
+	if got := set.Render(); !strings.Contains(got, "Do the A thing.") {
+		t.Errorf("active block without the body:\n%s", got)
+	}
+	if set.ChangedOnDisk("a") {
+		t.Error("an unchanged skill counts as changed on disk")
+	}
+}
