@@ -56,6 +56,12 @@ func (c *ActiveConfig) load(name string, s *Skill) (*Skill, error) {
 		if l != nil {
 			loaded = l
 		}
+	} else {
+		l, err := withBody(s)
+		if err != nil {
+			return nil, err
+		}
+		loaded = l
 	}
 	if loaded.Name != name {
 		// The set is keyed by the name the skill was activated under, even if
@@ -65,6 +71,16 @@ func (c *ActiveConfig) load(name string, s *Skill) (*Skill, error) {
 		loaded = &cp
 	}
 	return loaded, nil
+}
+
+// withBody returns s with its body: s itself when it has it (or has none),
+// else s read again from disk ([Reread]), as a discovered catalog keeps
+// no bodies (Skill.Body).
+func withBody(s *Skill) (*Skill, error) {
+	if s.Body != "" || s.BodySize == 0 {
+		return s, nil
+	}
+	return Reread(s, 0)
 }
 
 // render returns the content of s activated with args — dynamic context run

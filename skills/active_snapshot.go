@@ -87,7 +87,11 @@ func (a *ActiveSet) ChangedOnDisk(name string) bool {
 	}
 	s := cat.Lookup(name)
 	if load == nil {
-		return s != nil && ContentHash(s.Body) != e.BodyHash
+		if s == nil {
+			return false
+		}
+		now, err := withBody(s)
+		return err != nil || ContentHash(now.Body) != e.BodyHash
 	}
 	if s == nil {
 		s = e.Skill

@@ -140,7 +140,7 @@ func (r *cacheReader) strs() []string {
 
 // skillFieldCount is the number of fields of Skill the codec writes; a test
 // fails when Skill gains a field this file does not know.
-const skillFieldCount = 43
+const skillFieldCount = 45
 
 func (w *cacheWriter) skill(s *Skill) error {
 	for _, v := range []string{s.Name, s.Dir, s.RealDir, string(s.Source), s.Root, s.ManifestPath, s.SkillPath, s.Plugin, s.PluginDir,
@@ -179,6 +179,8 @@ func (w *cacheWriter) skill(s *Skill) error {
 		return err
 	}
 	w.str(s.Body)
+	w.int(int64(s.BodySize))
+	w.strs(s.Dynamic)
 	// Remote: a skill served over MCP is never parsed from disk, so never
 	// cached; written all the same, so a Skill survives the codec whole.
 	w.bool(s.Remote != nil)
@@ -196,6 +198,12 @@ func (w *cacheWriter) skill(s *Skill) error {
 
 func (r *cacheReader) skill() *Skill {
 	s := &Skill{}
+	r.skillInto(s)
+	return s
+}
+
+// skillInto decodes a skill into s, which is zero.
+func (r *cacheReader) skillInto(s *Skill) {
 	for _, p := range []*string{&s.Name, &s.Dir, &s.RealDir, (*string)(&s.Source), &s.Root, &s.ManifestPath, &s.SkillPath, &s.Plugin, &s.PluginDir,
 		&s.Description, &s.WhenToUse, &s.Version, &s.Author, &s.License, &s.Category, &s.Compatibility} {
 		*p = r.str()
@@ -227,6 +235,8 @@ func (r *cacheReader) skill() *Skill {
 	s.IgnoreRequires = r.bool()
 	s.Hooks = r.hooks()
 	s.Body = r.str()
+	s.BodySize = int(r.int())
+	s.Dynamic = r.strs()
 	if r.bool() {
 		s.Remote = &Remote{Server: r.str(), URI: r.str(), Files: r.strs()}
 	}
@@ -234,7 +244,6 @@ func (r *cacheReader) skill() *Skill {
 	s.SkillHash = r.str()
 	s.Status = Status(r.str())
 	s.Reason = r.str()
-	return s
 }
 
 // hooks writes a skill's hooks as their JSON ("" for none): they are
@@ -423,6 +432,22 @@ func (e cachedDirEntry) IsDir() bool                { return e.typ.IsDir() }
 func (e cachedDirEntry) Type() fs.FileMode          { return e.typ }
 func (e cachedDirEntry) Info() (fs.FileInfo, error) { return os.Lstat(joinPath(e.dir, e.name)) }
 
+// listing encodes a directory listing as the one string a dirEntry
+// keeps until it is used ([decodeListing]).
+func listing(list []fs.DirEntry) string {
+	w := &cacheWriter{}
+	w.dirEntries(list)
+	return string(w.b)
+}
+
+// decodeListing decodes [listing]'s string for dir; ok is false when it
+// is damaged.
+func decodeListing(dir, raw string) ([]fs.DirEntry, bool) {
+	r := &cacheReader{s: raw}
+	out := r.dirEntries(dir)
+	return out, r.err == nil && r.pos == len(r.s)
+}
+
 func (w *cacheWriter) dirEntries(list []fs.DirEntry) {
 	w.uint(uint64(len(list)))
 	for _, e := range list {
@@ -434,13 +459,17 @@ func (w *cacheWriter) dirEntries(list []fs.DirEntry) {
 func (r *cacheReader) dirEntries(dir string) []fs.DirEntry {
 	n := r.n()
 	out := make([]fs.DirEntry, 0, n)
-	for range n {
+	// One array for the entries: an interface holding a pointer into it
+	// allocates nothing more.
+	arr := make([]cachedDirEntry, n)
+	for i := range n {
 		name := r.str()
 		typ := fs.FileMode(r.uint())
 		if r.err != nil {
 			return nil
 		}
-		out = append(out, cachedDirEntry{dir: dir, name: name, typ: typ})
+		arr[i] = cachedDirEntry{dir: dir, name: name, typ: typ}
+		out = append(out, &arr[i])
 	}
 	// os.ReadDir sorts by name; a file that does not is not ours.
 	if !slices.IsSortedFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) }) {

@@ -29,18 +29,25 @@ import (
 // Layout: magic, format, build stamp, the numbers of entries and listings
 // (capacity hints), then entries and directory listings
 // each behind a 1 byte (0 ends the list), then the CRC-32C of everything
-// before it. Saves write a temporary file and rename it over the old one, so
+// before it. An entry's skill and diagnostics are one length-prefixed
+// string ([encodeResult]), which loading skips and a cache hit decodes:
+// a start decodes only the skills it finds unchanged, and keeps no second
+// decoded copy of them. Skill bodies are not kept (Skill.Body). Saves write a temporary file and rename it over the old one, so
 // concurrent processes never see a torn file: the last rename wins.
 
 const (
 	cacheMagic  = "clawseed skills cache\n"
-	cacheFormat = 6
+	cacheFormat = 7
 	// staleTempAge: temporary files older than this are left by a process
 	// killed while saving, and removed by the next save.
 	staleTempAge = time.Hour
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// allocBlock is how many entries, listings or stamps decoding allocates at
+// once.
+const allocBlock = 256
 
 // CacheFileName returns the cache file's name for opts: one file per set of
 // roots, so that sessions in different projects do not evict each other's
@@ -101,23 +108,44 @@ func (c *ParseCache) decode(data []byte) error {
 	}
 	nEntries, nDirs := r.n(), r.n()
 	c.entries = make(map[cacheKey]*cacheEntry, nEntries)
+	// Entries, listings and stamps are allocated in blocks (a warm start
+	// loads one of each per skill).
+	var (
+		ents   []cacheEntry
+		stamps []fileStamp
+		dirs   []dirEntry
+	)
 	for r.bool() {
 		k := cacheKey{dir: r.str(), dirReal: r.str(), rootReal: r.str(), limit: r.int()}
-		e := &cacheEntry{stamps: make([]fileStamp, r.n())}
-		for i := range e.stamps {
-			e.stamps[i] = r.stamp()
+		if k.dirReal == markDir {
+			k.dirReal = k.dir
 		}
-		if r.bool() {
-			e.skill = r.skill()
+		n := r.n()
+		if len(stamps)+n > cap(stamps) {
+			stamps = make([]fileStamp, 0, max(n, allocBlock))
 		}
-		e.diags = r.diags()
-		c.entries[k] = e
+		start := len(stamps)
+		for range n {
+			stamps = append(stamps, r.stamp())
+		}
+		if len(ents) == cap(ents) {
+			ents = make([]cacheEntry, 0, allocBlock)
+		}
+		// The raw result is decoded at its first hit: skipped, not read,
+		// here.
+		ents = append(ents, cacheEntry{stamps: stamps[start:len(stamps):len(stamps)], raw: r.str()})
+		c.entries[k] = &ents[len(ents)-1]
 	}
 	c.dirs = make(map[string]*dirEntry, nDirs)
 	for r.bool() {
 		dir := r.str()
 		st := r.stamp()
-		c.dirs[dir] = &dirEntry{stamp: st, entries: r.dirEntries(dir)}
+		if len(dirs) == cap(dirs) {
+			dirs = make([]dirEntry, 0, allocBlock)
+		}
+		// Decoded when a walk uses it ([cacheRun.readDir]).
+		dirs = append(dirs, dirEntry{stamp: st, raw: r.str()})
+		c.dirs[dir] = &dirs[len(dirs)-1]
 	}
 	if r.err == nil && r.pos != len(r.s) {
 		r.fail()
@@ -191,7 +219,11 @@ func (c *ParseCache) encode() ([]byte, bool) {
 		w.bool(true)
 		w.str(d)
 		w.stamp(e.stamp)
-		w.dirEntries(e.entries)
+		if e.raw != "" {
+			w.str(e.raw)
+		} else {
+			w.str(listing(e.entries))
+		}
 	}
 	w.bool(false)
 	w.b = binary.LittleEndian.AppendUint32(w.b, crc32.Checksum(w.b, castagnoli))
@@ -202,24 +234,23 @@ func (c *ParseCache) encode() ([]byte, bool) {
 // codec cannot write (that skill is then parsed on every start).
 func (c *ParseCache) encodeEntry(w *cacheWriter, k cacheKey) {
 	e := c.entries[k]
-	mark := len(w.b)
+	if e.raw == "" {
+		return
+	}
 	w.bool(true)
 	w.str(k.dir)
-	w.str(k.dirReal)
+	if k.dirReal == k.dir {
+		w.str(markDir) // most skill folders are not reached through a link
+	} else {
+		w.str(k.dirReal)
+	}
 	w.str(k.rootReal)
 	w.int(k.limit)
 	w.uint(uint64(len(e.stamps)))
 	for _, st := range e.stamps {
 		w.stamp(st)
 	}
-	w.bool(e.skill != nil)
-	if e.skill != nil {
-		if err := w.skill(e.skill); err != nil {
-			w.b = w.b[:mark]
-			return
-		}
-	}
-	w.diags(e.diags)
+	w.str(e.raw)
 }
 
 // removeStaleTemps removes temporary files a killed save left behind.

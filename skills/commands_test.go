@@ -80,7 +80,7 @@ func TestDiscoverCommands(t *testing.T) {
 		t.Fatal("review not found")
 	}
 	if !r.Command || r.SkillPath != filepath.Join(ws, ".claude", "commands", "review.md") || r.ArgumentHint != "[pr]" ||
-		!cmp.Equal(r.AllowedTools, []string{"Bash(gh:*)"}) || r.Body != "Review PR $ARGUMENTS." || !r.UserInvocable {
+		!cmp.Equal(r.AllowedTools, []string{"Bash(gh:*)"}) || bodyOf(t, r) != "Review PR $ARGUMENTS." || !r.UserInvocable {
 		t.Errorf("review = %+v", r)
 	}
 	if f := c.Lookup("tools:fmt"); f == nil || f.Model != "haiku" {

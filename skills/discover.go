@@ -63,6 +63,7 @@ func discover(ctx context.Context, opts Options, lim walkLimits) *Catalog {
 		realWithin: map[string]string{},
 		cache:      opts.Cache.begin(),
 	}
+	w.cache.prestat()
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
@@ -283,7 +284,7 @@ func (w *walker) walkDir(ctx context.Context, rw *rootWalk, dir, dirReal string,
 // (with a diagnostic when that is a problem).
 func (w *walker) enter(rw *rootWalk, dir, dirReal string, e fs.DirEntry) (child, childReal string, entries []fs.DirEntry, ok bool) {
 	child = joinPath(dir, e.Name())
-	childReal, ok = w.childReal(rw, child, dirReal, e)
+	childReal, ok = w.childReal(rw, child, dir, dirReal, e)
 	if !ok {
 		return "", "", nil, false
 	}
@@ -312,9 +313,12 @@ func (w *walker) enter(rw *rootWalk, dir, dirReal string, e fs.DirEntry) (child,
 // childReal returns the real path of a directory entry, following a symbolic
 // link only when it points to a directory inside the root. ok is false for
 // anything that is not a directory to walk.
-func (w *walker) childReal(rw *rootWalk, child, parentReal string, e fs.DirEntry) (string, bool) {
+func (w *walker) childReal(rw *rootWalk, child, parent, parentReal string, e fs.DirEntry) (string, bool) {
 	t := e.Type()
 	if t.IsDir() {
+		if parentReal == parent {
+			return child, true // no link on the way: one string for both
+		}
 		return joinPath(parentReal, e.Name()), true
 	}
 	if t&fs.ModeSymlink == 0 {
@@ -341,8 +345,16 @@ func (w *walker) childReal(rw *rootWalk, child, parentReal string, e fs.DirEntry
 }
 
 func (w *walker) addCandidate(rw *rootWalk, dir, dirReal string, entries []fs.DirEntry) {
-	c := &candidate{root: rw.root, rootReal: rw.realPath, dir: dir, dirReal: dirReal, entries: entries, plugin: rw.plugin, pluginDir: rw.pluginDir}
+	c := &candidate{root: rw.root, rootReal: rw.realPath, dir: dir, dirReal: dirReal, plugin: rw.plugin, pluginDir: rw.pluginDir}
 	w.events = append(w.events, walkEvent{cand: c})
+	// A warm cache hit needs no system call: taken here, it saves a
+	// worker hand-off per skill.
+	if s, diags, ok := w.cache.quickHit(dir, dirReal, entries, rw.realPath, w.maxBytes); ok {
+		c.skill, c.diags = s, diags
+		c.found()
+		return
+	}
+	c.entries = entries
 	w.jobs <- c
 }
 
@@ -363,6 +375,11 @@ func (w *walker) parse(ctx context.Context, c *candidate) {
 	}
 	c.skill, c.diags = w.cache.loadSkillDir(c.dir, c.dirReal, c.entries, c.rootReal, w.maxBytes)
 	c.entries = nil
+	c.found()
+}
+
+// found sets what the skill's place in the walk decides.
+func (c *candidate) found() {
 	if c.skill != nil {
 		c.skill.Root = c.root.Path
 		c.skill.RealDir = c.dirReal
@@ -378,6 +395,9 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 	g := newGate(opts)
 	byName := map[string]*Skill{}
 	claim := func(s *Skill) {
+		// Every skill of the catalog passes here: none keeps its body
+		// (see Skill.Body), whichever way it was read.
+		s.Body = ""
 		if win, ok := byName[s.Name]; ok {
 			cat.Diagnostics = append(cat.Diagnostics, Diagnostic{Path: origin(s), Severity: SeverityInfo, Message: "shadowed by " + origin(win)})
 			return

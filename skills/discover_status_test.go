@@ -24,7 +24,7 @@ func TestDiscoverBuiltins(t *testing.T) {
 		t.Error(d)
 	}
 	for _, want := range []string{"skill_create", "`name`", "`description`", "`content`", "`triggers`", "`permissions`", "`activate`", "`overwrite`", "language"} {
-		if !strings.Contains(s.Body, want) {
+		if !strings.Contains(bodyOf(t, s), want) {
 			t.Errorf("skill-creator body lacks %q", want)
 		}
 	}

@@ -222,6 +222,23 @@ func dynamicBlock(rest, fence string) (int, string, bool) {
 }
 
 // hasDynamic reports whether segs hold a command.
+// dynamicCommands returns the commands of body's dynamic context
+// ([Skill.Dynamic]); nil when it has none.
+func dynamicCommands(body string) []string {
+	if !strings.Contains(body, "!") {
+		return nil // no command without one
+	}
+	var cmds []string
+	for _, seg := range ParseDynamic(body) {
+		if seg.Kind != SegmentText {
+			// A copy: the command is a piece of the body, which a
+			// catalog does not keep.
+			cmds = append(cmds, strings.Clone(seg.Command))
+		}
+	}
+	return cmds
+}
+
 func hasDynamic(segs []Segment) bool {
 	for _, s := range segs {
 		if s.Kind != SegmentText {

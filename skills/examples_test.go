@@ -39,8 +39,8 @@ func TestExamplesLoadCleanly(t *testing.T) {
 			if s.Name != e.Name() {
 				t.Errorf("name %q differs from its directory (the Agent Skills standard requires them to match)", s.Name)
 			}
-			if s.Description == "" || len(s.Body) < 200 {
-				t.Errorf("description %q, body of %d bytes: an example should be complete", s.Description, len(s.Body))
+			if s.Description == "" || s.BodySize < 200 {
+				t.Errorf("description %q, body of %d bytes: an example should be complete", s.Description, s.BodySize)
 			}
 			if s.Status != StatusListed {
 				t.Errorf("status %s (%s)", s.Status, s.Reason)
@@ -66,7 +66,7 @@ func TestExamplesCoverEachFormat(t *testing.T) {
 	}
 
 	commit := c.Lookup("commit-message")
-	if commit == nil || commit.ManifestPath != "" || !cmp.Equal(commit.Arguments, []string{"type"}) || commit.ArgumentHint == "" || !strings.Contains(commit.Body, "$ARGUMENTS") || !strings.Contains(commit.Body, "$type") {
+	if commit == nil || commit.ManifestPath != "" || !cmp.Equal(commit.Arguments, []string{"type"}) || commit.ArgumentHint == "" || !strings.Contains(bodyOf(t, commit), "$ARGUMENTS") || !strings.Contains(bodyOf(t, commit), "$type") {
 		t.Errorf("commit-message should be a SKILL.md-only skill using arguments, argument-hint and $ARGUMENTS: %+v", commit)
 	}
 

@@ -459,6 +459,7 @@ func TestValidName(t *testing.T) {
 func fieldsOf(s *Skill) Skill {
 	c := *s
 	c.Body, c.Dir, c.SkillPath, c.ManifestPath, c.Root, c.Source = "", "", "", "", "", ""
+	c.BodySize, c.Dynamic = 0, nil
 	c.SkillHash, c.ManifestHash = "", ""
 	c.UserInvocable = false
 	return c

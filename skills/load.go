@@ -137,7 +137,7 @@ func finishSkill(f *fieldSet, src skillSource, body string, add func(string, Sev
 	s.SkillPath = src.skillPath
 	s.ManifestPath = src.manifestPath
 	s.SkillHash, s.ManifestHash = FileHash(src.skillData), FileHash(src.manifestData)
-	s.Body = body
+	s.Body, s.BodySize, s.Dynamic = body, len(body), dynamicCommands(body)
 	if !f.has("user-invocable") {
 		s.UserInvocable = true
 	}

@@ -35,6 +35,7 @@ type ParseCache struct {
 	entries map[cacheKey]*cacheEntry
 	dirs    map[string]*dirEntry
 	hits    int // parses reused, for tests
+	listed  int // directories listed (not served from the cache), for tests
 	// stamp identifies the build for the cache file; loaded says the
 	// entries came from (or were last saved to) it, and dirty that they
 	// changed since.
@@ -49,7 +50,16 @@ type ParseCache struct {
 type dirEntry struct {
 	stamp   fileStamp
 	entries []fs.DirEntry
-	gen     uint64
+	// raw is the listing as the cache file holds it ([listing]), decoded
+	// when a walk uses it; entries is nil then.
+	raw string
+	gen uint64
+	// pre is the directory's stamp taken by the pre-stat of the discovery
+	// of generation preGen ([cacheRun.prestat]); preOK that it is a
+	// directory that could be stat'ed.
+	pre    fileStamp
+	preGen uint64
+	preOK  bool
 }
 
 // NewParseCache returns an empty cache.
@@ -70,9 +80,46 @@ type fileStamp struct {
 
 type cacheEntry struct {
 	stamps []fileStamp
-	skill  *Skill // never handed out: callers get copies
-	diags  []Diagnostic
-	gen    uint64
+	// raw is the skill and its diagnostics encoded as the cache file holds
+	// them ([encodeResult]), decoded afresh for each hit, so that callers
+	// never share what the cache keeps and the cache keeps no decoded
+	// copy. skill and diags are kept instead when the codec cannot encode
+	// the skill (then raw is "", and the entry is not saved).
+	raw   string
+	skill *Skill // never handed out: callers get copies
+	diags []Diagnostic
+	gen   uint64
+	// pre are the stamps of the skill files the pre-stat of the discovery
+	// of generation preGen took ([cacheRun.prestat]).
+	pre    []fileStamp
+	preGen uint64
+	// preSkill and preDiags are the entry decoded by that pre-stat, as
+	// its skill files were unchanged (preDecoded): the first hit of the
+	// run takes them.
+	preSkill   *Skill
+	preDiags   []Diagnostic
+	preDecoded bool
+}
+
+// newCacheEntry encodes the parse of the skill directory dir for the
+// cache.
+func newCacheEntry(dir string, stamps []fileStamp, s *Skill, diags []Diagnostic, gen uint64) *cacheEntry {
+	e := &cacheEntry{stamps: stamps, gen: gen}
+	if raw, err := encodeResult(dir, s, diags); err == nil {
+		e.raw = raw
+	} else {
+		e.skill, e.diags = cloneSkill(s), slices.Clone(diags)
+	}
+	return e
+}
+
+// result returns a fresh copy of the cached parse of dir; ok is false
+// when raw does not decode (a damaged file: the skill is parsed again).
+func (e *cacheEntry) result(dir string) (s *Skill, diags []Diagnostic, ok bool) {
+	if e.raw == "" {
+		return cloneSkill(e.skill), slices.Clone(e.diags), true
+	}
+	return decodeResult(dir, e.raw, nil)
 }
 
 // A cacheRun is one discovery's use of the cache; a nil run parses
@@ -131,22 +178,17 @@ func (r *cacheRun) loadSkillDir(dir, dirReal string, entries []fs.DirEntry, root
 	key := cacheKey{dir: dir, dirReal: dirReal, rootReal: rootReal, limit: limit}
 	stamps, cacheable := stampSkillFiles(dir, entries)
 	if cacheable {
-		r.c.mu.Lock()
-		e := r.c.entries[key]
-		if e != nil && slices.Equal(e.stamps, stamps) {
-			e.gen = r.gen
-			r.c.hits++
-			r.c.mu.Unlock()
-			// An entry is never changed once stored (a new parse replaces
-			// it), so it is copied outside the lock.
-			return cloneSkill(e.skill), slices.Clone(e.diags)
+		if s, diags, ok := r.reuse(key, stamps); ok {
+			return s, diags
 		}
-		r.c.mu.Unlock()
 	}
 	s, diags := loadSkillDir(dir, entries, rootReal, limit)
+	if s != nil {
+		s.Body = "" // a catalog does not keep it (Skill.Body), nor the cache file
+	}
 	var e *cacheEntry
 	if cacheable && !r.racy(stamps) {
-		e = &cacheEntry{stamps: stamps, skill: cloneSkill(s), diags: slices.Clone(diags), gen: r.gen}
+		e = newCacheEntry(dir, stamps, s, diags, r.gen)
 	}
 	r.c.mu.Lock()
 	defer r.c.mu.Unlock()
@@ -165,29 +207,130 @@ func (r *cacheRun) loadSkillDir(dir, dirReal string, entries []fs.DirEntry, root
 	return s, diags
 }
 
+// quickHit is loadSkillDir's cache hit when this discovery's pre-stat
+// stamped every skill file of entries: then it makes no system call, and
+// the walker takes it without handing the directory to a worker. ok is
+// false otherwise (the directory goes to [cacheRun.loadSkillDir]).
+func (r *cacheRun) quickHit(dir, dirReal string, entries []fs.DirEntry, rootReal string, limit int64) (*Skill, []Diagnostic, bool) {
+	if r == nil {
+		return nil, nil, false
+	}
+	key := cacheKey{dir: dir, dirReal: dirReal, rootReal: rootReal, limit: limit}
+	r.c.mu.Lock()
+	e := r.c.entries[key]
+	if e == nil || e.preGen != r.gen || !preMatches(entries, e.stamps, e.pre) {
+		r.c.mu.Unlock()
+		return nil, nil, false
+	}
+	if e.preDecoded {
+		s, diags := e.preSkill, e.preDiags
+		e.preSkill, e.preDiags, e.preDecoded = nil, nil, false
+		e.gen = r.gen
+		r.c.hits++
+		r.c.mu.Unlock()
+		return s, diags, true
+	}
+	return r.hit(e, dir)
+}
+
+// preMatches reports whether the skill files among entries are those
+// stamps were taken of, with the pre-stat's stamps (pre) equal to them:
+// what comparing stampSkillFiles(dir, entries, pre, true) with stamps
+// says, without allocating.
+func preMatches(entries []fs.DirEntry, stamps, pre []fileStamp) bool {
+	i := 0
+	for _, e := range entries {
+		name := e.Name()
+		if name != skillFileName && name != manifestFileName {
+			continue
+		}
+		t := e.Type()
+		if t&fs.ModeSymlink != 0 || i >= len(stamps) {
+			return false
+		}
+		want := stamps[i]
+		i++
+		if !t.IsRegular() {
+			if want != (fileStamp{name: name, mode: t}) {
+				return false
+			}
+			continue
+		}
+		if st, ok := preStamp(pre, name); !ok || st != want {
+			return false
+		}
+	}
+	return i == len(stamps)
+}
+
+// reuse returns the cached parse of key when its skill files' stamps are
+// stamps.
+func (r *cacheRun) reuse(key cacheKey, stamps []fileStamp) (*Skill, []Diagnostic, bool) {
+	r.c.mu.Lock()
+	e := r.c.entries[key]
+	if e == nil || !slices.Equal(e.stamps, stamps) {
+		r.c.mu.Unlock()
+		return nil, nil, false
+	}
+	return r.hit(e, key.dir)
+}
+
+// hit uses e, found unchanged under the lock, which it releases.
+func (r *cacheRun) hit(e *cacheEntry, dir string) (*Skill, []Diagnostic, bool) {
+	e.gen = r.gen
+	r.c.hits++
+	r.c.mu.Unlock()
+	// An entry is never changed once stored (a new parse replaces it), so
+	// it is decoded outside the lock.
+	s, diags, ok := e.result(dir)
+	if !ok {
+		r.c.mu.Lock()
+		r.c.hits--
+		r.c.mu.Unlock()
+	}
+	return s, diags, ok
+}
+
 // readDir is os.ReadDir through the cache: a warm reload stats each
-// directory instead of opening and reading it.
+// directory instead of opening and reading it, and a directory the
+// pre-stat stamped is not even stat'ed again.
 func (r *cacheRun) readDir(dir string) ([]fs.DirEntry, error) {
 	if r == nil {
 		return os.ReadDir(dir)
 	}
-	fi, err := os.Stat(dir)
-	if err != nil || !fi.IsDir() {
-		return os.ReadDir(dir) // its error, as without the cache
-	}
-	st := fileStamp{mode: fi.Mode(), size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	st.dev, st.ino, st.ctime = filestamp.Identity(fi)
 	r.c.mu.Lock()
-	if e := r.c.dirs[dir]; e != nil && e.stamp == st {
-		e.gen = r.gen
-		entries := slices.Clone(e.entries)
+	e := r.c.dirs[dir]
+	var st fileStamp
+	if e != nil && e.preGen == r.gen && e.preOK {
+		st = e.pre
+	} else {
 		r.c.mu.Unlock()
-		return entries, nil
+		fi, err := os.Stat(dir)
+		if err != nil || !fi.IsDir() {
+			return os.ReadDir(dir) // its error, as without the cache
+		}
+		st = dirStamp(fi)
+		r.c.mu.Lock()
+		e = r.c.dirs[dir]
 	}
-	r.c.mu.Unlock()
+	if e != nil && e.stamp == st {
+		e.gen = r.gen
+		raw, entries := e.raw, e.entries
+		r.c.mu.Unlock()
+		if raw == "" {
+			return slices.Clone(entries), nil
+		}
+		if entries, ok := decodeListing(dir, raw); ok {
+			return entries, nil
+		}
+		// Damaged: listed again below, and replaced.
+	} else {
+		r.c.mu.Unlock()
+	}
 	entries, err := os.ReadDir(dir)
 	r.c.mu.Lock()
 	defer r.c.mu.Unlock()
+	r.c.listed++
 	if err != nil || r.racy([]fileStamp{st}) {
 		if _, ok := r.c.dirs[dir]; ok {
 			delete(r.c.dirs, dir)
@@ -201,6 +344,13 @@ func (r *cacheRun) readDir(dir string) ([]fs.DirEntry, error) {
 	}
 	r.c.dirs[dir] = &dirEntry{stamp: st, entries: slices.Clone(entries), gen: r.gen}
 	return entries, nil
+}
+
+// dirStamp is a directory's stamp as readDir keeps it.
+func dirStamp(fi fs.FileInfo) fileStamp {
+	st := fileStamp{mode: fi.Mode(), size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	st.dev, st.ino, st.ctime = filestamp.Identity(fi)
+	return st
 }
 
 func (r *cacheRun) racy(stamps []fileStamp) bool {
@@ -229,16 +379,34 @@ func stampSkillFiles(dir string, entries []fs.DirEntry) ([]fileStamp, bool) {
 		}
 		st := fileStamp{name: name, mode: t}
 		if t.IsRegular() {
-			fi, err := os.Lstat(joinPath(dir, name))
-			if err != nil || !fi.Mode().IsRegular() {
+			var ok bool
+			if st, ok = statSkillFile(dir, name); !ok {
 				return nil, false
 			}
-			st.size, st.mtime = fi.Size(), fi.ModTime().UnixNano()
-			st.dev, st.ino, st.ctime = filestamp.Identity(fi)
 		}
 		stamps = append(stamps, st)
 	}
 	return stamps, true
+}
+
+// statSkillFile stamps the regular file dir/name.
+func statSkillFile(dir, name string) (fileStamp, bool) {
+	fi, err := os.Lstat(joinPath(dir, name))
+	if err != nil || !fi.Mode().IsRegular() {
+		return fileStamp{}, false
+	}
+	st := fileStamp{name: name, mode: fi.Mode().Type(), size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	st.dev, st.ino, st.ctime = filestamp.Identity(fi)
+	return st, true
+}
+
+func preStamp(pre []fileStamp, name string) (fileStamp, bool) {
+	for _, st := range pre {
+		if st.name == name {
+			return st, true
+		}
+	}
+	return fileStamp{}, false
 }
 
 // cloneSkill copies s so that setting Status, Reason or Root on one catalog's
@@ -254,6 +422,7 @@ func cloneSkill(s *Skill) *Skill {
 	n.AllowedTools = slices.Clone(s.AllowedTools)
 	n.Arguments = slices.Clone(s.Arguments)
 	n.Paths = slices.Clone(s.Paths)
+	n.Dynamic = slices.Clone(s.Dynamic)
 	n.OS = slices.Clone(s.OS)
 	n.Requires = Requires{
 		Bins:    slices.Clone(s.Requires.Bins),

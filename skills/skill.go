@@ -208,9 +208,19 @@ type Skill struct {
 	// project skill's only in a trusted workspace.
 	Hooks claudesettings.Hooks
 
-	// Body is the Markdown body of SKILL.md as read at discovery. Activation
-	// re-reads it from disk.
+	// Body is the Markdown body of SKILL.md. A catalog from [Discover]
+	// does not keep it for skills read from files ("" there): discovery,
+	// warm or cold, keeps only what listing and trust decisions need of it
+	// (BodySize, Dynamic), and [Reread] reads it when it is needed
+	// (activation, `skills show`). [LoadDir] and Reread set it, and so do
+	// skills served by MCP.
 	Body string
+	// BodySize is the length of the body in bytes, also where Body is not
+	// kept.
+	BodySize int
+	// Dynamic are the commands of the body's dynamic context (!`cmd` and
+	// ```! blocks, [ParseDynamic]), in order, as written.
+	Dynamic []string
 
 	// Remote is set for a skill served by an MCP server ([SourceMCP]): its
 	// server, URI and other files. Its Dir is "".

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -179,12 +180,15 @@ func skillsListRun(ctx context.Context, opts *skillsOptions) error {
 	out := listOf(cat)
 	out.Plugins = app.ClaudePlugins(cfg)
 	if opts.JSON {
-		return writeJSON(opts.io.Out, out)
+		return writeJSON(opts.io.Out, out) // one write: the encoder buffers
 	}
+	// One write for the whole table: the tab writer writes a line at a
+	// time, and 10,000 skills were 10,000 system calls.
+	var buf bytes.Buffer
 	if len(out.Skills) == 0 {
-		fmt.Fprintln(opts.io.Out, "No skills found. Create one with: clawseed skills new NAME")
+		fmt.Fprintln(&buf, "No skills found. Create one with: clawseed skills new NAME")
 	}
-	tw := tabwriter.NewWriter(opts.io.Out, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', 0)
 	if len(out.Skills) > 0 {
 		fmt.Fprintln(tw, "NAME\tSOURCE\tSTATUS\tTOKENS\tREASON")
 	}
@@ -192,7 +196,10 @@ func skillsListRun(ctx context.Context, opts *skillsOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", termtext.EscapeLine(s.Name), s.Source, s.Status, s.Tokens, termtext.EscapeLine(s.Reason))
 	}
 	tw.Flush()
-	printPlugins(opts.io.Out, out.Plugins)
+	printPlugins(&buf, out.Plugins)
+	if _, err := opts.io.Out.Write(buf.Bytes()); err != nil {
+		return err
+	}
 	if n := len(out.Diagnostics); n > 0 {
 		fmt.Fprintf(opts.io.Err, "%d diagnostics; run `clawseed skills doctor` to see them.\n", n)
 	}
@@ -229,7 +236,7 @@ func listOf(cat *skills.Catalog) listJSON {
 		out.Skills = append(out.Skills, skillJSON{
 			Name: s.Name, Description: s.Description, Source: string(s.Source), Path: skillPath(s),
 			Status: string(s.Status), Reason: s.Reason, Triggers: orEmpty(s.Triggers),
-			Permissions: orEmpty(s.Permissions), Tokens: agent.EstimateTokens(s.Body),
+			Permissions: orEmpty(s.Permissions), Tokens: agent.EstimateTokensOf(s.BodySize),
 		})
 	}
 	return out
@@ -263,6 +270,11 @@ func skillsShowRun(ctx context.Context, opts *skillsOptions, name string) error 
 	s := cat.Lookup(name)
 	if s == nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("skill %q not found (see clawseed skills list)", name)}
+	}
+	// A catalog keeps no bodies: read the skill as activation does.
+	s, err = skills.Reread(s, int64(cfg.Skills.MaxSkillFileBytes))
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("skill %q: %v", name, err)}
 	}
 	out := showJSON{
 		skillJSON: skillJSON{Name: s.Name, Description: s.Description, Source: string(s.Source), Path: skillPath(s),

@@ -28,7 +28,10 @@ func (s ContextStats) Total() int {
 }
 
 // EstimateTokens approximates the token count of s (~4 characters a token).
-func EstimateTokens(s string) int { return (len(s) + 3) / 4 }
+func EstimateTokens(s string) int { return EstimateTokensOf(len(s)) }
+
+// EstimateTokensOf is [EstimateTokens] of a text of n bytes.
+func EstimateTokensOf(n int) int { return (n + 3) / 4 }
 
 // Context returns the current context usage estimate, from characters only.
 func (a *Agent) Context() ContextStats {

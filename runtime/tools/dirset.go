@@ -2,6 +2,7 @@ package tools
 
 import (
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 )
 
@@ -26,23 +27,35 @@ type DirSet struct {
 }
 
 // dirIndex maps a directory, by its path as reached and by its real path, to
-// the directory it belongs to.
+// the directory it belongs to. The maps are built at the first lookup:
+// Replace runs before a session's first request, with one directory per
+// skill (10,000 of them cost milliseconds), and a file tool may never ask.
 type dirIndex struct {
+	dirs          []ReadDir
+	once          sync.Once
 	lexical, real map[string]sandboxRoot
 }
 
-// Replace makes dirs the readable directories.
+// Replace makes dirs the readable directories; it keeps dirs.
 func (s *DirSet) Replace(dirs []ReadDir) {
-	idx := &dirIndex{lexical: make(map[string]sandboxRoot, len(dirs)), real: make(map[string]sandboxRoot, len(dirs))}
-	for _, d := range dirs {
-		if d.Path == "" || d.Real == "" {
-			continue
+	s.p.Store(&dirIndex{dirs: dirs})
+}
+
+// build makes the maps, once.
+func (idx *dirIndex) build() {
+	idx.once.Do(func() {
+		idx.lexical = make(map[string]sandboxRoot, len(idx.dirs))
+		idx.real = make(map[string]sandboxRoot, len(idx.dirs))
+		for _, d := range idx.dirs {
+			if d.Path == "" || d.Real == "" {
+				continue
+			}
+			r := sandboxRoot{lexical: filepath.Clean(d.Path), real: filepath.Clean(d.Real)}
+			idx.lexical[r.lexical] = r
+			idx.real[r.real] = r
 		}
-		r := sandboxRoot{lexical: filepath.Clean(d.Path), real: filepath.Clean(d.Real)}
-		idx.lexical[r.lexical] = r
-		idx.real[r.real] = r
-	}
-	s.p.Store(idx)
+		idx.dirs = nil
+	})
 }
 
 func (s *DirSet) index() *dirIndex {
@@ -60,6 +73,7 @@ func (idx *dirIndex) lookup(p string, real bool) (sandboxRoot, bool) {
 	if idx == nil {
 		return sandboxRoot{}, false
 	}
+	idx.build()
 	m := idx.lexical
 	if real {
 		m = idx.real

@@ -55,7 +55,9 @@ func projectSubagents(cfg *config.Config, cat *skills.Catalog) []*subagents.Defi
 	}
 	var out []*subagents.Definition
 	// Reading local files only; nothing to cancel.
-	for _, d := range loadSubagents(context.Background(), agentFolders(cfg, cat), newSandbox(cfg, cat).ForbiddenRule()).Agents {
+	// The forbidden_paths rule needs no skill folders: building the set of
+	// 10,000 of them cost more than the rest of this.
+	for _, d := range loadSubagents(context.Background(), agentFolders(cfg, cat), newSandbox(cfg, &skills.Catalog{}).ForbiddenRule()).Agents {
 		if d.Project() {
 			out = append(out, d)
 		}

@@ -108,10 +108,8 @@ func projectSkillAsks(cat *skills.Catalog) (commands []string, allowed []*skills
 		if s.Context == "fork" {
 			commands = append(commands, fmt.Sprintf("skill %s runs as a sub-agent", s.Name))
 		}
-		for _, seg := range skills.ParseDynamic(s.Body) {
-			if seg.Kind != skills.SegmentText {
-				commands = append(commands, fmt.Sprintf("skill %s runs at activation: %s", s.Name, strings.TrimSpace(seg.Command)))
-			}
+		for _, c := range s.Dynamic {
+			commands = append(commands, fmt.Sprintf("skill %s runs at activation: %s", s.Name, strings.TrimSpace(c)))
 		}
 		if len(s.AllowedTools) > 0 {
 			allowed = append(allowed, s)

@@ -1,0 +1,115 @@
+package skills
+
+import "path/filepath"
+
+// The cached result of parsing one skill directory: its skill (or none)
+// and its diagnostics, as one string ([cacheEntry.raw]). Paths that are
+// the directory's own, or its SKILL.md's or manifest.toml's, are written
+// as a marker and rebuilt from the directory on decoding: they are most
+// of an entry's bytes, and the directory is the entry's key already.
+
+// Path markers: a NUL never occurs in a path.
+const (
+	markDir      = "\x00D"
+	markSkill    = "\x00S"
+	markManifest = "\x00M"
+)
+
+// resultPaths are the paths of dir that markers stand for.
+type resultPaths struct{ dir, skill, manifest string }
+
+func pathsOf(dir string) resultPaths {
+	return resultPaths{dir: dir, skill: filepath.Join(dir, skillFileName), manifest: filepath.Join(dir, manifestFileName)}
+}
+
+func (p resultPaths) mark(path string) string {
+	switch path {
+	case "":
+		return ""
+	case p.dir:
+		return markDir
+	case p.skill:
+		return markSkill
+	case p.manifest:
+		return markManifest
+	}
+	return path
+}
+
+// unmark rebuilds a marked path; the rebuilt SKILL.md path is made once
+// per result and shared.
+func (p *resultPaths) unmark(path string) string {
+	switch path {
+	case markDir:
+		return p.dir
+	case markSkill:
+		return p.skill
+	case markManifest:
+		return p.manifest
+	}
+	return path
+}
+
+// encodeResult encodes one parse of the skill directory dir: the skill
+// (nil for none) and its diagnostics.
+func encodeResult(dir string, s *Skill, diags []Diagnostic) (string, error) {
+	p := pathsOf(dir)
+	w := &cacheWriter{b: make([]byte, 0, 512)}
+	w.bool(s != nil)
+	if s != nil {
+		cp := *s
+		cp.Dir, cp.SkillPath, cp.ManifestPath = p.mark(s.Dir), p.mark(s.SkillPath), p.mark(s.ManifestPath)
+		if err := w.skill(&cp); err != nil {
+			return "", err
+		}
+	}
+	if diags != nil {
+		marked := make([]Diagnostic, len(diags))
+		for i, d := range diags {
+			d.Path = p.mark(d.Path)
+			marked[i] = d
+		}
+		diags = marked
+	}
+	w.diags(diags)
+	return string(w.b), nil
+}
+
+// decodeResult decodes [encodeResult]'s string for dir, into the zero
+// Skill into when it is not nil; ok is false when it is damaged. The
+// strings of the result share raw's memory.
+func decodeResult(dir, raw string, into *Skill) (s *Skill, diags []Diagnostic, ok bool) {
+	r := &cacheReader{s: raw}
+	if r.bool() {
+		s = into
+		if s == nil {
+			s = &Skill{}
+		}
+		r.skillInto(s)
+	}
+	diags = r.diags()
+	if r.err != nil || r.pos != len(r.s) {
+		return nil, nil, false
+	}
+	p := resultPaths{dir: dir}
+	lazy := func(path string) string {
+		switch path {
+		case markSkill:
+			if p.skill == "" {
+				p.skill = filepath.Join(dir, skillFileName)
+			}
+		case markManifest:
+			if p.manifest == "" {
+				p.manifest = filepath.Join(dir, manifestFileName)
+			}
+		}
+		return p.unmark(path)
+	}
+	if s != nil {
+		s.Dir, s.SkillPath, s.ManifestPath = lazy(s.Dir), lazy(s.SkillPath), lazy(s.ManifestPath)
+	}
+	for i := range diags {
+		diags[i].Path = lazy(diags[i].Path)
+	}
+	return s, diags, true
+}

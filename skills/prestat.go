@@ -1,0 +1,136 @@
+package skills
+
+import (
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// A warm discovery's only system calls are stats: of each directory whose
+// listing the cache keeps, and of each cached skill's SKILL.md and
+// manifest.toml. They do not depend on one another, so prestat takes them
+// all at once on every core before the walk, which then asks the cache
+// for them one at a time without a system call (readDir, quickHit). A
+// stamp taken by the pre-stat is as good as one taken during the walk:
+// either is compared with the stamp the cache keeps, and a change after it
+// shows as a different stamp to the next discovery.
+
+// preStatChunk is how many stats a worker takes at a time.
+const preStatChunk = 32
+
+// prestat stamps every cached directory and skill file for this run (gen).
+// Where a stat fails, nothing is recorded: the walk stats again and
+// reports what it finds.
+func (r *cacheRun) prestat() {
+	if r == nil {
+		return
+	}
+	c := r.c
+	c.mu.Lock()
+	dirs := make([]*dirEntry, 0, len(c.dirs))
+	dirPaths := make([]string, 0, len(c.dirs))
+	for p, e := range c.dirs {
+		dirs, dirPaths = append(dirs, e), append(dirPaths, p)
+	}
+	ents := make([]*cacheEntry, 0, len(c.entries))
+	entDirs := make([]string, 0, len(c.entries))
+	for k, e := range c.entries {
+		ents, entDirs = append(ents, e), append(entDirs, k.dir)
+	}
+	c.mu.Unlock()
+	n := len(dirs) + len(ents)
+	if n == 0 {
+		return // a cold discovery: nothing to stat ahead
+	}
+	dirStamps := make([]fileStamp, len(dirs))
+	dirOK := make([]bool, len(dirs))
+	entStamps := make([][]fileStamp, len(ents))
+	// Entries whose files are unchanged are decoded here too, on every
+	// core, into one array of skills per chunk, rather than one at a time
+	// by the walker.
+	entRes := make([]preResult, len(ents))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for {
+				start := int(next.Add(preStatChunk)) - preStatChunk
+				if start >= n {
+					return
+				}
+				var slab []Skill
+				for i := start; i < min(start+preStatChunk, n); i++ {
+					if i < len(dirs) {
+						if fi, err := os.Stat(dirPaths[i]); err == nil && fi.IsDir() {
+							dirStamps[i], dirOK[i] = dirStamp(fi), true
+						}
+						continue
+					}
+					j := i - len(dirs)
+					entStamps[j] = preStampFiles(entDirs[j], ents[j].stamps)
+					if e := ents[j]; e.raw != "" && sameFiles(e.stamps, entStamps[j]) {
+						if slab == nil {
+							slab = make([]Skill, preStatChunk)
+						}
+						res := &entRes[j]
+						res.skill, res.diags, res.ok = decodeResult(entDirs[j], e.raw, &slab[i-start])
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, e := range dirs {
+		e.pre, e.preOK, e.preGen = dirStamps[i], dirOK[i], r.gen
+	}
+	for i, e := range ents {
+		e.pre, e.preGen = entStamps[i], r.gen
+		e.preSkill, e.preDiags, e.preDecoded = entRes[i].skill, entRes[i].diags, entRes[i].ok
+	}
+}
+
+// A preResult is an entry decoded by the pre-stat.
+type preResult struct {
+	skill *Skill
+	diags []Diagnostic
+	ok    bool
+}
+
+// sameFiles reports whether now, the pre-stat's stamps of the regular
+// files among stamps, are those stamps.
+func sameFiles(stamps, now []fileStamp) bool {
+	i := 0
+	for _, st := range stamps {
+		if !st.mode.IsRegular() {
+			continue
+		}
+		if i >= len(now) || now[i] != st {
+			return false
+		}
+		i++
+	}
+	return i == len(now)
+}
+
+// preStampFiles stamps the regular skill files stamps names in dir; nil
+// when there are none or one cannot be stat'ed.
+func preStampFiles(dir string, stamps []fileStamp) []fileStamp {
+	var out []fileStamp
+	for _, st := range stamps {
+		if !st.mode.IsRegular() {
+			continue
+		}
+		now, ok := statSkillFile(dir, st.name)
+		if !ok {
+			return nil
+		}
+		if out == nil {
+			out = make([]fileStamp, 0, len(stamps))
+		}
+		out = append(out, now)
+	}
+	return out
+}
