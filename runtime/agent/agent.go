@@ -349,9 +349,10 @@ func (a *Agent) systemBlocks() []string {
 // after an activation extends the one before, byte for byte, instead of
 // changing its beginning (and the provider's prompt cache keeps the whole
 // conversation). The blocks present when the history is new or was
-// replaced (start, compaction, resume, /clear) come first, before the
-// history; they are rebuilt from the active set at every request, so a
-// compaction never loses one.
+// replaced (start, compaction, /clear) come first, before the history; a
+// resumed session's are placed as the activating process placed them
+// (resumedAnchors). They are rebuilt from the active set at every request,
+// so a compaction never loses one.
 func (a *Agent) blockAnchors(blocks []string) []int {
 	at := make([]int, len(blocks))
 	fresh := a.anchors == nil

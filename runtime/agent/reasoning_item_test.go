@@ -12,6 +12,7 @@ import (
 	"github.com/clawseed/clawseed/providers/anthropic"
 	"github.com/clawseed/clawseed/providers/openai"
 	"github.com/clawseed/clawseed/providers/providertest"
+	"github.com/clawseed/clawseed/runtime/session"
 )
 
 // wireServer answers every request with the event stream answer(n) (n
@@ -177,5 +178,51 @@ func TestBlockAnchors(t *testing.T) {
 	}
 	if len(last.SystemBlocks) != 2 || len(last.BlockAt) != 2 || last.BlockAt[1] != 0 || !strings.Contains(last.SystemBlocks[1], "greeter") {
 		t.Errorf("after the compaction: blocks %d, BlockAt %v", len(last.SystemBlocks), last.BlockAt)
+	}
+}
+
+// TestBlockAnchorsResumed: a resumed session (every `run --continue`, every
+// serve turn on PostgreSQL) places a skill the model activated right after
+// the Skill call's result, as the activating process did, so the request
+// after the resume extends the one before it; a skill whose call is not in
+// the history (activated by the user) comes first.
+func TestBlockAnchorsResumed(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t, []providertest.Response{
+		{Text: "hello"},
+		skillCall(`{"skill":"greeter"}`),
+		{Text: "greeted"},
+	}, nil)
+	for _, text := range []string{"one", "two"} {
+		if _, err := env.agent.Turn(t.Context(), text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := env.model.Requests()
+	want := before[len(before)-1].BlockAt
+	if len(want) != 2 || want[1] != 5 {
+		t.Fatalf("in the activating process: BlockAt %v, want [0 5]", want)
+	}
+	var states []session.SkillState
+	for _, e := range env.agent.Skills().Snapshot() {
+		states = append(states, session.SkillState{Name: e.Name, Args: e.Args, Hash: e.Hash})
+	}
+	env2 := newEnv(t, []providertest.Response{{Text: "resumed"}}, nil)
+	env2.agent.Resume(t.Context(), env.agent.History(), states, nil, nil)
+	if _, err := env2.agent.Turn(t.Context(), "three"); err != nil {
+		t.Fatal(err)
+	}
+	got := env2.model.Requests()[0].BlockAt
+	if len(got) != 2 || got[1] != 5 {
+		t.Errorf("resumed: BlockAt %v, want [0 5]", got)
+	}
+	// Without the call in the history, the block comes first.
+	env3 := newEnv(t, []providertest.Response{{Text: "resumed"}}, nil)
+	env3.agent.Resume(t.Context(), env.agent.History()[:2], states, nil, nil)
+	if _, err := env3.agent.Turn(t.Context(), "three"); err != nil {
+		t.Fatal(err)
+	}
+	if got := env3.model.Requests()[0].BlockAt; len(got) != 2 || got[1] != 0 {
+		t.Errorf("resumed without the call: BlockAt %v, want [0 0]", got)
 	}
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 
 	"github.com/clawseed/clawseed/providers"
@@ -134,7 +135,63 @@ func (a *Agent) Resume(ctx context.Context, history []providers.Message, active 
 	}
 	a.recordedSkills = saved
 	a.syncSkills()
+	a.anchors = resumedAnchors(a.history, a.opts.Skills)
 	return diags
+}
+
+// resumedAnchors places the blocks of a resumed session's active skills
+// among its history as the process that activated them did
+// ([Agent.blockAnchors]): a skill the model activated with a Skill call
+// still in the history comes right after the message holding that call's
+// result (where the block first appeared, the request after the call);
+// any other (activated by the user, always on, or activated before a
+// compaction) comes first, before the history. Without this a resumed
+// session — every `run --continue`, every turn of a serve replica on
+// PostgreSQL — would move each block to the front, and the provider's
+// prompt cache would lose the conversation after it once more.
+func resumedAnchors(history []providers.Message, active *skills.ActiveSet) map[string]int {
+	if active == nil {
+		return nil
+	}
+	blocks, entries := active.Blocks(), active.Snapshot()
+	if len(blocks) == 0 || len(blocks) != len(entries) {
+		return nil
+	}
+	at := activationPlaces(history)
+	anchors := make(map[string]int, len(blocks))
+	for i, b := range blocks {
+		anchors[b] = at[entries[i].Name] // 0 when the call is not in the history
+	}
+	return anchors
+}
+
+// activationPlaces returns, per skill name, the number of history messages
+// before the block of the skill's last activation by a Skill call: the
+// call's message and the message with its result.
+func activationPlaces(history []providers.Message) map[string]int {
+	at := map[string]int{}
+	for i, m := range history {
+		for _, c := range m.ToolCalls() {
+			if c.Name != skillToolName {
+				continue
+			}
+			var args struct {
+				Skill  string `json:"skill"`
+				Action string `json:"action"`
+			}
+			if json.Unmarshal([]byte(c.Args), &args) != nil || args.Skill == "" {
+				continue
+			}
+			switch args.Action {
+			case "search":
+			case "deactivate":
+				delete(at, args.Skill)
+			default:
+				at[args.Skill] = min(i+2, len(history))
+			}
+		}
+	}
+	return at
 }
 
 // ResumeSession restores a loaded session file with [Agent.Resume], and
