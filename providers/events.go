@@ -13,7 +13,8 @@ const (
 	// EventTextDelta carries a piece of the assistant's visible text.
 	EventTextDelta EventType = "text_delta"
 	// EventReasoningDelta carries a piece of reasoning/thinking text, and at the
-	// end of a signed thinking block its Signature.
+	// end of a signed thinking block its Signature (Anthropic), at the end
+	// of a Responses reasoning item the Item (OpenAI).
 	EventReasoningDelta EventType = "reasoning_delta"
 	// EventToolCall carries one complete tool call (adapters accumulate deltas).
 	EventToolCall EventType = "tool_call"
@@ -35,13 +36,15 @@ const (
 
 // An Event is one item of a streamed model response.
 type Event struct {
-	Type       EventType  `json:"type"`
-	Text       string     `json:"text,omitempty"`
-	Signature  string     `json:"signature,omitempty"`
-	Redacted   string     `json:"redacted,omitempty"`
-	ToolCall   *ToolCall  `json:"tool_call,omitempty"`
-	Usage      *Usage     `json:"usage,omitempty"`
-	StopReason StopReason `json:"stop_reason,omitempty"`
+	Type      EventType `json:"type"`
+	Text      string    `json:"text,omitempty"`
+	Signature string    `json:"signature,omitempty"`
+	Redacted  string    `json:"redacted,omitempty"`
+	// Item ends a reasoning part that is a Responses reasoning item.
+	Item       *ReasoningItem `json:"item,omitempty"`
+	ToolCall   *ToolCall      `json:"tool_call,omitempty"`
+	Usage      *Usage         `json:"usage,omitempty"`
+	StopReason StopReason     `json:"stop_reason,omitempty"`
 	// Model is the model id that produced the event when it is not the
 	// request's Model: [Reliable] sets it on every event of an entry that
 	// answers with its own model (a fallback). Usage is billed under it.
@@ -69,6 +72,9 @@ type Usage struct {
 	OutputTokens      int `json:"output_tokens"`
 	CachedInputTokens int `json:"cached_tokens"`
 	CacheWriteTokens  int `json:"cache_write_tokens,omitempty"`
+	// ReasoningTokens is the part of OutputTokens the model spent
+	// reasoning, where the wire reports it (Responses).
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 }
 
 // Add adds o to u.
@@ -77,6 +83,7 @@ func (u *Usage) Add(o Usage) {
 	u.OutputTokens += o.OutputTokens
 	u.CachedInputTokens += o.CachedInputTokens
 	u.CacheWriteTokens += o.CacheWriteTokens
+	u.ReasoningTokens += o.ReasoningTokens
 }
 
 // A Streamer sends a [Request] and yields the response as events. The sequence

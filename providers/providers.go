@@ -44,10 +44,32 @@ type Part struct {
 	Signature string `json:"signature,omitempty"`
 	// Redacted holds opaque redacted-thinking data, echoed back verbatim.
 	Redacted string `json:"redacted,omitempty"`
+	// Item is set on a reasoning part that is an OpenAI Responses
+	// reasoning item (Text is then its summary, as streamed): the
+	// Responses wire that produced it echoes it back unchanged, every
+	// other wire and endpoint drops the part.
+	Item *ReasoningItem `json:"item,omitempty"`
 	// ToolCall is set for tool_call parts.
 	ToolCall *ToolCall `json:"tool_call,omitempty"`
 	// ToolResult is set for tool_result parts.
 	ToolResult *ToolResult `json:"tool_result,omitempty"`
+}
+
+// A ReasoningItem is what the Responses API returns of a model's
+// reasoning when nothing is stored on the server (store: false): the
+// reasoning itself, encrypted, for the next request to send back so that
+// the model keeps its reasoning between turns.
+type ReasoningItem struct {
+	// ID is the item's id ("rs_…").
+	ID string `json:"id"`
+	// Encrypted is the item's encrypted_content, opaque.
+	Encrypted string `json:"encrypted_content"`
+	// Summary is the item's summary texts, in order (none unless
+	// summaries were asked for).
+	Summary []string `json:"summary,omitempty"`
+	// Origin is the endpoint that issued the item (scheme and host of
+	// its base URL): only that endpoint can decrypt it.
+	Origin string `json:"origin,omitempty"`
 }
 
 // A ToolCall is the model's request to run a tool.

@@ -125,6 +125,15 @@ func acceptsTemperature(model string) bool {
 	return true
 }
 
+// originOf is baseURL's scheme and host.
+func originOf(baseURL string) string {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host)
+}
+
 // isOpenAIHost reports whether baseURL points at OpenAI itself, the one
 // endpoint that wants max_completion_tokens (reasoning models reject
 // max_tokens there) while most compatible servers only know max_tokens.
@@ -179,9 +188,10 @@ func encodeAssistant(m providers.Message) chatMessage {
 	msg := chatMessage{Role: "assistant"}
 	var reasoning strings.Builder
 	for _, part := range m.Parts {
-		// A signed or redacted part is an Anthropic thinking block (the
-		// session switched models with /model): it means nothing here.
-		if part.Type == providers.PartReasoning && part.Signature == "" && part.Redacted == "" {
+		// A signed or redacted part is an Anthropic thinking block, and a
+		// part with an Item a Responses reasoning item (the session
+		// switched models with /model): they mean nothing here.
+		if part.Type == providers.PartReasoning && part.Signature == "" && part.Redacted == "" && part.Item == nil {
 			reasoning.WriteString(part.Text)
 		}
 	}
@@ -208,6 +218,9 @@ func encodeAssistant(m providers.Message) chatMessage {
 // the "stream" flag it adds on the wire). It exists for `--verbose` debugging
 // and for measuring the runtime's per-request overhead.
 func (p *Provider) EncodeRequest(req providers.Request) ([]byte, error) {
+	if p.cfg.Wire == WireResponses {
+		return p.encodeResponses(req)
+	}
 	body, err := p.body(req, true)
 	if err != nil {
 		return nil, err

@@ -1,7 +1,8 @@
 // Package openai adapts the OpenAI Chat Completions API — and every server
 // that speaks it: OpenRouter, DeepSeek, Groq, Mistral, xAI, Together,
 // Fireworks, Gemini's compatible endpoint, Azure, Ollama, LM Studio, vLLM — to
-// [providers.Streamer].
+// [providers.Streamer], and OpenAI's Responses API beside it
+// ([WireResponses]: responses_*.go).
 //
 // The JSON body is written here (see [Provider.EncodeRequest]) and posted
 // with net/http: the bearer key, the configured extra headers and nothing
@@ -45,6 +46,19 @@ import (
 // DefaultBaseURL is used when [Config.BaseURL] is empty.
 const DefaultBaseURL = "https://api.openai.com/v1"
 
+// A Wire is one of the two APIs a [Provider] speaks.
+type Wire string
+
+// The two APIs.
+const (
+	// WireChat is Chat Completions (POST {base}/chat/completions), which
+	// every compatible server speaks.
+	WireChat Wire = "chat"
+	// WireResponses is the Responses API (POST {base}/responses), OpenAI's
+	// current one: reasoning items travel between turns encrypted.
+	WireResponses Wire = "responses"
+)
+
 // A Config describes one OpenAI-compatible endpoint.
 type Config struct {
 	// Name identifies the entry in errors (providers.Error.Provider);
@@ -74,21 +88,32 @@ type Config struct {
 	ReasoningEffort string
 	// HTTPClient sends the requests; a plain &http.Client{} when nil.
 	HTTPClient *http.Client
+	// Wire is the API to speak; [WireChat] when empty.
+	Wire Wire
 }
 
-// A Provider streams Chat Completions from one endpoint. It is safe for
-// concurrent use.
+// A Provider streams Chat Completions or Responses from one endpoint. It
+// is safe for concurrent use.
 type Provider struct {
 	cfg      Config
 	ep       *httppost.Endpoint
 	isOpenAI bool
+	// origin is the endpoint's scheme and host: the Responses wire echoes
+	// only the reasoning items it issued.
+	origin string
 }
 
 // New returns a provider for cfg.
 func New(cfg Config) *Provider {
 	cfg.Name = cmp.Or(cfg.Name, "openai")
 	base := strings.TrimRight(cmp.Or(cfg.BaseURL, DefaultBaseURL), "/")
-	base = strings.TrimSuffix(base, "/chat/completions")
+	base = strings.TrimSuffix(strings.TrimSuffix(base, "/chat/completions"), "/responses")
+	path := "chat/completions"
+	if cfg.Wire == WireResponses {
+		path = "responses"
+	} else {
+		cfg.Wire = WireChat
+	}
 	// The extra headers come last so that they can replace these (a
 	// gateway's own Authorization scheme or User-Agent).
 	header := [][2]string{{"User-Agent", httppost.UserAgent}}
@@ -96,8 +121,8 @@ func New(cfg Config) *Provider {
 		header = append(header, [2]string{"Authorization", "Bearer " + cfg.APIKey})
 	}
 	header = append(header, httppost.SortedHeaders(cfg.ExtraHeaders)...)
-	return &Provider{cfg: cfg, isOpenAI: isOpenAIHost(base),
-		ep: httppost.New(base, "chat/completions", header, cfg.HTTPClient)}
+	return &Provider{cfg: cfg, isOpenAI: isOpenAIHost(base), origin: originOf(base),
+		ep: httppost.New(base, path, header, cfg.HTTPClient)}
 }
 
 // requestHeaders are set on every request after the configured ones: the
@@ -144,6 +169,13 @@ func (p *Provider) stream(parent context.Context, req providers.Request, yield f
 	}
 	defer resp.Body.Close()
 	idle.Reset()
+
+	if p.cfg.Wire == WireResponses {
+		if httppost.IsJSON(resp.Header.Get("Content-Type")) {
+			return p.wholeResponse(parent, ctx, resp.Body, yield)
+		}
+		return p.sseResponses(parent, ctx, resp, idle, yield)
+	}
 
 	if httppost.IsJSON(resp.Header.Get("Content-Type")) {
 		return p.whole(parent, ctx, resp.Body, yield)

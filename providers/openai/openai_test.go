@@ -21,7 +21,7 @@ const textChunk = `data: {"id":"c","choices":[{"index":0,"delta":{"content":"x"}
 // wire describes the Chat Completions adapter to the shared tests.
 var wire = adaptertest.Wire{
 	// openai.Config has adaptertest.Config's fields.
-	New:       func(c adaptertest.Config) adaptertest.Adapter { return openai.New(openai.Config(c)) },
+	New:       newAdapter(openai.WireChat),
 	Model:     "gpt-4o",
 	BasePath:  "/v1",
 	Endpoint:  "/chat/completions",
@@ -33,6 +33,15 @@ var wire = adaptertest.Wire{
 		"github.com/openai/openai-go/v3/responses", "github.com/anthropics/anthropic-sdk-go"},
 	GeneratedID: regexp.MustCompile(`call_[A-Z2-7]{16}`),
 	Placeholder: "call_<generated>",
+}
+
+// newAdapter returns a Wire's New for the API w.
+func newAdapter(w openai.Wire) func(c adaptertest.Config) adaptertest.Adapter {
+	return func(c adaptertest.Config) adaptertest.Adapter {
+		return openai.New(openai.Config{Name: c.Name, BaseURL: c.BaseURL, APIKey: c.APIKey, Model: c.Model,
+			MaxTokens: c.MaxTokens, ExtraHeaders: c.ExtraHeaders, Timeout: c.Timeout,
+			ReasoningEffort: c.ReasoningEffort, HTTPClient: c.HTTPClient, Wire: w})
+	}
 }
 
 func TestTransport(t *testing.T) {

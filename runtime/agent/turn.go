@@ -319,8 +319,8 @@ func (a *Agent) request(ctx context.Context, iteration, estimate int) (*response
 				current = &resp.reasoning[len(resp.reasoning)-1]
 			}
 			current.Text += ev.Text
-			if ev.Signature != "" {
-				current.Signature = ev.Signature
+			if ev.Signature != "" || ev.Item != nil {
+				current.Signature, current.Item = ev.Signature, ev.Item
 				current = nil
 			}
 			if ev.Text != "" {

@@ -73,6 +73,9 @@ type Wire struct {
 	// events show Placeholder instead.
 	GeneratedID *regexp.Regexp
 	Placeholder string
+	// GoldenDir holds the golden cases; "testdata" when empty (an adapter
+	// with two APIs keeps the second's in a subfolder).
+	GoldenDir string
 }
 
 // Answer is a whole event stream whose text is "x".

@@ -33,6 +33,7 @@ type goldenInput struct {
 	MaxTokens       int                  `json:"max_tokens"`
 	Temperature     *float64             `json:"temperature"`
 	ReasoningEffort string               `json:"reasoning_effort"`
+	CacheKey        string               `json:"cache_key"`
 }
 
 // RunGolden runs every testdata/*.txtar case of the adapter's package as a
@@ -44,7 +45,7 @@ type goldenInput struct {
 // error are compared with events.json. With update, request.json and
 // events.json are rewritten instead.
 func RunGolden(t *testing.T, w Wire, update bool) {
-	files, err := filepath.Glob(filepath.Join("testdata", "*.txtar"))
+	files, err := filepath.Glob(filepath.Join(cmp.Or(w.GoldenDir, "testdata"), "*.txtar"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden cases: %v", err)
 	}
@@ -81,6 +82,7 @@ func runGolden(t *testing.T, w Wire, file string, update bool) {
 	req := providers.Request{
 		Model: in.Model, System: in.System, SystemBlocks: in.SystemBlocks, Messages: in.Messages, Tools: in.Tools,
 		MaxTokens: in.MaxTokens, Temperature: in.Temperature, ReasoningEffort: in.ReasoningEffort,
+		CacheKey: in.CacheKey,
 	}
 	var records []string
 	for ev, err := range p.Stream(t.Context(), req) {

@@ -277,6 +277,7 @@ func streamerFor(r *config.Resolved) (providers.Streamer, error) {
 			ExtraHeaders:    r.ExtraHeaders,
 			Timeout:         r.Timeout,
 			ReasoningEffort: r.ReasoningEffort,
+			Wire:            openai.Wire(r.API),
 		}), nil
 	case "anthropic":
 		return anthropic.New(anthropic.Config{

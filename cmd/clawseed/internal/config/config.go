@@ -130,6 +130,10 @@ type ModelEntry struct {
 	NativeTools bool `toml:"native_tools"`
 	// ReasoningEffort is passed to models that accept it.
 	ReasoningEffort string `toml:"reasoning_effort"`
+	// Wire picks the API of an OpenAI-wire entry: [APIChat] or
+	// [APIResponses]; "" means the preset's ([Preset].API). An Anthropic
+	// entry takes no value.
+	Wire string `toml:"wire"`
 	// Price overrides the built-in price list for the entry's model; nil
 	// (also `price = {}`) means the list's price (see [Config.Prices]).
 	Price *PriceEntry `toml:"price"`

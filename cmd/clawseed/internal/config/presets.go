@@ -8,13 +8,20 @@ const (
 	WireAnthropic = "anthropic" // Anthropic Messages API
 )
 
+// The two APIs of the OpenAI wire, the values of a model entry's `wire` key
+// ([ModelEntry].Wire, [Resolved].API).
+const (
+	APIChat      = "chat"      // Chat Completions: POST {base}/chat/completions
+	APIResponses = "responses" // Responses: POST {base}/responses
+)
+
 // A Preset is a named provider: its wire protocol, endpoint, credential
 // variable and default model.
 //
 // The table (default models as of 2026; set `model` to use another):
 //
 //	name               wire       base URL                                                  key env                 default model
-//	openai             openai     https://api.openai.com/v1                                 OPENAI_API_KEY          gpt-5
+//	openai             openai     https://api.openai.com/v1                                 OPENAI_API_KEY          gpt-5 (Responses API)
 //	anthropic          anthropic  https://api.anthropic.com                                 ANTHROPIC_API_KEY       claude-sonnet-4-5
 //	openrouter         openai     https://openrouter.ai/api/v1                              OPENROUTER_API_KEY      anthropic/claude-sonnet-4.5
 //	ollama             openai     http://localhost:11434/v1                                 (none)                  qwen3
@@ -30,12 +37,21 @@ const (
 //	vllm               openai     http://localhost:8000/v1                                  (none)                  (model required)
 //	openai-compatible  openai     (base_url required)                                       (none; CLAWSEED_API_KEY) (model required)
 //
+// Every OpenAI-wire preset speaks Chat Completions unless its entry sets
+// `wire = "responses"`, but for openai itself, which speaks Responses
+// unless `wire = "chat"`: most compatible servers lack the Responses API,
+// and OpenAI's reasoning models carry their reasoning between turns only
+// there.
+//
 // Presets marked (none) need no key; an explicit api_key or CLAWSEED_API_KEY
 // is still sent when present (a local server started with --api-key).
 type Preset struct {
-	Name         string
-	Label        string // human name used in messages
-	Wire         string // WireOpenAI or WireAnthropic
+	Name  string
+	Label string // human name used in messages
+	Wire  string // WireOpenAI or WireAnthropic
+	// API is the default of an OpenAI-wire entry's `wire` key: APIChat when
+	// empty.
+	API          string
 	BaseURL      string
 	KeyEnv       string // "" = no preset variable
 	DefaultModel string // "" = the entry must set model
@@ -57,7 +73,7 @@ func presetTable() []Preset {
 		{Name: "lmstudio", Label: "LM Studio", Wire: WireOpenAI, BaseURL: "http://localhost:1234/v1", NoKey: true},
 		{Name: "mistral", Label: "Mistral", Wire: WireOpenAI, BaseURL: "https://api.mistral.ai/v1", KeyEnv: "MISTRAL_API_KEY", DefaultModel: "mistral-large-latest"},
 		{Name: "ollama", Label: "Ollama", Wire: WireOpenAI, BaseURL: "http://localhost:11434/v1", DefaultModel: "qwen3", NoKey: true},
-		{Name: "openai", Label: "OpenAI", Wire: WireOpenAI, BaseURL: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY", DefaultModel: "gpt-5"},
+		{Name: "openai", Label: "OpenAI", Wire: WireOpenAI, API: APIResponses, BaseURL: "https://api.openai.com/v1", KeyEnv: "OPENAI_API_KEY", DefaultModel: "gpt-5"},
 		{Name: "openai-compatible", Label: "OpenAI-compatible endpoint", Wire: WireOpenAI, NeedsBaseURL: true, NoKey: true},
 		{Name: "openrouter", Label: "OpenRouter", Wire: WireOpenAI, BaseURL: "https://openrouter.ai/api/v1", KeyEnv: "OPENROUTER_API_KEY", DefaultModel: "anthropic/claude-sonnet-4.5"},
 		{Name: "together", Label: "Together AI", Wire: WireOpenAI, BaseURL: "https://api.together.xyz/v1", KeyEnv: "TOGETHER_API_KEY", DefaultModel: "meta-llama/Llama-3.3-70B-Instruct-Turbo"},

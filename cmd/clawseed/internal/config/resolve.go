@@ -19,9 +19,12 @@ type Resolved struct {
 	Name string
 	// Provider is the preset name; Wire is [WireOpenAI] or [WireAnthropic].
 	Provider, Wire string
-	Model          string
-	APIKey         string // "" only for presets that need no key
-	BaseURL        string
+	// API is the OpenAI wire's API, [APIChat] or [APIResponses] (the
+	// entry's `wire`, else the preset's); "" on the Anthropic wire.
+	API     string
+	Model   string
+	APIKey  string // "" only for presets that need no key
+	BaseURL string
 	// MaxTokens is the output cap to send; 0 means send none.
 	MaxTokens     int
 	Temperature   float64
@@ -186,6 +189,9 @@ func (c *Config) resolve(name, model string, temperature *float64) (*Resolved, e
 		ExtraHeaders:    maps.Clone(entry.ExtraHeaders),
 		NativeTools:     entry.NativeTools,
 		ReasoningEffort: entry.ReasoningEffort,
+	}
+	if p.Wire == WireOpenAI {
+		r.API = cmp.Or(entry.Wire, p.API, APIChat)
 	}
 	if r.ExtraHeaders == nil {
 		r.ExtraHeaders = map[string]string{}

@@ -38,6 +38,14 @@ model = "d"
 provider = "openai-compatible"
 base_url = "http://localhost:9000/v1"
 
+[providers.models.gpt-chat]
+provider = "openai"
+wire = "chat"
+
+[providers.models.router-responses]
+provider = "openrouter"
+wire = "responses"
+
 [providers.models.big]
 provider = "openrouter"
 model = "vendor/unknown-model"
@@ -47,11 +55,23 @@ max_tokens = 1000
 
 // resolved builds the expected value with the defaults of a model entry.
 func resolved(name, provider, wire, model, key, keySource, baseURL string, ctx, maxTokens int) *Resolved {
+	api := ""
+	if wire == WireOpenAI {
+		api = APIChat
+		if provider == "openai" {
+			api = APIResponses
+		}
+	}
 	return &Resolved{
-		Name: name, Provider: provider, Wire: wire, Model: model, APIKey: key, KeySource: keySource,
+		Name: name, Provider: provider, Wire: wire, API: api, Model: model, APIKey: key, KeySource: keySource,
 		BaseURL: baseURL, ContextWindow: ctx, MaxTokens: maxTokens, Temperature: 0.7,
 		Timeout: 120 * time.Second, ExtraHeaders: map[string]string{}, NativeTools: true,
 	}
+}
+
+func withAPI(r *Resolved, api string) *Resolved {
+	r.API = api
+	return r
 }
 
 func TestResolveModel(t *testing.T) {
@@ -68,7 +88,7 @@ func TestResolveModel(t *testing.T) {
 	}{
 		{
 			name: "entry with every key", arg: "main", env: env{"OPENAI_API_KEY": "sk-env", "CLAWSEED_API_KEY": "cs"},
-			want: &Resolved{Name: "main", Provider: "openai", Wire: "openai", Model: "gpt-4.1", APIKey: "sk-from-config",
+			want: &Resolved{Name: "main", Provider: "openai", Wire: "openai", API: "responses", Model: "gpt-4.1", APIKey: "sk-from-config",
 				KeySource: "config providers.models.main.api_key", BaseURL: openaiURL, ContextWindow: 1047576,
 				Temperature: 0.2, Timeout: 30 * time.Second, ExtraHeaders: map[string]string{"X-Team": "core"},
 				ReasoningEffort: "high"},
@@ -88,6 +108,17 @@ func TestResolveModel(t *testing.T) {
 		{
 			name: "bare preset without entry", arg: "deepseek", env: env{"DEEPSEEK_API_KEY": "d"},
 			want: resolved("deepseek", "deepseek", "openai", "deepseek-chat", "d", "env DEEPSEEK_API_KEY", "https://api.deepseek.com/v1", 128000, 0),
+		},
+		{
+			// The openai preset speaks Responses unless the entry says chat;
+			// every other OpenAI-wire preset speaks chat unless it says
+			// responses.
+			name: "wire chat on openai", arg: "gpt-chat", env: env{"OPENAI_API_KEY": "sk"},
+			want: withAPI(resolved("gpt-chat", "openai", "openai", "gpt-5", "sk", "env OPENAI_API_KEY", "https://api.openai.com/v1", 400000, 0), APIChat),
+		},
+		{
+			name: "wire responses on openrouter", arg: "router-responses", env: env{"OPENROUTER_API_KEY": "or"},
+			want: withAPI(resolved("router-responses", "openrouter", "openai", "anthropic/claude-sonnet-4.5", "or", "env OPENROUTER_API_KEY", orURL, 200000, 0), APIResponses),
 		},
 		{
 			name: "bare preset missing key", arg: "groq",
@@ -163,7 +194,7 @@ func TestResolveModel(t *testing.T) {
 		{
 			name: "providers.default via flag beats auto-detect", env: env{"ANTHROPIC_API_KEY": "a", "CLAWSEED_PROVIDER": "bare"},
 			flags: &Overrides{Provider: "main", Model: "gpt-5-mini"},
-			want: &Resolved{Name: "main", Provider: "openai", Wire: "openai", Model: "gpt-5-mini", APIKey: "sk-from-config",
+			want: &Resolved{Name: "main", Provider: "openai", Wire: "openai", API: "responses", Model: "gpt-5-mini", APIKey: "sk-from-config",
 				KeySource: "config providers.models.main.api_key", BaseURL: openaiURL, ContextWindow: 400000,
 				Temperature: 0.2, Timeout: 30 * time.Second, ExtraHeaders: map[string]string{"X-Team": "core"},
 				ReasoningEffort: "high"},

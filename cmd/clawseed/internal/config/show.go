@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"reflect"
@@ -125,6 +126,11 @@ func (c *Config) keyNote(key toml.Key) string {
 			parts = append(parts, n)
 		}
 	}
+	if len(key) == 4 && key[0] == "providers" && key[1] == "models" && key[3] == "wire" {
+		if n := c.wireNote(key[2]); n != "" {
+			parts = append(parts, n)
+		}
+	}
 	if c.merged[key.String()] {
 		parts = append(parts, "untrusted workspace: merged with the user's list (a project file may only add entries)")
 	}
@@ -136,6 +142,17 @@ func (c *Config) keyNote(key toml.Key) string {
 		parts = append(parts, fmt.Sprintf("ignored: %s line %d: %s, %s", r.File, r.Line, r.Value, r.Why))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// wireNote says which API an entry that sets no `wire` speaks: its
+// preset's.
+func (c *Config) wireNote(name string) string {
+	e := c.Providers.Models[name]
+	p, ok := LookupPreset(cmp.Or(e.Provider, name))
+	if e.Wire != "" || !ok || p.Wire != WireOpenAI {
+		return ""
+	}
+	return fmt.Sprintf("the preset's default: %q", cmp.Or(p.API, APIChat))
 }
 
 func (c *Config) format(v reflect.Value, key toml.Key) string {

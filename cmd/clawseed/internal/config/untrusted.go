@@ -142,6 +142,7 @@ var projectRules = map[string]keyRule{
 	"providers.models.*.extra_headers":    {kind: ignored, why: whyEndpoint},
 	"providers.models.*.native_tools":     {kind: applies},
 	"providers.models.*.reasoning_effort": {kind: applies},
+	"providers.models.*.wire":             {kind: applies, why: "the same endpoint and key, another of its APIs"},
 	"providers.models.*.price":            {kind: applies, why: "prices change only the cost clawseed reports"},
 	"agent.system_prompt":                 {kind: applies},
 	"agent.max_tool_iterations":           {kind: lowerOnly},

@@ -130,6 +130,9 @@ func (c *Config) checkProviders() error {
 		if err := c.inRange(sub("temperature"), e.Temperature, 0, 2); err != nil {
 			return err
 		}
+		if err := c.checkWire(sub("wire"), cmp.Or(e.Provider, name), e.Wire); err != nil {
+			return err
+		}
 		if err := c.checkPrice(name, e.Price); err != nil {
 			return err
 		}
@@ -150,6 +153,22 @@ func (c *Config) checkProviders() error {
 		if err := c.knownName("providers.fallbacks", name); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkWire checks a model entry's `wire`: the OpenAI wire's two APIs, and
+// nothing for an Anthropic entry, which speaks only the Messages API.
+func (c *Config) checkWire(key, preset, wire string) error {
+	if wire == "" {
+		return nil
+	}
+	p, known := LookupPreset(preset)
+	switch {
+	case known && p.Wire == WireAnthropic:
+		return c.invalid(key, fmt.Sprintf("%q is not a wire of provider %q, which speaks only Anthropic's Messages API; remove the key", wire, p.Name))
+	case wire != APIChat && wire != APIResponses:
+		return c.invalid(key, fmt.Sprintf("must be %q or %q, got %q", APIResponses, APIChat, wire))
 	}
 	return nil
 }
