@@ -380,13 +380,16 @@ func responsesClientCode(status int) string {
 }
 
 // responsesUsage is neutral usage on the Responses wire (input_tokens is
-// the whole prompt, as neutral InputTokens); the reasoning tokens are
-// estimated from the scripted reasoning.
+// the whole prompt, as neutral InputTokens); the reasoning tokens are the
+// script's, else estimated from the scripted reasoning.
 func responsesUsage(u providers.Usage, resp Response) *rsUsage {
 	var out rsUsage
 	out.InputTokens, out.OutputTokens = u.InputTokens, u.OutputTokens
 	out.InputTokensDetails.CachedTokens = u.CachedInputTokens
-	out.OutputTokensDetails.ReasoningTokens = min(u.OutputTokens, tokensOf(len(resp.Reasoning)+len(resp.RedactedThinking)))
+	out.OutputTokensDetails.ReasoningTokens = u.ReasoningTokens
+	if out.OutputTokensDetails.ReasoningTokens == 0 {
+		out.OutputTokensDetails.ReasoningTokens = min(u.OutputTokens, tokensOf(len(resp.Reasoning)+len(resp.RedactedThinking)))
+	}
 	out.TotalTokens = u.InputTokens + u.OutputTokens
 	return &out
 }

@@ -218,7 +218,7 @@ func parseLine(line string) (Response, error) {
 func scriptKeys(object string) []string {
 	switch object {
 	case "usage":
-		return []string{"input_tokens", "output_tokens", "cached_tokens", "cache_write_tokens"}
+		return []string{"input_tokens", "output_tokens", "cached_tokens", "cache_write_tokens", "reasoning_tokens"}
 	case "tool_calls":
 		return []string{"id", "name", "args"}
 	}
