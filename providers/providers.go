@@ -161,6 +161,14 @@ type Request struct {
 	// prompt caching (Anthropic) send them as separate blocks so that an
 	// activation leaves the earlier blocks' cache entries valid.
 	SystemBlocks []string
+	// BlockAt, when it has one entry per SystemBlocks entry, says where a
+	// wire that sends the blocks after the first as messages (Responses)
+	// places each: after that many of Messages (0: before the history).
+	// The agent places a skill's block where the history stood when the
+	// skill was activated, so that the request after an activation extends
+	// the one before instead of changing its beginning. Other wires ignore
+	// it.
+	BlockAt []int
 	// Messages is the conversation history, oldest first.
 	Messages []Message
 	// Tools are the tools the model may call, sorted by name by the caller.

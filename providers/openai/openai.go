@@ -101,6 +101,9 @@ type Provider struct {
 	// origin is the endpoint's scheme and host: the Responses wire echoes
 	// only the reasoning items it issued.
 	origin string
+	// refused is what the endpoint refused of the Responses wire's
+	// reasoning (responses_retry.go).
+	refused refusals
 }
 
 // New returns a provider for cfg.
@@ -145,7 +148,17 @@ func (p *Provider) rejectStatus(status int, header http.Header, body []byte) err
 // request.
 func (p *Provider) Stream(ctx context.Context, req providers.Request) iter.Seq2[providers.Event, error] {
 	return func(yield func(providers.Event, error) bool) {
-		if err := p.stream(ctx, req, yield); err != nil {
+		yielded := false
+		err := p.stream(ctx, req, func(ev providers.Event, err error) bool {
+			yielded = true
+			return yield(ev, err)
+		})
+		if p.cfg.Wire == WireResponses && !yielded && p.refuseReasoning(req, err) {
+			// Refused before any event: sent again without what the
+			// endpoint refused (responses_retry.go).
+			err = p.stream(ctx, req, yield)
+		}
+		if err != nil {
 			yield(providers.Event{}, err)
 		}
 	}

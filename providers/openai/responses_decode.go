@@ -83,13 +83,16 @@ type respUsage struct {
 	} `json:"output_tokens_details"`
 }
 
+// neutral returns the usage in the neutral convention, the details being
+// parts of their totals (a server's nonsense is clamped, never passed on
+// to /cost).
 func (u *respUsage) neutral() *providers.Usage {
-	n := &providers.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+	n := &providers.Usage{InputTokens: max(0, u.InputTokens), OutputTokens: max(0, u.OutputTokens)}
 	if u.InputTokensDetails != nil {
-		n.CachedInputTokens = u.InputTokensDetails.CachedTokens
+		n.CachedInputTokens = min(max(0, u.InputTokensDetails.CachedTokens), n.InputTokens)
 	}
 	if u.OutputTokensDetails != nil {
-		n.ReasoningTokens = u.OutputTokensDetails.ReasoningTokens
+		n.ReasoningTokens = min(max(0, u.OutputTokensDetails.ReasoningTokens), n.OutputTokens)
 	}
 	return n
 }

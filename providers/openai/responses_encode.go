@@ -14,15 +14,23 @@ import (
 // without its closing "]}" is a byte prefix of the next one's, as long as
 // the system prompt and the tools stayed the same.
 //
-// Layout (see responsesInput for where skill blocks go):
+// Layout, chosen so that a skill activation keeps the whole earlier
+// request as the prefix of the next one (TestResponsesActivationPrefix
+// measures it):
 //
 //   - instructions: the fixed part of the system prompt (its first block:
 //     sections and skill index), which changes only when the skill
 //     catalog does;
 //   - tools: the function tools, in the caller's (sorted) order, schemas
 //     byte for byte as given;
-//   - input: the history as items, with each active skill's block as a
-//     developer message (see responsesInput).
+//   - input: the history as items, and each active skill's block as a
+//     developer message where the skill was activated
+//     ([providers.Request].BlockAt): an activation appends its block after
+//     the call's output instead of changing the instructions, which on the
+//     chat and Anthropic wires end with the skill blocks and so lose the
+//     cached history at every activation. The blocks are rebuilt from the
+//     active set at every request and placed before the history after a
+//     compaction, so they survive it.
 //
 // The fields OpenAI documents for its own API are always sent: whoever
 // speaks the Responses API speaks them (store, include, prompt_cache_key).
@@ -94,7 +102,7 @@ const encryptedReasoning = "reasoning.encrypted_content"
 // encodeResponses returns the Responses body for req.
 func (p *Provider) encodeResponses(req providers.Request) ([]byte, error) {
 	model := cmp.Or(req.Model, p.cfg.Model)
-	instructions, blocks := splitSystem(req)
+	instructions, blocks, at := splitSystem(req)
 	body := responsesRequest{
 		Model:          model,
 		Instructions:   instructions,
@@ -102,7 +110,7 @@ func (p *Provider) encodeResponses(req providers.Request) ([]byte, error) {
 		PromptCacheKey: req.CacheKey,
 		MaxOutput:      cmp.Or(req.MaxTokens, p.cfg.MaxTokens),
 		Stream:         true,
-		Input:          p.responsesInput(blocks, req.Messages),
+		Input:          p.responsesInput(blocks, at, req.Messages),
 	}
 	for _, t := range req.Tools {
 		tool, err := encodeTool(t)
@@ -120,7 +128,7 @@ func (p *Provider) encodeResponses(req providers.Request) ([]byte, error) {
 	if effort := cmp.Or(req.ReasoningEffort, p.cfg.ReasoningEffort); effort != "" {
 		body.Reasoning = &reasoningConfig{Effort: effort}
 	}
-	if reasoningModel(model) {
+	if reasoningModel(model) && !p.refused.includeRefused(model) {
 		// Models that do not reason refuse the include ("Encrypted
 		// content is not supported with this model").
 		body.Include = []string{encryptedReasoning}
@@ -132,14 +140,21 @@ func (p *Provider) encodeResponses(req providers.Request) ([]byte, error) {
 	return json.Marshal(body)
 }
 
-// splitSystem returns the instructions (the system prompt's first block,
-// which changes only with the catalog) and the later blocks (active
-// skills), which travel as developer messages.
-func splitSystem(req providers.Request) (string, []string) {
+// splitSystem returns the instructions (the system prompt's first block:
+// the fixed sections and the skill index, which change only with the
+// catalog), the later blocks (active skills), which travel as developer
+// messages, and where each goes among the messages (Request.BlockAt; all
+// before the history when it is not given).
+func splitSystem(req providers.Request) (string, []string, []int) {
 	if len(req.SystemBlocks) == 0 {
-		return req.System, nil
+		return req.System, nil, nil
 	}
-	return req.SystemBlocks[0], req.SystemBlocks[1:]
+	blocks := req.SystemBlocks[1:]
+	at := make([]int, len(blocks))
+	if len(req.BlockAt) == len(req.SystemBlocks) {
+		copy(at, req.BlockAt[1:])
+	}
+	return req.SystemBlocks[0], blocks, at
 }
 
 // reasoningModel reports whether model reasons (OpenAI's o-series and
@@ -158,29 +173,36 @@ func reasoningModel(model string) bool {
 	return false
 }
 
-// responsesInput turns the skill blocks and the history into input items.
-// Skill blocks come first, as developer messages right after the
-// instructions.
-func (p *Provider) responsesInput(blocks []string, msgs []providers.Message) []item {
+// responsesInput turns the skill blocks and the history into input items:
+// each block as a developer message after at[i] messages (a block past
+// the end goes last), in the blocks' order where several share a place.
+func (p *Provider) responsesInput(blocks []string, at []int, msgs []providers.Message) []item {
 	out := make([]item, 0, len(msgs)+len(blocks))
-	for _, b := range blocks {
-		out = append(out, textMessage("developer", "input_text", b))
+	placeBlocks := func(n int, last bool) {
+		for i, b := range blocks {
+			if at[i] == n || last && at[i] > n {
+				out = append(out, textMessage("developer", "input_text", b))
+			}
+		}
 	}
-	for _, m := range msgs {
+	for n, m := range msgs {
+		placeBlocks(n, false)
 		if m.Role == providers.RoleAssistant {
 			out = p.appendAssistant(out, m)
 			continue
 		}
 		// Tool results first: they answer the calls of the assistant
 		// message just before; any user text follows them.
-		for _, r := range m.ToolResults() {
+		results := m.ToolResults()
+		for _, r := range results {
 			content := r.Content
 			out = append(out, item{Type: "function_call_output", CallID: r.CallID, Output: &content})
 		}
-		if text := m.Text(); text != "" || len(m.ToolResults()) == 0 {
+		if text := m.Text(); text != "" || len(results) == 0 {
 			out = append(out, textMessage("user", "input_text", text))
 		}
 	}
+	placeBlocks(len(msgs), true)
 	return out
 }
 
@@ -196,7 +218,7 @@ func (p *Provider) appendAssistant(out []item, m providers.Message) []item {
 	for _, part := range m.Parts {
 		switch part.Type {
 		case providers.PartReasoning:
-			if it := part.Item; it != nil && it.Encrypted != "" && it.Origin == p.origin {
+			if it := part.Item; it != nil && it.Encrypted != "" && it.Origin == p.origin && !p.refused.itemRefused(it.ID) {
 				summary := make([]summaryRef, 0, len(it.Summary))
 				for _, s := range it.Summary {
 					summary = append(summary, summaryRef{Type: "summary_text", Text: s})

@@ -93,6 +93,10 @@ type Agent struct {
 	index skills.Index
 
 	history []providers.Message
+	// anchors places the system blocks after the fixed one among the
+	// history (blockAnchors): block text → messages before it. nil after
+	// the history was replaced.
+	anchors map[string]int
 	// sessionMsgs counts the session's messages (message records) so far,
 	// and lead the history messages at the front that are not the last of
 	// them in order: history[lead:] are the last len(history)-lead
@@ -332,6 +336,39 @@ func (a *Agent) systemBlocks() []string {
 	return blocks
 }
 
+// blockAnchors returns, for each of blocks (systemBlocks), the number of
+// history messages that precede it on a wire that sends the blocks after
+// the first as messages ([providers.Request].BlockAt, the Responses wire):
+// a block is placed where the history stood when it first appeared — a
+// skill right after the message that activated it — so that the request
+// after an activation extends the one before, byte for byte, instead of
+// changing its beginning (and the provider's prompt cache keeps the whole
+// conversation). The blocks present when the history is new or was
+// replaced (start, compaction, resume, /clear) come first, before the
+// history; they are rebuilt from the active set at every request, so a
+// compaction never loses one.
+func (a *Agent) blockAnchors(blocks []string) []int {
+	at := make([]int, len(blocks))
+	fresh := a.anchors == nil
+	next := make(map[string]int, len(blocks))
+	for i, b := range blocks {
+		if i == 0 {
+			continue
+		}
+		n, ok := a.anchors[b]
+		switch {
+		case fresh:
+			n = 0
+		case !ok:
+			n = len(a.history)
+		}
+		n = min(n, len(a.history))
+		next[b], at[i] = n, n
+	}
+	a.anchors = next
+	return at
+}
+
 // History returns a copy of the conversation history.
 func (a *Agent) History() []providers.Message { return slices.Clone(a.history) }
 
@@ -339,6 +376,7 @@ func (a *Agent) History() []providers.Message { return slices.Clone(a.history) }
 // not recorded (see [Agent.Resume] for sessions).
 func (a *Agent) SetHistory(msgs []providers.Message) {
 	a.history = repairHistory(slices.Clone(msgs))
+	a.anchors = nil
 	a.sessionMsgs, a.lead = len(a.history), 0
 	a.reported = 0
 	a.nested = nil
@@ -361,7 +399,7 @@ func (a *Agent) Reset(ctx context.Context) {
 func (a *Agent) Clear(ctx context.Context, reason string) {
 	// An extraction of the old session ends first, counted there.
 	a.stopExtractions()
-	a.history = nil
+	a.history, a.anchors = nil, nil
 	a.sessionMsgs, a.lead = 0, 0
 	a.summaryFailedAt.Store(0)
 	a.usageMu.Lock()

@@ -160,6 +160,7 @@ func (a *Agent) compact(ctx context.Context, reason, focus string) (CompactionIn
 	// message is not one of them).
 	inOrder := len(a.history) - max(sp.Cut, a.lead)
 	a.history = append([]providers.Message{lead}, kept...)
+	a.anchors = nil
 	a.lead = len(a.history) - inOrder
 	a.reported = 0
 	// The prompt's cached prefix is lost with the history anyway: take the
@@ -300,6 +301,7 @@ func (a *Agent) inPlaceRequest(ask string) providers.Request {
 	return providers.Request{
 		Model:           a.opts.ModelName,
 		SystemBlocks:    blocks,
+		BlockAt:         a.blockAnchors(blocks),
 		System:          strings.Join(blocks, "\n\n"),
 		Messages:        msgs,
 		Tools:           a.specs,

@@ -110,6 +110,7 @@ func (a *Agent) syncSkills() {
 // against the saved state are recorded.
 func (a *Agent) Resume(ctx context.Context, history []providers.Message, active []session.SkillState, usage []providers.ModelUsage, recalled []string) []skills.Diagnostic {
 	a.history = repairHistory(slices.Clone(history))
+	a.anchors = nil
 	a.sessionMsgs, a.lead = len(a.history), 0
 	a.restoreUsage(usage)
 	a.recalled = slices.Clone(recalled)

@@ -289,6 +289,7 @@ func (a *Agent) request(ctx context.Context, iteration, estimate int) (*response
 		CacheKey:        a.opts.SessionID,
 	}
 	req.System = strings.Join(req.SystemBlocks, "\n\n")
+	req.BlockAt = a.blockAnchors(req.SystemBlocks)
 	if !a.opts.TextTools {
 		req.Tools = a.specs
 	}

@@ -304,3 +304,43 @@ func TestWriterRejects(t *testing.T) {
 		t.Errorf("an id escaped the store (err %v)", err)
 	}
 }
+
+// TestReasoningItemRoundTrip: a Responses reasoning item (id, encrypted
+// content, summary, issuing endpoint) is written with its message and
+// loaded back unchanged, so that a resumed session echoes it; the
+// reasoning tokens of the usage survive too.
+func TestReasoningItemRoundTrip(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	item := &providers.ReasoningItem{ID: "rs_1", Encrypted: "gAAAA+/=", Summary: []string{"**Plan**", "Then act."},
+		Origin: "https://api.openai.com"}
+	answer := providers.Message{Role: providers.RoleAssistant, Parts: []providers.Part{
+		{Type: providers.PartReasoning, Text: "**Plan**\n\nThen act.", Item: item},
+		{Type: providers.PartText, Text: "Done."},
+	}}
+	w := s.Create(Header{ID: "20261127-120000-a1b2c3", Workspace: "/ws", Provider: "openai", Model: "gpt-5"})
+	for _, m := range []providers.Message{providers.UserText("go"), answer} {
+		if err := w.RecordMessage(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.RecordUsage("gpt-5", providers.Usage{InputTokens: 10, OutputTokens: 8, ReasoningTokens: 6}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := s.Load("20261127-120000-a1b2c3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sess.Warnings) != 0 || len(sess.Messages) != 2 {
+		t.Fatalf("loaded %d messages, warnings %v", len(sess.Messages), sess.Warnings)
+	}
+	if diff := cmp.Diff(answer, sess.Messages[1]); diff != "" {
+		t.Errorf("answer (-written +loaded):\n%s", diff)
+	}
+	if u := sess.UsageByModel; len(u) != 1 || u[0].Usage.ReasoningTokens != 6 {
+		t.Errorf("usage %+v", u)
+	}
+}

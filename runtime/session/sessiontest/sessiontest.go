@@ -88,6 +88,9 @@ var everything = []step{
 	func(w *session.Writer) error { return w.RecordRecall([]string{"topics/go.md", "user.md"}) },
 	msg(providers.Message{Role: providers.RoleAssistant, Parts: []providers.Part{
 		{Type: providers.PartReasoning, Text: "look first", Signature: "sig"},
+		// A Responses reasoning item: resumed, the session echoes it.
+		{Type: providers.PartReasoning, Text: "**Plan**", Item: &providers.ReasoningItem{ID: "rs_1", Encrypted: "gAAAA==",
+			Summary: []string{"**Plan**"}, Origin: "https://api.openai.com"}},
 		{Type: providers.PartText, Text: "Reading it."},
 		{Type: providers.PartToolCall, ToolCall: &providers.ToolCall{ID: "c1", Name: "file_read", Args: `{"path": "go.mod"}`}},
 	}}),
@@ -95,7 +98,7 @@ var everything = []step{
 		{Type: providers.PartToolResult, ToolResult: &providers.ToolResult{CallID: "c1", Name: "file_read", Content: "module x\n"}},
 	}}),
 	func(w *session.Writer) error {
-		return w.RecordUsage("gpt-test", providers.Usage{InputTokens: 100, OutputTokens: 20, CachedInputTokens: 50, CacheWriteTokens: 9})
+		return w.RecordUsage("gpt-test", providers.Usage{InputTokens: 100, OutputTokens: 20, CachedInputTokens: 50, CacheWriteTokens: 9, ReasoningTokens: 12})
 	},
 	func(w *session.Writer) error {
 		return w.RecordPurposeUsage("memory extraction", "gpt-mini", providers.Usage{InputTokens: 7, OutputTokens: 1})
