@@ -42,15 +42,15 @@ func TestScripts(t *testing.T) {
 
 // TestScriptsAnthropic runs the same scripts with the default provider on
 // the Anthropic Messages wire (issue 9): every script that does not choose
-// its own provider must pass on both wires. A script that is about one
-// wire's bytes says so with [wire:openai] or [wire:anthropic].
+// its own provider must pass on every wire. A script that is about one
+// wire's bytes says so with [wire:openai], [wire:anthropic] or
+// [wire:responses].
 func TestScriptsAnthropic(t *testing.T) {
 	testscript.Run(t, scriptParams("testdata/script", anthropicConfig))
 }
 
 // TestScriptsResponses runs the same scripts with the default provider on
-// OpenAI's Responses wire (issue 28); [wire:responses] marks what is
-// about that wire's bytes.
+// OpenAI's Responses wire (issue 28).
 func TestScriptsResponses(t *testing.T) {
 	testscript.Run(t, scriptParams("testdata/script", responsesConfig))
 }
