@@ -26,6 +26,8 @@ type rsEvent struct {
 	Code           string `json:"code"`
 	Message        string `json:"message"`
 	Response       rsObj  `json:"response"`
+	OutputIndex    int    `json:"output_index"`
+	Item           rsOut  `json:"item"`
 }
 
 type rsObj struct {
@@ -407,5 +409,36 @@ func TestCheckResponses(t *testing.T) {
 				t.Errorf("Check: %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestResponsesChunks checks the chunk rule on this wire: reasoning summary
+// deltas, the redacted reasoning item, text deltas, and per function call
+// its output_item.added and argument deltas are the chunks that
+// fail_after_chunks counts.
+func TestResponsesChunks(t *testing.T) {
+	t.Parallel()
+	base := providertest.Response{Reasoning: "abc", RedactedThinking: "zz", Text: "xyz",
+		ToolCalls: []providertest.Call{{Name: "f", Args: `{"a":1}`}}, StreamError: "boom"}
+	const total = 3 + 1 + 3 + 1 + 3
+	for k := 0; k <= total+1; k++ {
+		resp := base
+		resp.FailAfterChunks = k
+		s := providertest.NewServer([]providertest.Response{resp})
+		events, _, _ := rsStream(t, s, rsBody(true))
+		s.Close()
+		chunks := 0
+		for _, ev := range events {
+			// The redacted reasoning (output 1) has no deltas: its
+			// opening is its chunk.
+			opening := ev.Type == "response.output_item.added" &&
+				(ev.Item.Type == "function_call" || ev.Item.Type == "reasoning" && ev.OutputIndex == 1)
+			if strings.HasSuffix(ev.Type, ".delta") || opening {
+				chunks++
+			}
+		}
+		if want := min(k, total); chunks != want || events[len(events)-1].Type != "response.failed" {
+			t.Errorf("fail_after_chunks %d: %d chunks then %s, want %d then response.failed", k, chunks, events[len(events)-1].Type, want)
+		}
 	}
 }
