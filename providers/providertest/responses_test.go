@@ -10,8 +10,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
+	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/providers/openai"
 	"github.com/clawseed/clawseed/providers/providertest"
 )
 
@@ -440,5 +443,68 @@ func TestResponsesChunks(t *testing.T) {
 		if want := min(k, total); chunks != want || events[len(events)-1].Type != "response.failed" {
 			t.Errorf("fail_after_chunks %d: %d chunks then %s, want %d then response.failed", k, chunks, events[len(events)-1].Type, want)
 		}
+	}
+}
+
+// TestResponsesMatchesModel checks the wire end to end: for the same
+// scripted response, the Server on the Responses wire decoded by
+// providers/openai yields the events the in-process Model yields (the
+// reasoning items the adapter attaches aside).
+func TestResponsesMatchesModel(t *testing.T) {
+	t.Parallel()
+	usage := &providers.Usage{InputTokens: 100, OutputTokens: 20, CachedInputTokens: 64, ReasoningTokens: 5}
+	tests := map[string]providertest.Response{
+		"text":      {Text: "Hello, wörld! How are you?", Usage: usage},
+		"reasoning": {Reasoning: "Let me think about it.", Text: "42", Usage: usage},
+		"parallel split tool calls": {Text: "Reading.", Usage: usage, ToolCalls: []providertest.Call{
+			{Name: "file_read", Args: `{"path":"a.txt"}`},
+			{Name: "glob_search", Args: `{"pattern":"**/*.go","path":"."}`},
+			{ID: "call_custom", Name: "calculator", Args: `{}`},
+		}},
+		"max tokens": {Text: "cut", StopReason: "max_tokens", Usage: usage},
+		"empty":      {Usage: usage},
+	}
+	for name, resp := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			want, err := drain(providertest.NewModel(resp).Stream(t.Context(), req("x")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := providertest.NewServer([]providertest.Response{resp})
+			defer s.Close()
+			p := openai.New(openai.Config{Name: "fake", BaseURL: s.URL(), APIKey: "sk-test", Model: "gpt-5", Wire: openai.WireResponses})
+			r := req("x")
+			r.Model = "gpt-5" // a reasoning model: encrypted reasoning is asked for
+			got, err := drain(p.Stream(t.Context(), r))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The item that closes a reasoning part is the wire's own (the
+			// Model, like the Anthropic signature, has none).
+			var items []providers.ReasoningItem
+			var events []providers.Event
+			for _, ev := range got {
+				if ev.Item != nil {
+					items = append(items, *ev.Item)
+					if ev.Text == "" {
+						continue
+					}
+				}
+				events = append(events, ev)
+			}
+			if diff := cmp.Diff(want, events, cmpopts.IgnoreFields(providers.Event{}, "Item")); diff != "" {
+				t.Errorf("server+adapter vs model (-model +server):\n%s", diff)
+			}
+			if rec := s.Recorded(); len(rec) != 1 || rec[0].Wire != providertest.WireResponses {
+				t.Errorf("requests %+v", rec)
+			}
+			if resp.Reasoning != "" {
+				id := "rs_providertest_1_0"
+				if len(items) != 1 || items[0].ID != id || items[0].Encrypted != providertest.EncryptedReasoning(id, resp.Reasoning, false) {
+					t.Errorf("reasoning items %+v: want %s with its encrypted content", items, id)
+				}
+			}
+		})
 	}
 }
