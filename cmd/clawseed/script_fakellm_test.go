@@ -29,16 +29,17 @@ func server(ts *testscript.TestScript) *providertest.Server {
 	return h.s
 }
 
-// cmdFakeLLM drives the fake LLM server. Requests of either wire (OpenAI
-// Chat Completions, Anthropic Messages) are read the same way
+// cmdFakeLLM drives the fake LLM server. Requests of every wire (OpenAI
+// Chat Completions, OpenAI Responses, Anthropic Messages) are read the same way
 // (providertest.ReadRequest):
 //
 //	fakellm start SCRIPT          start it with a JSON Lines script; sets FAKE_LLM_URL
 //	fakellm wait N                wait until N requests arrived
 //	fakellm count N               exactly N requests arrived
-//	fakellm wire N WIRE           request N came on WIRE (openai or anthropic)
+//	fakellm wire N WIRE           request N came on WIRE (openai, responses or anthropic)
 //	fakellm system N FILE         write request N's system prompt to FILE (N may be "last";
-//	                              Anthropic system blocks are joined with a blank line)
+//	                              Anthropic system blocks, and the Responses instructions and
+//	                              system or developer messages, are joined with a blank line)
 //	fakellm messages N FILE       write request N's messages as readable lines
 //	                              (user:, assistant:, thinking:, call ID NAME ARGS, tool ID:)
 //	fakellm tools N FILE          write request N's tool names, one per line
@@ -48,7 +49,8 @@ func server(ts *testscript.TestScript) *providertest.Server {
 //	fakellm prefix N M            request N's system prompt is a strict byte prefix of M's
 //	fakellm valid                 every request pairs each tool call with exactly one result
 //	                              and, on the Anthropic wire, sends no empty text block, no
-//	                              unsigned or altered thinking block, at most 4 cache_control
+//	                              unsigned or altered thinking block, at most 4 cache_control;
+//	                              on the Responses wire, echoes reasoning items unaltered
 //	fakellm toolsprefix N M       request N's tools array is a strict prefix of M's, tool by
 //	                              tool and byte for byte (cache_control markers aside)
 //	fakellm toolbytes N MAX       request N's tools array is at most MAX bytes of JSON
@@ -96,7 +98,7 @@ func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	case "wire":
 		if len(args) != 3 {
-			ts.Fatalf("usage: fakellm wire N openai|anthropic")
+			ts.Fatalf("usage: fakellm wire N openai|responses|anthropic")
 		}
 		if got := request(ts, reqNum(ts, args[1])).Wire; string(got) != args[2] {
 			ts.Fatalf("fakellm wire: request %s came on the %s wire, want %s", args[1], got, args[2])

@@ -9,7 +9,7 @@ import (
 // streamVolatile are the parts of a `run --output stream-json` line that
 // change from run to run or from wire to wire, with what they become, so a
 // script can cmp a whole stream against a golden file (-update rewrites
-// it): random ids, the session id and folder, times, and what the two
+// it): random ids, the session id and folder, times, and what the
 // wires' configurations differ in (the provider and where its key came
 // from).
 var streamVolatile = []struct {
@@ -21,7 +21,7 @@ var streamVolatile = []struct {
 	{regexp.MustCompile(`"session_id":"\d{8}-\d{6}-[0-9a-f]{6}"`), `"session_id":"SESSION"`},
 	{regexp.MustCompile(`"(duration_ms|duration_api_ms)":\d+`), `"$1":0`},
 	{regexp.MustCompile(`"cwd":"[^"]*"`), `"cwd":"WORK"`},
-	{regexp.MustCompile(`"provider":"(openai-compatible|anthropic)"`), `"provider":"PROVIDER"`},
+	{regexp.MustCompile(`"provider":"(openai-compatible|openai|anthropic)"`), `"provider":"PROVIDER"`},
 	{regexp.MustCompile(`"apiKeySource":"(none|config)"`), `"apiKeySource":"KEY"`},
 }
 

@@ -42,16 +42,26 @@ func TestScripts(t *testing.T) {
 
 // TestScriptsAnthropic runs the same scripts with the default provider on
 // the Anthropic Messages wire (issue 9): every script that does not choose
-// its own provider must pass on both wires. A script that is about one
-// wire's bytes says so with [wire:openai] or [wire:anthropic].
+// its own provider must pass on every wire. A script that is about one
+// wire's bytes says so with [wire:openai], [wire:anthropic] or
+// [wire:responses].
 func TestScriptsAnthropic(t *testing.T) {
 	testscript.Run(t, scriptParams("testdata/script", anthropicConfig))
 }
 
+// TestScriptsResponses runs the same scripts with the default provider on
+// OpenAI's Responses wire (issue 28).
+func TestScriptsResponses(t *testing.T) {
+	testscript.Run(t, scriptParams("testdata/script", responsesConfig))
+}
+
 func scriptParams(dir, config string) testscript.Params {
 	wire := "openai"
-	if config == anthropicConfig {
+	switch config {
+	case anthropicConfig:
 		wire = "anthropic"
+	case responsesConfig:
+		wire = "responses"
 	}
 	// [sandbox] holds where commands can be confined (Landlock); a script
 	// about the OS sandbox skips elsewhere, saying so.
@@ -131,6 +141,26 @@ default = "fake"
 
 [providers.models.fake]
 provider = "anthropic"
+base_url = "${FAKE_LLM_URL:-http://127.0.0.1:1/v1}"
+api_key = "test-key"
+model = "fake-model"
+context_window = 100000
+
+# A memory extraction request after each turn would take the next line
+# of a script's fake model: the scripts about it turn it on.
+[memory]
+extract = "off"
+`
+
+// responsesConfig is openAIConfig on OpenAI's Responses wire: the openai
+// preset (whose default wire it is, said here all the same) pointed at the
+// fake server.
+const responsesConfig = `[providers]
+default = "fake"
+
+[providers.models.fake]
+provider = "openai"
+wire = "responses"
 base_url = "${FAKE_LLM_URL:-http://127.0.0.1:1/v1}"
 api_key = "test-key"
 model = "fake-model"

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/clawseed/clawseed/providers"
@@ -19,6 +20,7 @@ type Wire string
 const (
 	WireOpenAI    Wire = "openai"    // Chat Completions, at …/chat/completions
 	WireAnthropic Wire = "anthropic" // Messages, at …/messages
+	WireResponses Wire = "responses" // OpenAI Responses, at …/responses
 )
 
 // The rules of the [CacheEmulator].
@@ -72,7 +74,7 @@ func (c CacheStats) HitRatio() float64 {
 	return float64(c.CachedTokens) / float64(c.InputTokens)
 }
 
-// A CacheEmulator imitates the prompt caches of both wires, so tests and
+// A CacheEmulator imitates the prompt caches of the wires, so tests and
 // benchmarks can measure how much of a session's input a provider would
 // serve from its cache. It is deterministic and safe for concurrent use;
 // its state only grows (no expiry).
@@ -98,7 +100,9 @@ func (c CacheStats) HitRatio() float64 {
 // uncached input_tokens. Without breakpoints nothing is read or written.
 //
 // OpenAI (automatic caching): the prompt is the tools, then the messages
-// (system included), as one byte string. The longest prefix of it that an
+// (system included), as one byte string; on the Responses wire it is the
+// tools, the instructions, then the input items, and requests share a
+// cache only when they also have the same prompt_cache_key. The longest prefix of it that an
 // earlier request of the same model also had, counted in whole
 // OpenAICacheStep-token steps and only from MinCacheTokens on, is
 // cached_tokens; every request's own prefixes are remembered.
@@ -132,6 +136,8 @@ func (e *CacheEmulator) Observe(wire Wire, body []byte, outputTokens int) (provi
 		u, err = e.anthropic(body)
 	case WireOpenAI:
 		u, err = e.openAI(body)
+	case WireResponses:
+		u, err = e.responses(body)
 	default:
 		err = fmt.Errorf("unknown wire %q", wire)
 	}
@@ -150,8 +156,8 @@ func (e *CacheEmulator) Stats() CacheStats {
 	return e.stats
 }
 
-// A promptPart is one block (Anthropic) or one tool or message (OpenAI)
-// in canonical form.
+// A promptPart is one block (Anthropic) or one tool, message or input item
+// (OpenAI) in canonical form.
 type promptPart struct {
 	kind       string // "tool", "system", or the role of a message's first block; "" for later blocks
 	canon      []byte
@@ -311,17 +317,74 @@ func (e *CacheEmulator) openAI(body []byte) (providers.Usage, error) {
 	if err := json.Unmarshal(body, &p); err != nil {
 		return providers.Usage{}, err
 	}
+	prompt, err := joinParts(append(p.Tools, p.Messages...))
+	if err != nil {
+		return providers.Usage{}, fmt.Errorf("tools and messages%w", err)
+	}
+	return e.prefixCache("openai\x00"+p.Model, prompt), nil
+}
+
+type responsesPrompt struct {
+	Model          string            `json:"model"`
+	Tools          []json.RawMessage `json:"tools"`
+	Instructions   json.RawMessage   `json:"instructions"`
+	Input          json.RawMessage   `json:"input"`
+	PromptCacheKey string            `json:"prompt_cache_key"`
+}
+
+// responses emulates the automatic cache on the Responses wire: the
+// prompt is the tools, the instructions, then the input items, and the
+// prompt_cache_key joins the model in choosing the cache (OpenAI routes
+// requests by it, so two keys share nothing).
+func (e *CacheEmulator) responses(body []byte) (providers.Usage, error) {
+	var p responsesPrompt
+	if err := json.Unmarshal(body, &p); err != nil {
+		return providers.Usage{}, err
+	}
+	parts := slices.Clone(p.Tools)
+	if len(p.Instructions) > 0 && string(p.Instructions) != "null" {
+		parts = append(parts, marshal(map[string]json.RawMessage{"instructions": p.Instructions}))
+	}
+	var input []json.RawMessage
+	var s string
+	switch {
+	case len(p.Input) == 0 || string(p.Input) == "null":
+	case json.Unmarshal(p.Input, &s) == nil:
+		input = append(input, marshal(map[string]string{"role": "user", "content": s}))
+	default:
+		if err := json.Unmarshal(p.Input, &input); err != nil {
+			return providers.Usage{}, fmt.Errorf("input: %w", err)
+		}
+	}
+	prompt, err := joinParts(append(parts, input...))
+	if err != nil {
+		return providers.Usage{}, fmt.Errorf("tools, instructions and input%w", err)
+	}
+	return e.prefixCache("responses\x00"+p.Model+"\x00"+p.PromptCacheKey, prompt), nil
+}
+
+// joinParts returns the canonical parts one after the other, each ended
+// by a newline.
+func joinParts(parts []json.RawMessage) ([]byte, error) {
 	var prompt []byte
-	for i, raw := range append(p.Tools, p.Messages...) {
+	for i, raw := range parts {
 		part, err := canonicalPart("", raw)
 		if err != nil {
-			return providers.Usage{}, fmt.Errorf("tools and messages[%d]: %w", i, err)
+			return nil, fmt.Errorf("[%d]: %w", i, err)
 		}
 		prompt = append(append(prompt, part.canon...), '\n')
 	}
+	return prompt, nil
+}
+
+// prefixCache is OpenAI's automatic caching of a prompt in a cache chosen
+// by seed: the longest prefix an earlier request also had, in whole
+// OpenAICacheStep-token steps from MinCacheTokens on, is read; every
+// prefix of this prompt is remembered.
+func (e *CacheEmulator) prefixCache(seed string, prompt []byte) providers.Usage {
 	u := providers.Usage{InputTokens: tokensOf(len(prompt))}
 	const stepBytes = OpenAICacheStep * BytesPerToken
-	h := sha256.Sum256([]byte("openai\x00" + p.Model))
+	h := sha256.Sum256([]byte(seed))
 	var fresh [][32]byte
 	for k := 1; k*stepBytes <= len(prompt); k++ {
 		h = chain(h, "", prompt[(k-1)*stepBytes:k*stepBytes])
@@ -337,5 +400,5 @@ func (e *CacheEmulator) openAI(body []byte) (providers.Usage, error) {
 	for _, f := range fresh {
 		e.entries[f] = true
 	}
-	return u, nil
+	return u
 }

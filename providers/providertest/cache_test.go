@@ -192,6 +192,61 @@ func TestCacheEmulatorOpenAI(t *testing.T) {
 	}
 }
 
+func rsCacheBody(model, key, instructions string, input any) []byte {
+	body := map[string]any{"model": model, "stream": true, "store": false, "input": input}
+	if key != "" {
+		body["prompt_cache_key"] = key
+	}
+	if instructions != "" {
+		body["instructions"] = instructions
+	}
+	b, _ := json.Marshal(body)
+	return b
+}
+
+// instructions returns instructions whose part ({"instructions":…} and
+// its newline) is exactly tokens×4 bytes.
+func instructions(tag string, tokens int) string {
+	return tag + strings.Repeat("x", tokens*providertest.BytesPerToken-len(`{"instructions":""}`)-1-len(tag))
+}
+
+// TestCacheEmulatorResponses checks automatic prefix caching on the
+// Responses wire: the instructions, then the input items; a string input
+// is one user message; another prompt_cache_key is another cache.
+func TestCacheEmulatorResponses(t *testing.T) {
+	t.Parallel()
+	sys, u1 := instructions("S", 1000), oaMsg("user", "U1", 200)
+	a1, u2 := oaMsg("assistant", "A1", 100), oaMsg("user", "U2", 100)
+	long := strings.Repeat("q", 4*1100)
+	items := func(m ...map[string]any) []map[string]any { return m }
+	steps := []struct {
+		name string
+		body []byte
+		want providers.Usage
+	}{
+		{"first", rsCacheBody("gpt", "s1", sys, items(u1)), providers.Usage{InputTokens: 1200}},
+		{"same again", rsCacheBody("gpt", "s1", sys, items(u1)), providers.Usage{InputTokens: 1200, CachedInputTokens: 1152}},
+		{"next turn", rsCacheBody("gpt", "s1", sys, items(u1, a1, u2)), providers.Usage{InputTokens: 1400, CachedInputTokens: 1152}},
+		{"next turn again", rsCacheBody("gpt", "s1", sys, items(u1, a1, u2)), providers.Usage{InputTokens: 1400, CachedInputTokens: 1280}},
+		{"other cache key", rsCacheBody("gpt", "s2", sys, items(u1, a1, u2)), providers.Usage{InputTokens: 1400}},
+		{"other model", rsCacheBody("gpt-mini", "s1", sys, items(u1, a1, u2)), providers.Usage{InputTokens: 1400}},
+		// The same message as an input string and as an item: 4,400 bytes of
+		// text, 28 of JSON and a newline.
+		{"string input", rsCacheBody("gpt", "", "", long), providers.Usage{InputTokens: 1108}},
+		{"item input", rsCacheBody("gpt", "", "", items(map[string]any{"role": "user", "content": long})), providers.Usage{InputTokens: 1108, CachedInputTokens: 1024}},
+	}
+	e := providertest.NewCacheEmulator()
+	for _, s := range steps {
+		got, err := e.Observe(providertest.WireResponses, s.body, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if diff := cmp.Diff(s.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", s.name, diff)
+		}
+	}
+}
+
 // TestCacheEmulatorCanonical checks that encodings of the same content
 // are the same prompt: escaped or not, keys in any order, spaces.
 func TestCacheEmulatorCanonical(t *testing.T) {
@@ -228,6 +283,10 @@ func TestCacheEmulatorBadBody(t *testing.T) {
 		{providertest.WireOpenAI, `[]`},
 		{providertest.WireOpenAI, `{"tools":["x"]}`},
 		{providertest.WireOpenAI, `{"messages":[1]}`},
+		{providertest.WireResponses, `[]`},
+		{providertest.WireResponses, `{"input":7}`},
+		{providertest.WireResponses, `{"input":[1]}`},
+		{providertest.WireResponses, `{"tools":["x"]}`},
 		{"gemini", `{}`},
 	}
 	e := providertest.NewCacheEmulator()

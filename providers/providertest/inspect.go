@@ -10,18 +10,21 @@ import (
 )
 
 // A RequestView is a wire-neutral reading of a recorded request body: what
-// the model reads, rendered the same way for both wires, so one test can
+// the model reads, rendered the same way for every wire, so one test can
 // assert on requests whichever wire they came on.
 type RequestView struct {
 	Wire  Wire
 	Model string
 	// System is the system prompt: the OpenAI system (or developer)
-	// message, or the Anthropic system blocks joined with a blank line.
+	// message, the Anthropic system blocks joined with a blank line, or the
+	// Responses instructions and system or developer input messages joined
+	// with a blank line.
 	System string
 	// HasSystem is false when the request carries no system prompt.
 	HasSystem bool
 	// SystemBlocks are the Anthropic system blocks (one for a string
-	// system prompt) or the OpenAI system message.
+	// system prompt), the OpenAI system message, or the Responses
+	// instructions and system or developer messages.
 	SystemBlocks []string
 	// Tools are the tool names in request order.
 	Tools []string
@@ -34,7 +37,9 @@ type RequestView struct {
 // A ViewMessage is one conversation message as a list of blocks. An
 // OpenAI tool message is a user message holding a tool_result block, and an
 // OpenAI assistant message is its reasoning, text and tool calls in that
-// order.
+// order. On the Responses wire a function_call_output item is such a tool
+// message, and each run of reasoning, assistant message and function_call
+// items is one assistant message.
 type ViewMessage struct {
 	Role   string
 	Blocks []ViewBlock
@@ -50,9 +55,11 @@ type ViewBlock struct {
 	// Text is the text of a text, thinking or tool_result block, and the
 	// data of a redacted_thinking block.
 	Text string
-	// Signature is a thinking block's signature.
+	// Signature is a thinking block's signature, or a Responses reasoning
+	// item's encrypted_content.
 	Signature string
-	// ID is the call id of tool_use and tool_result blocks.
+	// ID is the call id of tool_use and tool_result blocks, and a
+	// Responses reasoning item's id.
 	ID string
 	// Name is a tool_use block's tool name.
 	Name string
@@ -74,6 +81,8 @@ func ReadRequest(wire Wire, body []byte) (*RequestView, error) {
 		return readOpenAI(body)
 	case WireAnthropic:
 		return readAnthropic(body)
+	case WireResponses:
+		return readResponses(body)
 	}
 	return nil, fmt.Errorf("unknown wire %q", wire)
 }
@@ -126,8 +135,16 @@ func escapeNewlines(s string) string { return strings.ReplaceAll(s, "\n", `\n`) 
 //
 //   - every tool call is answered by exactly one tool result in the
 //     messages right after it (Anthropic: in the next message, a user
-//     message whose tool_result blocks come first), and every result
-//     answers a call;
+//     message whose tool_result blocks come first; Responses: in a later
+//     function_call_output item), and every result answers a call;
+//
+// on the Responses wire also
+//
+//   - no call_id is used by two function calls, and every call has a name;
+//   - every reasoning item carries the encrypted content the fake server
+//     made for it (include: ["reasoning.encrypted_content"]), unaltered,
+//     with the id and summary the server sent (the server itself refuses
+//     a request that fails this with HTTP 400, as the API does);
 //
 // and on the Anthropic wire also
 //
@@ -138,8 +155,11 @@ func escapeNewlines(s string) string { return strings.ReplaceAll(s, "\n", `\n`) 
 //   - every tool_use has a name and an object input;
 //   - at most 4 blocks carry cache_control.
 func (v *RequestView) Check() error {
-	if v.Wire == WireAnthropic {
+	switch v.Wire {
+	case WireAnthropic:
 		return v.checkAnthropic()
+	case WireResponses:
+		return v.checkResponses()
 	}
 	return v.checkOpenAI()
 }

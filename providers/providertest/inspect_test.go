@@ -9,9 +9,12 @@ import (
 	"github.com/clawseed/clawseed/providers/providertest"
 )
 
-var sig = providertest.ThinkingSignature("Read both.")
+var (
+	sig = providertest.ThinkingSignature("Read both.")
+	enc = providertest.EncryptedReasoning("rs_providertest_1_0", "Read both.", false)
+)
 
-// The same conversation on both wires, as the adapters encode it.
+// The same conversation on every wire, as the adapters encode it.
 var (
 	openAIConversation = `{"model":"m","messages":[
 	{"role":"system","content":"You are terse.\n\n<active_skill>x</active_skill>"},
@@ -37,9 +40,23 @@ var (
 		{"type":"text","text":"thanks","cache_control":{"type":"ephemeral"}}]},
 	{"role":"assistant","content":[{"type":"text","text":"Done."}]}],
 	"tools":[{"name":"file_read","input_schema":{}},{"name":"glob_search","input_schema":{},"cache_control":{"type":"ephemeral"}}]}`
+
+	responsesConversation = `{"model":"m","store":false,"include":["reasoning.encrypted_content"],
+	"instructions":"You are terse.\n\n<active_skill>x</active_skill>",
+	"input":[
+	{"type":"message","role":"user","content":[{"type":"input_text","text":"read a\nand b"}]},
+	{"type":"reasoning","id":"rs_providertest_1_0","summary":[{"type":"summary_text","text":"Read both."}],"encrypted_content":"` + enc + `"},
+	{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Reading."}]},
+	{"type":"function_call","call_id":"call_1","name":"file_read","arguments":"{\"path\":\"a.txt\"}"},
+	{"type":"function_call","call_id":"call_2","name":"file_read","arguments":"{\"path\":\"b.txt\"}"},
+	{"type":"function_call_output","call_id":"call_1","output":"A"},
+	{"type":"function_call_output","call_id":"call_2","output":"B\nB"},
+	{"role":"user","content":"thanks"},
+	{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done."}]}],
+	"tools":[{"type":"function","name":"file_read","parameters":{},"strict":false},{"type":"function","name":"glob_search","parameters":{}}]}`
 )
 
-// TestReadRequestParity checks that both wires read to the same system
+// TestReadRequestParity checks that every wire reads to the same system
 // prompt, tools and transcript.
 func TestReadRequestParity(t *testing.T) {
 	t.Parallel()
@@ -53,7 +70,8 @@ tool call_2: B\nB
 user: thanks
 assistant: Done.
 `
-	for wire, body := range map[providertest.Wire]string{providertest.WireOpenAI: openAIConversation, providertest.WireAnthropic: anthropicConversation} {
+	for wire, body := range map[providertest.Wire]string{providertest.WireOpenAI: openAIConversation,
+		providertest.WireAnthropic: anthropicConversation, providertest.WireResponses: responsesConversation} {
 		v, err := providertest.ReadRequest(wire, []byte(body))
 		if err != nil {
 			t.Fatalf("%s: %v", wire, err)
@@ -175,18 +193,21 @@ func TestCheckOpenAI(t *testing.T) {
 	}
 }
 
-// FuzzRequestBody feeds arbitrary bodies to both readers of request
+// FuzzRequestBody feeds arbitrary bodies to the readers of request
 // bodies: ReadRequest (then Transcript and Check) and the cache emulator,
 // whose usage must stay consistent: cached and written parts of the input.
 func FuzzRequestBody(f *testing.F) {
 	f.Add([]byte(openAIConversation))
 	f.Add([]byte(anthropicConversation))
+	f.Add([]byte(responsesConversation))
+	f.Add([]byte(`{"input":"hi","instructions":null,"tools":[{"type":"web_search"}]}`))
+	f.Add([]byte(`{"input":[{"type":"reasoning","summary":[],"encrypted_content":null},{"type":"function_call_output","output":[{"type":"input_text","text":"x"}]},{"role":"developer","content":7}]}`))
 	f.Add([]byte(`{"system":"s","messages":[{"role":"user","content":[{"type":"text","text":"x","cache_control":{"type":"ephemeral"}}]}]}`))
 	f.Add([]byte(`{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"c","name":"n","input":"{"}]},{"role":"user","content":null}]}`))
 	f.Add([]byte(`{"tools":[{"name":"t","cache_control":null}],"messages":[]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		e := providertest.NewCacheEmulator()
-		for _, wire := range []providertest.Wire{providertest.WireOpenAI, providertest.WireAnthropic} {
+		for _, wire := range []providertest.Wire{providertest.WireOpenAI, providertest.WireAnthropic, providertest.WireResponses} {
 			if v, err := providertest.ReadRequest(wire, body); err == nil {
 				_ = v.Transcript()
 				_ = v.Check()

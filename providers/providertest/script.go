@@ -4,8 +4,9 @@
 //   - [Model], an in-process [providers.Streamer] that replays scripted
 //     responses and records every request;
 //   - [Server], an HTTP server on 127.0.0.1 that speaks the OpenAI Chat
-//     Completions wire and the Anthropic Messages wire (streamed SSE with
-//     tool-call deltas, and non-streamed), replays the same scripts, records
+//     Completions wire, the OpenAI Responses wire and the Anthropic Messages
+//     wire (streamed SSE with tool-call deltas, and non-streamed), replays
+//     the same scripts, records
 //     the raw requests with their wire, and reports prompt-cache usage from
 //     a [CacheEmulator] when a script gives none;
 //   - [ReadRequest], a wire-neutral reading of a recorded request (system
@@ -42,21 +43,26 @@ import (
 // A streamed answer is a sequence of content chunks, counted the same way
 // on every wire: the pieces of Reasoning, the redacted block, the pieces of
 // Text, and per tool call its opening (the OpenAI delta with id and name,
-// the Anthropic tool_use block start) followed by the pieces of its
-// arguments; the Model yields each whole tool call as one chunk. Framing
-// (Anthropic block starts and stops, the signature that closes a thinking
-// block) is not counted.
+// the Anthropic tool_use block start, the Responses output_item.added of
+// the function call) followed by the pieces of its arguments; the Model
+// yields each whole tool call as one chunk. Framing (Anthropic block starts
+// and stops, the signature that closes a thinking block, the Responses
+// part and item events around the deltas) is not counted.
 type Response struct {
 	// Text is the visible answer, streamed in a few pieces.
 	Text string `json:"text,omitempty"`
 	// Reasoning is streamed before Text as reasoning deltas
 	// (reasoning_content on the OpenAI wire; a thinking block closed by a
-	// signature_delta carrying [ThinkingSignature] on the Anthropic wire).
+	// signature_delta carrying [ThinkingSignature] on the Anthropic wire; a
+	// reasoning item with summary text deltas on the Responses wire, whose
+	// output_item.done carries [EncryptedReasoning] when the request
+	// includes reasoning.encrypted_content).
 	Reasoning string `json:"reasoning,omitempty"`
 	// RedactedThinking is sent after Reasoning as a redacted_thinking block
 	// whose data the client must echo verbatim (Anthropic wire), or as a
-	// reasoning event with Redacted set (Model). The OpenAI wire has no
-	// such thing and leaves it out.
+	// reasoning event with Redacted set (Model), or as a reasoning item
+	// without summary whose encrypted content hides it (Responses). The
+	// OpenAI wire has no such thing and leaves it out.
 	RedactedThinking string `json:"redacted_thinking,omitempty"`
 	// ToolCalls are the calls the model makes, in order.
 	ToolCalls []Call `json:"tool_calls,omitempty"`
@@ -89,14 +95,17 @@ type Response struct {
 	HangAfterChunks int `json:"hang_after_chunks,omitempty"`
 	// StreamError ends a streamed answer with an error event carrying this
 	// message after FailAfterChunks content chunks (Anthropic: an `error`
-	// event; OpenAI: a chunk holding an error object). A non-streamed
-	// request gets it as an HTTP error instead.
+	// event; OpenAI: a chunk holding an error object; Responses: a
+	// response.failed event, or an `error` event for a client error
+	// status). A non-streamed request gets it as an HTTP error instead.
 	StreamError string `json:"stream_error,omitempty"`
 	// StreamErrorStatus is the HTTP status the error event stands for
 	// (400–599): it picks the Anthropic error type (529 overloaded_error,
-	// 429 rate_limit_error, …) and is the OpenAI error code. Unset: an
-	// overloaded_error on the Anthropic wire, a server_error without code
-	// on the OpenAI wire.
+	// 429 rate_limit_error, …) and is the OpenAI error code. On the
+	// Responses wire 429 is a response.failed with rate_limit_exceeded, and
+	// another 4xx an `error` event. Unset: an overloaded_error on the
+	// Anthropic wire, a server_error without code on the OpenAI wire, a
+	// response.failed with server_error on the Responses wire.
 	StreamErrorStatus int `json:"stream_error_status,omitempty"`
 	// Cut drops the connection after FailAfterChunks content chunks, so the
 	// client sees the stream end before the response is complete.
@@ -209,7 +218,7 @@ func parseLine(line string) (Response, error) {
 func scriptKeys(object string) []string {
 	switch object {
 	case "usage":
-		return []string{"input_tokens", "output_tokens", "cached_tokens", "cache_write_tokens"}
+		return []string{"input_tokens", "output_tokens", "cached_tokens", "cache_write_tokens", "reasoning_tokens"}
 	case "tool_calls":
 		return []string{"id", "name", "args"}
 	}

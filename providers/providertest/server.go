@@ -17,10 +17,10 @@ import (
 // with the next scripted [Response] and records the requests.
 //
 // It routes by the end of the path, so any base URL prefix works: …/chat/completions
-// speaks the OpenAI Chat Completions wire (openai_wire.go), …/messages the
-// Anthropic Messages wire (anthropic_wire.go; the Anthropic SDK given the
-// base URL …/v1 posts to …/v1/v1/messages). Both wires replay the same
-// script. Past the end of the script it answers HTTP 400 "providertest: no
+// speaks the OpenAI Chat Completions wire (openai_wire.go), …/responses the
+// OpenAI Responses wire (responses_wire.go), …/messages the Anthropic
+// Messages wire (anthropic_wire.go; the Anthropic SDK given the base URL
+// …/v1 posts to …/v1/v1/messages). Every wire replays the same script. Past the end of the script it answers HTTP 400 "providertest: no
 // scripted response for request N", which clients do not retry, so a test
 // that makes one request too many fails loudly.
 //
@@ -80,6 +80,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodPost && strings.HasSuffix(path, "/chat/completions"):
 		s.serveOpenAI(w, r)
+	case r.Method == http.MethodPost && strings.HasSuffix(path, "/responses"):
+		s.serveResponses(w, r)
 	case r.Method == http.MethodPost && strings.HasSuffix(path, "/messages"):
 		s.serveAnthropic(w, r)
 	case r.Header.Get("anthropic-version") != "":
@@ -184,15 +186,29 @@ func (s *Server) notify() {
 	s.changed = make(chan struct{})
 }
 
+// record records a request that is refused before it could take a
+// scripted response, and returns its 1-based number.
+func (s *Server) record(wire Wire, r *http.Request, body []byte) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.appendRequest(wire, r, body)
+}
+
+// appendRequest records a request and wakes the waiters; s.mu must be
+// held.
+func (s *Server) appendRequest(wire Wire, r *http.Request, body []byte) int {
+	s.requests = append(s.requests, Recorded{Wire: wire, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
+	s.notify()
+	return len(s.requests)
+}
+
 // take records a request and returns the next response with its call ids
 // filled in, the usage to report when the response has none, and the
 // 1-based request number; ok is false past the end of the script.
 func (s *Server) take(wire Wire, r *http.Request, body []byte) (resp Response, usage providers.Usage, n int, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests = append(s.requests, Recorded{Wire: wire, Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
-	n = len(s.requests)
-	s.notify()
+	n = s.appendRequest(wire, r, body)
 	text := ""
 	if s.queue.hasWhen() {
 		text = bodyText(body)
