@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/clawseed/clawseed/skills/lock"
 )
 
@@ -86,7 +87,7 @@ func copyTree(src, dst string) error {
 // copyFile copies one regular file, at most limit bytes, refusing a link
 // put in its place.
 func copyFile(src, dst string, limit int64) (int64, error) {
-	in, err := openNoFollow(src)
+	in, err := confine.OpenNoFollow(src)
 	if err != nil {
 		return 0, err
 	}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/clawseed/clawseed/skills"
 	"github.com/clawseed/clawseed/skills/lock"
 )
@@ -274,7 +275,7 @@ func checkTree(dir string) ([]skillFile, string) {
 
 // startsWithShebang reports whether the file at p begins with "#!".
 func startsWithShebang(p string) bool {
-	f, err := openNoFollow(p)
+	f, err := confine.OpenNoFollow(p)
 	if err != nil {
 		return false
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/clawseed/clawseed/internal/atomicfile"
+	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/clawseed/clawseed/internal/flock"
 	"github.com/clawseed/clawseed/internal/tomltext"
 )
@@ -253,7 +254,7 @@ func hasControl(s string) bool {
 func Read(path string) (f *File, exists bool, err error) {
 	// Not through a link, and not a named pipe that would block: a
 	// repository's lock file is input.
-	file, err := openNoFollow(path)
+	file, err := confine.OpenNoFollow(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return &File{}, false, nil
 	}

@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/clawseed/clawseed/internal/filestamp"
 )
 
@@ -150,7 +151,7 @@ func treeFiles(dir string) ([]treeFile, error) {
 // link put in its place since the walk, through buf (one buffer for a
 // whole tree rather than one per file).
 func fileHash(path string, buf []byte) (string, error) {
-	f, err := openNoFollow(path)
+	f, err := confine.OpenNoFollow(path)
 	if err != nil {
 		return "", fmt.Errorf("tree hash: %w", err)
 	}

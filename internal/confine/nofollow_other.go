@@ -1,15 +1,16 @@
 //go:build !unix
 
-package install
+package confine
 
 import (
 	"fmt"
 	"os"
 )
 
-// openNoFollow opens path for reading, failing when it is a symbolic link
-// (checked before the open: there is no O_NOFOLLOW here).
-func openNoFollow(path string) (*os.File, error) {
+// OpenNoFollow opens path for reading, failing when it is a symbolic link
+// or not a regular file (checked before the open: there is no O_NOFOLLOW
+// here).
+func OpenNoFollow(path string) (*os.File, error) {
 	if info, err := os.Lstat(path); err != nil {
 		return nil, err
 	} else if !info.Mode().IsRegular() {
