@@ -235,11 +235,7 @@ func (p *Provider) sse(parent, ctx context.Context, resp *http.Response, idle *h
 	// A server that closes after finish_reason without [DONE] is tolerated;
 	// one that stops before either was cut off.
 	if !complete && acc.finish == "" {
-		if err := p.failure(parent, ctx, nil, ""); err != nil {
-			return err
-		}
-		return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name,
-			Message: "stream ended before the response was complete"}
+		return p.endedEarly(parent, ctx)
 	}
 	for _, e := range acc.finishEvents() {
 		if !yield(e, nil) {
@@ -252,14 +248,9 @@ func (p *Provider) sse(parent, ctx context.Context, resp *http.Response, idle *h
 // whole handles a server that answered stream:true with one chat.completion
 // object.
 func (p *Provider) whole(parent, ctx context.Context, r io.Reader, yield func(providers.Event, error) bool) error {
-	data, err := io.ReadAll(io.LimitReader(r, httppost.MaxJSONBody))
-	if err != nil {
-		return p.failure(parent, ctx, err, "read response")
-	}
 	var c chunk
-	if err := json.Unmarshal(data, &c); err != nil {
-		return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name,
-			Message: fmt.Sprintf("malformed response: %v", err)}
+	if err := p.decodeWhole(parent, ctx, r, &c); err != nil {
+		return err
 	}
 	if len(c.Error) > 0 && string(c.Error) != "null" {
 		return p.streamError(c.Error)
@@ -279,4 +270,28 @@ func (p *Provider) whole(parent, ctx context.Context, r io.Reader, yield func(pr
 // classified as they are.
 func (p *Provider) failure(parent, ctx context.Context, err error, op string) error {
 	return httppost.Failure(parent, ctx, err, op, httppost.Source{Provider: p.cfg.Name, Timeout: p.cfg.Timeout})
+}
+
+// endedEarly is the error of a stream that stopped before its answer was
+// complete: what ended the request, or a transient error to retry.
+func (p *Provider) endedEarly(parent, ctx context.Context) error {
+	if err := p.failure(parent, ctx, nil, ""); err != nil {
+		return err
+	}
+	return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name,
+		Message: "stream ended before the response was complete"}
+}
+
+// decodeWhole reads an answer sent as one JSON object (a server that
+// ignored stream: true) into v.
+func (p *Provider) decodeWhole(parent, ctx context.Context, r io.Reader, v any) error {
+	data, err := io.ReadAll(io.LimitReader(r, httppost.MaxJSONBody))
+	if err != nil {
+		return p.failure(parent, ctx, err, "read response")
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name,
+			Message: fmt.Sprintf("malformed response: %v", err)}
+	}
+	return nil
 }

@@ -299,11 +299,7 @@ func (p *Provider) sseResponses(parent, ctx context.Context, resp *http.Response
 		return p.failure(parent, ctx, err, "read stream")
 	}
 	if !acc.finished {
-		if err := p.failure(parent, ctx, nil, ""); err != nil {
-			return err
-		}
-		return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name,
-			Message: "stream ended before the response was complete"}
+		return p.endedEarly(parent, ctx)
 	}
 	for _, e := range acc.finishEvents() {
 		if !yield(e, nil) {
@@ -316,14 +312,9 @@ func (p *Provider) sseResponses(parent, ctx context.Context, resp *http.Response
 // wholeResponse handles a server that answered with one response object
 // (stream ignored).
 func (p *Provider) wholeResponse(parent, ctx context.Context, r io.Reader, yield func(providers.Event, error) bool) error {
-	data, err := io.ReadAll(io.LimitReader(r, httppost.MaxJSONBody))
-	if err != nil {
-		return p.failure(parent, ctx, err, "read response")
-	}
 	var resp respResponse
-	if err := json.Unmarshal(data, &resp); err != nil {
-		return &providers.Error{Kind: providers.KindTransient, Provider: p.cfg.Name,
-			Message: fmt.Sprintf("malformed response: %v", err)}
+	if err := p.decodeWhole(parent, ctx, r, &resp); err != nil {
+		return err
 	}
 	if err := p.eventError(&respEvent{Type: "response." + resp.Status, Response: &resp}); err != nil {
 		return err
