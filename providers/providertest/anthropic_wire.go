@@ -136,24 +136,10 @@ func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request) {
 	body := readBody(r)
 	var req anRequest
 	reqErr := json.Unmarshal(body, &req)
-	resp, usage, n, ok := s.take(WireAnthropic, r, body)
-	w.Header().Set("Request-Id", "req_providertest_"+strconv.Itoa(n))
-	switch {
-	case reqErr != nil:
-		writeAnthropicError(w, http.StatusBadRequest, "", fmt.Sprintf("providertest: request %d: body is not JSON: %v", n, reqErr))
-		return
-	case !ok:
-		writeAnthropicError(w, http.StatusBadRequest, "", fmt.Sprintf("providertest: no scripted response for request %d", n))
-		return
-	}
-	if !s.pause(r, resp) {
-		return
-	}
-	if resp.isError() {
-		if writeErrorBody(w, resp) {
-			return
-		}
-		writeAnthropicError(w, resp.status(), resp.RetryAfter, resp.errorMessage())
+	resp, usage, n, ok := s.answer(WireAnthropic, w, r, body, reqErr, writeAnthropicError, func(n int) {
+		w.Header().Set("Request-Id", "req_providertest_"+strconv.Itoa(n))
+	})
+	if !ok {
 		return
 	}
 	msg := anMessage{

@@ -100,23 +100,8 @@ func (s *Server) serveOpenAI(w http.ResponseWriter, r *http.Request) {
 	body := readBody(r)
 	var req oaRequest
 	reqErr := json.Unmarshal(body, &req)
-	resp, usage, n, ok := s.take(WireOpenAI, r, body)
-	switch {
-	case reqErr != nil:
-		writeOpenAIError(w, http.StatusBadRequest, "", fmt.Sprintf("providertest: request %d: body is not JSON: %v", n, reqErr))
-		return
-	case !ok:
-		writeOpenAIError(w, http.StatusBadRequest, "", fmt.Sprintf("providertest: no scripted response for request %d", n))
-		return
-	}
-	if !s.pause(r, resp) {
-		return
-	}
-	if resp.isError() {
-		if writeErrorBody(w, resp) {
-			return
-		}
-		writeOpenAIError(w, resp.status(), resp.RetryAfter, resp.errorMessage())
+	resp, usage, n, ok := s.answer(WireOpenAI, w, r, body, reqErr, writeOpenAIError, nil)
+	if !ok {
 		return
 	}
 	model := req.Model

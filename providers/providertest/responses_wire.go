@@ -129,23 +129,8 @@ func (s *Server) serveResponses(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	resp, usage, n, ok := s.take(WireResponses, r, body)
-	switch {
-	case reqErr != nil:
-		writeOpenAIError(w, http.StatusBadRequest, "", fmt.Sprintf("providertest: request %d: body is not JSON: %v", n, reqErr))
-		return
-	case !ok:
-		writeOpenAIError(w, http.StatusBadRequest, "", fmt.Sprintf("providertest: no scripted response for request %d", n))
-		return
-	}
-	if !s.pause(r, resp) {
-		return
-	}
-	if resp.isError() {
-		if writeErrorBody(w, resp) {
-			return
-		}
-		writeOpenAIError(w, resp.status(), resp.RetryAfter, resp.errorMessage())
+	resp, usage, n, ok := s.answer(WireResponses, w, r, body, reqErr, writeOpenAIError, nil)
+	if !ok {
 		return
 	}
 	model := req.Model

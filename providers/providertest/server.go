@@ -3,6 +3,7 @@ package providertest
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -231,6 +232,40 @@ func (s *Server) take(wire Wire, r *http.Request, body []byte) (resp Response, u
 		return resp, *resp.Usage, n, true
 	}
 	return resp, emulated, n, true
+}
+
+// An errorWriter writes a wire's JSON error answer.
+type errorWriter func(w http.ResponseWriter, status int, retryAfter, msg string)
+
+// answer takes the scripted response for a request on wire and writes what
+// every wire answers alike: a body that is not JSON (parseErr), a request
+// past the end of the script, the response's delay, a scripted error. ok
+// means the caller writes the answer in its wire's encoding. header, when
+// not nil, sets headers from the request's number before anything is
+// written.
+func (s *Server) answer(wire Wire, w http.ResponseWriter, r *http.Request, body []byte, parseErr error, writeErr errorWriter, header func(n int)) (resp Response, usage providers.Usage, n int, ok bool) {
+	resp, usage, n, ok = s.take(wire, r, body)
+	if header != nil {
+		header(n)
+	}
+	switch {
+	case parseErr != nil:
+		writeErr(w, http.StatusBadRequest, "", fmt.Sprintf("providertest: request %d: body is not JSON: %v", n, parseErr))
+		return resp, usage, n, false
+	case !ok:
+		writeErr(w, http.StatusBadRequest, "", fmt.Sprintf("providertest: no scripted response for request %d", n))
+		return resp, usage, n, false
+	}
+	if !s.pause(r, resp) {
+		return resp, usage, n, false
+	}
+	if resp.isError() {
+		if !writeErrorBody(w, resp) {
+			writeErr(w, resp.status(), resp.RetryAfter, resp.errorMessage())
+		}
+		return resp, usage, n, false
+	}
+	return resp, usage, n, true
 }
 
 // readBody reads a request body; a failed read leaves what arrived.
