@@ -28,26 +28,6 @@ const MaxCaseFileBytes = 8 << 20
 // maxCaseErrors bounds the errors reported for one file.
 const maxCaseErrors = 20
 
-// A CaseError is one bad entry of a trigger case file: file:line: key:
-// message (Key "" when the entry as a whole is wrong).
-type CaseError struct {
-	File string
-	Line int
-	Key  string
-	Msg  string
-}
-
-func (e *CaseError) Error() string {
-	at := e.File
-	if e.Line > 0 {
-		at += ":" + strconv.Itoa(e.Line)
-	}
-	if e.Key != "" {
-		return at + ": " + e.Key + ": " + e.Msg
-	}
-	return at + ": " + e.Msg
-}
-
 // LoadCases reads the trigger case file at path.
 func LoadCases(path string) ([]Case, error) {
 	f, err := os.Open(path)
@@ -60,7 +40,7 @@ func LoadCases(path string) ([]Case, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if len(data) > MaxCaseFileBytes {
-		return nil, &CaseError{File: path, Msg: fmt.Sprintf("larger than %d bytes", MaxCaseFileBytes)}
+		return nil, &FileError{File: path, Msg: fmt.Sprintf("larger than %d bytes", MaxCaseFileBytes)}
 	}
 	return ParseCases(path, data)
 }
@@ -68,7 +48,7 @@ func LoadCases(path string) ([]Case, error) {
 // ParseCases parses a trigger case file; name is the file's name in
 // errors and case ids. A file named *.jsonl or *.ndjson, or whose first
 // non-blank character is "{", is JSON Lines; any other is YAML. Every bad
-// entry is reported (up to 20), each as a *CaseError, joined.
+// entry is reported (up to 20), each as a *FileError, joined.
 func ParseCases(name string, data []byte) ([]Case, error) {
 	var cases []Case
 	var errs []error
@@ -80,7 +60,7 @@ func ParseCases(name string, data []byte) ([]Case, error) {
 	seen := map[string]int{}
 	for _, c := range cases {
 		if line, dup := seen[c.ID]; dup {
-			errs = append(errs, &CaseError{File: name, Line: c.Line, Key: "id", Msg: fmt.Sprintf("%q is also the id of the case at line %d", c.ID, line)})
+			errs = append(errs, &FileError{File: name, Line: c.Line, Key: "id", Msg: fmt.Sprintf("%q is also the id of the case at line %d", c.ID, line)})
 		}
 		seen[c.ID] = c.Line
 	}
@@ -91,7 +71,7 @@ func ParseCases(name string, data []byte) ([]Case, error) {
 		return nil, errors.Join(errs...)
 	}
 	if len(cases) == 0 {
-		return nil, &CaseError{File: name, Msg: `no cases (want a list of {"prompt": "...", "expect": "skill-name" | null})`}
+		return nil, &FileError{File: name, Msg: `no cases (want a list of {"prompt": "...", "expect": "skill-name" | null})`}
 	}
 	return cases, nil
 }
@@ -127,14 +107,14 @@ func (e entry) toCase(name string) (Case, []error) {
 		return e.line
 	}
 	if e.prompt == nil {
-		errs = append(errs, &CaseError{File: name, Line: e.line, Key: "prompt", Msg: "missing"})
+		errs = append(errs, &FileError{File: name, Line: e.line, Key: "prompt", Msg: "missing"})
 	} else if strings.TrimSpace(*e.prompt) == "" {
-		errs = append(errs, &CaseError{File: name, Line: at("prompt"), Key: "prompt", Msg: "empty"})
+		errs = append(errs, &FileError{File: name, Line: at("prompt"), Key: "prompt", Msg: "empty"})
 	}
 	if !e.hasExp {
-		errs = append(errs, &CaseError{File: name, Line: e.line, Key: "expect", Msg: "missing (the skill that should activate, or null for none)"})
+		errs = append(errs, &FileError{File: name, Line: e.line, Key: "expect", Msg: "missing (the skill that should activate, or null for none)"})
 	} else if e.expect != nil && strings.TrimSpace(*e.expect) == "" {
-		errs = append(errs, &CaseError{File: name, Line: at("expect"), Key: "expect", Msg: `empty (write null when no skill should activate)`})
+		errs = append(errs, &FileError{File: name, Line: at("expect"), Key: "expect", Msg: `empty (write null when no skill should activate)`})
 	}
 	if len(errs) > 0 {
 		return Case{}, errs
@@ -161,7 +141,7 @@ func parseJSONL(name string, data []byte) ([]Case, []error) {
 		}
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
-			errs = append(errs, &CaseError{File: name, Line: line, Msg: `not a JSON object (each line is {"prompt": "...", "expect": "skill-name" | null})`})
+			errs = append(errs, &FileError{File: name, Line: line, Msg: `not a JSON object (each line is {"prompt": "...", "expect": "skill-name" | null})`})
 			continue
 		}
 		e := entry{line: line}
@@ -186,7 +166,7 @@ func parseJSONL(name string, data []byte) ([]Case, []error) {
 			case "id":
 				err = json.Unmarshal(v, &e.id)
 			default:
-				errs = append(errs, &CaseError{File: name, Line: line, Key: k, Msg: "unknown key (want prompt, expect, id)"})
+				errs = append(errs, &FileError{File: name, Line: line, Key: k, Msg: "unknown key (want prompt, expect, id)"})
 				bad = true
 				continue
 			}
@@ -195,7 +175,7 @@ func parseJSONL(name string, data []byte) ([]Case, []error) {
 				if k == "expect" {
 					want = "a skill name or null"
 				}
-				errs = append(errs, &CaseError{File: name, Line: line, Key: k, Msg: "must be " + want})
+				errs = append(errs, &FileError{File: name, Line: line, Key: k, Msg: "must be " + want})
 				bad = true
 			}
 		}
@@ -214,7 +194,7 @@ func parseJSONL(name string, data []byte) ([]Case, []error) {
 
 func parseYAML(name string, data []byte) ([]Case, []error) {
 	if err := nesting.CheckYAML(data); err != nil {
-		return nil, []error{&CaseError{File: name, Msg: err.Error()}}
+		return nil, []error{&FileError{File: name, Msg: err.Error()}}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
@@ -225,13 +205,13 @@ func parseYAML(name string, data []byte) ([]Case, []error) {
 	}
 	list := doc.Content[0]
 	if list.Kind != yaml.SequenceNode {
-		return nil, []error{&CaseError{File: name, Line: list.Line, Msg: `not a list (want a list of {prompt: "...", expect: skill-name | null})`}}
+		return nil, []error{&FileError{File: name, Line: list.Line, Msg: `not a list (want a list of {prompt: "...", expect: skill-name | null})`}}
 	}
 	var cases []Case
 	var errs []error
 	for _, item := range list.Content {
 		if item.Kind != yaml.MappingNode {
-			errs = append(errs, &CaseError{File: name, Line: item.Line, Msg: "not a mapping (want prompt: and expect:)"})
+			errs = append(errs, &FileError{File: name, Line: item.Line, Msg: "not a mapping (want prompt: and expect:)"})
 			continue
 		}
 		e := entry{line: item.Line, keyLines: map[string]int{}}
@@ -242,7 +222,7 @@ func parseYAML(name string, data []byte) ([]Case, []error) {
 			isNull := v.Kind == yaml.ScalarNode && v.Tag == "!!null"
 			switch {
 			case k.Value != "prompt" && k.Value != "expect" && k.Value != "id":
-				errs = append(errs, &CaseError{File: name, Line: k.Line, Key: k.Value, Msg: "unknown key (want prompt, expect, id)"})
+				errs = append(errs, &FileError{File: name, Line: k.Line, Key: k.Value, Msg: "unknown key (want prompt, expect, id)"})
 				bad = true
 			case k.Value == "expect" && isNull:
 				e.hasExp = true
@@ -251,7 +231,7 @@ func parseYAML(name string, data []byte) ([]Case, []error) {
 				if k.Value == "expect" {
 					want = "a skill name or null"
 				}
-				errs = append(errs, &CaseError{File: name, Line: v.Line, Key: k.Value, Msg: "must be " + want})
+				errs = append(errs, &FileError{File: name, Line: v.Line, Key: k.Value, Msg: "must be " + want})
 				bad = true
 			case k.Value == "prompt":
 				s := v.Value
@@ -282,20 +262,20 @@ func yamlError(name string, err error) error {
 	if rest, ok := strings.CutPrefix(msg, "line "); ok {
 		if num, text, ok := strings.Cut(rest, ": "); ok {
 			if n, convErr := strconv.Atoi(num); convErr == nil {
-				return &CaseError{File: name, Line: n, Msg: text}
+				return &FileError{File: name, Line: n, Msg: text}
 			}
 		}
 	}
-	return &CaseError{File: name, Msg: msg}
+	return &FileError{File: name, Msg: msg}
 }
 
 // CheckExpected reports the cases that expect a skill known says is not in
-// the catalog, each as a *CaseError naming it (joined); nil when all are.
+// the catalog, each as a *FileError naming it (joined); nil when all are.
 func CheckExpected(name string, cases []Case, known func(string) bool) error {
 	var errs []error
 	for _, c := range cases {
 		if c.Expect != "" && !known(c.Expect) {
-			errs = append(errs, &CaseError{File: name, Line: c.Line, Key: "expect", Msg: fmt.Sprintf("no skill %q in the catalog (see clawseed skills list)", c.Expect)})
+			errs = append(errs, &FileError{File: name, Line: c.Line, Key: "expect", Msg: fmt.Sprintf("no skill %q in the catalog (see clawseed skills list)", c.Expect)})
 		}
 	}
 	if len(errs) > maxCaseErrors {

@@ -82,9 +82,9 @@ func TestParseCases(t *testing.T) {
 				if err == nil || err.Error() != tt.err {
 					t.Fatalf("error:\n%v\nwant:\n%s", err, tt.err)
 				}
-				var ce *CaseError
+				var ce *FileError
 				if !errors.As(err, &ce) {
-					t.Errorf("the error is not a *CaseError")
+					t.Errorf("the error is not a *FileError")
 				}
 				return
 			}

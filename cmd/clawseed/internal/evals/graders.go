@@ -52,13 +52,13 @@ type graderSpec struct {
 func buildSpec(file string, g *Grader, readCaseFile func(rel string) (string, error)) error {
 	s := &graderSpec{max: -1, min: 1, match: "contains", target: target{kind: "last_message"}}
 	bad := func(key, msg string) error {
-		return &LoadError{File: file, Line: g.lines[key], Key: key, Msg: msg}
+		return &FileError{File: file, Line: g.lines[key], Key: key, Msg: msg}
 	}
 	str := func(key string, required bool) (string, error) {
 		v, ok := g.Spec[key]
 		if !ok {
 			if required {
-				return "", &LoadError{File: file, Line: lineOf(g.At), Key: key, Msg: "required for a " + g.Kind + " grader"}
+				return "", &FileError{File: file, Line: lineOf(g.At), Key: key, Msg: "required for a " + g.Kind + " grader"}
 			}
 			return "", nil
 		}
@@ -113,7 +113,7 @@ func buildSpec(file string, g *Grader, readCaseFile func(rel string) (string, er
 		}
 	case "tool_used":
 		if _, ok := g.Spec["tool"]; !ok {
-			return &LoadError{File: file, Line: lineOf(g.At), Key: "tool", Msg: "required for a tool_used grader"}
+			return &FileError{File: file, Line: lineOf(g.At), Key: "tool", Msg: "required for a tool_used grader"}
 		}
 		if s.tool, err = toolRefOf(g, "tool", g.Spec["tool"], bad); err != nil {
 			return err
@@ -143,7 +143,7 @@ func buildSpec(file string, g *Grader, readCaseFile func(rel string) (string, er
 		for _, k := range []string{"before", "after"} {
 			v, ok := g.Spec[k]
 			if !ok {
-				return &LoadError{File: file, Line: lineOf(g.At), Key: k, Msg: "required for a tool_order grader"}
+				return &FileError{File: file, Line: lineOf(g.At), Key: k, Msg: "required for a tool_order grader"}
 			}
 			r, err := toolRefOf(g, k, v, bad)
 			if err != nil {
@@ -173,7 +173,7 @@ func buildSpec(file string, g *Grader, readCaseFile func(rel string) (string, er
 			s.criteria = g.Body // the .md layout's body is the criteria
 		}
 		if strings.TrimSpace(s.criteria) == "" {
-			return &LoadError{File: file, Line: lineOf(g.At), Key: "criteria", Msg: "the rubric is empty (criteria:, or the grader file's body)"}
+			return &FileError{File: file, Line: lineOf(g.At), Key: "criteria", Msg: "the rubric is empty (criteria:, or the grader file's body)"}
 		}
 		if g.Kind == "llm" {
 			if s.target, err = targetOf(g, "focus", bad); err != nil {

@@ -273,7 +273,7 @@ func (l *loader) loadCase(evalDir, dir, pluginDir string) (Case, error) {
 		c.TimeoutSeconds = 300
 	}
 	if strings.TrimSpace(c.Prompt) == "" && d.HistoryFile == "" {
-		return Case{}, &LoadError{File: file, Line: 1, Key: "prompt", Msg: "the case has no prompt (prompt.md's body or execution.prompt)"}
+		return Case{}, &FileError{File: file, Line: 1, Key: "prompt", Msg: "the case has no prompt (prompt.md's body or execution.prompt)"}
 	}
 	graders, err := l.graderFiles(dir)
 	if err != nil {
@@ -281,7 +281,7 @@ func (l *loader) loadCase(evalDir, dir, pluginDir string) (Case, error) {
 	}
 	c.Graders = append(c.Graders, graders...)
 	if len(c.Graders) == 0 {
-		return Case{}, &LoadError{File: file, Msg: "the case has no grader (graders/*.md or case.yaml's graders); Claude Code refuses it too"}
+		return Case{}, &FileError{File: file, Msg: "the case has no grader (graders/*.md or case.yaml's graders); Claude Code refuses it too"}
 	}
 	seen := map[string]string{}
 	readCaseFile := func(name string) (string, error) {
@@ -295,7 +295,7 @@ func (l *loader) loadCase(evalDir, dir, pluginDir string) (Case, error) {
 	for i := range c.Graders {
 		g := &c.Graders[i]
 		if prev, dup := seen[g.Name]; dup {
-			return Case{}, &LoadError{File: g.At, Key: "name", Msg: fmt.Sprintf("%q is also the name of the grader at %s", g.Name, prev)}
+			return Case{}, &FileError{File: g.At, Key: "name", Msg: fmt.Sprintf("%q is also the name of the grader at %s", g.Name, prev)}
 		}
 		seen[g.Name] = g.At
 		gfile := g.At[:strings.LastIndexByte(g.At, ':')]

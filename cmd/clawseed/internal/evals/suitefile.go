@@ -16,15 +16,17 @@ import (
 // errors, each grader type has its own keys) and say where, as
 // file:line: key: message.
 
-// A LoadError is a suite file that cannot be read as Claude Code reads it.
-type LoadError struct {
+// A FileError is what is wrong in a file of cases (a trigger case file, a
+// suite's case.yaml, prompt.md or grader): file:line: key: message, the
+// line 0 and the key "" when it is the file, or the entry, as a whole.
+type FileError struct {
 	File string
 	Line int // 0: the file as a whole
 	Key  string
 	Msg  string
 }
 
-func (e *LoadError) Error() string {
+func (e *FileError) Error() string {
 	at := e.File
 	if e.Line > 0 {
 		at += ":" + strconv.Itoa(e.Line)
@@ -87,7 +89,7 @@ func parseCaseYAML(file string, data []byte) (*caseDoc, error) {
 		return nil, err
 	}
 	if root == nil {
-		return nil, &LoadError{File: file, Msg: "empty case.yaml"}
+		return nil, &FileError{File: file, Msg: "empty case.yaml"}
 	}
 	keys, err := mapping(file, root, "", topKeys)
 	if err != nil {
@@ -98,10 +100,10 @@ func parseCaseYAML(file string, data []byte) (*caseDoc, error) {
 		return nil, err
 	}
 	if n := keys["schema_version"]; n == nil {
-		return nil, &LoadError{File: file, Line: root.Line, Key: "schema_version", Msg: `required ("1.1")`}
+		return nil, &FileError{File: file, Line: root.Line, Key: "schema_version", Msg: `required ("1.1")`}
 	}
 	if keys["name"] == nil {
-		return nil, &LoadError{File: file, Line: root.Line, Key: "name", Msg: "required"}
+		return nil, &FileError{File: file, Line: root.Line, Key: "name", Msg: "required"}
 	}
 	if n := keys["execution"]; n != nil {
 		ek, err := mapping(file, n, "execution.", execKeys)
@@ -135,7 +137,7 @@ func parseCaseYAML(file string, data []byte) (*caseDoc, error) {
 	}
 	if n := keys["graders"]; n != nil {
 		if n.Kind != yaml.SequenceNode {
-			return nil, &LoadError{File: file, Line: n.Line, Key: "graders", Msg: "must be a list"}
+			return nil, &FileError{File: file, Line: n.Line, Key: "graders", Msg: "must be a list"}
 		}
 		names := map[string]int{}
 		for i, gn := range n.Content {
@@ -145,7 +147,7 @@ func parseCaseYAML(file string, data []byte) (*caseDoc, error) {
 				return nil, err
 			}
 			if prev, dup := names[g.Name]; dup {
-				return nil, &LoadError{File: file, Line: gn.Line, Key: key + ".name", Msg: fmt.Sprintf("%q is also the name of the grader at line %d", g.Name, prev)}
+				return nil, &FileError{File: file, Line: gn.Line, Key: key + ".name", Msg: fmt.Sprintf("%q is also the name of the grader at line %d", g.Name, prev)}
 			}
 			names[g.Name] = gn.Line
 			d.Graders = append(d.Graders, g)
@@ -174,7 +176,7 @@ func frontmatter(file string, data []byte) (fm []byte, body string, line int, er
 		end = len(rest) - 3
 	}
 	if end < 0 {
-		return nil, "", 0, &LoadError{File: file, Line: 1, Msg: "frontmatter opened with --- is never closed"}
+		return nil, "", 0, &FileError{File: file, Line: 1, Msg: "frontmatter opened with --- is never closed"}
 	}
 	body = strings.TrimPrefix(rest[end:], "---")
 	body = strings.TrimPrefix(body, "\n")
@@ -221,14 +223,14 @@ func parseGraderMD(file, name string, data []byte) (Grader, error) {
 		return Grader{}, err
 	}
 	if fm == nil {
-		return Grader{}, &LoadError{File: file, Line: 1, Key: "type", Msg: "a grader file needs frontmatter with type (regex, tool_used, tool_order, file_exists, llm, baseline)"}
+		return Grader{}, &FileError{File: file, Line: 1, Key: "type", Msg: "a grader file needs frontmatter with type (regex, tool_used, tool_order, file_exists, llm, baseline)"}
 	}
 	root, err := yamlRoot(file, fm, line-1)
 	if err != nil {
 		return Grader{}, err
 	}
 	if root == nil {
-		return Grader{}, &LoadError{File: file, Line: 1, Key: "type", Msg: "required"}
+		return Grader{}, &FileError{File: file, Line: 1, Key: "type", Msg: "required"}
 	}
 	g, err := parseGraderNode(file, root, "", false)
 	if err != nil {
@@ -247,7 +249,7 @@ func parseGraderNode(file string, n *yaml.Node, key string, named bool) (Grader,
 		prefix += "."
 	}
 	if n.Kind != yaml.MappingNode {
-		return Grader{}, &LoadError{File: file, Line: n.Line, Key: key, Msg: "a grader must be a mapping"}
+		return Grader{}, &FileError{File: file, Line: n.Line, Key: key, Msg: "a grader must be a mapping"}
 	}
 	var kind string
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -263,7 +265,7 @@ func parseGraderNode(file string, n *yaml.Node, key string, named bool) (Grader,
 		if kind != "" {
 			msg = fmt.Sprintf("unknown grader type %q", kind)
 		}
-		return Grader{}, &LoadError{File: file, Line: n.Line, Key: prefix + "type", Msg: msg + " (regex, tool_used, tool_order, file_exists, llm, baseline)"}
+		return Grader{}, &FileError{File: file, Line: n.Line, Key: prefix + "type", Msg: msg + " (regex, tool_used, tool_order, file_exists, llm, baseline)"}
 	}
 	allowed := append([]string{"type", "weight", "arm"}, own...)
 	if named {
@@ -276,13 +278,13 @@ func parseGraderNode(file string, n *yaml.Node, key string, named bool) (Grader,
 	g := Grader{Kind: kind, Weight: 1, Spec: map[string]any{}, lines: map[string]int{}, At: fmt.Sprintf("%s:%d", file, n.Line)}
 	if named {
 		if keys["name"] == nil {
-			return Grader{}, &LoadError{File: file, Line: n.Line, Key: prefix + "name", Msg: "required (every grader needs a name)"}
+			return Grader{}, &FileError{File: file, Line: n.Line, Key: prefix + "name", Msg: "required (every grader needs a name)"}
 		}
 		if err := decode(file, keys["name"], prefix+"name", &g.Name); err != nil {
 			return Grader{}, err
 		}
 		if g.Name == "" {
-			return Grader{}, &LoadError{File: file, Line: keys["name"].Line, Key: prefix + "name", Msg: "must not be empty"}
+			return Grader{}, &FileError{File: file, Line: keys["name"].Line, Key: prefix + "name", Msg: "must not be empty"}
 		}
 	}
 	if wn := keys["weight"]; wn != nil {
@@ -290,7 +292,7 @@ func parseGraderNode(file string, n *yaml.Node, key string, named bool) (Grader,
 			return Grader{}, err
 		}
 		if !(g.Weight > 0) {
-			return Grader{}, &LoadError{File: file, Line: wn.Line, Key: prefix + "weight", Msg: "must be a positive number"}
+			return Grader{}, &FileError{File: file, Line: wn.Line, Key: prefix + "weight", Msg: "must be a positive number"}
 		}
 	}
 	if an := keys["arm"]; an != nil {
@@ -298,7 +300,7 @@ func parseGraderNode(file string, n *yaml.Node, key string, named bool) (Grader,
 			return Grader{}, err
 		}
 		if g.Arm != "with-only" && g.Arm != "both" {
-			return Grader{}, &LoadError{File: file, Line: an.Line, Key: prefix + "arm", Msg: fmt.Sprintf("%q is neither with-only nor both", g.Arm)}
+			return Grader{}, &FileError{File: file, Line: an.Line, Key: prefix + "arm", Msg: fmt.Sprintf("%q is neither with-only nor both", g.Arm)}
 		}
 	}
 	for _, k := range own {
@@ -334,13 +336,13 @@ func (d *caseDoc) top(file string, keys map[string]*yaml.Node) error {
 		}
 	}
 	if d.set["schema_version"] && d.SchemaVersion != "1.1" && d.SchemaVersion != "1.0" {
-		return &LoadError{File: file, Line: keys["schema_version"].Line, Key: "schema_version", Msg: fmt.Sprintf("%q is not a known case format version (1.1)", d.SchemaVersion)}
+		return &FileError{File: file, Line: keys["schema_version"].Line, Key: "schema_version", Msg: fmt.Sprintf("%q is not a known case format version (1.1)", d.SchemaVersion)}
 	}
 	if d.set["name"] && d.Name == "" {
-		return &LoadError{File: file, Line: keys["name"].Line, Key: "name", Msg: "must not be empty"}
+		return &FileError{File: file, Line: keys["name"].Line, Key: "name", Msg: "must not be empty"}
 	}
 	if d.set["runs"] && (d.Runs < 1 || d.Runs > 50) {
-		return &LoadError{File: file, Line: keys["runs"].Line, Key: "runs", Msg: "must be 1 to 50"}
+		return &FileError{File: file, Line: keys["runs"].Line, Key: "runs", Msg: "must be 1 to 50"}
 	}
 	return nil
 }
@@ -374,14 +376,14 @@ func (d *caseDoc) exec(file string, keys map[string]*yaml.Node, prefix string) e
 	}
 	d.HasPrompt = d.set["prompt"]
 	if n := keys["max_turns"]; n != nil && (d.MaxTurns < 1 || d.MaxTurns > 200) {
-		return &LoadError{File: file, Line: n.Line, Key: prefix + "max_turns", Msg: "must be 1 to 200"}
+		return &FileError{File: file, Line: n.Line, Key: prefix + "max_turns", Msg: "must be 1 to 200"}
 	}
 	if n := keys["timeout_seconds"]; n != nil && (d.TimeoutSeconds < 1 || d.TimeoutSeconds > 3600) {
-		return &LoadError{File: file, Line: n.Line, Key: prefix + "timeout_seconds", Msg: "must be 1 to 3600"}
+		return &FileError{File: file, Line: n.Line, Key: prefix + "timeout_seconds", Msg: "must be 1 to 3600"}
 	}
 	for k := range d.Env {
 		if !evalEnvKey.MatchString(k) {
-			return &LoadError{File: file, Line: keys["env"].Line, Key: prefix + "env." + k, Msg: "keys must match EVAL_[A-Z0-9_]*"}
+			return &FileError{File: file, Line: keys["env"].Line, Key: prefix + "env." + k, Msg: "keys must match EVAL_[A-Z0-9_]*"}
 		}
 	}
 	return nil
@@ -416,7 +418,7 @@ func shift(n *yaml.Node, off int) {
 // yamlLine finds "line N: " in a YAML error.
 var yamlLine = regexp.MustCompile(`line (\d+): `)
 
-// suiteYAMLError turns a YAML error into a LoadError at its line.
+// suiteYAMLError turns a YAML error into a FileError at its line.
 func suiteYAMLError(file, key string, err error, lineOffset int) error {
 	msg := err.Error()
 	if te, ok := errors.AsType[*yaml.TypeError](err); ok && len(te.Errors) > 0 {
@@ -429,23 +431,23 @@ func suiteYAMLError(file, key string, err error, lineOffset int) error {
 		line += lineOffset
 		msg = msg[:m[0]] + msg[m[1]:]
 	}
-	return &LoadError{File: file, Line: line, Key: key, Msg: msg}
+	return &FileError{File: file, Line: line, Key: key, Msg: msg}
 }
 
 // mapping returns the keys of a mapping node, refusing keys not in
 // allowed (as Claude Code's strict schema does) and duplicates.
 func mapping(file string, n *yaml.Node, prefix string, allowed []string) (map[string]*yaml.Node, error) {
 	if n.Kind != yaml.MappingNode {
-		return nil, &LoadError{File: file, Line: n.Line, Key: strings.TrimSuffix(prefix, "."), Msg: "must be a mapping"}
+		return nil, &FileError{File: file, Line: n.Line, Key: strings.TrimSuffix(prefix, "."), Msg: "must be a mapping"}
 	}
 	out := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
 		if !contains(allowed, k.Value) {
-			return nil, &LoadError{File: file, Line: k.Line, Key: prefix + k.Value, Msg: "unknown key (known: " + strings.Join(allowed, ", ") + ")"}
+			return nil, &FileError{File: file, Line: k.Line, Key: prefix + k.Value, Msg: "unknown key (known: " + strings.Join(allowed, ", ") + ")"}
 		}
 		if _, dup := out[k.Value]; dup {
-			return nil, &LoadError{File: file, Line: k.Line, Key: prefix + k.Value, Msg: "given twice"}
+			return nil, &FileError{File: file, Line: k.Line, Key: prefix + k.Value, Msg: "given twice"}
 		}
 		out[k.Value] = n.Content[i+1]
 	}
@@ -456,7 +458,7 @@ func mapping(file string, n *yaml.Node, prefix string, allowed []string) (map[st
 func decode(file string, n *yaml.Node, key string, v any) error {
 	if err := n.Decode(v); err != nil {
 		e := suiteYAMLError(file, key, err, 0)
-		if le, ok := e.(*LoadError); ok && le.Line == 0 {
+		if le, ok := e.(*FileError); ok && le.Line == 0 {
 			le.Line = n.Line
 		}
 		return e

@@ -9,7 +9,7 @@ import (
 
 // FuzzSuiteFile feeds the suite's parsers (case.yaml, prompt.md, a grader
 // file and its options, a judge's answer) anything: they return a value or
-// a *LoadError naming the file, never panic; a grader that loads has a
+// a *FileError naming the file, never panic; a grader that loads has a
 // spec, a positive weight and a known arm.
 func FuzzSuiteFile(f *testing.F) {
 	seeds, _ := filepath.Glob("testdata/*/evals/*/*.*")
@@ -38,8 +38,8 @@ func FuzzSuiteFile(f *testing.F) {
 			if err == nil {
 				return
 			}
-			if le, ok := err.(*LoadError); !ok || le.File != name {
-				t.Fatalf("error %v is not a LoadError of %s", err, name)
+			if le, ok := err.(*FileError); !ok || le.File != name {
+				t.Fatalf("error %v is not a FileError of %s", err, name)
 			}
 		}
 		if d, err := parseCaseYAML(name, []byte(data)); err == nil {
@@ -67,8 +67,8 @@ func FuzzSuiteFile(f *testing.F) {
 func checkGrader(t *testing.T, name string, g Grader) {
 	err := buildSpec(name, &g, func(string) (string, error) { return "", nil })
 	if err != nil {
-		if le, ok := err.(*LoadError); !ok || le.File != name {
-			t.Fatalf("error %v is not a LoadError of %s", err, name)
+		if le, ok := err.(*FileError); !ok || le.File != name {
+			t.Fatalf("error %v is not a FileError of %s", err, name)
 		}
 		return
 	}
