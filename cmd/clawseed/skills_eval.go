@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/evals"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/skills"
@@ -122,31 +123,19 @@ func skillsEvalRun(ctx context.Context, opts *skillsEvalOptions, path string) er
 	if err != nil {
 		return err
 	}
-	cfg, err := loadConfig(opts.global, opts.io.Err)
+	cfg, cat, err := evalCatalog(ctx, opts.skillsOptions)
 	if err != nil {
 		return err
-	}
-	if err := cfg.Use("skills", "workspace_dir"); err != nil {
-		return err
-	}
-	cat := opts.discover(ctx, cfg)
-	// As run says it: what an untrusted workspace does not get.
-	if line := app.UntrustedLine(cfg, cat); line != "" {
-		fmt.Fprintln(opts.io.Err, termtext.EscapeLine(line))
 	}
 	if err := evals.CheckExpected(path, cases, func(name string) bool { return cat.Lookup(name) != nil }); err != nil {
 		return usageError(err)
 	}
 	warnUnreachable(opts.io.Err, cases, cat)
-	// A configuration no session can be built from fails here, not in
-	// every run.
-	if np, err := app.Check(cfg); err != nil {
+	runner, err := evalRunner(cfg, opts.skillsOptions)
+	if err != nil {
 		return err
-	} else if np != nil {
-		return np
 	}
-	st := &evalState{opts: opts, cat: cat,
-		runner: evals.NewRunner(cfg, evals.RunnerOptions{Process: opts.global.proc, Log: newLogger(opts.global, opts.io.Err), Notices: opts.io.Err})}
+	st := &evalState{opts: opts, cat: cat, runner: runner}
 	var target *suggestTarget
 	if opts.Suggest != "" {
 		if target, err = newSuggestTarget(cfg, cat, opts.Suggest); err != nil {
@@ -207,4 +196,33 @@ func warnUnreachable(w io.Writer, cases []evals.Case, cat *skills.Catalog) {
 		}
 		fmt.Fprintf(w, "clawseed: warning: the model cannot load skill %s (%s); its recall can only be 0\n", termtext.EscapeLine(s.Name), termtext.EscapeLine(why))
 	}
+}
+
+// evalCatalog loads the configuration and discovers the catalog an eval
+// runs against, saying on stderr what an untrusted workspace does not get,
+// as run does.
+func evalCatalog(ctx context.Context, opts *skillsOptions) (*config.Config, *skills.Catalog, error) {
+	cfg, err := loadConfig(opts.global, opts.io.Err)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := cfg.Use("skills", "workspace_dir"); err != nil {
+		return nil, nil, err
+	}
+	cat := opts.discover(ctx, cfg)
+	if line := app.UntrustedLine(cfg, cat); line != "" {
+		fmt.Fprintln(opts.io.Err, termtext.EscapeLine(line))
+	}
+	return cfg, cat, nil
+}
+
+// evalRunner is the runner of an eval's sessions. A configuration no
+// session can be built from fails here, once, not in every run.
+func evalRunner(cfg *config.Config, opts *skillsOptions) (*evals.Runner, error) {
+	if np, err := app.Check(cfg); err != nil {
+		return nil, err
+	} else if np != nil {
+		return nil, np
+	}
+	return evals.NewRunner(cfg, evals.RunnerOptions{Process: opts.global.proc, Log: newLogger(opts.global, opts.io.Err), Notices: opts.io.Err}), nil
 }

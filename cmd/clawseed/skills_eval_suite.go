@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/evals"
 	"github.com/clawseed/clawseed/internal/termtext"
 )
@@ -62,29 +61,17 @@ func skillsEvalSuiteRun(ctx context.Context, opts *skillsEvalOptions, dir string
 	if err != nil {
 		return usageError(err)
 	}
-	cfg, err := loadConfig(opts.global, opts.io.Err)
+	cfg, cat, err := evalCatalog(ctx, opts.skillsOptions)
 	if err != nil {
 		return err
-	}
-	if err := cfg.Use("skills", "workspace_dir"); err != nil {
-		return err
-	}
-	cat := opts.discover(ctx, cfg)
-	// As run says it: what an untrusted workspace does not get.
-	if line := app.UntrustedLine(cfg, cat); line != "" {
-		fmt.Fprintln(opts.io.Err, termtext.EscapeLine(line))
 	}
 	if err := evals.BindSkills(cases, cat); err != nil {
 		return usageError(err)
 	}
-	// A configuration no session can be built from fails here, not in
-	// every run.
-	if np, err := app.Check(cfg); err != nil {
+	runner, err := evalRunner(cfg, opts.skillsOptions)
+	if err != nil {
 		return err
-	} else if np != nil {
-		return np
 	}
-	runner := evals.NewRunner(cfg, evals.RunnerOptions{Process: opts.global.proc, Log: newLogger(opts.global, opts.io.Err), Notices: opts.io.Err})
 	judge, judgeModel, err := runner.Judge(s.JudgeModel)
 	if err != nil {
 		return usageError(err)
