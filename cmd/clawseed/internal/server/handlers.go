@@ -216,7 +216,10 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, p *princi
 		return
 	}
 	var l *live
-	if l = s.openLive(id, p); l != nil {
+	for attempt := 0; ; attempt++ {
+		if l = s.openLive(id, p); l == nil {
+			break
+		}
 		s.mu.Lock()
 		l.mu.Lock()
 		busy := l.turn != nil || l.users > 1
@@ -224,13 +227,27 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, p *princi
 		l.users--
 		l.retiring = !busy
 		s.mu.Unlock()
-		if busy {
-			writeError(w, errorf(http.StatusConflict, "turn_running", "the session is in use (a turn runs); cancel it first"))
+		if !busy {
+			break
+		}
+		// A turn whose result is stored is winding down (its request
+		// and the turn itself let the session go a moment later): a
+		// client that deletes the session at once waits for that.
+		if attempt < closingRetries && s.turnEnded(r.Context(), id) {
+			select {
+			case <-time.After(closingWait):
+				continue
+			case <-r.Context().Done():
+			}
+		}
+		writeError(w, errorf(http.StatusConflict, "turn_running", "the session is in use (a turn runs); cancel it first"))
+		return
+	}
+	if l == nil {
+		if aerr := s.savedVisible(r, id, p); aerr != nil {
+			writeError(w, aerr)
 			return
 		}
-	} else if aerr := s.savedVisible(r, id, p); aerr != nil {
-		writeError(w, aerr)
-		return
 	}
 	var err error
 	remove := func() {

@@ -16,8 +16,11 @@ type turn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	// done is closed after the turn's last event (its result) is stored.
-	done    chan struct{}
-	started time.Time
+	done chan struct{}
+	// resulted is closed as soon as the result is stored, before the
+	// turn lets the session go: a next message waits for done then.
+	resulted chan struct{}
+	started  time.Time
 }
 
 // running reports whether the turn has not ended yet.
@@ -35,9 +38,18 @@ func (t *turn) running() bool {
 // events come after.
 func (s *Server) beginTurn(l *live, text string) (*turn, int64, *apiError) {
 	l.mu.Lock()
-	if l.turn != nil {
+	for l.turn != nil {
+		prev := l.turn
 		l.mu.Unlock()
-		return nil, 0, errorf(http.StatusConflict, "turn_running", "a turn is running in this session; wait for its result or cancel it")
+		// A turn whose result is stored is ending: a client that sends
+		// its next message the moment the result arrives waits for it.
+		select {
+		case <-prev.resulted:
+			<-prev.done
+		default:
+			return nil, 0, errorf(http.StatusConflict, "turn_running", "a turn is running in this session; wait for its result or cancel it")
+		}
+		l.mu.Lock()
 	}
 	if l.closed {
 		l.mu.Unlock()
@@ -50,7 +62,7 @@ func (s *Server) beginTurn(l *live, text string) (*turn, int64, *apiError) {
 		return nil, 0, errorf(http.StatusInternalServerError, "events", "the session's events cannot be read")
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
-	t := &turn{ctx: ctx, cancel: cancel, done: make(chan struct{}), started: s.now()}
+	t := &turn{ctx: ctx, cancel: cancel, done: make(chan struct{}), resulted: make(chan struct{}), started: s.now()}
 	l.turn = t
 	l.mu.Unlock()
 	s.mu.Lock()
@@ -91,6 +103,7 @@ func (s *Server) runTurn(l *live, t *turn, text string) {
 	}
 	usage := providers.UsageSince(ag.UsageByModel(), before)
 	st.WriteResult(st.Result(s.opts.Outcome(as, status, final, iterations, usage, err)))
+	close(t.resulted)
 	s.metrics.turn(status, s.now().Sub(t.started), providers.TotalUsage(usage), providers.Charge(usage, as.Prices()).USD)
 	l.takeSnapshot()
 }

@@ -242,3 +242,61 @@ func TestApprovalAlwaysNotOffered(t *testing.T) {
 		t.Errorf("approval_resolved %s", res.raw)
 	}
 }
+
+// TestDeleteWhileTurnWindsDown: a DELETE sent the moment a turn's result
+// arrives may find the session still used by the turn's request, which
+// lets it go a moment later. The server waits for that, since no turn
+// runs, instead of answering 409 turn_running.
+func TestDeleteWhileTurnWindsDown(t *testing.T) {
+	h := newHarness(t, []providertest.Response{{Text: "done"}}, "[serve]\nrate_limit = 0\n")
+	id := h.create(h.ws)
+	if got, err := post(h.ts, id, "one turn"); err != nil || !strings.HasSuffix(got, " result") {
+		t.Fatalf("turn: %q, %v", got, err)
+	}
+	// Another use of the session, let go a little later, as the turn's
+	// own request does after it wrote the result.
+	l, aerr := h.srv.acquire(t.Context(), id, &principal{}, false)
+	if aerr != nil {
+		t.Fatal(aerr)
+	}
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		h.srv.release(l)
+	}()
+	if code, body := h.do("DELETE", "/v1/sessions/"+id, ""); code != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %s", code, body)
+	}
+}
+
+// TestNextTurnWhileTurnEnds: a message sent the moment a turn's result is
+// stored, while that turn still lets the session go, waits for it instead
+// of being refused with 409 turn_running; a turn without its result is
+// still refused at once (TestOneTurnAtATime).
+func TestNextTurnWhileTurnEnds(t *testing.T) {
+	h := newHarness(t, []providertest.Response{{Text: "first"}, {Text: "second"}}, "[serve]\nrate_limit = 0\n")
+	id := h.create(h.ws)
+	if got, err := post(h.ts, id, "turn 1"); err != nil || !strings.HasSuffix(got, " result") {
+		t.Fatalf("turn 1: %q, %v", got, err)
+	}
+	l, aerr := h.srv.acquire(t.Context(), id, &principal{}, false)
+	if aerr != nil {
+		t.Fatal(aerr)
+	}
+	defer h.srv.release(l)
+	// A turn whose result is stored and which ends a little later.
+	ending := &turn{done: make(chan struct{}), resulted: make(chan struct{})}
+	close(ending.resulted)
+	l.mu.Lock()
+	l.turn = ending
+	l.mu.Unlock()
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		l.mu.Lock()
+		l.turn = nil
+		l.mu.Unlock()
+		close(ending.done)
+	}()
+	if got, err := post(h.ts, id, "turn 2"); err != nil || !strings.HasSuffix(got, " result") {
+		t.Fatalf("turn 2: %q, %v", got, err)
+	}
+}
