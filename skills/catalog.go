@@ -31,6 +31,10 @@ type Options struct {
 	// Discover with the same cache (hot reload). The result is identical to a
 	// discovery without it.
 	Cache *ParseCache
+	// UserLinkRoots are the folders a symbolic link in a user skill root
+	// may lead into besides the root: the home folder and the extra roots
+	// ([UserLinkRoots]). A project root's links stay inside the root.
+	UserLinkRoots []string
 }
 
 // A Catalog is the result of [Discover]: the effective skills and every

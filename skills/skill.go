@@ -141,6 +141,10 @@ type Skill struct {
 	Source  Source
 	// Root is the root directory the skill was found in ("" for built-ins).
 	Root string
+	// Bound is the real folder the skill's files must stay inside (see
+	// links.go): the real path of Root, or for a user root the home folder
+	// or extra root that holds RealDir. "" means the real path of Root.
+	Bound string
 	// ManifestPath and SkillPath are the files read ("" when absent).
 	ManifestPath string
 	SkillPath    string

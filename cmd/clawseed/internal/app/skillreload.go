@@ -183,6 +183,8 @@ func skillSetup(cfg *config.Config) (skills.Options, []skills.Diagnostic) {
 		MaxFileBytes: int64(cfg.Skills.MaxSkillFileBytes),
 		Excluded:     cfg.Skills.Excluded,
 		Workspace:    cfg.Workspace,
+		// A user root's links may lead into these (skills/links.go).
+		UserLinkRoots: skills.UserLinkRoots(cfg.Workspace, homeDir(), cfg.Skills.ExtraRoots),
 	}, pluginDiagnostics(diags)
 }
 
