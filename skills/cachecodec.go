@@ -170,7 +170,7 @@ func (w *cacheWriter) skill(s *Skill) error {
 	}
 	w.strs(s.Paths)
 	w.strs(s.OS)
-	for _, v := range [][]string{s.Requires.Bins, s.Requires.AnyBins, s.Requires.Env, s.Requires.OS} {
+	for _, v := range [][]string{s.Requires.Bins, s.Requires.AnyBins, s.Requires.Env, s.Requires.OS, s.Requires.Config} {
 		w.strs(v)
 	}
 	w.bool(s.Always)
@@ -228,7 +228,7 @@ func (r *cacheReader) skillInto(s *Skill) {
 	}
 	s.Paths = r.strs()
 	s.OS = r.strs()
-	for _, p := range []*[]string{&s.Requires.Bins, &s.Requires.AnyBins, &s.Requires.Env, &s.Requires.OS} {
+	for _, p := range []*[]string{&s.Requires.Bins, &s.Requires.AnyBins, &s.Requires.Env, &s.Requires.OS, &s.Requires.Config} {
 		*p = r.strs()
 	}
 	s.Always = r.bool()

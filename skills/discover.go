@@ -415,9 +415,7 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 			return
 		}
 		byName[s.Name] = s
-		if d, ok := g.decide(s); ok {
-			cat.Diagnostics = append(cat.Diagnostics, d)
-		}
+		cat.Diagnostics = append(cat.Diagnostics, g.decide(s)...)
 		commandStatus(s)
 		cat.Skills = append(cat.Skills, s)
 	}

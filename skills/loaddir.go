@@ -37,9 +37,7 @@ func LoadDir(dir string, opts Options) (*Skill, []Diagnostic) {
 	}
 	s.Root = abs
 	g := newGate(opts)
-	if d, ok := g.decide(s); ok {
-		diags = append(diags, d)
-	}
+	diags = append(diags, g.decide(s)...)
 	return s, diags
 }
 

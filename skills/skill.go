@@ -126,6 +126,9 @@ type Requires struct {
 	AnyBins []string `json:"anyBins,omitempty"`
 	Env     []string `json:"env,omitempty"`
 	OS      []string `json:"os,omitempty"`
+	// Config lists OpenClaw's requires.config: configuration paths that
+	// must be set ([Options.Config] answers them).
+	Config []string `json:"config,omitempty"`
 }
 
 // A Skill is one discovered skill after manifest.toml and SKILL.md have been
