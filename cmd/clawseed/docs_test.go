@@ -219,3 +219,85 @@ func FuzzRunnableBlocks(f *testing.F) {
 		}
 	})
 }
+
+// TestDocLinks: every relative link of README.md and docs/*.md names a file
+// of the repository, and every #anchor a heading of the page it points to
+// (GitHub's anchors), so moving a section cannot leave a link dangling.
+func TestDocLinks(t *testing.T) {
+	t.Parallel()
+	pages, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, filepath.Join(repoRoot, "README.md"))
+	anchors := map[string]map[string]bool{}
+	anchorsOf := func(page string) map[string]bool {
+		if a, ok := anchors[page]; ok {
+			return a
+		}
+		b, err := os.ReadFile(page)
+		if err != nil {
+			return nil
+		}
+		a := map[string]bool{}
+		inFence := ""
+		for _, line := range strings.Split(string(b), "\n") {
+			if run := fenceRun(strings.TrimLeft(line, " ")); run != "" {
+				switch {
+				case inFence == "":
+					inFence = run
+				case run[0] == inFence[0] && len(run) >= len(inFence):
+					inFence = ""
+				}
+				continue
+			}
+			if inFence == "" && strings.HasPrefix(line, "#") {
+				a[githubAnchor(strings.TrimLeft(line, "#"))] = true
+			}
+		}
+		anchors[page] = a
+		return a
+	}
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mdLink.FindAllStringSubmatch(string(b), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file, anchor, _ := strings.Cut(target, "#")
+			dest := page
+			if file != "" {
+				dest = filepath.Join(filepath.Dir(page), filepath.FromSlash(file))
+				if _, err := os.Stat(dest); err != nil {
+					t.Errorf("%s: link %s: %v", page, target, err)
+					continue
+				}
+			}
+			if anchor != "" && strings.HasSuffix(dest, ".md") && !anchorsOf(dest)[anchor] {
+				t.Errorf("%s: link %s: no heading with that anchor in %s", page, target, dest)
+			}
+		}
+	}
+}
+
+// mdLink is an inline Markdown link's target.
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// githubAnchor is the anchor GitHub gives a heading: lower case, spaces to
+// hyphens, punctuation other than - and _ dropped.
+func githubAnchor(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r > 127:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
