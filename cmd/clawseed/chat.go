@@ -20,6 +20,7 @@ import (
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/skills"
 )
 
 // chatOptions are the flags of `clawseed chat`.
@@ -107,8 +108,12 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 		chat.Renderer = renderer
 	}
 
+	// The skills the trust question was asked about: the session starts
+	// from them when the configuration stays as it was (not trusted).
+	var discovered *skills.Catalog
 	if !cfg.Trusted {
-		trusted, err := askTrust(ctx, cfg, app.Discover(ctx, cfg, opts.global.proc, log), reader, chat.Out)
+		discovered = app.Discover(ctx, cfg, opts.global.proc, log)
+		trusted, err := askTrust(ctx, cfg, discovered, reader, chat.Out)
 		if err != nil {
 			return err
 		}
@@ -116,11 +121,13 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 			if cfg, err = loadConfig(opts.global, notices); err != nil {
 				return err
 			}
+			discovered = nil
 		}
 	}
 	s, err := app.Build(ctx, cfg, app.Options{
 		Approver: approver, Sink: sink, Log: log, Notices: notices,
 		Resume: opts.Session.resume(), Watch: true, Process: opts.global.proc,
+		Catalog: discovered,
 	})
 	if err != nil {
 		return err

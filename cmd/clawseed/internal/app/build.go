@@ -44,6 +44,10 @@ type Options struct {
 	Process *Process
 	// Eval, when set, makes the session one eval run's ([EvalRun]).
 	Eval *EvalRun
+	// Catalog, when set, is what [Discover] found for this configuration
+	// just before (chat's trust question): the session starts from it
+	// instead of discovering the same skills again.
+	Catalog *skills.Catalog
 }
 
 // Resume names the session to continue: the workspace's latest one
@@ -323,9 +327,14 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	p.reloader = &skillReloader{cfg: cfg, sb: p.sb, cache: openSkillCache(cfg, skillOptions(cfg), o.Process, o.Log), mcp: s.mcp}
 	began := time.Now()
 	p.reloader.edit = o.Eval.catalog // an eval run's catalog: EvalRun
-	s.catalog = p.reloader.discover(ctx)
-	o.Log.Debug("Skills discovered", "skills", len(s.catalog.Skills), "diagnostics", len(s.catalog.Diagnostics),
-		"cached", p.reloader.cache.cache.Len(), "took", time.Since(began))
+	if o.Catalog != nil {
+		s.catalog = p.reloader.adopt(o.Catalog, skillOptions(cfg))
+		o.Log.Debug("Skills taken from the trust question", "skills", len(s.catalog.Skills))
+	} else {
+		s.catalog = p.reloader.discover(ctx)
+		o.Log.Debug("Skills discovered", "skills", len(s.catalog.Skills), "diagnostics", len(s.catalog.Diagnostics),
+			"cached", p.reloader.cache.cache.Len(), "took", time.Since(began))
+	}
 	if o.Watch {
 		p.reloader.startWatch = func(roots []skills.Root) *watch.Watcher { return watchSkills(ctx, cfg, roots, o.Log) }
 	}

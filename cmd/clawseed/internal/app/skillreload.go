@@ -73,6 +73,13 @@ func (r *skillReloader) discover(ctx context.Context) *skills.Catalog {
 	opts.Cache = r.cache.cache
 	cat := discoverNoting(ctx, r.cfg, opts, notes, r.cache.hashes)
 	r.cache.save()
+	return r.adopt(cat, opts)
+}
+
+// adopt makes cat, discovered with opts, the reloader's catalog: the
+// skills MCP servers serve join it, their folders become readable, and an
+// eval run's changes apply.
+func (r *skillReloader) adopt(cat *skills.Catalog, opts skills.Options) *skills.Catalog {
 	var set mcp.SkillSet
 	if r.mcp != nil {
 		// What the servers serve now: the reload below waits for them.
