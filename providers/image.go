@@ -68,3 +68,15 @@ func (m Message) Images() []Image {
 	}
 	return out
 }
+
+// Attached returns the images of the message's image parts, in order (not
+// those of its tool results).
+func (m Message) Attached() []Image {
+	var out []Image
+	for _, p := range m.Parts {
+		if p.Type == PartImage && p.Image != nil {
+			out = append(out, *p.Image)
+		}
+	}
+	return out
+}
