@@ -177,3 +177,17 @@ func decode(kind string, data []byte) (image.Image, error) {
 		return webp.Decode(r)
 	}
 }
+
+// Size returns the media type (by content) and size in pixels of an
+// image, reading only its header.
+func Size(data []byte) (mediaType string, width, height int, err error) {
+	kind := Sniff(data)
+	if kind == "" {
+		return "", 0, 0, ErrNotImage
+	}
+	cfg, err := decodeConfig(kind, data)
+	if err != nil {
+		return kind, 0, 0, err
+	}
+	return kind, cfg.Width, cfg.Height, nil
+}
