@@ -163,6 +163,7 @@ func modelChoice(m agent.Model, r *config.Resolved) agent.ModelChoice {
 	return agent.ModelChoice{
 		Model: m, Name: r.Model, MaxTokens: r.MaxTokens, Temperature: &temp,
 		ReasoningEffort: r.ReasoningEffort, TextTools: !r.NativeTools, ContextWindow: r.ContextWindow,
+		Vision: r.Vision,
 	}
 }
 
