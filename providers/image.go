@@ -4,7 +4,7 @@ import "fmt"
 
 // PartImage is an image the user attached (chat's @file.png, run's
 // --image): [Part].Image holds it. Images a tool returns travel in
-// [ToolResult].Images instead, beside the result they belong to.
+// [ToolResult].Image instead, beside the result they belong to.
 const PartImage PartType = "image"
 
 // An Image is one image in the conversation, already checked and sized for
@@ -63,7 +63,7 @@ func (m Message) Images() []Image {
 		case p.Type == PartImage && p.Image != nil:
 			out = append(out, *p.Image)
 		case p.Type == PartToolResult && p.ToolResult != nil:
-			out = append(out, p.ToolResult.Images...)
+			out = append(out, p.ToolResult.Images()...)
 		}
 	}
 	return out

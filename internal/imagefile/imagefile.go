@@ -54,8 +54,10 @@ type Image struct {
 	Data []byte
 	// Width and Height are the size of Data in pixels.
 	Width, Height int
-	// Scaled reports that the image was downscaled or re-encoded.
-	Scaled bool
+	// Scaled reports that the image was downscaled or re-encoded;
+	// SourceWidth and SourceHeight are then the original's size.
+	Scaled                    bool
+	SourceWidth, SourceHeight int
 }
 
 // Sniff returns the media type of data by its leading bytes, or "".
@@ -103,7 +105,9 @@ func Prepare(data []byte) (Image, error) {
 	if err != nil {
 		return Image{}, fmt.Errorf("decoding the %s: %w", kind, err)
 	}
-	return shrink(src, kind)
+	img, err := shrink(src, kind)
+	img.SourceWidth, img.SourceHeight = cfg.Width, cfg.Height
+	return img, err
 }
 
 // shrink scales src to fit MaxEdge and encodes it under MaxBytes: PNG for

@@ -99,7 +99,7 @@ func appendBlocks(blocks []wireBlock, m providers.Message, role string) []wireBl
 			continue
 		}
 		r := part.ToolResult
-		b := wireBlock{kind: blockToolResult, id: wireID(r.CallID), text: r.Content, isError: r.IsError, images: r.Images}
+		b := wireBlock{kind: blockToolResult, id: wireID(r.CallID), text: r.Content, isError: r.IsError, images: r.Images()}
 		blocks = append(blocks, wireBlock{})
 		copy(blocks[results+1:], blocks[results:])
 		blocks[results] = b

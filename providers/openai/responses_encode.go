@@ -205,8 +205,8 @@ func (p *Provider) responsesInput(blocks []string, at []int, msgs []providers.Me
 		for _, r := range results {
 			content := r.Content
 			var output any = &content
-			if len(r.Images) > 0 {
-				output = append([]contentPart{{Type: "input_text", Text: &content}}, imageParts(r.Images)...)
+			if r.Image != nil {
+				output = append([]contentPart{{Type: "input_text", Text: &content}}, imageParts(r.Images())...)
 			}
 			out = append(out, item{Type: "function_call_output", CallID: r.CallID, Output: output})
 		}

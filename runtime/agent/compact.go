@@ -345,7 +345,7 @@ func renderTranscript(msgs []providers.Message) string {
 					status = "error"
 				}
 				fmt.Fprintf(&b, "[%s %s]\n%s\n\n", p.ToolResult.Name, status, truncateOutput(p.ToolResult.Content, summaryResultChars))
-				for _, im := range p.ToolResult.Images {
+				for _, im := range p.ToolResult.Images() {
 					fmt.Fprintf(&b, "%s\n\n", im.Placeholder())
 				}
 			}

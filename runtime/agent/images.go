@@ -64,10 +64,10 @@ func userMessage(text string, images []providers.Image) providers.Message {
 // is with vision; else an error result naming the images, which are not
 // sent.
 func (a *Agent) toolImages(name string, r providers.ToolResult) providers.ToolResult {
-	if len(r.Images) == 0 || a.opts.Vision {
+	if r.Image == nil || a.opts.Vision {
 		return r
 	}
-	shown := r.Images[0].Placeholder()
+	shown := r.Image.Placeholder()
 	return errorResult("%s returned an image (%s), but the model %s does not accept images (its [providers.models] entry has vision = false, or the model is not known to take images).",
 		name, shown, cmp.Or(a.opts.ModelName, "in use"))
 }
@@ -75,7 +75,7 @@ func (a *Agent) toolImages(name string, r providers.ToolResult) providers.ToolRe
 // hasImages reports whether m holds an image.
 func hasImages(m providers.Message) bool {
 	for _, p := range m.Parts {
-		if p.Type == providers.PartImage || p.Type == providers.PartToolResult && p.ToolResult != nil && len(p.ToolResult.Images) > 0 {
+		if p.Type == providers.PartImage || p.Type == providers.PartToolResult && p.ToolResult != nil && p.ToolResult.Image != nil {
 			return true
 		}
 	}
@@ -94,12 +94,10 @@ func withoutImages(m providers.Message) providers.Message {
 		case p.Type == providers.PartImage && p.Image != nil:
 			parts = append(parts, providers.Part{Type: providers.PartText, Text: p.Image.Placeholder()})
 		case p.Type == providers.PartImage:
-		case p.Type == providers.PartToolResult && p.ToolResult != nil && len(p.ToolResult.Images) > 0:
+		case p.Type == providers.PartToolResult && p.ToolResult != nil && p.ToolResult.Image != nil:
 			r := *p.ToolResult
-			for _, im := range r.Images {
-				r.Content += "\n" + im.Placeholder()
-			}
-			r.Images = nil
+			r.Content += "\n" + r.Image.Placeholder()
+			r.Image = nil
 			parts = append(parts, providers.Part{Type: providers.PartToolResult, ToolResult: &r})
 		default:
 			parts = append(parts, p)

@@ -19,7 +19,7 @@ var testImage = providers.Image{MediaType: "image/png", Data: []byte("\x89PNG\r\
 // imageTool returns testImage with its text.
 func imageTool() *fakeTool {
 	return &fakeTool{name: "file_read", class: permissions.ClassRead, run: func(context.Context, json.RawMessage) providers.ToolResult {
-		return providers.ToolResult{Content: "shot.png: image/png, 750x100.", Images: []providers.Image{testImage}}
+		return providers.ToolResult{Content: "shot.png: image/png, 750x100.", Image: &testImage}
 	}}
 }
 
@@ -91,7 +91,7 @@ func TestToolImages(t *testing.T) {
 				t.Fatal(err)
 			}
 			rs := lastResults(env.model.Requests()[1])
-			if len(rs) != 1 || len(rs[0].Images) != tt.wantImages {
+			if len(rs) != 1 || len(rs[0].Images()) != tt.wantImages {
 				t.Fatalf("results %+v", rs)
 			}
 			if tt.wantError != "" && (!rs[0].IsError || !strings.Contains(rs[0].Content, tt.wantError)) {
@@ -135,7 +135,7 @@ func TestImagesCountTowardTheEstimate(t *testing.T) {
 // transcript names it, the kept messages hold its placeholder.
 func TestDropOldImages(t *testing.T) {
 	t.Parallel()
-	result := providers.ToolResult{CallID: "c1", Name: "file_read", Content: "ok", Images: []providers.Image{testImage}}
+	result := providers.ToolResult{CallID: "c1", Name: "file_read", Content: "ok", Image: &testImage}
 	msgs := []providers.Message{
 		userMessage("old", []providers.Image{testImage}),
 		{Role: providers.RoleAssistant, Parts: []providers.Part{{Type: providers.PartToolCall, ToolCall: &providers.ToolCall{ID: "c1", Name: "file_read"}}}},

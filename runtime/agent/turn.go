@@ -455,7 +455,7 @@ func (a *Agent) resultsMessage(results []providers.ToolResult) providers.Message
 		// The results' images follow the text as image parts.
 		var images []providers.Image
 		for _, r := range results {
-			images = append(images, r.Images...)
+			images = append(images, r.Images()...)
 		}
 		return userMessage(formatTextResults(results), images)
 	}

@@ -19,7 +19,7 @@ func TestImagesRoundTrip(t *testing.T) {
 	msgs := []providers.Message{
 		{Role: providers.RoleUser, Parts: []providers.Part{{Type: providers.PartText, Text: "look"}, {Type: providers.PartImage, Image: &img}}},
 		{Role: providers.RoleAssistant, Parts: []providers.Part{{Type: providers.PartToolCall, ToolCall: &providers.ToolCall{ID: "c1", Name: "file_read", Args: `{}`}}}},
-		{Role: providers.RoleUser, Parts: []providers.Part{{Type: providers.PartToolResult, ToolResult: &providers.ToolResult{CallID: "c1", Content: "x", Images: []providers.Image{img}}}}},
+		{Role: providers.RoleUser, Parts: []providers.Part{{Type: providers.PartToolResult, ToolResult: &providers.ToolResult{CallID: "c1", Content: "x", Image: &img}}}},
 	}
 	path := writeSession(t, s, "20261122-031937-a1b2c3", "/ws", msgs...)
 	data, err := os.ReadFile(path)
