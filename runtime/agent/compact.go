@@ -298,7 +298,7 @@ func transcriptMayHelp(err error) bool {
 // the prefix stays byte for byte what the cache holds.
 func (a *Agent) inPlaceRequest(ask string) providers.Request {
 	blocks := a.systemBlocks()
-	msgs := append(slices.Clone(a.history), providers.UserText(compactionInPlace+ask))
+	msgs := append(slices.Clone(a.requestHistory()), providers.UserText(compactionInPlace+ask))
 	return providers.Request{
 		Model:           a.opts.ModelName,
 		SystemBlocks:    blocks,

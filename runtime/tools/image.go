@@ -13,7 +13,8 @@ import (
 
 // LoadImage prepares the bytes of a file named name as an image for the
 // model ([imagefile.Prepare]: recognised by content, downscaled past the
-// limits) and returns it with a one-line note of what was sent. Every
+// limits) and returns it with a note of what is sent (type, size, bytes, any
+// downscale). Every
 // image clawseed sends goes through it: file_read's, chat's @file and
 // run's --image. Data that is no image is an error matching
 // [imagefile.ErrNotImage].
@@ -23,7 +24,7 @@ func LoadImage(data []byte, name string) (providers.Image, string, error) {
 		return providers.Image{}, "", fmt.Errorf("%s: %w", name, err)
 	}
 	im := providers.Image{MediaType: p.MediaType, Data: p.Data, Name: name, Width: p.Width, Height: p.Height}
-	note := fmt.Sprintf("%s: %s, %dx%d, %d bytes", name, p.MediaType, p.Width, p.Height, len(p.Data))
+	note := fmt.Sprintf("%s, %dx%d, %d bytes", p.MediaType, p.Width, p.Height, len(p.Data))
 	if p.Scaled {
 		note += fmt.Sprintf(" (downscaled from %dx%d)", p.SourceWidth, p.SourceHeight)
 	}
@@ -60,5 +61,5 @@ func readImage(real, shown string) providers.ToolResult {
 	if err != nil {
 		return errorResult("Cannot read the image %s.", err)
 	}
-	return providers.ToolResult{Content: "Image " + note + ".", Image: &im}
+	return providers.ToolResult{Content: "Image " + shown + ": " + note + ".", Image: &im}
 }
