@@ -161,3 +161,45 @@ func TestDropOldImages(t *testing.T) {
 		t.Error("the turn in progress lost its image")
 	}
 }
+
+// A compaction keeps no image before the last turn: the kept messages
+// hold placeholders (and so does what is recorded); the last turn keeps
+// its image.
+func TestCompactionKeepsNoOldImages(t *testing.T) {
+	t.Parallel()
+	rec := &memRecorder{}
+	env := newEnv(t, []providertest.Response{{When: "Summarise the conversation", Text: "S"}}, func(o *Options) {
+		o.Vision = true
+		o.KeepRecentTokens = 150
+		o.Recorder = rec
+	})
+	env.agent.SetHistory([]providers.Message{
+		providers.UserText("fix the parser"), providers.AssistantText("done"),
+		userMessage("what is this?", []providers.Image{testImage}), providers.AssistantText("a chart"),
+		userMessage("and this?", []providers.Image{testImage}), providers.AssistantText("the same"),
+	})
+	info, err := env.agent.Compact(t.Context(), "")
+	if err != nil || info.Replaced == 0 {
+		t.Fatalf("Compact = %+v, %v", info, err)
+	}
+	h := env.agent.History()
+	last := len(h) - 2
+	if h[last].Text() != "and this?" || len(h[last].Images()) != 1 {
+		t.Fatalf("the last turn lost its image: %+v", h)
+	}
+	placeholders := 0
+	for i, m := range h[:last] {
+		if len(m.Images()) != 0 {
+			t.Errorf("message %d keeps its image after the compaction", i)
+		}
+		if strings.Contains(m.Text(), testImage.Placeholder()) {
+			placeholders++
+		}
+	}
+	if placeholders != 1 {
+		t.Errorf("%d placeholders before the last turn, want 1: %+v", placeholders, h)
+	}
+	if n := len(rec.compactions); n != 1 || len(rec.compactions[0].Messages[1].Images()) != 0 {
+		t.Errorf("recorded compaction keeps the old image: %+v", rec.compactions)
+	}
+}
