@@ -81,6 +81,14 @@ func IsImage(data []byte) bool { return Sniff(data) != "" }
 // Prepare checks data and returns it ready to send: as it is when it fits
 // MaxEdge and MaxBytes, else downscaled to fit and re-encoded.
 func Prepare(data []byte) (Image, error) {
+	return prepare(data, limits{edge: MaxEdge, bytes: MaxBytes})
+}
+
+// limits are Prepare's output limits (the tests use small ones: scaling
+// large images is slow under the race detector).
+type limits struct{ edge, bytes int }
+
+func prepare(data []byte, lim limits) (Image, error) {
 	kind := Sniff(data)
 	if kind == "" {
 		return Image{}, ErrNotImage
@@ -98,25 +106,25 @@ func Prepare(data []byte) (Image, error) {
 	if int64(cfg.Width)*int64(cfg.Height) > MaxPixels {
 		return Image{}, fmt.Errorf("image is %dx%d pixels; the limit is %d pixels", cfg.Width, cfg.Height, MaxPixels)
 	}
-	if len(data) <= MaxBytes && max(cfg.Width, cfg.Height) <= MaxEdge {
+	if len(data) <= lim.bytes && max(cfg.Width, cfg.Height) <= lim.edge {
 		return Image{MediaType: kind, Data: data, Width: cfg.Width, Height: cfg.Height}, nil
 	}
 	src, err := decode(kind, data)
 	if err != nil {
 		return Image{}, fmt.Errorf("decoding the %s: %w", kind, err)
 	}
-	img, err := shrink(src, kind)
+	img, err := shrink(src, kind, lim)
 	img.SourceWidth, img.SourceHeight = cfg.Width, cfg.Height
 	return img, err
 }
 
-// shrink scales src to fit MaxEdge and encodes it under MaxBytes: PNG for
+// shrink scales src to fit lim.edge and encodes it under lim.bytes: PNG for
 // a PNG or GIF source (screenshots, diagrams: sharp edges, maybe
 // transparency), JPEG otherwise or when the PNG is still too large; each
 // further try halves the pixels.
-func shrink(src image.Image, kind string) (Image, error) {
+func shrink(src image.Image, kind string, lim limits) (Image, error) {
 	b := src.Bounds()
-	w, h := fit(b.Dx(), b.Dy(), MaxEdge)
+	w, h := fit(b.Dx(), b.Dy(), lim.edge)
 	for range 8 {
 		dst := image.NewRGBA(image.Rect(0, 0, w, h))
 		draw.ApproxBiLinear.Scale(dst, dst.Bounds(), src, b, draw.Src, nil)
@@ -125,7 +133,7 @@ func shrink(src image.Image, kind string) (Image, error) {
 			if err := png.Encode(&buf, dst); err != nil {
 				return Image{}, fmt.Errorf("encoding PNG: %w", err)
 			}
-			if buf.Len() <= MaxBytes {
+			if buf.Len() <= lim.bytes {
 				return Image{MediaType: PNG, Data: buf.Bytes(), Width: w, Height: h, Scaled: true}, nil
 			}
 		}
@@ -133,12 +141,12 @@ func shrink(src image.Image, kind string) (Image, error) {
 		if err := jpeg.Encode(&buf, dst, &jpeg.Options{Quality: 85}); err != nil {
 			return Image{}, fmt.Errorf("encoding JPEG: %w", err)
 		}
-		if buf.Len() <= MaxBytes {
+		if buf.Len() <= lim.bytes {
 			return Image{MediaType: JPEG, Data: buf.Bytes(), Width: w, Height: h, Scaled: true}, nil
 		}
 		w, h = max(w*7/10, 1), max(h*7/10, 1)
 	}
-	return Image{}, fmt.Errorf("image does not fit in %d bytes even at %dx%d", MaxBytes, w, h)
+	return Image{}, fmt.Errorf("image does not fit in %d bytes even at %dx%d", lim.bytes, w, h)
 }
 
 // fit returns w×h scaled down (aspect kept, at least 1 px) so that its

@@ -82,6 +82,10 @@ func TestSniff(t *testing.T) {
 	}
 }
 
+// small are the limits of the tests: a tenth of the real ones (scaling is
+// slow under the race detector); TestPrepareDefaults checks the real ones.
+var small = limits{edge: MaxEdge / 10, bytes: MaxBytes / 10}
+
 func TestPrepare(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -95,13 +99,13 @@ func TestPrepare(t *testing.T) {
 		{"small jpeg kept", encodeJPEG(t, flat(40, 30)), JPEG, 40, 30, false},
 		{"gif kept", encodeGIF(t, flat(10, 20)), GIF, 10, 20, false},
 		{"webp kept", webpLossless, WebP, 1, 1, false},
-		{"wide png scaled to the edge", encodePNG(t, flat(3000, 1000)), PNG, MaxEdge, MaxEdge / 3, true},
-		{"tall jpeg scaled", encodeJPEG(t, flat(500, 2000)), JPEG, 392, MaxEdge, true},
-		{"noisy png over the byte cap: jpeg, smaller until it fits", encodePNG(t, noisy(1200, 900)), JPEG, 840, 630, true},
+		{"wide png scaled to the edge", encodePNG(t, flat(300, 100)), PNG, small.edge, small.edge / 3, true},
+		{"tall jpeg scaled", encodeJPEG(t, flat(50, 200)), JPEG, 39, small.edge, true},
+		{"noisy png over the byte cap: jpeg", encodePNG(t, noisy(156, 150)), JPEG, 156, 150, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Prepare(tt.data)
+			got, err := prepare(tt.data, small)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,13 +113,35 @@ func TestPrepare(t *testing.T) {
 				t.Errorf("Prepare = %s %dx%d scaled=%v, want %s %dx%d scaled=%v",
 					got.MediaType, got.Width, got.Height, got.Scaled, tt.wantType, tt.wantW, tt.wantH, tt.wantScaled)
 			}
-			if len(got.Data) > MaxBytes {
+			if len(got.Data) > small.bytes {
 				t.Errorf("%d bytes, over MaxBytes", len(got.Data))
 			}
 			if Sniff(got.Data) != got.MediaType {
 				t.Errorf("data sniffs as %q, not %q", Sniff(got.Data), got.MediaType)
 			}
 		})
+	}
+}
+
+// A JPEG still past the byte cap is made smaller until it fits.
+func TestPrepareShrinksUntilItFits(t *testing.T) {
+	got, err := prepare(encodePNG(t, noisy(150, 100)), limits{edge: 150, bytes: 6 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.MediaType != JPEG || got.Width >= 150 || got.Height >= 100 || len(got.Data) > 6<<10 {
+		t.Errorf("prepare = %s %dx%d, %d bytes", got.MediaType, got.Width, got.Height, len(got.Data))
+	}
+}
+
+// TestPrepareDefaults: an image past MaxEdge comes back at MaxEdge.
+func TestPrepareDefaults(t *testing.T) {
+	got, err := Prepare(encodePNG(t, flat(MaxEdge+2, 10)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Width != MaxEdge || got.Height != 9 || got.SourceWidth != MaxEdge+2 || len(got.Data) > MaxBytes {
+		t.Errorf("Prepare = %dx%d from %dx%d, %d bytes", got.Width, got.Height, got.SourceWidth, got.SourceHeight, len(got.Data))
 	}
 }
 
