@@ -51,6 +51,11 @@ func (a *Agent) TurnWith(ctx context.Context, text string, images []providers.Im
 // Vision reports whether the model in use accepts images.
 func (a *Agent) Vision() bool { return a.opts.Vision }
 
+// SetVision changes whether the model in use accepts images (/model
+// switched the model id of the same entry; [Agent.SwitchModel] sets it
+// with the rest).
+func (a *Agent) SetVision(vision bool) { a.opts.Vision = vision }
+
 // userMessage is the user's message: its text, then its images.
 func userMessage(text string, images []providers.Image) providers.Message {
 	m := providers.UserText(text)

@@ -67,6 +67,8 @@ func (s *Session) SwitchModel(args string) (string, error) {
 		}
 		s.agent.SetModel(name)
 		s.resolved.Model = name
+		s.resolved.Vision = s.cfg.VisionFor(s.resolved.Name, name)
+		s.agent.SetVision(s.resolved.Vision)
 		s.recordSwitch()
 		return "model set to " + name + " (" + s.resolved.Name + ")", nil
 	}

@@ -57,3 +57,13 @@ func ModelVision(model string) bool {
 	}
 	return vision
 }
+
+// VisionFor is the vision of the model id model used through the
+// [providers.models] entry name (/model ID switches the id only): the
+// entry's `vision` when set, else [ModelVision] of the id.
+func (c *Config) VisionFor(name, model string) bool {
+	if e, ok := c.Providers.Models[name]; ok && e.Vision != nil {
+		return *e.Vision
+	}
+	return ModelVision(model)
+}

@@ -51,3 +51,23 @@ func TestVisionKey(t *testing.T) {
 		})
 	}
 }
+
+func TestVisionFor(t *testing.T) {
+	s := newSandbox(t)
+	writeFile(t, s.userFile(), "[providers.models.set]\nprovider = \"anthropic\"\napi_key = \"k\"\nvision = false\n[providers.models.unset]\nprovider = \"anthropic\"\napi_key = \"k\"\n")
+	c := mustLoad(t, s.opts(nil))
+	tests := []struct {
+		name, model string
+		want        bool
+	}{
+		{"set", "claude-sonnet-4-5", false},
+		{"unset", "claude-sonnet-4-5", true},
+		{"unset", "local-model", false},
+		{"missing", "gpt-4o", true},
+	}
+	for _, tt := range tests {
+		if got := c.VisionFor(tt.name, tt.model); got != tt.want {
+			t.Errorf("VisionFor(%q, %q) = %v, want %v", tt.name, tt.model, got, tt.want)
+		}
+	}
+}
