@@ -97,7 +97,8 @@ func withoutImages(m providers.Message) providers.Message {
 	for _, p := range m.Parts {
 		switch {
 		case p.Type == providers.PartImage && p.Image != nil:
-			parts = append(parts, providers.Part{Type: providers.PartText, Text: p.Image.Placeholder()})
+			// On a line of its own: wires join a message's text parts.
+			parts = append(parts, providers.Part{Type: providers.PartText, Text: "\n" + p.Image.Placeholder()})
 		case p.Type == providers.PartImage:
 		case p.Type == providers.PartToolResult && p.ToolResult != nil && p.ToolResult.Image != nil:
 			r := *p.ToolResult

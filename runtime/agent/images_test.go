@@ -154,7 +154,7 @@ func TestDropOldImages(t *testing.T) {
 			t.Errorf("message %d keeps its image", i)
 		}
 	}
-	if msgs[0].Parts[1].Text != testImage.Placeholder() || !strings.HasSuffix(msgs[2].ToolResults()[0].Content, "ok\n"+testImage.Placeholder()) {
+	if msgs[0].Parts[1].Text != "\n"+testImage.Placeholder() || !strings.HasSuffix(msgs[2].ToolResults()[0].Content, "ok\n"+testImage.Placeholder()) {
 		t.Errorf("placeholders missing: %+v", msgs[:3])
 	}
 	if len(msgs[3].Images()) != 1 {
