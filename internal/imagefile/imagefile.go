@@ -106,12 +106,15 @@ func prepare(data []byte, lim limits) (Image, error) {
 	if int64(cfg.Width)*int64(cfg.Height) > MaxPixels {
 		return Image{}, fmt.Errorf("image is %dx%d pixels; the limit is %d pixels", cfg.Width, cfg.Height, MaxPixels)
 	}
-	if len(data) <= lim.bytes && max(cfg.Width, cfg.Height) <= lim.edge {
-		return Image{MediaType: kind, Data: data, Width: cfg.Width, Height: cfg.Height}, nil
-	}
+	// Decoded whole even when it is sent as it is: an image the API
+	// cannot read would fail this request and every later one of the
+	// session, which keeps it in its history.
 	src, err := decode(kind, data)
 	if err != nil {
 		return Image{}, fmt.Errorf("decoding the %s: %w", kind, err)
+	}
+	if len(data) <= lim.bytes && max(cfg.Width, cfg.Height) <= lim.edge {
+		return Image{MediaType: kind, Data: data, Width: cfg.Width, Height: cfg.Height}, nil
 	}
 	img, err := shrink(src, kind, lim)
 	img.SourceWidth, img.SourceHeight = cfg.Width, cfg.Height

@@ -156,6 +156,8 @@ func TestPrepareRefuses(t *testing.T) {
 	}{
 		{"text", []byte("not an image")},
 		{"truncated png", encodePNG(t, flat(4, 4))[:20]},
+		{"png cut after its header", encodePNG(t, flat(40, 40))[:60]},
+		{"jpeg cut after its header", encodeJPEG(t, flat(40, 40))[:300]},
 		{"pixel bomb", huge},
 	}
 	for _, tt := range tests {
