@@ -53,6 +53,8 @@ type Part struct {
 	ToolCall *ToolCall `json:"tool_call,omitempty"`
 	// ToolResult is set for tool_result parts.
 	ToolResult *ToolResult `json:"tool_result,omitempty"`
+	// Image is set for image parts.
+	Image *Image `json:"image,omitempty"`
 }
 
 // A ReasoningItem is what the Responses API returns of a model's
@@ -90,6 +92,21 @@ type ToolResult struct {
 	Name    string `json:"name,omitempty"`
 	Content string `json:"content"`
 	IsError bool   `json:"is_error,omitempty"`
+	// Image is an image the tool returned (file_read of a picture), sent
+	// with the result where the wire allows it (Anthropic, Responses) and
+	// in a user message right after the results where it does not (Chat
+	// Completions' tool messages carry only text). One per result (a
+	// tool reads one file), and a pointer so that results stay
+	// comparable.
+	Image *Image `json:"image,omitempty"`
+}
+
+// Images returns the result's image as a list (none or one).
+func (r ToolResult) Images() []Image {
+	if r.Image == nil {
+		return nil
+	}
+	return []Image{*r.Image}
 }
 
 // A Message is one entry of the conversation history.

@@ -137,7 +137,7 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	sess = s
 	chat.Agent = s.Agent()
 	chat.Reader = reader
-	chat.Attach = s.ReadAttachment
+	chat.Attach = s.Attach
 	chat.NewSession = s.New
 	chat.SwitchModel = s.SwitchModel
 	chat.Memory = func(ctx context.Context, out, errw io.Writer) { chatMemory(ctx, s.Memory(), out, errw) }

@@ -31,6 +31,8 @@ type runOptions struct {
 	// (--include-partial-messages).
 	Partial bool
 	Prompt  string
+	// Images are the --image files, sent with the prompt.
+	Images  []string
 	Session sessionFlags
 	// purposes is the part of the run's usage clawseed spent on its own
 	// (memory extraction), for --output json.
@@ -54,6 +56,7 @@ func newRunCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	cmd.Flags().IntVar(&opts.MaxIterations, "max-iterations", 0, "maximum model requests in the turn (default [agent].max_tool_iterations)")
 	cmd.Flags().BoolVar(&opts.Yes, "yes", false, "approve every tool call that would need approval")
 	cmd.Flags().BoolVar(&opts.Partial, "include-partial-messages", false, "with --output stream-json, stream each response as it comes (stream_event lines)")
+	cmd.Flags().StringArrayVar(&opts.Images, "image", nil, "attach an image file (PNG, JPEG, GIF, WebP) to the prompt; repeatable")
 	// Claude Code's spellings, so that `claude -p ... --output-format
 	// stream-json --max-turns N` command lines run as they are.
 	cmd.Flags().StringVar(&opts.Output, "output-format", "text", "same as --output")
@@ -187,6 +190,10 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		return err
 	}
 	defer s.Shutdown()
+	images, err := runImages(s, opts.Images)
+	if err != nil {
+		return err
+	}
 	// run never asks whether to trust the workspace (§9.1): one line says
 	// what an untrusted one did not get.
 	if line := app.UntrustedLine(cfg, s.Catalog()); line != "" {
@@ -212,7 +219,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		return err
 	}
 	beforePurpose := ag.UsageByPurpose()
-	res, turnErr := ag.Turn(ctx, text)
+	res, turnErr := ag.TurnWith(ctx, text, images)
 	if opts.Output == "text" && res.Final != "" {
 		// The answer shows before the memory extraction of the turn runs;
 		// JSON waits for it, to count its usage.
@@ -225,6 +232,20 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	}
 	opts.purposes = providers.PurposeSince(ag.UsageByPurpose(), beforePurpose)
 	return finishRun(opts, s, stream, res, providers.UsageSince(ag.UsageByModel(), before), turnErr)
+}
+
+// runImages reads the --image files through the session's reader (the
+// rules of chat's @file: inside the workspace, outside forbidden_paths).
+func runImages(s *app.Session, files []string) ([]providers.Image, error) {
+	var images []providers.Image
+	for _, f := range files {
+		im, err := s.ReadImage(f)
+		if err != nil {
+			return nil, usageError(fmt.Errorf("--image %w", err))
+		}
+		images = append(images, im)
+	}
+	return images, nil
 }
 
 // runStream returns what turns the run's events into Claude Code's

@@ -113,6 +113,7 @@ func scriptParams(dir, config string) testscript.Params {
 			"httpwait":   cmdHTTPWait,
 			"slowclient": cmdSlowClient,
 			"appendfile": cmdAppendFile,
+			"mkimage":    cmdMkImage, // script_image_test.go
 		},
 	}
 }

@@ -282,6 +282,11 @@ func printSessionHistory(w io.Writer, s *session.Session) {
 					status = "error"
 				}
 				fmt.Fprintf(w, "← %s %s: %s\n", name, status, repl.Preview(r.Content, historyPreviewRunes))
+				if r.Image != nil {
+					fmt.Fprintln(w, "← "+r.Image.Placeholder())
+				}
+			case p.Type == providers.PartImage && p.Image != nil:
+				fmt.Fprintf(w, "%s: %s\n", m.Role, p.Image.Placeholder())
 			}
 		}
 	}

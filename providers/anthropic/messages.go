@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"encoding/base64"
 	"strings"
 
 	"github.com/clawseed/clawseed/providers"
@@ -14,6 +15,7 @@ const (
 	blockRedacted
 	blockToolUse
 	blockToolResult
+	blockImage
 )
 
 // A wireBlock is one content block of a request message. Its strings point
@@ -26,6 +28,9 @@ type wireBlock struct {
 	id, name  string
 	input     string // tool_use: a JSON object
 	isError   bool
+	// images are a tool result's images (sent in its content array) or,
+	// for an image block, its one image.
+	images []providers.Image
 }
 
 type wireMessage struct {
@@ -44,7 +49,9 @@ type wireMessage struct {
 //     object, or {} when they are not one (the agent has already answered
 //     such a call with an error);
 //   - in a user message the tool_result blocks come first, as the API
-//     requires, then the text;
+//     requires, then the text, then the attached images as image blocks
+//     (base64 source); a result's own images go in its content array
+//     after its text;
 //   - blank text blocks are dropped (the API refuses them), messages left
 //     empty are skipped, and consecutive messages of one role are merged
 //     (the API wants the roles to alternate).
@@ -92,7 +99,7 @@ func appendBlocks(blocks []wireBlock, m providers.Message, role string) []wireBl
 			continue
 		}
 		r := part.ToolResult
-		b := wireBlock{kind: blockToolResult, id: wireID(r.CallID), text: r.Content, isError: r.IsError}
+		b := wireBlock{kind: blockToolResult, id: wireID(r.CallID), text: r.Content, isError: r.IsError, images: r.Images()}
 		blocks = append(blocks, wireBlock{})
 		copy(blocks[results+1:], blocks[results:])
 		blocks[results] = b
@@ -102,6 +109,9 @@ func appendBlocks(blocks []wireBlock, m providers.Message, role string) []wireBl
 		if part.Type == providers.PartText && !isBlank(part.Text) {
 			blocks = append(blocks, wireBlock{kind: blockText, text: part.Text})
 		}
+	}
+	for _, im := range m.Attached() {
+		blocks = append(blocks, wireBlock{kind: blockImage, images: []providers.Image{im}})
 	}
 	return blocks
 }
@@ -216,17 +226,45 @@ func appendBlock(buf []byte, b wireBlock, cache bool) []byte {
 		buf = append(buf, `{"type":"tool_result","tool_use_id":`...)
 		buf = appendString(buf, b.id)
 		// A blank result is sent without content: the API refuses a blank
-		// text block.
-		if !isBlank(b.text) {
+		// text block. A result with images has a content array.
+		switch {
+		case len(b.images) > 0:
+			buf = appendField(buf, "content")
+			buf = append(buf, '[')
+			if !isBlank(b.text) {
+				buf = append(buf, `{"type":"text","text":`...)
+				buf = appendString(buf, b.text)
+				buf = append(buf, "},"...)
+			}
+			for i, im := range b.images {
+				if i > 0 {
+					buf = append(buf, ',')
+				}
+				buf = appendImage(buf, im)
+			}
+			buf = append(buf, ']')
+		case !isBlank(b.text):
 			buf = appendStringField(buf, "content", b.text)
 		}
 		if b.isError {
 			buf = append(buf, `,"is_error":true`...)
 		}
+	case blockImage:
+		buf = appendImage(buf, b.images[0])
+		buf = buf[:len(buf)-1] // reopened for cache_control
 	}
 	if cache {
 		buf = append(buf, `,"cache_control":`...)
 		buf = append(buf, cacheControl...)
 	}
 	return append(buf, '}')
+}
+
+// appendImage appends an image block with a base64 source.
+func appendImage(buf []byte, im providers.Image) []byte {
+	buf = append(buf, `{"type":"image","source":{"type":"base64","media_type":`...)
+	buf = appendString(buf, im.MediaType)
+	buf = append(buf, `,"data":"`...)
+	buf = base64.StdEncoding.AppendEncode(buf, im.Data)
+	return append(buf, `"}}`...)
 }

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"cmp"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -40,14 +41,27 @@ type streamOptions struct {
 	IncludeUsage bool `json:"include_usage"`
 }
 
-// chatMessage is one message; Content is a pointer because an assistant
-// message that only calls tools omits it.
+// chatMessage is one message. Content is a *string, or a []chatPart for
+// a user message with images; nil when an assistant message only calls
+// tools.
 type chatMessage struct {
-	Content          *string        `json:"content,omitempty"`
+	Content          any            `json:"content,omitempty"`
 	ToolCalls        []chatToolCall `json:"tool_calls,omitempty"`
 	ToolCallID       string         `json:"tool_call_id,omitempty"`
 	Role             string         `json:"role"`
 	ReasoningContent string         `json:"reasoning_content,omitempty"`
+}
+
+// chatPart is one part of a user message's content array: text, or an
+// image as a data URL (the only way to send image bytes on this wire).
+type chatPart struct {
+	Type     string        `json:"type"`
+	Text     string        `json:"text,omitempty"`
+	ImageURL *chatImageURL `json:"image_url,omitempty"`
+}
+
+type chatImageURL struct {
+	URL string `json:"url"`
 }
 
 type chatToolCall struct {
@@ -177,11 +191,36 @@ func encodeMessages(system string, msgs []providers.Message) []chatMessage {
 			content := r.Content
 			out = append(out, chatMessage{Role: "tool", ToolCallID: r.CallID, Content: &content})
 		}
-		if text := m.Text(); text != "" || len(results) == 0 {
+		images := m.Images()
+		if text := m.Text(); len(images) > 0 {
+			// A tool message carries only text: the images of the results
+			// (file_read of a picture) follow them in one user message,
+			// with the user's own images, after the text.
+			out = append(out, chatMessage{Role: "user", Content: imageContent(text, images)})
+		} else if text != "" || len(results) == 0 {
 			out = append(out, chatMessage{Role: "user", Content: &text})
 		}
 	}
 	return out
+}
+
+// imageContent is a user message's content array: its text (if any),
+// then each image as a data URL.
+func imageContent(text string, images []providers.Image) []chatPart {
+	parts := make([]chatPart, 0, len(images)+1)
+	if text != "" {
+		parts = append(parts, chatPart{Type: "text", Text: text})
+	}
+	for _, im := range images {
+		parts = append(parts, chatPart{Type: "image_url", ImageURL: &chatImageURL{URL: DataURL(im)}})
+	}
+	return parts
+}
+
+// DataURL is im as a data: URL, the form both OpenAI wires take image
+// bytes in.
+func DataURL(im providers.Image) string {
+	return "data:" + im.MediaType + ";base64," + base64.StdEncoding.EncodeToString(im.Data)
 }
 
 func encodeAssistant(m providers.Message) chatMessage {

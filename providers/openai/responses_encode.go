@@ -82,12 +82,18 @@ type item struct {
 	CallID    string  `json:"call_id,omitempty"`
 	Name      string  `json:"name,omitempty"`
 	Arguments *string `json:"arguments,omitempty"`
-	Output    *string `json:"output,omitempty"`
+	// Output is a *string, or a []contentPart when the result carries
+	// images (input_text, then input_image parts).
+	Output any `json:"output,omitempty"`
 }
 
+// contentPart is a text part (Text set, even empty) or an input_image
+// (ImageURL a data URL; Detail, which the API requires, "auto").
 type contentPart struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
+	Type     string  `json:"type"`
+	Text     *string `json:"text,omitempty"`
+	ImageURL string  `json:"image_url,omitempty"`
+	Detail   string  `json:"detail,omitempty"`
 }
 
 type summaryRef struct {
@@ -193,13 +199,25 @@ func (p *Provider) responsesInput(blocks []string, at []int, msgs []providers.Me
 		}
 		// Tool results first: they answer the calls of the assistant
 		// message just before; any user text follows them.
+		// An output carries its result's images (function_call_output
+		// takes an array of input_text and input_image parts).
 		results := m.ToolResults()
 		for _, r := range results {
 			content := r.Content
-			out = append(out, item{Type: "function_call_output", CallID: r.CallID, Output: &content})
+			var output any = &content
+			if r.Image != nil {
+				output = append([]contentPart{{Type: "input_text", Text: &content}}, imageParts(r.Images())...)
+			}
+			out = append(out, item{Type: "function_call_output", CallID: r.CallID, Output: output})
 		}
-		if text := m.Text(); text != "" || len(results) == 0 {
-			out = append(out, textMessage("user", "input_text", text))
+		images := imageParts(m.Attached())
+		if text := m.Text(); text != "" || len(results) == 0 || len(images) > 0 {
+			msg := textMessage("user", "input_text", text)
+			if text == "" && len(images) > 0 {
+				msg.Content = nil
+			}
+			msg.Content = append(msg.Content, images...)
+			out = append(out, msg)
 		}
 	}
 	placeBlocks(len(msgs), true)
@@ -207,7 +225,16 @@ func (p *Provider) responsesInput(blocks []string, at []int, msgs []providers.Me
 }
 
 func textMessage(role, kind, text string) item {
-	return item{Type: "message", Role: role, Content: []contentPart{{Type: kind, Text: text}}}
+	return item{Type: "message", Role: role, Content: []contentPart{{Type: kind, Text: &text}}}
+}
+
+// imageParts is each image as an input_image part.
+func imageParts(images []providers.Image) []contentPart {
+	var out []contentPart
+	for _, im := range images {
+		out = append(out, contentPart{Type: "input_image", ImageURL: DataURL(im), Detail: "auto"})
+	}
+	return out
 }
 
 // appendAssistant appends an assistant message's items in its order:

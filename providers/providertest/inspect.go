@@ -72,6 +72,11 @@ type ViewBlock struct {
 	IsError bool
 	// CacheControl marks a breakpoint.
 	CacheControl bool
+	// Image is an image block's image.
+	Image *ViewImage
+	// Images are a tool_result's images (Anthropic, Responses; on Chat
+	// Completions they come in a user message after the tool messages).
+	Images []ViewImage
 }
 
 // ReadRequest reads a request body of the given wire.
@@ -92,7 +97,8 @@ func ReadRequest(wire Wire, body []byte) (*RequestView, error) {
 // `assistant: TEXT` (one line per text block: the Anthropic adapter merges
 // consecutive user messages, such as a compaction summary and the next
 // question, into one message of several blocks), `call ID NAME ARGS`,
-// `tool ID: CONTENT`, and `ROLE: [TYPE]` for other blocks.
+// `tool ID: CONTENT`, an image as `ROLE: [image TYPE WxH N bytes]` (a
+// result's as `tool ID: [image …]`), and `ROLE: [TYPE]` for other blocks.
 func (v *RequestView) Transcript() string {
 	var b strings.Builder
 	for _, m := range v.Messages {
@@ -119,6 +125,15 @@ func (v *RequestView) Transcript() string {
 				fmt.Fprintf(&b, "call %s %s %s\n", blk.ID, blk.Name, blk.Args)
 			case "tool_result":
 				fmt.Fprintf(&b, "tool %s: %s\n", blk.ID, escapeNewlines(blk.Text))
+				for _, im := range blk.Images {
+					fmt.Fprintf(&b, "tool %s: %s\n", blk.ID, im)
+				}
+			case "image":
+				if blk.Image != nil {
+					fmt.Fprintf(&b, "%s: %s\n", m.Role, blk.Image)
+					continue
+				}
+				fmt.Fprintf(&b, "%s: [%s]\n", m.Role, blk.Type)
 			default:
 				fmt.Fprintf(&b, "%s: [%s]\n", m.Role, blk.Type)
 			}
@@ -153,15 +168,20 @@ func escapeNewlines(s string) string { return strings.ReplaceAll(s, "\n", `\n`) 
 //   - every thinking block is in an assistant message and has a signature,
 //     and one made by the fake server still matches its text;
 //   - every tool_use has a name and an object input;
-//   - at most 4 blocks carry cache_control.
+//   - at most 4 blocks carry cache_control;
+//
+// and on every wire, every image's bytes are of its declared media type.
 func (v *RequestView) Check() error {
+	var err error
 	switch v.Wire {
 	case WireAnthropic:
-		return v.checkAnthropic()
+		err = v.checkAnthropic()
 	case WireResponses:
-		return v.checkResponses()
+		err = v.checkResponses()
+	default:
+		err = v.checkOpenAI()
 	}
-	return v.checkOpenAI()
+	return errors.Join(append([]error{err}, v.checkImages()...)...)
 }
 
 // checkOpenAI checks that the tool messages after an assistant message

@@ -161,7 +161,7 @@ func readResponses(body []byte) (*RequestView, error) {
 		case it.Type == "function_call_output":
 			end()
 			v.Messages = append(v.Messages, ViewMessage{Role: "tool",
-				Blocks: []ViewBlock{{Type: "tool_result", ID: it.CallID, Text: contentText(it.Output)}}})
+				Blocks: []ViewBlock{{Type: "tool_result", ID: it.CallID, Text: contentText(it.Output), Images: contentImages(it.Output)}}})
 		default:
 			end()
 			v.Messages = append(v.Messages, ViewMessage{Role: cmp.Or(it.Role, "input"), Blocks: []ViewBlock{{Type: it.Type}}})
@@ -186,12 +186,17 @@ func partBlocks(raw json.RawMessage) []ViewBlock {
 	var parts []struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
+		imagePart
 	}
 	if json.Unmarshal(raw, &parts) != nil {
 		return nil
 	}
 	var out []ViewBlock
 	for _, p := range parts {
+		if im, ok := p.image(p.Type); ok {
+			out = append(out, ViewBlock{Type: "image", Image: &im})
+			continue
+		}
 		switch p.Type {
 		case "input_text", "output_text":
 			out = append(out, ViewBlock{Type: "text", Text: p.Text})

@@ -62,6 +62,7 @@ func readOpenAI(body []byte) (*RequestView, error) {
 		if text != "" {
 			vm.Blocks = append(vm.Blocks, ViewBlock{Type: "text", Text: text})
 		}
+		vm.Blocks = append(vm.Blocks, imageBlocks(contentImages(m.Content))...)
 		for _, c := range m.ToolCalls {
 			vm.Blocks = append(vm.Blocks, ViewBlock{Type: "tool_use", ID: c.ID, Name: c.Function.Name,
 				Args: c.Function.Arguments, InputObject: isObject([]byte(c.Function.Arguments))})
@@ -97,6 +98,7 @@ type anReadBlock struct {
 	Content      json.RawMessage `json:"content"`
 	IsError      bool            `json:"is_error"`
 	CacheControl json.RawMessage `json:"cache_control"`
+	imagePart
 }
 
 func readAnthropic(body []byte) (*RequestView, error) {
@@ -181,6 +183,11 @@ func viewBlock(rb anReadBlock) ViewBlock {
 		}
 	case "tool_result":
 		b.ID, b.Text, b.IsError = rb.ToolUseID, contentText(rb.Content), rb.IsError
+		b.Images = contentImages(rb.Content)
+	case "image":
+		if im, ok := rb.image(rb.Type); ok {
+			b.Image = &im
+		}
 	}
 	return b
 }

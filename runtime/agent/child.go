@@ -71,7 +71,7 @@ func (a *Agent) childModel(model, effort string) (ModelChoice, error) {
 	choice := ModelChoice{
 		Model: a.opts.Model, Name: a.opts.ModelName, MaxTokens: a.opts.MaxTokens,
 		Temperature: a.opts.Temperature, ReasoningEffort: a.opts.ReasoningEffort,
-		TextTools: a.opts.TextTools, ContextWindow: a.opts.ContextWindow,
+		TextTools: a.opts.TextTools, ContextWindow: a.opts.ContextWindow, Vision: a.opts.Vision,
 	}
 	if model != "" && model != "inherit" && a.opts.ForkModel != nil {
 		c, err := a.opts.ForkModel(model, choice)
@@ -132,6 +132,7 @@ func (a *Agent) newChild(spec childSpec) (*Agent, error) {
 		Temperature:        spec.choice.Temperature,
 		ReasoningEffort:    spec.choice.ReasoningEffort,
 		TextTools:          spec.choice.TextTools,
+		Vision:             spec.choice.Vision,
 		Tools:              spec.tools,
 		Deferred:           spec.deferred,
 		Policy:             policy,

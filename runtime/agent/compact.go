@@ -160,6 +160,7 @@ func (a *Agent) compact(ctx context.Context, reason, focus string) (CompactionIn
 	// message is not one of them).
 	inOrder := len(a.history) - max(sp.Cut, a.lead)
 	a.history = append([]providers.Message{lead}, kept...)
+	dropOldImages(a.history)
 	a.anchors = nil
 	a.lead = len(a.history) - inOrder
 	a.reported = 0
@@ -297,7 +298,7 @@ func transcriptMayHelp(err error) bool {
 // the prefix stays byte for byte what the cache holds.
 func (a *Agent) inPlaceRequest(ask string) providers.Request {
 	blocks := a.systemBlocks()
-	msgs := append(slices.Clone(a.history), providers.UserText(compactionInPlace+ask))
+	msgs := append(slices.Clone(a.requestHistory()), providers.UserText(compactionInPlace+ask))
 	return providers.Request{
 		Model:           a.opts.ModelName,
 		SystemBlocks:    blocks,
@@ -334,6 +335,8 @@ func renderTranscript(msgs []providers.Message) string {
 			switch {
 			case p.Type == providers.PartText && p.Text != "":
 				fmt.Fprintf(&b, "[%s]\n%s\n\n", m.Role, p.Text)
+			case p.Image != nil:
+				fmt.Fprintf(&b, "[%s attached]\n%s\n\n", m.Role, p.Image.Placeholder())
 			case p.ToolCall != nil:
 				fmt.Fprintf(&b, "[assistant called %s]\n%s\n\n", p.ToolCall.Name, p.ToolCall.Args)
 			case p.ToolResult != nil:
@@ -342,6 +345,9 @@ func renderTranscript(msgs []providers.Message) string {
 					status = "error"
 				}
 				fmt.Fprintf(&b, "[%s %s]\n%s\n\n", p.ToolResult.Name, status, truncateOutput(p.ToolResult.Content, summaryResultChars))
+				for _, im := range p.ToolResult.Images() {
+					fmt.Fprintf(&b, "%s\n\n", im.Placeholder())
+				}
 			}
 		}
 	}

@@ -118,5 +118,7 @@ func messageTokens(m providers.Message) int {
 			n += EstimateTokens(p.ToolResult.Content)
 		}
 	}
-	return n
+	// An image costs by its size, as the vendors count it, not by its
+	// bytes.
+	return n + imageTokens(m)
 }

@@ -13,6 +13,8 @@ type ModelChoice struct {
 	TextTools bool
 	// ContextWindow is the model's window in tokens; 0 keeps the current.
 	ContextWindow int
+	// Vision is whether the model accepts images ([Options].Vision).
+	Vision bool
 }
 
 // SwitchModel makes later requests go to c's model (/model NAME, where NAME
@@ -37,6 +39,7 @@ func (a *Agent) SwitchModel(c ModelChoice) {
 	a.opts.MaxTokens = c.MaxTokens
 	a.opts.Temperature = c.Temperature
 	a.opts.ReasoningEffort = c.ReasoningEffort
+	a.opts.Vision = c.Vision
 	if c.ContextWindow > 0 {
 		a.opts.ContextWindow = c.ContextWindow
 	}

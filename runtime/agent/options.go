@@ -22,6 +22,11 @@ type Options struct {
 	// TextTools selects the text tool-call protocol (§5.5) for providers
 	// without native tool calling.
 	TextTools bool
+	// Vision is whether the model accepts images (the model entry's
+	// `vision`): without it a turn with images is refused with
+	// [ErrNoVision], a tool's images become an error result, and images
+	// already in the history are sent as text placeholders.
+	Vision bool
 
 	// Tools are the registered tools; the Skill tool is added by the agent when
 	// skills are enabled. Tools hidden by Policy.Visible are dropped.

@@ -534,7 +534,7 @@ func (a *Agent) runOne(ctx context.Context, p pendingCall) (res providers.ToolRe
 		return errorResult("Tool %s timed out after %s.", name, limit)
 	}
 	res.Content = truncateOutput(res.Content, a.opts.MaxToolOutputChars)
-	return res
+	return a.toolImages(name, res)
 }
 
 // truncateOutput keeps the first two thirds and the last third of an output

@@ -58,6 +58,11 @@ const userPrefixLayout = "2006-01-02 15:04 -07:00"
 // The returned error is ctx's error on cancellation, wraps [ErrMaxIterations]
 // at the limit, or is the provider's error.
 func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
+	return a.turn(ctx, text, nil)
+}
+
+// turn is Turn with the images of the user's message ([Agent.TurnWith]).
+func (a *Agent) turn(ctx context.Context, text string, images []providers.Image) (TurnResult, error) {
 	a.CollectExtraction()
 	n := len(a.history)
 	a.history = repairHistory(a.history)
@@ -72,7 +77,7 @@ func (a *Agent) Turn(ctx context.Context, text string) (TurnResult, error) {
 		res.blocked = !a.stopRequested
 		return a.endTurn(ctx, res, nil)
 	}
-	a.add(providers.UserText(a.recall(ctx, text) + a.takePending() + hookContext + stamp + text))
+	a.add(userMessage(a.recall(ctx, text)+a.takePending()+hookContext+stamp+text, images))
 
 	autoCompact := true
 	stops := 0 // continuations Stop hooks asked for
@@ -282,7 +287,7 @@ func (a *Agent) request(ctx context.Context, iteration, estimate int) (*response
 	req := providers.Request{
 		Model:           a.opts.ModelName,
 		SystemBlocks:    a.systemBlocks(),
-		Messages:        a.history,
+		Messages:        a.requestHistory(),
 		MaxTokens:       a.opts.MaxTokens,
 		Temperature:     a.opts.Temperature,
 		ReasoningEffort: a.opts.ReasoningEffort,
@@ -447,7 +452,12 @@ func resultPart(r providers.ToolResult) providers.Part {
 // text protocol.
 func (a *Agent) resultsMessage(results []providers.ToolResult) providers.Message {
 	if a.opts.TextTools {
-		return providers.UserText(formatTextResults(results))
+		// The results' images follow the text as image parts.
+		var images []providers.Image
+		for _, r := range results {
+			images = append(images, r.Images()...)
+		}
+		return userMessage(formatTextResults(results), images)
 	}
 	msg := providers.Message{Role: providers.RoleUser}
 	for _, r := range results {

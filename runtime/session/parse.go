@@ -225,6 +225,10 @@ func checkMessage(m *providers.Message) error {
 			if part.ToolResult == nil {
 				return fmt.Errorf("part %d: tool_result part without tool_result", i+1)
 			}
+		case providers.PartImage:
+			if part.Image == nil || len(part.Image.Data) == 0 || part.Image.MediaType == "" {
+				return fmt.Errorf("part %d: image part without an image", i+1)
+			}
 		default:
 			return fmt.Errorf("part %d: unknown part type %q", i+1, clip(string(part.Type)))
 		}

@@ -45,6 +45,9 @@ func (t *fileRead) run(_ context.Context, args fileReadArgs) providers.ToolResul
 	if err != nil {
 		return errorResult("%s", err)
 	}
+	if IsImageFile(real) {
+		return readImage(real, args.Path)
+	}
 	data, msg := readTextFile(real, args.Path)
 	if msg != "" {
 		return errorResult("%s", msg)

@@ -18,11 +18,7 @@ const MaxAttachment = 256 << 10
 // whose real path is inside the workspace and outside forbidden_paths, at
 // most MaxAttachment bytes). rel is relative to the workspace.
 func (s *Session) ReadAttachment(rel string) (string, error) {
-	path := rel
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(s.cfg.Workspace, filepath.FromSlash(rel))
-	}
-	data, err := confine.Read(path, s.sb.ConfineOptions(MaxAttachment))
+	data, err := confine.Read(s.attachPath(rel), s.sb.ConfineOptions(MaxAttachment))
 	if err != nil {
 		return "", err
 	}

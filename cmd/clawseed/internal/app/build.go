@@ -418,6 +418,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		Temperature:     &temp,
 		ReasoningEffort: resolved.ReasoningEffort,
 		TextTools:       !resolved.NativeTools,
+		Vision:          resolved.Vision,
 		Tools:           p.tools,
 		Deferred:        cfg.Agent.DeferredTools,
 		ToolSource:      toolSource,

@@ -67,6 +67,8 @@ func (s *Session) SwitchModel(args string) (string, error) {
 		}
 		s.agent.SetModel(name)
 		s.resolved.Model = name
+		s.resolved.Vision = s.cfg.VisionFor(s.resolved.Name, name)
+		s.agent.SetVision(s.resolved.Vision)
 		s.recordSwitch()
 		return "model set to " + name + " (" + s.resolved.Name + ")", nil
 	}
@@ -163,6 +165,7 @@ func modelChoice(m agent.Model, r *config.Resolved) agent.ModelChoice {
 	return agent.ModelChoice{
 		Model: m, Name: r.Model, MaxTokens: r.MaxTokens, Temperature: &temp,
 		ReasoningEffort: r.ReasoningEffort, TextTools: !r.NativeTools, ContextWindow: r.ContextWindow,
+		Vision: r.Vision,
 	}
 }
 

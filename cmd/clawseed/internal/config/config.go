@@ -137,6 +137,11 @@ type ModelEntry struct {
 	// Price overrides the built-in price list for the entry's model; nil
 	// (also `price = {}`) means the list's price (see [Config.Prices]).
 	Price *PriceEntry `toml:"price"`
+	// Vision says whether the model accepts images (chat's @file.png,
+	// run --image, file_read of an image); nil means the known value for
+	// the model ([ModelVision]), which is false for models clawseed does
+	// not know: a model without vision gets a clear error, not an image.
+	Vision *bool `toml:"vision"`
 }
 
 // DefaultDeferredTools returns [agent].deferred_tools by default: the

@@ -59,6 +59,9 @@ func TestExample(t *testing.T) {
 	want.Providers.Models = map[string]ModelEntry{"main": DefaultModelEntry()}
 	e := want.Providers.Models["main"]
 	e.Provider = "openai"
+	// The example shows vision set, as for its preset's model; unset (the
+	// default) means the model's known value.
+	e.Vision = ptr(true)
 	want.Providers.Models["main"] = e
 	ignore := cmpopts.IgnoreFields(Config{}, "WorkspaceDir", "Workspace", "Home", "Files")
 	if diff := cmp.Diff(want, c, ignore, cmpopts.IgnoreUnexported(Config{})); diff != "" {

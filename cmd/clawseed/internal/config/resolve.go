@@ -34,6 +34,8 @@ type Resolved struct {
 	// NativeTools false selects the text tool-call protocol.
 	NativeTools     bool
 	ReasoningEffort string
+	// Vision is the entry's vision, else [ModelVision] of the model.
+	Vision bool
 	// KeySource says where APIKey came from: "config KEY", "env NAME" or ""
 	// when there is none.
 	KeySource string
@@ -216,6 +218,10 @@ func (c *Config) resolve(name, model string, temperature *float64) (*Resolved, e
 	}
 	if r.MaxTokens == 0 && p.MaxTokens > 0 {
 		r.MaxTokens = cmp.Or(knownOut, p.MaxTokens)
+	}
+	r.Vision = ModelVision(r.Model)
+	if entry.Vision != nil {
+		r.Vision = *entry.Vision
 	}
 	return r, nil
 }

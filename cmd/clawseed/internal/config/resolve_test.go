@@ -233,6 +233,8 @@ func TestResolveModel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// No entry here sets vision: the model's known value.
+			tt.want.Vision = ModelVision(tt.want.Model)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("(-want +got)\n%s", diff)
 			}

@@ -67,6 +67,12 @@ func (c *Config) showTable(b *strings.Builder, v reflect.Value, path toml.Key) {
 			continue
 		}
 		key := appendKey(path, name)
+		if fv.Kind() == reflect.Pointer && fv.IsNil() && fv.Type().Elem().Kind() != reflect.Struct {
+			// An optional value left unset (a model entry's vision): TOML
+			// has no null, so it shows as a comment.
+			b.WriteString("# " + toml.Key{name}.String() + " is not set" + unsetNote(key) + "\n")
+			continue
+		}
 		b.WriteString(toml.Key{name}.String() + " = " + c.format(fv, key) + c.note(key.String(), c.keyNote(key)) + "\n")
 	}
 	for _, i := range tables {
@@ -142,6 +148,14 @@ func (c *Config) keyNote(key toml.Key) string {
 		parts = append(parts, fmt.Sprintf("ignored: %s line %d: %s, %s", r.File, r.Line, r.Value, r.Why))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// unsetNote says what an unset optional key means.
+func unsetNote(key toml.Key) string {
+	if len(key) == 4 && key[0] == "providers" && key[1] == "models" && key[3] == "vision" {
+		return ": the model's known value applies (images only to models known to take them)"
+	}
+	return ""
 }
 
 // wireNote says which API an entry that sets no `wire` speaks: its

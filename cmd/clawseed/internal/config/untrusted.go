@@ -143,6 +143,7 @@ var projectRules = map[string]keyRule{
 	"providers.models.*.native_tools":     {kind: applies},
 	"providers.models.*.reasoning_effort": {kind: applies},
 	"providers.models.*.wire":             {kind: applies, why: "the same endpoint and key, another of its APIs"},
+	"providers.models.*.vision":           {kind: applies, why: "whether images are sent: they go where the conversation goes"},
 	"providers.models.*.price":            {kind: applies, why: "prices change only the cost clawseed reports"},
 	"agent.system_prompt":                 {kind: applies},
 	"agent.max_tool_iterations":           {kind: lowerOnly},

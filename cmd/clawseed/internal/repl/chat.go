@@ -37,6 +37,12 @@ type Agent interface {
 	CollectExtraction()
 }
 
+// imageTurner is the agent's turn with images (runtime/agent.Agent's
+// TurnWith), which refuses them for a model without vision.
+type imageTurner interface {
+	TurnWith(ctx context.Context, text string, images []providers.Image) (agent.TurnResult, error)
+}
+
 // Chat is one interactive session at the terminal.
 type Chat struct {
 	Agent    Agent
@@ -82,9 +88,10 @@ type Chat struct {
 	// Status describes the session for /status (provider, session id,
 	// workspace, autonomy, sandbox); nil shows only what the agent knows.
 	Status func() SessionStatus
-	// Attach reads a workspace file named with @path in a message
-	// (through the session's safe reader); nil attaches nothing.
-	Attach func(path string) (string, error)
+	// Attach reads a workspace file named with @path in a message, or
+	// an image whose path was pasted or dropped into it (through the
+	// session's safe reader); nil attaches nothing.
+	Attach func(path string) (Attachment, error)
 	// First, when set, is handled as the first line the user types
 	// (`clawseed chat "first prompt"`): sent as the first turn, or run as
 	// a command; reading input follows.
@@ -202,7 +209,15 @@ func (c *Chat) readInput(ctx context.Context) (string, error) {
 // turn runs one agent turn; Ctrl-C cancels it.
 func (c *Chat) turn(ctx context.Context, text string) {
 	// Errors are reported through the renderer's error event.
-	text = c.attach(text)
+	text, images := c.attach(text)
+	if len(images) > 0 {
+		if ia, ok := c.Agent.(imageTurner); ok {
+			c.cancellable(ctx, func(ctx context.Context) { ia.TurnWith(ctx, text, images) })
+			return
+		}
+		fmt.Fprintln(c.Err, "images are not supported here; the message was not sent")
+		return
+	}
 	c.cancellable(ctx, func(ctx context.Context) { c.Agent.Turn(ctx, text) })
 }
 
