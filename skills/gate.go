@@ -57,7 +57,8 @@ func newGate(opts Options) *gate {
 // returns an info diagnostic with the reason.
 func (g *gate) decide(s *Skill) (Diagnostic, bool) {
 	s.Status, s.Reason = StatusListed, ""
-	if g.excluded[s.Name] {
+	// A managed skill is the administrator's: no configuration hides it.
+	if g.excluded[s.Name] && s.Source != SourceManaged {
 		s.Status, s.Reason = StatusHidden, excludedReason
 		return Diagnostic{}, false
 	}
