@@ -38,7 +38,8 @@ func loadConfig(g *globalOptions, stderr io.Writer) (*config.Config, error) {
 	for _, w := range cfg.Warnings {
 		fmt.Fprintln(stderr, "clawseed: warning: "+termtext.EscapeLine(w))
 	}
-	o := config.Overrides{Provider: g.Provider, Model: g.Model, SystemPrompt: g.SystemPrompt, Autonomy: g.Autonomy, NoSandbox: g.NoSandbox}
+	o := config.Overrides{Provider: g.Provider, Model: g.Model, SystemPrompt: g.SystemPrompt, Autonomy: g.Autonomy, NoSandbox: g.NoSandbox,
+		AddDirs: g.AddDirs, Bare: g.Bare, SkillPaths: g.SkillPaths}
 	if g.temperatureSet {
 		t := g.Temperature
 		o.Temperature = &t
@@ -55,6 +56,14 @@ func newLogger(g *globalOptions, stderr io.Writer) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// registerDiscovery adds the flags that change what a session discovers
+// (issue 30) to a command that runs one: chat (and bare clawseed) and run.
+func (g *globalOptions) registerDiscovery(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&g.AddDirs, "add-dir", nil, "a folder that joins the workspace: the file tools' roots and its skill folders (repeatable; also [workspace].add_dirs)")
+	cmd.Flags().BoolVar(&g.Bare, "bare", false, "no automatic discovery: no skill folders but managed ones, --add-dir and --skill, no identity or instruction files, no project MCP servers")
+	cmd.Flags().StringArrayVar(&g.SkillPaths, "skill", nil, "load the skill folder (or folder of skills) at `PATH` (repeatable)")
 }
 
 // sessionFlags are the --continue and --resume flags of chat and run.

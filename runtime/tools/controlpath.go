@@ -47,6 +47,9 @@ type ControlConfig struct {
 	// Dirs are further directories (absolute): CLAWSEED_HOME, ~/.claude,
 	// ~/.agents, the skill roots.
 	Dirs []string
+	// AddDirs are the folders added to the workspace (--add-dir): the file
+	// tools write there too, so each has the workspace's fixed entries.
+	AddDirs []string
 }
 
 // workspaceControlDirs and workspaceControlFiles are the fixed control
@@ -62,11 +65,17 @@ var (
 func NewControlPaths(cfg ControlConfig) *ControlPaths {
 	ws := filepath.Clean(cfg.Workspace)
 	c := &ControlPaths{workspace: ws}
-	for _, d := range workspaceControlDirs {
-		c.dirs = append(c.dirs, newControlEntry(d+"/", filepath.Join(ws, d)))
-	}
-	for _, f := range append(append([]string(nil), workspaceControlFiles...), cfg.WorkspaceFiles...) {
-		c.files = append(c.files, newControlEntry(f, filepath.Join(ws, f)))
+	for _, dir := range append([]string{ws}, cfg.AddDirs...) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		dir = filepath.Clean(dir)
+		for _, d := range workspaceControlDirs {
+			c.dirs = append(c.dirs, newControlEntry(c.name(filepath.Join(dir, d), "/"), filepath.Join(dir, d)))
+		}
+		for _, f := range append(append([]string(nil), workspaceControlFiles...), cfg.WorkspaceFiles...) {
+			c.files = append(c.files, newControlEntry(c.name(filepath.Join(dir, f), ""), filepath.Join(dir, f)))
+		}
 	}
 	for _, f := range cfg.Files {
 		if f != "" && filepath.IsAbs(f) {

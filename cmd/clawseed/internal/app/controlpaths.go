@@ -32,6 +32,7 @@ func controlConfig(cfg *config.Config, home bool) tools.ControlConfig {
 		Workspace:      cfg.Workspace,
 		WorkspaceFiles: append(agent.IdentityFileNames(), instructions.FileNames()...),
 		Files:          cfg.Files,
+		AddDirs:        addDirs(cfg),
 	}
 	if home {
 		cc.Dirs = []string{cfg.Home}

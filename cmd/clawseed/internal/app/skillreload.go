@@ -172,13 +172,13 @@ func skillOptions(cfg *config.Config) skills.Options {
 }
 
 // skillSetup returns the discovery options for the configuration: the
-// standard roots with those of the installed Claude Code plugins, read
+// roots of its layout ([skillLayout]) with those of the installed Claude Code plugins, read
 // afresh ([claudePlugins]), and the problems of the plugin files, as skill
 // diagnostics.
 func skillSetup(cfg *config.Config) (skills.Options, []skills.Diagnostic) {
 	states, diags := claudePlugins(cfg)
 	return skills.Options{
-		Roots:        skills.WithPlugins(skills.StandardRoots(cfg.Workspace, cfg.Home, homeDir(), cfg.Skills.ExtraRoots), pluginRoots(enabledPlugins(states))),
+		Roots:        skills.WithPlugins(skillLayout(cfg).Roots(), pluginRoots(enabledPlugins(states))),
 		Builtins:     true,
 		MaxFileBytes: int64(cfg.Skills.MaxSkillFileBytes),
 		Excluded:     cfg.Skills.Excluded,

@@ -297,6 +297,13 @@ type Overrides struct {
 	// NoSandbox is --no-sandbox: sets sandbox.enabled to false for this
 	// process (the one way besides the user's own files to turn it off).
 	NoSandbox bool
+	// AddDirs are --add-dir folders, added to [workspace].add_dirs; each
+	// must be an existing folder.
+	AddDirs []string
+	// Bare is --bare (see [Config.Bare]).
+	Bare bool
+	// SkillPaths are --skill PATH (see [Config.SkillPaths]).
+	SkillPaths []string
 }
 
 // Apply applies the flag layer, the last one, and validates the values it
@@ -327,6 +334,9 @@ func (c *Config) Apply(o Overrides) error {
 	if o.NoSandbox {
 		c.setKey("sandbox.enabled", origin{flag: "no-sandbox"})
 		c.Sandbox.Enabled = false
+	}
+	if err := c.applyDiscovery(o); err != nil {
+		return err
 	}
 	if o.Temperature != nil {
 		return c.setTemperature(*o.Temperature, origin{flag: "temperature"})
