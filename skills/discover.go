@@ -482,10 +482,16 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 // not shadow, or be shadowed by, a skill the session already had.
 func qualifyNested(s *Skill) (*Skill, *Diagnostic) {
 	n := *s
-	n.Name = strings.ReplaceAll(s.Nested, "/", ":") + ":" + s.Name
+	n.Name = nestedName(s.Nested, s.Name)
 	if !ValidName(n.Name) {
 		return nil, &Diagnostic{Path: diagPathOf(s), Severity: SeverityError,
 			Message: fmt.Sprintf("skill name %q clashes with another skill and %q is not a valid skill name; not loaded", s.Name, n.Name)}
 	}
 	return &n, nil
+}
+
+// nestedName is the qualified name of the skill name of the nested folder
+// dir ("pkg/api", "deploy" → "pkg:api:deploy").
+func nestedName(dir, name string) string {
+	return strings.ReplaceAll(dir, "/", ":") + ":" + name
 }

@@ -12,7 +12,8 @@ import (
 // (.clawseed/, .claude/, .agents/), its MCP servers (.mcp.json), git's
 // hooks, config and modules (.git/, .gitmodules), the identity files the
 // system prompt is made of, the user's CLAWSEED_HOME and ~/.claude/ and
-// ~/.agents/, and every skill root. A write there is never auto-approved:
+// ~/.agents/, every skill root, and every project skill folder at any
+// depth (a nested folder's skills join discovery). A write there is never auto-approved:
 // the agent asks whatever auto_approve, the autonomy level or an earlier
 // "always" say, and shows what will be written (agent.ApprovalRequest).
 //
@@ -141,7 +142,29 @@ func (c *ControlPaths) Match(p string) (string, bool) {
 			}
 		}
 	}
+	for _, cand := range []string{abs, real} {
+		if dir, ok := skillFolderOf(cand); ok {
+			return c.name(dir, "/"), true
+		}
+	}
 	return c.matchSame(real)
+}
+
+// skillFolderOf returns the project skill folder (.clawseed/skills,
+// .claude/skills, .agents/skills) p lies in, at any depth: a folder below
+// the workspace joins skill discovery when a tool reaches it (issue 30),
+// so writing one is writing a skill, whichever folder holds it.
+func skillFolderOf(p string) (string, bool) {
+	parts := strings.Split(p, string(filepath.Separator))
+	for i := 0; i+1 < len(parts); i++ {
+		switch foldPath(parts[i]) {
+		case ".clawseed", ".claude", ".agents":
+			if foldPath(parts[i+1]) == "skills" {
+				return strings.Join(parts[:i+2], string(filepath.Separator)), true
+			}
+		}
+	}
+	return "", false
 }
 
 // matchSame compares the folders that exist on the way to real, and real

@@ -414,6 +414,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		},
 		RefreshInstructions:  refreshInstructions,
 		NestedInstructions:   nestedInstructions,
+		NestedSkills:         p.reloader.nestedSkills,
 		Skills:               p.active,
 		SkillsEnabled:        cfg.Skills.Enabled,
 		SkillPermissions:     p.perms,

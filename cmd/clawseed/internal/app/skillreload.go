@@ -51,6 +51,10 @@ type skillReloader struct {
 	mu      sync.Mutex
 	roots   []skills.Root
 	watched []skills.Root
+	// nested are the skill folders found below the workspace, in the
+	// order found, and nestedSeen their paths (nestedskills.go).
+	nested     []skills.Root
+	nestedSeen map[string]bool
 }
 
 // discover runs a discovery with the cache and makes the new skill
@@ -61,6 +65,9 @@ func (r *skillReloader) discover(ctx context.Context) *skills.Catalog {
 	}
 	opts, notes := skillSetup(r.cfg)
 	opts.Cache = r.cache.cache
+	// The nested folders come last: their skills are claimed after every
+	// other root's (skills.Root.Nested).
+	opts.Roots = append(opts.Roots, r.nestedRoots()...)
 	cat := discoverNoting(ctx, r.cfg, opts, notes, r.cache.hashes)
 	r.cache.save()
 	var set mcp.SkillSet
