@@ -400,7 +400,11 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 		// (see Skill.Body), whichever way it was read.
 		s.Body = ""
 		if win, ok := byName[s.Name]; ok {
-			cat.Diagnostics = append(cat.Diagnostics, Diagnostic{Path: origin(s), Severity: SeverityInfo, Message: "shadowed by " + origin(win)})
+			by := "shadowed by "
+			if win.Source == SourceManaged {
+				by = "shadowed by managed skill "
+			}
+			cat.Diagnostics = append(cat.Diagnostics, Diagnostic{Path: origin(s), Severity: SeverityInfo, Message: by + origin(win)})
 			return
 		}
 		byName[s.Name] = s

@@ -57,10 +57,15 @@ func newGate(opts Options) *gate {
 // returns an info diagnostic with the reason.
 func (g *gate) decide(s *Skill) (Diagnostic, bool) {
 	s.Status, s.Reason = StatusListed, ""
-	// A managed skill is the administrator's: no configuration hides it.
-	if g.excluded[s.Name] && s.Source != SourceManaged {
-		s.Status, s.Reason = StatusHidden, excludedReason
-		return Diagnostic{}, false
+	var note Diagnostic
+	noted := false
+	if g.excluded[s.Name] {
+		if s.Source != SourceManaged {
+			s.Status, s.Reason = StatusHidden, excludedReason
+			return Diagnostic{}, false
+		}
+		// The administrator's: no configuration hides it.
+		note, noted = Diagnostic{Path: diagPathOf(s), Severity: SeverityInfo, Message: "managed skill: [skills].excluded does not apply"}, true
 	}
 	if reason := g.missing(s); reason != "" {
 		s.Status, s.Reason = StatusHidden, reason
@@ -69,7 +74,7 @@ func (g *gate) decide(s *Skill) (Diagnostic, bool) {
 	if s.DisableModelInvocation {
 		s.Status = StatusUserOnly
 	}
-	return Diagnostic{}, false
+	return note, noted
 }
 
 // missing returns what this machine lacks for s, or "". Skills that are

@@ -5,6 +5,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -38,8 +40,10 @@ func loadConfig(g *globalOptions, stderr io.Writer) (*config.Config, error) {
 	for _, w := range cfg.Warnings {
 		fmt.Fprintln(stderr, "clawseed: warning: "+termtext.EscapeLine(w))
 	}
+	// A path on the command line is relative to the current directory,
+	// not to --workspace.
 	o := config.Overrides{Provider: g.Provider, Model: g.Model, SystemPrompt: g.SystemPrompt, Autonomy: g.Autonomy, NoSandbox: g.NoSandbox,
-		AddDirs: g.AddDirs, Bare: g.Bare, SkillPaths: g.SkillPaths}
+		AddDirs: fromCwd(cwd, g.AddDirs), Bare: g.Bare, SkillPaths: fromCwd(cwd, g.SkillPaths)}
 	if g.temperatureSet {
 		t := g.Temperature
 		o.Temperature = &t
@@ -48,6 +52,19 @@ func loadConfig(g *globalOptions, stderr io.Writer) (*config.Config, error) {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// fromCwd makes relative paths absolute against cwd (a leading ~ is left
+// for the configuration to expand).
+func fromCwd(cwd string, paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		if p != "" && !filepath.IsAbs(p) && p != "~" && !strings.HasPrefix(p, "~/") {
+			p = filepath.Join(cwd, p)
+		}
+		out[i] = p
+	}
+	return out
 }
 
 // newLogger returns the debug logger of -v, or one that discards.
