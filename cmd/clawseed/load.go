@@ -33,6 +33,7 @@ func loadConfig(g *globalOptions, stderr io.Writer) (*config.Config, error) {
 		Cwd:        cwd,
 		Home:       home,
 		Trusted:    app.WorkspaceTrusted(g.Trust, stderr, app.HomeFor(cwd, home)),
+		Bare:       g.Bare,
 	})
 	if err != nil {
 		return nil, err

@@ -42,6 +42,9 @@ type LoadOptions struct {
 	// enabled. nil means trusted (tests, and callers that do not load a
 	// project file).
 	Trusted func(workspace string) bool
+	// Bare is --bare: the workspace's .mcp.json is not read (see
+	// [Config.Bare]).
+	Bare bool
 }
 
 // Load builds the effective configuration. Layers, later wins per key:
@@ -100,8 +103,10 @@ func Load(opts LoadOptions) (*Config, error) {
 			return nil, err
 		}
 	}
-	if err := c.readMCPJSON(); err != nil {
-		return nil, err
+	if !opts.Bare {
+		if err := c.readMCPJSON(); err != nil {
+			return nil, err
+		}
 	}
 	// Project skills are project input too: a repository with skills and
 	// no config file is as untrusted as one with both.
