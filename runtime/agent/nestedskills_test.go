@@ -115,3 +115,26 @@ func (t searchTool) Searches(args json.RawMessage) []string {
 	_ = json.Unmarshal(args, &v)
 	return []string{v.Path}
 }
+
+// FuzzNestedSkillFolders: the notice reader a resume uses never panics,
+// finds again the folder of every notice it wrote, and names folders only
+// from text that holds the notice's lead.
+func FuzzNestedSkillFolders(f *testing.F) {
+	f.Add("sub/.claude/skills", "result")
+	f.Add("a/b/.agents/skills", "<system-reminder>\nSkills found in ")
+	f.Add("", "<system-reminder>\nSkills found in x\n<system-reminder>\nSkills found in x")
+	f.Fuzz(func(t *testing.T, folder, text string) {
+		found := nestedSkillFoldersIn([]providers.Message{{Role: providers.RoleUser, Parts: []providers.Part{{Type: providers.PartText, Text: text}}}})
+		if len(found) > 0 && !strings.Contains(text, nestedSkillLead) {
+			t.Fatalf("folders %q from text without a notice", found)
+		}
+		if folder == "" || strings.Contains(folder, "\n") {
+			return
+		}
+		block := nestedSkillBlock(NestedSkillFolder{Path: folder, Dir: "d/", Skills: []*skills.Skill{{Name: "n", Description: text}}})
+		got := nestedSkillFoldersIn([]providers.Message{{Role: providers.RoleUser, Parts: []providers.Part{{Type: providers.PartText, Text: block}}}})
+		if len(got) == 0 || got[0] != folder {
+			t.Fatalf("folder %q read back as %q", folder, got)
+		}
+	})
+}
