@@ -30,6 +30,7 @@ type Forbidden struct {
 // links resolved.
 func NewForbidden(entries []string, workspace, home string) Forbidden {
 	var f Forbidden
+	var r Resolver // the entries share their folders: each is looked at once
 	for _, e := range entries {
 		if strings.TrimSpace(e) == "" {
 			continue
@@ -42,7 +43,7 @@ func NewForbidden(entries []string, workspace, home string) Forbidden {
 		}
 		abs := filepath.Clean(e)
 		f.entries = append(f.entries, abs)
-		if real := RealOrSelf(abs); real != abs {
+		if real := r.RealOrSelf(abs); real != abs {
 			f.entries = append(f.entries, real)
 		}
 	}

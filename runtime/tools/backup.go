@@ -365,7 +365,11 @@ func randomSuffix() string {
 // (relative to the workspace, directories ending in "/"); nil outside a
 // work tree or without git. git runs hardened like the git tool.
 func (t *backupTool) ignoredPaths(ctx context.Context) map[string]bool {
-	repo, err := findGitRepo(t.sb.workspace(), t.env, t.opts.Start)
+	loc, err := locateGitRepo(t.sb.workspace())
+	if err != nil {
+		return nil
+	}
+	repo, err := loc.open(t.env, t.opts.Start)
 	if err != nil {
 		return nil
 	}

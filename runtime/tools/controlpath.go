@@ -3,8 +3,11 @@ package tools
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/clawseed/clawseed/internal/confine"
 )
 
 // ControlPaths are the places whose files decide what clawseed runs or
@@ -66,21 +69,25 @@ var (
 func NewControlPaths(cfg ControlConfig) *ControlPaths {
 	ws := filepath.Clean(cfg.Workspace)
 	c := &ControlPaths{workspace: ws}
+	// The entries share their folders (the workspace, the home folder):
+	// each is looked at once.
+	var r confine.Resolver
+	entry := func(name, abs string) controlEntry { return newControlEntry(name, abs, &r) }
 	for _, dir := range append([]string{ws}, cfg.AddDirs...) {
 		if dir == "" || !filepath.IsAbs(dir) {
 			continue
 		}
 		dir = filepath.Clean(dir)
 		for _, d := range workspaceControlDirs {
-			c.dirs = append(c.dirs, newControlEntry(c.name(filepath.Join(dir, d), "/"), filepath.Join(dir, d)))
+			c.dirs = append(c.dirs, entry(c.name(filepath.Join(dir, d), "/"), filepath.Join(dir, d)))
 		}
 		for _, f := range append(append([]string(nil), workspaceControlFiles...), cfg.WorkspaceFiles...) {
-			c.files = append(c.files, newControlEntry(c.name(filepath.Join(dir, f), ""), filepath.Join(dir, f)))
+			c.files = append(c.files, entry(c.name(filepath.Join(dir, f), ""), filepath.Join(dir, f)))
 		}
 	}
 	for _, f := range cfg.Files {
 		if f != "" && filepath.IsAbs(f) {
-			c.files = append(c.files, newControlEntry(c.name(f, ""), filepath.Clean(f)))
+			c.files = append(c.files, entry(c.name(f, ""), filepath.Clean(f)))
 		}
 	}
 	for _, d := range cfg.Dirs {
@@ -88,7 +95,7 @@ func NewControlPaths(cfg ControlConfig) *ControlPaths {
 			continue
 		}
 		d = filepath.Clean(d)
-		c.dirs = append(c.dirs, newControlEntry(c.name(d, "/"), d))
+		c.dirs = append(c.dirs, entry(c.name(d, "/"), d))
 	}
 	return c
 }
@@ -102,10 +109,23 @@ func (c *ControlPaths) name(p, suffix string) string {
 	return p + suffix
 }
 
-func newControlEntry(name, abs string) controlEntry {
-	e := controlEntry{name: name, lexical: abs, real: realOrSelf(abs)}
+func newControlEntry(name, abs string, r *confine.Resolver) controlEntry {
+	e := controlEntry{name: name, lexical: abs, real: r.RealOrSelf(abs)}
 	e.lexFold, e.rlFold = foldPath(e.lexical), foldPath(e.real)
 	return e
+}
+
+// Without returns the control paths without the folder dir (as configured),
+// for a caller that allows writes there itself; the others keep their
+// resolution.
+func (c *ControlPaths) Without(dir string) *ControlPaths {
+	if c == nil {
+		return nil
+	}
+	out := *c
+	dir = filepath.Clean(dir)
+	out.dirs = slices.DeleteFunc(slices.Clone(c.dirs), func(e controlEntry) bool { return e.lexical == dir })
+	return &out
 }
 
 // Match reports whether writing the file p (absolute, or relative to the

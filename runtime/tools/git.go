@@ -61,8 +61,14 @@ type GitOptions struct {
 // against the repository's configuration (git_run.go).
 type gitTool struct {
 	*typedTool[gitArgs]
-	sb       *Sandbox
-	repo     *gitRepo
+	sb *Sandbox
+	// repo finds the repository at the first call that needs it (git
+	// rev-parse, a confined process), not at registration, where it would
+	// delay every session's first request; registration checks only that
+	// git is on PATH and a .git entry is above the workspace
+	// ([locateGitRepo]). A repository git refuses, or whose work tree is
+	// elsewhere, makes each call an error saying so.
+	repo     func() (*gitRepo, error)
 	readOnly bool
 	maxOut   int
 	env      []string
@@ -79,11 +85,11 @@ func NewGit(sb *Sandbox, opts GitOptions) (Tool, error) {
 		opts.MaxOutputChars = defaultMaxOutput
 	}
 	env := gitEnv(opts.Environ, opts.EnvPassthrough)
-	repo, err := findGitRepo(sb.workspace(), env, opts.Start)
+	loc, err := locateGitRepo(sb.workspace())
 	if err != nil {
 		return nil, err
 	}
-	t := &gitTool{sb: sb, repo: repo, readOnly: opts.ReadOnly, maxOut: opts.MaxOutputChars, env: env}
+	t := &gitTool{sb: sb, repo: sync.OnceValues(func() (*gitRepo, error) { return loc.open(env, opts.Start) }), readOnly: opts.ReadOnly, maxOut: opts.MaxOutputChars, env: env}
 	actions := gitReadActions
 	class := permissions.ClassRead
 	if !opts.ReadOnly {
@@ -123,7 +129,7 @@ func (t *gitTool) Summary(args json.RawMessage) string {
 	if err != nil {
 		return ""
 	}
-	argv, err := t.command(a)
+	argv, err := t.commandNow(a)
 	if err != nil {
 		return ""
 	}
@@ -139,19 +145,32 @@ func (t *gitTool) run(ctx context.Context, a gitArgs) providers.ToolResult {
 	if t.readOnly && !gitIsRead(a) {
 		return errorResult("git %s changes the repository, which read_only autonomy does not allow.", a.Action)
 	}
-	argv, err := t.command(a)
+	repo, err := t.repo()
+	if err != nil {
+		return errorResult("%s", err)
+	}
+	argv, err := t.command(repo, a)
 	if err != nil {
 		return errorResult("%s", err)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.exec(ctx, argv, gitIsRead(a), slices.Contains(gitNoSubmoduleActions, a.Action))
+	return t.exec(ctx, repo, argv, gitIsRead(a), slices.Contains(gitNoSubmoduleActions, a.Action))
+}
+
+// commandNow is [gitTool.command] in the repository, found now if need be.
+func (t *gitTool) commandNow(a gitArgs) ([]string, error) {
+	repo, err := t.repo()
+	if err != nil {
+		return nil, err
+	}
+	return t.command(repo, a)
 }
 
 // command validates a call and returns git's arguments after the global
 // options: the subcommand, our defaults, the model's options, revisions,
 // then "--" and the paths.
-func (t *gitTool) command(a gitArgs) ([]string, error) {
+func (t *gitTool) command(repo *gitRepo, a gitArgs) ([]string, error) {
 	if err := t.checkOptions(a.Action, a.Options); err != nil {
 		return nil, err
 	}
@@ -161,11 +180,11 @@ func (t *gitTool) command(a gitArgs) ([]string, error) {
 		}
 	}
 	write := !gitIsRead(a)
-	paths, err := t.paths(a, write)
+	paths, err := t.paths(repo, a, write)
 	if err != nil {
 		return nil, err
 	}
-	if err := t.checkRevPath(a.Rev); err != nil {
+	if err := t.checkRevPath(repo, a.Rev); err != nil {
 		return nil, err
 	}
 	noDiffTools := []string{"--no-ext-diff", "--no-textconv"}
@@ -276,7 +295,7 @@ var gitPathActions = []string{"status", "diff", "log", "show", "blame", "add", "
 // relative to the workspace, git's working directory. When the workspace is
 // below the top of the work tree, actions that would otherwise cover the
 // whole tree are limited to it with ".".
-func (t *gitTool) paths(a gitArgs, write bool) ([]string, error) {
+func (t *gitTool) paths(repo *gitRepo, a gitArgs, write bool) ([]string, error) {
 	if len(a.Paths) > 0 && !slices.Contains(gitPathActions, a.Action) {
 		return nil, fmt.Errorf("%s takes no paths", a.Action)
 	}
@@ -299,14 +318,14 @@ func (t *gitTool) paths(a gitArgs, write bool) ([]string, error) {
 		}
 		rel, err := filepath.Rel(ws, t.sb.absolute(p))
 		if err != nil || !filepath.IsLocal(rel) && rel != "." {
-			rel, err = filepath.Rel(t.repo.realWorkspace, real)
+			rel, err = filepath.Rel(repo.realWorkspace, real)
 			if err != nil {
 				return nil, fmt.Errorf("path %s cannot be expressed inside the workspace", p)
 			}
 		}
 		out = append(out, filepath.ToSlash(rel))
 	}
-	if len(out) == 0 && !t.repo.atTop() && slices.Contains([]string{"status", "diff", "log", "show", "stash_push"}, a.Action) {
+	if len(out) == 0 && !repo.atTop() && slices.Contains([]string{"status", "diff", "log", "show", "stash_push"}, a.Action) {
 		out = []string{"."}
 	}
 	return out, nil
@@ -334,7 +353,7 @@ func checkGitRev(field, v string, pathAllowed bool) error {
 // checkRevPath checks the path of show's REV:PATH the way git reads it:
 // relative to the top of the work tree, or to the workspace when it starts
 // with ./ or ../.
-func (t *gitTool) checkRevPath(rev string) error {
+func (t *gitTool) checkRevPath(repo *gitRepo, rev string) error {
 	before, p, ok := strings.Cut(rev, ":")
 	if !ok {
 		return nil
@@ -342,9 +361,9 @@ func (t *gitTool) checkRevPath(rev string) error {
 	if before == "" || strings.HasPrefix(before, "/") {
 		return fmt.Errorf("rev %q: only REV:PATH is accepted, with a revision before the ':'", rev)
 	}
-	abs := filepath.Join(t.repo.top, p)
+	abs := filepath.Join(repo.top, p)
 	if p == "." || p == ".." || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") {
-		abs = filepath.Join(t.repo.realWorkspace, p)
+		abs = filepath.Join(repo.realWorkspace, p)
 	}
 	if _, err := t.sb.ResolveRead(abs); err != nil {
 		return err

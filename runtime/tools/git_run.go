@@ -94,46 +94,56 @@ type gitRepo struct {
 
 func (r *gitRepo) atTop() bool { return r.top == r.realWorkspace }
 
-// findGitRepo finds the repository of the workspace: git must be on PATH,
-// and the nearest directory above (or at) the workspace holding a .git
-// entry must be the top of the work tree git reports (a core.worktree
-// pointing elsewhere is refused).
-func findGitRepo(workspace string, env []string, start Starter) (*gitRepo, error) {
+// A gitLocation is where the workspace's repository should be: git's path,
+// the workspace resolved, and the nearest directory above it (or it)
+// holding a .git entry.
+type gitLocation struct{ git, workspace, dir string }
+
+// locateGitRepo checks, without running git, that the git tool can work in
+// workspace: git is on PATH and a directory at or above it holds a .git
+// entry.
+func locateGitRepo(workspace string) (gitLocation, error) {
 	git, err := exec.LookPath("git")
 	if err != nil {
-		return nil, errors.New("git is not on PATH")
+		return gitLocation{}, errors.New("git is not on PATH")
 	}
 	ws, err := filepath.EvalSymlinks(workspace)
 	if err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", workspace, err)
+		return gitLocation{}, fmt.Errorf("workspace %s: %w", workspace, err)
 	}
 	dir := ws
 	for {
 		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			break
+			return gitLocation{git: git, workspace: ws, dir: dir}, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return nil, fmt.Errorf("the workspace %s is not inside a git work tree", ws)
+			return gitLocation{}, fmt.Errorf("the workspace %s is not inside a git work tree", ws)
 		}
 		dir = parent
 	}
-	cmd := exec.Command(git, slices.Concat([]string{"--no-pager"}, gitConfigArgs(gitFixedConfig),
+}
+
+// open asks git about the repository: the directory holding the .git entry
+// must be the top of the work tree git reports (a core.worktree pointing
+// elsewhere is refused).
+func (l gitLocation) open(env []string, start Starter) (*gitRepo, error) {
+	cmd := exec.Command(l.git, slices.Concat([]string{"--no-pager"}, gitConfigArgs(gitFixedConfig),
 		[]string{"rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"})...)
-	cmd.Dir, cmd.Env = ws, env
+	cmd.Dir, cmd.Env = l.workspace, env
 	out, err := start.output(context.Background(), cmd)
 	if err != nil {
-		return nil, fmt.Errorf("git rev-parse in %s: %w%s", ws, err, exitStderr(err))
+		return nil, fmt.Errorf("git rev-parse in %s: %w%s", l.workspace, err, exitStderr(err))
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if len(lines) != 3 {
-		return nil, fmt.Errorf("git rev-parse in %s printed %q", ws, out)
+		return nil, fmt.Errorf("git rev-parse in %s printed %q", l.workspace, out)
 	}
-	r := &gitRepo{git: git, start: start, realWorkspace: ws, top: realOrSelf(lines[0]), gitDir: lines[1], commonDir: lines[2]}
+	r := &gitRepo{git: l.git, start: start, realWorkspace: l.workspace, top: realOrSelf(lines[0]), gitDir: lines[1], commonDir: lines[2]}
 	if !filepath.IsAbs(r.commonDir) {
-		r.commonDir = filepath.Join(ws, r.commonDir)
+		r.commonDir = filepath.Join(l.workspace, r.commonDir)
 	}
-	if real := realOrSelf(dir); r.top != real {
+	if real := realOrSelf(l.dir); r.top != real {
 		return nil, fmt.Errorf("the work tree of %s is %s (core.worktree), not %s", r.gitDir, r.top, real)
 	}
 	return r, nil
@@ -269,8 +279,8 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 // stderr after a [stderr] line (git reports progress there), then the exit
 // code when it is not 0, which makes the result an error. skipsSubmodules
 // says that argv carries --ignore-submodules=all.
-func (t *gitTool) exec(ctx context.Context, argv []string, read, skipsSubmodules bool) providers.ToolResult {
-	overrides, err := t.repo.driverOverrides(ctx, t.env, !skipsSubmodules)
+func (t *gitTool) exec(ctx context.Context, repo *gitRepo, argv []string, read, skipsSubmodules bool) providers.ToolResult {
+	overrides, err := repo.driverOverrides(ctx, t.env, !skipsSubmodules)
 	if err != nil {
 		return errorResult("%s", err)
 	}
@@ -278,10 +288,10 @@ func (t *gitTool) exec(ctx context.Context, argv []string, read, skipsSubmodules
 	if read {
 		env = append(slices.Clip(env), "GIT_OPTIONAL_LOCKS=0") // status refreshes the index only opportunistically
 	}
-	cmd := t.repo.command(ctx, env, slices.Concat(overrides, argv)...)
+	cmd := repo.command(ctx, env, slices.Concat(overrides, argv)...)
 	stdout, stderr := newHeadTail(t.maxOut), newHeadTail(t.maxOut)
 	captureOutput(cmd, stdout, stderr, providers.ToolOutput(ctx)) // the live tail of a UI
-	err = t.repo.start.run(ctx, cmd, false)
+	err = repo.start.run(ctx, cmd, false)
 	switch {
 	case ctx.Err() != nil:
 		return errorResult("git %s was stopped: %v.", argv[0], ctx.Err())

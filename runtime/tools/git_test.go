@@ -218,6 +218,13 @@ func TestGitRefusals(t *testing.T) {
 func TestGitHostileConfiguration(t *testing.T) {
 	t.Parallel()
 	e, tl := newGitRepo(t, GitOptions{})
+	// The tool has found its repository (at its first call) before the
+	// configuration turns hostile: core.worktree set then must not move
+	// the work tree. (Set before, it makes every call an error:
+	// TestGitNotAvailable.)
+	if got := gitCall(t, tl, map[string]any{"action": "status"}); got.IsError {
+		t.Fatalf("status: %s", got.Content)
+	}
 	marker := filepath.Join(e.outside, "ran")
 	evil := filepath.Join(e.outside, "evil.sh")
 	writeFile(t, evil, "#!/bin/sh\necho \"$0 $*\" >> "+marker+"\ncat\n")
@@ -363,8 +370,9 @@ func TestGitWorkspaceBelowTop(t *testing.T) {
 	}
 }
 
-// Not registered without a repository, with a work tree elsewhere
-// (core.worktree), or without git on PATH.
+// Not registered without a repository or without git on PATH; with a work
+// tree elsewhere (core.worktree) every call is an error saying so (git is
+// asked at the first call, not at registration).
 func TestGitNotAvailable(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
@@ -376,9 +384,14 @@ func TestGitNotAvailable(t *testing.T) {
 	}
 	gitRun(t, e.ws, "init", "-q")
 	gitRun(t, e.ws, "config", "core.worktree", e.outside)
-	if _, err := NewGit(e.sb, GitOptions{Environ: gitEnvFor(filepath.Dir(e.ws))}); err == nil ||
-		!strings.Contains(err.Error(), "(core.worktree)") {
-		t.Errorf("core.worktree elsewhere: %v", err)
+	tl, err := NewGit(e.sb, GitOptions{Environ: gitEnvFor(filepath.Dir(e.ws))})
+	if err != nil {
+		t.Fatalf("a .git entry above the workspace: %v", err)
+	}
+	for range 2 {
+		if got := gitCall(t, tl, map[string]any{"action": "status"}); !got.IsError || !strings.Contains(got.Content, "(core.worktree)") {
+			t.Errorf("core.worktree elsewhere: %+v", got)
+		}
 	}
 	t.Setenv("PATH", "")
 	if _, err := NewGit(e.sb, GitOptions{}); err == nil || err.Error() != "git is not on PATH" {

@@ -48,7 +48,7 @@ func (t *gitTool) PermissionSubject(args json.RawMessage) permissions.Subject {
 	if err != nil {
 		return permissions.Subject{}
 	}
-	argv, err := t.command(a)
+	argv, err := t.commandNow(a)
 	if err != nil {
 		return permissions.Subject{}
 	}

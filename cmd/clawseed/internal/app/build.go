@@ -246,6 +246,15 @@ type parts struct {
 	active       *skills.ActiveSet
 }
 
+// watchAfterFirstEvent is the agent's model: with a skill watcher to
+// start, the model that starts it at the first response event.
+func (s *Session) watchAfterFirstEvent(p *parts) agent.Model {
+	if p.reloader.startWatch == nil {
+		return p.model
+	}
+	return firstEvent{Model: p.model, once: new(sync.Once), started: p.reloader.startWatching}
+}
+
 // checkSession checks what a session reads of the configuration before
 // anything starts, in the order `config check` does: the provider, every
 // ${VAR} of the session's tables, the web tools' tables.
@@ -303,6 +312,7 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	s.sb = p.sb
 	s.settings = readClaudeSettings(cfg, cfg.Trusted, p.forbidden)
 	s.conf = newConfinement(cfg, p.sb.Control)
+	s.conf.probeSoon()
 	if err := s.conf.makeTemp(); err != nil {
 		return err
 	}
@@ -393,7 +403,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		toolSource = &mcpSource{m: s.mcp, notices: o.Notices}
 	}
 	return agent.Options{
-		Model:           p.model,
+		Model:           s.watchAfterFirstEvent(p),
 		ModelName:       resolved.Model,
 		MaxTokens:       resolved.MaxTokens,
 		Temperature:     &temp,
@@ -441,7 +451,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		Memory:             memoryIndex(s.memory),
 		MemoryDailyLog:     cfg.Memory.Mode == config.MemoryModeDailyLog,
 		Recall:             autoRecall(cfg, s.memory, s.agentMemory, s.recallModel(o, p)),
-		Extraction:         memoryExtraction(cfg, s.memory, cfg.Agent.MaxToolOutputChars, o.Log),
+		Extraction:         memoryExtraction(cfg, p.sb.Control, s.memory, cfg.Agent.MaxToolOutputChars, o.Log),
 		MaxIterations:      maxIter,
 		ParallelTools:      cfg.Agent.ParallelTools,
 		ToolTimeout:        cfg.Agent.ToolTimeout(),

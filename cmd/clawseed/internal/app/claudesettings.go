@@ -16,7 +16,7 @@ import (
 // (permissions.go), hooks, enabled plugins — so that they share one read
 // and one trust decision.
 func loadClaudeSettings(cfg *config.Config, trusted bool) *claudesettings.Set {
-	return readClaudeSettings(cfg, trusted, confine.NewForbidden(cfg.Autonomy.ForbiddenPaths, cfg.Workspace, homeDir()))
+	return readClaudeSettings(cfg, trusted, forbiddenRule(cfg))
 }
 
 // readClaudeSettings is [loadClaudeSettings] with the forbidden_paths rule

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/runtime/instructions"
 	"github.com/clawseed/clawseed/runtime/tools"
@@ -14,27 +15,35 @@ import (
 // and instruction files, the config files read, CLAWSEED_HOME, ~/.claude and ~/.agents,
 // and every skill root (extra roots included).
 func controlPaths(cfg *config.Config) *tools.ControlPaths {
-	return tools.NewControlPaths(controlConfig(cfg, true))
+	return tools.NewControlPaths(controlConfig(cfg))
 }
 
-// memoryControlPath reports whether writing in the memory folder writes a
-// control path, and which, not counting CLAWSEED_HOME itself: its memory/
-// folder is memory's default place and holds nothing clawseed runs or
-// allows, while its skills and config are control paths of their own (the
-// skill roots, the config files).
-func memoryControlPath(cfg *config.Config, folder string) (string, bool) {
-	return tools.NewControlPaths(controlConfig(cfg, false)).Match(filepath.Join(folder, "memory-file.md"))
+// memoryControlPath reports whether writing in the memory folder writes one
+// of the control paths, and which, not counting CLAWSEED_HOME itself: its
+// memory/ folder is memory's default place and holds nothing clawseed runs
+// or allows, while its skills and config are control paths of their own
+// (the skill roots, the config files).
+func memoryControlPath(cfg *config.Config, control *tools.ControlPaths, folder string) (string, bool) {
+	return control.Without(cfg.Home).Match(filepath.Join(folder, "memory-file.md"))
 }
 
-// controlConfig lists the control paths, CLAWSEED_HOME with home.
-func controlConfig(cfg *config.Config, home bool) tools.ControlConfig {
+// forbiddenRule is the session's [autonomy].forbidden_paths, resolved: the
+// rule every reader Build makes applies, and what the OS sandbox denies
+// commands. (The file tools' sandbox resolves it afresh at each call: the
+// model may have changed links since.)
+func forbiddenRule(cfg *config.Config) confine.Forbidden {
+	return confine.NewForbidden(cfg.Autonomy.ForbiddenPaths, cfg.Workspace, homeDir())
+}
+
+// controlConfig lists the control paths.
+func controlConfig(cfg *config.Config) tools.ControlConfig {
 	cc := tools.ControlConfig{
 		Workspace:      cfg.Workspace,
 		WorkspaceFiles: append(agent.IdentityFileNames(), instructions.FileNames()...),
 		Files:          cfg.Files,
 		AddDirs:        addDirs(cfg),
 	}
-	if home {
+	if cfg.Home != "" {
 		cc.Dirs = []string{cfg.Home}
 	}
 	if home := homeDir(); home != "" {

@@ -27,7 +27,7 @@ import (
 // control path — unless [memory].dir was put inside one other than
 // CLAWSEED_HOME (a skill root, .claude/, the workspace's .git …), where a
 // memory file could become a skill or a setting; then extraction is off.
-func memoryExtraction(cfg *config.Config, store MemoryStore, maxOutput int, log *slog.Logger) *agent.Extraction {
+func memoryExtraction(cfg *config.Config, control *tools.ControlPaths, store MemoryStore, maxOutput int, log *slog.Logger) *agent.Extraction {
 	if store == nil || cfg.Memory.Extract != "auto" {
 		return nil
 	}
@@ -37,7 +37,7 @@ func memoryExtraction(cfg *config.Config, store MemoryStore, maxOutput int, log 
 		folders = []string{project, user}
 	}
 	for _, f := range folders {
-		if name, ok := memoryControlPath(cfg, f); ok {
+		if name, ok := memoryControlPath(cfg, control, f); ok {
 			log.Warn("Memory extraction off: the memory folder is inside a control path", "folder", f, "control_path", name)
 			return nil
 		}

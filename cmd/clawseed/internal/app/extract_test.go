@@ -43,7 +43,7 @@ func extractSession(t *testing.T) (*config.Config, MemoryStore, *agent.Extractio
 	if _, _, err := store.Save(t.Context(), memory.Memory{Name: "tabs", Type: memory.TypeUser, Description: "Prefers tabs", Body: "Tabs."}); err != nil {
 		t.Fatal(err)
 	}
-	ex := memoryExtraction(cfg, store, 0, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ex := memoryExtraction(cfg, controlPaths(cfg), store, 0, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if ex == nil {
 		t.Fatal("no extraction with [memory].extract = auto")
 	}
@@ -135,13 +135,13 @@ func TestMemoryExtractionOff(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := memoryExtraction(cfg, store, 0, log) != nil; got != c.on {
+			if got := memoryExtraction(cfg, controlPaths(cfg), store, 0, log) != nil; got != c.on {
 				t.Errorf("extraction on = %v, want %v", got, c.on)
 			}
 		})
 	}
 	cfg, _ := defaultSession(t)
-	if memoryExtraction(cfg, nil, 0, log) != nil {
+	if memoryExtraction(cfg, controlPaths(cfg), nil, 0, log) != nil {
 		t.Error("extraction without a memory store")
 	}
 }
@@ -158,7 +158,7 @@ func TestMemoryExtractionDailyLog(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ex := memoryExtraction(cfg, store, 0, log)
+		ex := memoryExtraction(cfg, controlPaths(cfg), store, 0, log)
 		var schema string
 		for _, tool := range ex.Tools {
 			if spec := tool.Spec(); spec.Name == "memory_store" {

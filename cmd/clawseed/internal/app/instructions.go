@@ -44,7 +44,7 @@ func Instructions(ctx context.Context, cfg *config.Config) *instructions.Set {
 	if !cfg.Instructions.Enabled {
 		return nil
 	}
-	return instructions.Load(ctx, instructionOptions(cfg, confine.NewForbidden(cfg.Autonomy.ForbiddenPaths, cfg.Workspace, homeDir())))
+	return instructions.Load(ctx, instructionOptions(cfg, forbiddenRule(cfg)))
 }
 
 // sessionInstructions are a session's project instructions: the section of

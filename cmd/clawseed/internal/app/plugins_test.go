@@ -140,6 +140,7 @@ func TestReloaderFollowsPluginRoots(t *testing.T) {
 		t.Fatal("first discovery")
 	}
 	r.reload(t.Context(), false)
+	r.startWatching() // what the first response event does
 	writeFiles(t, home, map[string]string{
 		"newplug/skills/n/SKILL.md":              "---\ndescription: n\n---\nN.\n",
 		".claude/plugins/installed_plugins.json": `{"version": 2, "plugins": {"new@m": [{"scope": "user", "installPath": "` + filepath.Join(home, "newplug") + `"}]}}`,

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
-	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/clawseed/clawseed/internal/sandbox"
 	"github.com/clawseed/clawseed/runtime/tools"
 )
@@ -61,7 +60,7 @@ func newConfinement(cfg *config.Config, control *tools.ControlPaths) *confinemen
 		exe, _ = os.Executable()
 	}
 	c.box = sandbox.New(exe, os.Args[0])
-	c.deny = confine.NewForbidden(cfg.Autonomy.ForbiddenPaths, cfg.Workspace, homeDir()).Entries()
+	c.deny = forbiddenRule(cfg).Entries()
 	if cfg.Home != "" {
 		c.deny = append(c.deny, cfg.Home)
 		c.keep = append(c.keep, filepath.Join(cfg.Home, "skills"))
@@ -107,6 +106,17 @@ func newConfinement(cfg *config.Config, control *tools.ControlPaths) *confinemen
 func within(p, dir string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// probeSoon probes the machine in the background: the probe (a thread
+// taking new namespaces, or the helper started in a user namespace) costs
+// milliseconds, which then overlap skill discovery and the rest of a
+// session's start instead of adding to them; the first [confinement.status]
+// waits for it.
+func (c *confinement) probeSoon() {
+	if c.box != nil {
+		go c.box.Status()
+	}
 }
 
 // status is the machine's sandbox status; the zero Status when off.

@@ -2,12 +2,16 @@ package app
 
 import (
 	"context"
+	"iter"
 	"log/slog"
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/runtime/mcp"
 	"github.com/clawseed/clawseed/runtime/tools"
 	"github.com/clawseed/clawseed/skills"
@@ -30,29 +34,35 @@ type skillReloader struct {
 	// changes, [EvalRun.catalog]; none for other sessions).
 	edit func(*skills.Catalog) *skills.Catalog
 
-	// startWatch, when set, starts the watcher over the given roots at the
-	// first reload, that is just as the first request goes out: setting up
-	// one watch per skill directory then overlaps the model's answer
-	// instead of delaying the request. The watcher asks for one rebuild
-	// once its watches are in place, which catches a change made in
-	// between.
+	// startWatch, when set, starts the watcher over the given roots once
+	// the first request is on its way: at the first event of the first
+	// response ([firstEvent] calls startWatching) or at the second
+	// request, whichever comes first. Setting up one watch per skill
+	// directory (a directory listing and an inotify watch each) would
+	// otherwise compete with the first request for the CPU. The watcher
+	// asks for one rebuild once its watches are in place, which catches a
+	// change made in between.
 	startWatch func(roots []skills.Root) *watch.Watcher
 	watchOnce  sync.Once
-	watcher    *watch.Watcher // nil: no watching ([skills].watch = false)
+	requests   atomic.Int64 // reload calls: one per request
+	// watchMu guards watcher and watched: the watcher is started from the
+	// goroutine that reads the first response and used by the agent's.
+	watchMu sync.Mutex
+	watcher *watch.Watcher // nil: no watching ([skills].watch = false) or not yet
+	watched []skills.Root
 
 	// mcp, when set, serves skills too (mcpskills.go); mcpVersion is the
 	// version of its skills the last discovery added, under mu.
 	mcp        *mcp.Manager
 	mcpVersion uint64
 
-	// mu guards roots, the roots of the last discovery, and watched, those
-	// the watcher watches: the installed Claude Code plugins can change
-	// the roots mid-session, and then the watcher is started again.
-	mu      sync.Mutex
-	roots   []skills.Root
-	watched []skills.Root
+	// mu guards roots, the roots of the last discovery: the installed
+	// Claude Code plugins can change the roots mid-session, and then the
+	// watcher is started again.
+	mu    sync.Mutex
+	roots []skills.Root
 	// nested are the skill folders found below the workspace, in the
-	// order found, and nestedSeen their paths (nestedskills.go).
+	// order found, and nestedSeen their paths (nestedskills.go); under mu.
 	nested     []skills.Root
 	nestedSeen map[string]bool
 }
@@ -111,8 +121,11 @@ func (r *skillReloader) mcpChanged(ctx context.Context) bool {
 
 // reload is the agent's [agent.Reloader].
 func (r *skillReloader) reload(ctx context.Context, wrote bool) (*skills.Catalog, bool) {
-	r.watchOnce.Do(func() { r.rewatch(false) })
-	due := r.watcher != nil && r.watcher.Take()
+	if r.requests.Add(1) > 1 {
+		r.startWatching() // no response event started it
+	}
+	w := r.currentWatcher()
+	due := w != nil && w.Take()
 	due = r.mcpChanged(ctx) || due
 	if !due && !wrote {
 		return nil, false
@@ -122,24 +135,57 @@ func (r *skillReloader) reload(ctx context.Context, wrote bool) (*skills.Catalog
 	return cat, true
 }
 
+// startWatching starts the watcher over the roots of the last discovery,
+// the first time it is called.
+func (r *skillReloader) startWatching() { r.watchOnce.Do(func() { r.rewatch(false) }) }
+
+func (r *skillReloader) currentWatcher() *watch.Watcher {
+	r.watchMu.Lock()
+	defer r.watchMu.Unlock()
+	return r.watcher
+}
+
 // rewatch starts the watcher over the roots of the last discovery: at
 // first (again false), or again when they are no longer the roots watched.
 func (r *skillReloader) rewatch(again bool) {
+	r.watchMu.Lock()
+	defer r.watchMu.Unlock()
 	if r.startWatch == nil || again && r.watcher == nil {
 		return
 	}
 	r.mu.Lock()
 	roots := r.roots
-	same := slices.Equal(roots, r.watched)
-	r.watched = roots
 	r.mu.Unlock()
-	if again && same {
+	if again && slices.Equal(roots, r.watched) {
 		return
 	}
+	r.watched = roots
 	if r.watcher != nil {
 		r.watcher.Close()
 	}
 	r.watcher = r.startWatch(roots)
+}
+
+// firstEvent is the session's model: the first event of any response
+// calls started, once, in a goroutine of its own, so that work which can
+// wait until the first request is out (the skill watcher) does not delay
+// it.
+type firstEvent struct {
+	agent.Model
+	once    *sync.Once
+	started func()
+}
+
+func (m firstEvent) Stream(ctx context.Context, req providers.Request) iter.Seq2[providers.Event, error] {
+	seq := m.Model.Stream(ctx, req)
+	return func(yield func(providers.Event, error) bool) {
+		for ev, err := range seq {
+			m.once.Do(func() { go m.started() })
+			if !yield(ev, err) {
+				return
+			}
+		}
+	}
 }
 
 // watchSkills starts the watcher over the skill roots (and commands

@@ -41,7 +41,7 @@ func loadSubagents(ctx context.Context, folders []subagents.Folder, forbidden co
 // folders.
 func Subagents(ctx context.Context, cfg *config.Config, proc *Process, log *slog.Logger) *subagents.Catalog {
 	cat := Discover(ctx, cfg, proc, log)
-	return loadSubagents(ctx, agentFolders(cfg, cat), newSandbox(cfg, cat).ForbiddenRule())
+	return loadSubagents(ctx, agentFolders(cfg, cat), forbiddenRule(cfg))
 }
 
 // projectSubagents are the definitions of the workspace (its folders, its
@@ -55,9 +55,7 @@ func projectSubagents(cfg *config.Config, cat *skills.Catalog) []*subagents.Defi
 	}
 	var out []*subagents.Definition
 	// Reading local files only; nothing to cancel.
-	// The forbidden_paths rule needs no skill folders: building the set of
-	// 10,000 of them cost more than the rest of this.
-	for _, d := range loadSubagents(context.Background(), agentFolders(cfg, cat), newSandbox(cfg, &skills.Catalog{}).ForbiddenRule()).Agents {
+	for _, d := range loadSubagents(context.Background(), agentFolders(cfg, cat), forbiddenRule(cfg)).Agents {
 		if d.Project() {
 			out = append(out, d)
 		}
