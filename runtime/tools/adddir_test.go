@@ -58,3 +58,26 @@ func TestAddDirs(t *testing.T) {
 		t.Error("a write left the added folder through a link")
 	}
 }
+
+// TestAddDirsReadOnlyTargets: an added folder's .git is a repository like
+// the workspace's: commands keep only its hooks and config read-only, so
+// git can still commit there.
+func TestAddDirsReadOnlyTargets(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	ws, added := filepath.Join(base, "ws"), filepath.Join(base, "added")
+	cp := NewControlPaths(ControlConfig{Workspace: ws, AddDirs: []string{added}})
+	got := map[string]bool{}
+	for _, p := range cp.ReadOnlyTargets() {
+		got[p] = true
+	}
+	for _, dir := range []string{ws, added} {
+		git := filepath.Join(dir, ".git")
+		if got[git] || !got[filepath.Join(git, "hooks")] || !got[filepath.Join(git, "config")] {
+			t.Errorf("%s: whole %v, hooks %v, config %v", git, got[git], got[filepath.Join(git, "hooks")], got[filepath.Join(git, "config")])
+		}
+		if !got[filepath.Join(dir, ".claude")] || !got[filepath.Join(dir, ".mcp.json")] {
+			t.Errorf("%s: .claude or .mcp.json not read-only", dir)
+		}
+	}
+}

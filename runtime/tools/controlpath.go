@@ -26,8 +26,10 @@ import (
 type ControlPaths struct {
 	// workspace is where relative paths resolve.
 	workspace string
-	dirs      []controlEntry
-	files     []controlEntry
+	// gitDirs are the .git of the workspace and of each added folder.
+	gitDirs []string
+	dirs    []controlEntry
+	files   []controlEntry
 }
 
 // A controlEntry is one control path: its display name, and its absolute
@@ -78,6 +80,7 @@ func NewControlPaths(cfg ControlConfig) *ControlPaths {
 			continue
 		}
 		dir = filepath.Clean(dir)
+		c.gitDirs = append(c.gitDirs, filepath.Join(dir, ".git"))
 		for _, d := range workspaceControlDirs {
 			c.dirs = append(c.dirs, entry(c.name(filepath.Join(dir, d), "/"), filepath.Join(dir, d)))
 		}
@@ -238,7 +241,8 @@ func foldPath(p string) string {
 
 // ReadOnlyTargets returns what the OS sandbox keeps read-only for commands
 // (internal/sandbox binds them read-only where it can): every control path,
-// as configured, except the workspace's .git, of which only what names
+// as configured, except the .git of the workspace and of each added
+// folder, of which only what names
 // programs is — its hooks and config, and those of its submodules'
 // repositories (.git/modules/NAME) — since git itself must write objects,
 // refs and the index. Paths that do not exist are left out by the sandbox
@@ -247,10 +251,10 @@ func (c *ControlPaths) ReadOnlyTargets() []string {
 	if c == nil {
 		return nil
 	}
-	gitDir := filepath.Join(c.workspace, ".git")
 	var out []string
 	for _, e := range c.dirs {
-		if e.lexical != gitDir {
+		gitDir := e.lexical
+		if !slices.Contains(c.gitDirs, gitDir) {
 			out = append(out, e.lexical)
 			continue
 		}
