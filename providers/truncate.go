@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 )
 
 // TruncationNote is the text put where a tool result was cut, counting the
@@ -15,12 +16,14 @@ func TruncationNote(chars int64) string {
 	return fmt.Sprintf("\n\n[... %d characters truncated ...]\n\n", chars)
 }
 
-var truncationNoteRE = regexp.MustCompile(`\n\n\[\.\.\. (\d{1,18}) characters truncated \.\.\.\]\n\n`)
+var truncationNoteRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\n\n\[\.\.\. (\d{1,18}) characters truncated \.\.\.\]\n\n`)
+})
 
 // TruncationNotes returns the byte ranges of the notes in s and the number
 // each one reports.
 func TruncationNotes(s string) (spans [][2]int, counts []int64) {
-	for _, m := range truncationNoteRE.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range truncationNoteRE().FindAllStringSubmatchIndex(s, -1) {
 		n, err := strconv.ParseInt(s[m[2]:m[3]], 10, 64)
 		if err != nil {
 			continue

@@ -31,7 +31,21 @@ type Options struct {
 	// Discover with the same cache (hot reload). The result is identical to a
 	// discovery without it.
 	Cache *ParseCache
+	// UserLinkRoots are the folders a symbolic link in a user skill root
+	// may lead into besides the root: the home folder and the extra roots
+	// ([UserLinkRoots]). A project root's links stay inside the root.
+	UserLinkRoots []string
+	// Config answers OpenClaw's requires.config paths against clawseed's
+	// own configuration; nil answers none (every such path is unknown).
+	Config ConfigLookup
 }
+
+// A ConfigLookup answers a requires.config path (`browser.enabled`,
+// `web_search.enabled`). ok is false when no clawseed setting maps to the
+// path; otherwise key names the setting (`[web_search].enabled`) and set
+// says whether it is set: true, a non-zero number, a non-empty string,
+// list or table, as OpenClaw reads a path as truthy.
+type ConfigLookup func(path string) (key string, set, ok bool)
 
 // A Catalog is the result of [Discover]: the effective skills and every
 // diagnostic produced on the way.

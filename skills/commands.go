@@ -96,8 +96,9 @@ func (w *walker) addCommand(rw *rootWalk, base, dir, dirReal string, e fs.DirEnt
 	if rw.plugin != "" {
 		name = rw.plugin + ":" + name
 	}
+	bound, _ := rw.boundOf(dirReal) // dirReal passed the link rule on the way here
 	c := &candidate{
-		root: rw.root, rootReal: rw.realPath, dir: dir, dirReal: dirReal,
+		root: rw.root, rootReal: bound, dir: dir, dirReal: dirReal,
 		entries: []fs.DirEntry{e}, plugin: rw.plugin, pluginDir: rw.pluginDir, cmdPath: path, cmdName: name,
 	}
 	w.events = append(w.events, walkEvent{cand: c})
@@ -126,6 +127,7 @@ func (w *walker) parseCommand(ctx context.Context, c *candidate) {
 	if c.skill != nil {
 		c.skill.Root = c.root.Path
 		c.skill.RealDir = c.dirReal
+		c.skill.Bound = c.rootReal
 		c.skill.Source = c.root.Source
 		c.skill.Plugin = c.plugin
 		c.skill.PluginDir = c.pluginDir
@@ -179,13 +181,9 @@ func origin(s *Skill) string {
 // rereadCommand reads a discovered command's file again, refusing it when
 // its folder now resolves outside the root.
 func rereadCommand(s *Skill, limit int64) (*Skill, []Diagnostic, error) {
-	root := s.Root
-	if root == "" {
-		root = s.Dir
-	}
-	rootReal, err := filepath.EvalSymlinks(root)
+	rootReal, err := skillBound(s)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot resolve commands directory %s: %s", root, describeErr(err))
+		return nil, nil, err
 	}
 	fi, err := os.Lstat(s.SkillPath)
 	if os.IsNotExist(err) {

@@ -127,7 +127,7 @@ func TestCommandSymlinks(t *testing.T) {
 	}
 	wantDiags := []string{
 		"info ws/.claude/commands/linked.md: same command file as ws/.claude/commands/alias/inside.md; skipped",
-		"error ws/.claude/commands/out: symbolic link to outside/dir leaves the skill root ws/.claude/commands; refused",
+		"error ws/.claude/commands/out: symbolic link to outside/dir leaves the skill root ws/.claude/commands; refused (a project skill root's links must stay inside it)",
 		"error ws/.claude/commands/secret.md: secret.md is a symbolic link to outside/secret.md, outside the skill root; refused",
 		"error home/.claude/commands: skill root resolves to elsewhere/cmds, which is outside home; refused",
 	}

@@ -198,7 +198,7 @@ func sequenceLen(s string, n int) int {
 // which must name the files as they are (terminal output escapes them), the
 // body (see above), and what discovery decides rather than reads.
 var rawSkillFields = map[string]bool{
-	"Dir": true, "RealDir": true, "Root": true, "ManifestPath": true, "SkillPath": true,
+	"Dir": true, "RealDir": true, "Root": true, "Bound": true, "ManifestPath": true, "SkillPath": true,
 	"Body": true, "Source": true, "Status": true, "Reason": true,
 }
 

@@ -35,7 +35,9 @@ type walkLimits struct {
 // single skill. A Claude Code plugin (see plugins.go) is walked as one, also
 // when it is a skill too. Hidden directories and node_modules are skipped.
 // Symbolic links to directories are followed when their target stays inside
-// the root (otherwise they are refused with an error diagnostic); a skill
+// the root, or for a user root inside [Options.UserLinkRoots] (otherwise
+// they are refused with an error diagnostic naming the rule; see
+// links.go); a skill
 // directory reached a second time through a link, in this or any later root,
 // is loaded once, with an info diagnostic. A root whose real path leaves
 // [Root.Within] is refused with an error diagnostic. At most 50,000
@@ -62,6 +64,8 @@ func discover(ctx context.Context, opts Options, lim walkLimits) *Catalog {
 		seenSkill:  map[string]string{},
 		realWithin: map[string]string{},
 		cache:      opts.Cache.begin(),
+
+		userLinkRoots: opts.UserLinkRoots,
 	}
 	w.cache.prestat()
 	var wg sync.WaitGroup
@@ -102,9 +106,11 @@ type walker struct {
 	events     []walkEvent
 	seenRoot   map[string]string // real path of a root → its path
 	seenSkill  map[string]string // real path of a skill dir → dir first reached
-	realWithin map[string]string // Root.Within → its real path
-	stop       bool
-	cache      *cacheRun
+	realWithin map[string]string // Root.Within, a user link root → its real path
+	// userLinkRoots are [Options.UserLinkRoots].
+	userLinkRoots []string
+	stop          bool
+	cache         *cacheRun
 	// pluginAgents are the plugins' agents/ folders, in walk order.
 	pluginAgents []PluginFolder
 }
@@ -143,6 +149,10 @@ type rootWalk struct {
 	plugin   string // the plugin being walked, if any
 	// pluginDir is that plugin's folder.
 	pluginDir string
+	// bounds are the real folders the root's links may lead into and
+	// rule the rule that says so (links.go).
+	bounds []string
+	rule   string
 	// passed are the folders the walk did not search, and scanned the
 	// real paths of those reportPassedOver has counted.
 	passed  []passedOver
@@ -177,6 +187,7 @@ func (w *walker) walkRoot(ctx context.Context, root Root) {
 	}
 	w.seenRoot[rootReal] = path
 	rw := &rootWalk{root: root, realPath: rootReal, dirs: 1, visited: map[string]bool{rootReal: true}}
+	w.linkBounds(rw)
 	switch {
 	case root.Plugin != "":
 		w.walkInstalledPlugin(ctx, rw, path, rootReal, entries)
@@ -337,19 +348,19 @@ func (w *walker) childReal(rw *rootWalk, child, parent, parentReal string, e fs.
 		w.diag(child, SeverityWarning, "cannot resolve symbolic link: "+describeErr(err))
 		return "", false
 	}
-	if !within(rw.realPath, target) {
-		w.diag(child, SeverityError, fmt.Sprintf("symbolic link to %s leaves the skill root %s; refused", target, rw.root.Path))
+	if !w.followLink(rw, child, target) {
 		return "", false
 	}
 	return target, true
 }
 
 func (w *walker) addCandidate(rw *rootWalk, dir, dirReal string, entries []fs.DirEntry) {
-	c := &candidate{root: rw.root, rootReal: rw.realPath, dir: dir, dirReal: dirReal, plugin: rw.plugin, pluginDir: rw.pluginDir}
+	bound, _ := rw.boundOf(dirReal) // dirReal passed the link rule on the way here
+	c := &candidate{root: rw.root, rootReal: bound, dir: dir, dirReal: dirReal, plugin: rw.plugin, pluginDir: rw.pluginDir}
 	w.events = append(w.events, walkEvent{cand: c})
 	// A warm cache hit needs no system call: taken here, it saves a
 	// worker hand-off per skill.
-	if s, diags, ok := w.cache.quickHit(dir, dirReal, entries, rw.realPath, w.maxBytes); ok {
+	if s, diags, ok := w.cache.quickHit(dir, dirReal, entries, bound, w.maxBytes); ok {
 		c.skill, c.diags = s, diags
 		c.found()
 		return
@@ -383,6 +394,7 @@ func (c *candidate) found() {
 	if c.skill != nil {
 		c.skill.Root = c.root.Path
 		c.skill.RealDir = c.dirReal
+		c.skill.Bound = c.rootReal
 		c.skill.Source = c.root.Source
 		c.skill.Nested = c.root.Nested
 	}
@@ -408,9 +420,7 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 			return
 		}
 		byName[s.Name] = s
-		if d, ok := g.decide(s); ok {
-			cat.Diagnostics = append(cat.Diagnostics, d)
-		}
+		cat.Diagnostics = append(cat.Diagnostics, g.decide(s)...)
 		commandStatus(s)
 		cat.Skills = append(cat.Skills, s)
 	}

@@ -297,7 +297,7 @@ func TestDiscoverSymlinks(t *testing.T) {
 	wantDiags := []string{
 		"warning root/broken: broken symbolic link skipped: no such file or directory",
 		"info root/cat/real: same skill directory as root/alias; skipped",
-		"error root/escape: symbolic link to outside/evil leaves the skill root root; refused",
+		"error root/escape: symbolic link to outside/evil leaves the skill root root; refused (a project skill root's links must stay inside it)",
 		"error root/filelink/SKILL.md: SKILL.md is a symbolic link to outside/secret.txt, outside the skill root; refused",
 		"info root-again: same directory as skill root root; skipped",
 	}

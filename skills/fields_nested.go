@@ -87,10 +87,11 @@ func asSeconds(v any) (int, bool) {
 	return int(d / time.Second), true
 }
 
-// parseRequires reads a `requires` mapping (bins, anyBins, env, os). A key
-// it does not know, or whose value is not a list of strings, is recorded with
-// f.ignore and skipped: the others still gate. OpenClaw's `config`
-// requirement needs OpenClaw's config file and is skipped silently.
+// parseRequires reads a `requires` mapping (bins, anyBins, env, os,
+// config). A key it does not know, or whose value is not a list of strings,
+// is recorded with f.ignore and skipped: the others still gate. OpenClaw's
+// `config` paths are answered by the gate against clawseed's configuration
+// ([Options.Config]).
 func parseRequires(f *fieldSet, key string, v any) (Requires, error) {
 	m, ok := v.(kvList)
 	if !ok {
@@ -113,7 +114,7 @@ func parseRequires(f *fieldSet, key string, v any) (Requires, error) {
 		case "os":
 			dst = &r.OS
 		case "config":
-			continue
+			dst = &r.Config
 		default:
 			f.ignore(sub, e.line, fmt.Sprintf("unknown key %q in %q", e.key, key))
 			continue

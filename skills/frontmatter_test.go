@@ -205,7 +205,7 @@ func TestParseSkillMDFields(t *testing.T) {
 				if d := cmp.Diff([]string{"darwin", "linux"}, s.OS); d != "" {
 					t.Error(d)
 				}
-				want := Requires{Bins: []string{"gh"}, AnyBins: []string{"jq", "yq"}, Env: []string{"GH_TOKEN"}}
+				want := Requires{Bins: []string{"gh"}, AnyBins: []string{"jq", "yq"}, Env: []string{"GH_TOKEN"}, Config: []string{"x.y"}}
 				if d := cmp.Diff(want, s.Requires); d != "" {
 					t.Error(d)
 				}

@@ -23,6 +23,7 @@ type gate struct {
 	excluded  map[string]bool
 	bins      map[string]bool
 	workspace string
+	config    ConfigLookup
 	files     *WorkspaceFiles
 	// notes are diagnostics about the gate itself (a capped workspace
 	// walk), added once after the skills' own.
@@ -37,6 +38,7 @@ func newGate(opts Options) *gate {
 		excluded:  make(map[string]bool, len(opts.Excluded)),
 		bins:      map[string]bool{},
 		workspace: opts.Workspace,
+		config:    opts.Config,
 	}
 	if g.goos == "" {
 		g.goos = runtime.GOOS
@@ -53,39 +55,41 @@ func newGate(opts Options) *gate {
 	return g
 }
 
-// decide sets s.Status and s.Reason. When the skill is gated out it also
-// returns an info diagnostic with the reason.
-func (g *gate) decide(s *Skill) (Diagnostic, bool) {
+// decide sets s.Status and s.Reason and returns what the decision has to
+// say: an info diagnostic with the reason when the skill is gated out, and
+// one per requires.config path (see [gate.configNotes]).
+func (g *gate) decide(s *Skill) []Diagnostic {
 	s.Status, s.Reason = StatusListed, ""
-	var note Diagnostic
-	noted := false
+	var note []Diagnostic
 	if g.excluded[s.Name] {
 		if s.Source != SourceManaged {
 			s.Status, s.Reason = StatusHidden, excludedReason
-			return Diagnostic{}, false
+			return nil
 		}
 		// The administrator's: no configuration hides it.
-		note, noted = Diagnostic{Path: diagPathOf(s), Severity: SeverityInfo, Message: "managed skill: [skills].excluded does not apply"}, true
+		note = append(note, Diagnostic{Path: diagPathOf(s), Severity: SeverityInfo, Message: "managed skill: [skills].excluded does not apply"})
 	}
-	if reason := g.missing(s); reason != "" {
+	reason, notes := g.missing(s)
+	if reason != "" {
 		s.Status, s.Reason = StatusHidden, reason
-		return Diagnostic{Path: diagPathOf(s), Severity: SeverityInfo, Message: reason}, true
+		return append(append(note, Diagnostic{Path: diagPathOf(s), Severity: SeverityInfo, Message: reason}), notes...)
 	}
 	if s.DisableModelInvocation {
 		s.Status = StatusUserOnly
 	}
-	return note, noted
+	return append(note, notes...)
 }
 
-// missing returns what this machine lacks for s, or "". Skills that are
-// `always` active, and those whose OpenClaw metadata says `always: true`
-// (IgnoreRequires), ignore every requirement but the OS, as in OpenClaw.
-func (g *gate) missing(s *Skill) string {
+// missing returns what this machine lacks for s, or "", and the notes on
+// its requires.config paths. Skills that are `always` active, and those
+// whose OpenClaw metadata says `always: true` (IgnoreRequires), ignore
+// every requirement but the OS, as in OpenClaw.
+func (g *gate) missing(s *Skill) (string, []Diagnostic) {
 	if len(s.OS) > 0 && !osMatches(g.goos, s.OS) {
-		return fmt.Sprintf("not available on %s (os: %s)", g.goos, strings.Join(s.OS, ", "))
+		return fmt.Sprintf("not available on %s (os: %s)", g.goos, strings.Join(s.OS, ", ")), nil
 	}
 	if s.Always || s.IgnoreRequires {
-		return ""
+		return "", nil
 	}
 	var why []string
 	for _, b := range s.Requires.Bins {
@@ -114,10 +118,39 @@ func (g *gate) missing(s *Skill) string {
 			why = append(why, fmt.Sprintf("requires environment variable %q", e))
 		}
 	}
+	unset, notes := g.configNotes(s)
+	why = append(why, unset...)
 	if len(s.Paths) > 0 && !g.pathsMatch(s.Paths) {
 		why = append(why, noPathsMatchReason)
 	}
-	return strings.Join(why, "; ")
+	return strings.Join(why, "; "), notes
+}
+
+// configNotes evaluates OpenClaw's requires.config paths against
+// clawseed's configuration ([Options.Config]), never silently: a path a
+// clawseed setting answers gates the skill like an environment variable
+// (the reason, or an info note when it is set, names the setting); a path
+// none answers is OpenClaw configuration clawseed does not have, and the
+// skill stays listed with a warning naming it.
+func (g *gate) configNotes(s *Skill) (unset []string, notes []Diagnostic) {
+	for _, p := range s.Requires.Config {
+		var key string
+		var set, ok bool
+		if g.config != nil {
+			key, set, ok = g.config(p)
+		}
+		switch {
+		case !ok:
+			notes = append(notes, Diagnostic{Path: diagPathOf(s), Severity: SeverityWarning,
+				Message: fmt.Sprintf("requires.config %q: no clawseed setting answers this OpenClaw requirement; listed without checking it", p)})
+		case !set:
+			unset = append(unset, fmt.Sprintf("requires config %q: clawseed's %s is not set", p, key))
+		default:
+			notes = append(notes, Diagnostic{Path: diagPathOf(s), Severity: SeverityInfo,
+				Message: fmt.Sprintf("requires.config %q checked against clawseed's %s, which is set", p, key)})
+		}
+	}
+	return unset, notes
 }
 
 // pathsMatch reports whether a workspace file matches one of globs; with no

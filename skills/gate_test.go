@@ -126,3 +126,100 @@ func TestOpenClawMetadata(t *testing.T) {
 		})
 	}
 }
+
+// TestRequiresConfig covers OpenClaw's requires.config: a path clawseed's
+// configuration answers gates the skill and says which setting it read; a
+// path it does not answer keeps the skill listed with a warning naming the
+// requirement. Never silently.
+func TestRequiresConfig(t *testing.T) {
+	t.Parallel()
+	lookup := func(p string) (string, bool, bool) {
+		switch p {
+		case "web_search.enabled":
+			return "[web_search].enabled", false, true
+		case "tools.web.fetch.enabled":
+			return "[web_fetch].enabled", true, true
+		}
+		return "", false, false
+	}
+	const dir = "/r/s"
+	tests := []struct {
+		name   string
+		in     string
+		lookup ConfigLookup
+		status Status
+		reason string
+		diags  []string
+	}{
+		{
+			name:   "unset setting hides the skill",
+			in:     "---\nmetadata: {openclaw: {requires: {config: [web_search.enabled]}}}\n---\nb",
+			lookup: lookup,
+			status: StatusHidden, reason: `requires config "web_search.enabled": clawseed's [web_search].enabled is not set`,
+			diags: []string{`info ` + dir + `: requires config "web_search.enabled": clawseed's [web_search].enabled is not set`},
+		},
+		{
+			name:   "set setting lists it and says so",
+			in:     "---\nmetadata: {openclaw: {requires: {config: [tools.web.fetch.enabled]}}}\n---\nb",
+			lookup: lookup,
+			status: StatusListed,
+			diags:  []string{`info ` + dir + `: requires.config "tools.web.fetch.enabled" checked against clawseed's [web_fetch].enabled, which is set`},
+		},
+		{
+			name:   "unknown path lists it with a warning",
+			in:     "---\nmetadata: {openclaw: {requires: {config: [channels.discord.token]}}}\n---\nb",
+			lookup: lookup,
+			status: StatusListed,
+			diags:  []string{`warning ` + dir + `: requires.config "channels.discord.token": no clawseed setting answers this OpenClaw requirement; listed without checking it`},
+		},
+		{
+			name:   "no lookup: every path is unknown",
+			in:     "---\nrequires:\n  config: [web_search.enabled]\n---\nb",
+			status: StatusListed,
+			diags:  []string{`warning ` + dir + `: requires.config "web_search.enabled": no clawseed setting answers this OpenClaw requirement; listed without checking it`},
+		},
+		{
+			name:   "mixed with bins: one reason, the notes after it",
+			in:     "---\nmetadata: {openclaw: {requires: {bins: [gh], config: [channels.slack, web_search.enabled]}}}\n---\nb",
+			lookup: lookup,
+			status: StatusHidden, reason: `requires binary "gh" not on PATH; requires config "web_search.enabled": clawseed's [web_search].enabled is not set`,
+			diags: []string{
+				`info ` + dir + `: requires binary "gh" not on PATH; requires config "web_search.enabled": clawseed's [web_search].enabled is not set`,
+				`warning ` + dir + `: requires.config "channels.slack": no clawseed setting answers this OpenClaw requirement; listed without checking it`,
+			},
+		},
+		{
+			name:   "always skips it as OpenClaw does",
+			in:     "---\nmetadata: {openclaw: {always: true, requires: {config: [channels.slack]}}}\n---\nb",
+			lookup: lookup,
+			status: StatusListed,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := parseMDForTest(tt.in)
+			s := got.Skill
+			if s == nil {
+				t.Fatalf("skill invalid: %v", got.Diags)
+			}
+			s.Dir = dir
+			g := newGate(Options{
+				GOOS:      "linux",
+				LookPath:  func(string) (string, error) { return "", errors.New("not found") },
+				LookupEnv: func(string) (string, bool) { return "", false },
+				Config:    tt.lookup,
+			})
+			var diags []string
+			for _, d := range g.decide(s) {
+				diags = append(diags, string(d.Severity)+" "+d.Path+": "+d.Message)
+			}
+			if d := cmp.Diff(tt.diags, diags); d != "" {
+				t.Errorf("diagnostics (-want +got):\n%s", d)
+			}
+			if s.Status != tt.status || s.Reason != tt.reason {
+				t.Errorf("status %s (%s), want %s (%s)", s.Status, s.Reason, tt.status, tt.reason)
+			}
+		})
+	}
+}

@@ -76,7 +76,7 @@ func TestDiscoverInstalledPlugins(t *testing.T) {
 		`warning cache/mkt/broken/1/.claude-plugin/plugin.json: plugin.json:1: invalid JSON: invalid character 'o' looking for beginning of object key string; using the installed name "broken"`,
 		`info cache/mkt/fmt/1.0.0/skills/clash: shadowed by ws/.claude/skills/formatter/skills/clash`,
 		`info cache/mkt/fmt/1.0.0: 1 SKILL.md file in this plugin's folder not loaded (agents/odd/SKILL.md): only a plugin's skills/ and commands/ folders are searched`,
-		`error cache/mkt/leaky/1/skills/leak: symbolic link to outside/leak leaves the skill root cache/mkt/leaky/1; refused`,
+		`error cache/mkt/leaky/1/skills/leak: symbolic link to outside/leak leaves the skill root cache/mkt/leaky/1; refused (an installed plugin's links must stay inside it)`,
 		`error cache/mkt/weird/1: installed plugin name "bad name" is not a valid skill name and plugin.json names no plugin; not loaded`,
 	}
 	if d := cmp.Diff(wantDiags, diags); d != "" {

@@ -302,5 +302,6 @@ func unionRequires(a, b Requires) Requires {
 		AnyBins: unionLists(a.AnyBins, b.AnyBins),
 		Env:     unionLists(a.Env, b.Env),
 		OS:      unionLists(a.OS, b.OS),
+		Config:  unionLists(a.Config, b.Config),
 	}
 }

@@ -37,9 +37,7 @@ func LoadDir(dir string, opts Options) (*Skill, []Diagnostic) {
 	}
 	s.Root = abs
 	g := newGate(opts)
-	if d, ok := g.decide(s); ok {
-		diags = append(diags, d)
-	}
+	diags = append(diags, g.decide(s)...)
 	return s, diags
 }
 
@@ -110,23 +108,37 @@ func rereadDir(s *Skill, limit int64) (*Skill, []Diagnostic, error) {
 	if !hasSkillFile(entries, true) {
 		return nil, nil, fmt.Errorf("no SKILL.md or manifest.toml in %s any more", s.Dir)
 	}
+	bound, err := skillBound(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	dirReal, err := filepath.EvalSymlinks(s.Dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot resolve skill directory %s: %s", s.Dir, describeErr(err))
+	}
+	if !within(bound, dirReal) {
+		return nil, nil, fmt.Errorf("skill directory %s now resolves to %s, outside its root", s.Dir, dirReal)
+	}
+	n, diags := loadSkillDir(s.Dir, entries, bound, limit)
+	return n, diags, nil
+}
+
+// skillBound is the real folder a discovered skill's files must stay
+// inside: the bound the link rule gave it at discovery ([Skill.Bound]),
+// else the real path of its root.
+func skillBound(s *Skill) (string, error) {
+	if s.Bound != "" {
+		return s.Bound, nil
+	}
 	root := s.Root
 	if root == "" {
 		root = s.Dir
 	}
 	rootReal, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot resolve skill root %s: %s", root, describeErr(err))
+		return "", fmt.Errorf("cannot resolve skill root %s: %s", root, describeErr(err))
 	}
-	dirReal, err := filepath.EvalSymlinks(s.Dir)
-	if err != nil {
-		return nil, nil, fmt.Errorf("cannot resolve skill directory %s: %s", s.Dir, describeErr(err))
-	}
-	if !within(rootReal, dirReal) {
-		return nil, nil, fmt.Errorf("skill directory %s now resolves to %s, outside its root", s.Dir, dirReal)
-	}
-	n, diags := loadSkillDir(s.Dir, entries, rootReal, limit)
-	return n, diags, nil
+	return rootReal, nil
 }
 
 // loadSkillDir reads and parses the skill files listed in entries. Symbolic

@@ -429,6 +429,7 @@ func cloneSkill(s *Skill) *Skill {
 		AnyBins: slices.Clone(s.Requires.AnyBins),
 		Env:     slices.Clone(s.Requires.Env),
 		OS:      slices.Clone(s.Requires.OS),
+		Config:  slices.Clone(s.Requires.Config),
 	}
 	if s.Shell != nil {
 		sh := *s.Shell

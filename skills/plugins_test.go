@@ -149,8 +149,8 @@ func TestPluginSymlinks(t *testing.T) {
 	wantDiags := []string{
 		`warning ws/.claude/skills/bad name/.claude-plugin/plugin.json: plugin directory name "bad name" is not a valid skill name and plugin.json names no plugin; searched as a category folder`,
 		`warning ws/.claude/skills/big/.claude-plugin/plugin.json: plugin.json too large (0.4 KiB > 0.3 KiB); using the directory name "big"`,
-		`error ws/.claude/skills/p/commands: symbolic link to outside/commands leaves the skill root ws/.claude/skills; refused`,
-		`error ws/.claude/skills/p/skills/leak: symbolic link to outside/skills/leak leaves the skill root ws/.claude/skills; refused`,
+		`error ws/.claude/skills/p/commands: symbolic link to outside/commands leaves the skill root ws/.claude/skills; refused (a project skill root's links must stay inside it)`,
+		`error ws/.claude/skills/p/skills/leak: symbolic link to outside/skills/leak leaves the skill root ws/.claude/skills; refused (a project skill root's links must stay inside it)`,
 		`warning ws/.claude/skills/q/.claude-plugin/plugin.json: plugin.json resolves to outside/plugin.json, outside the skill root; refused; using the directory name "q"`,
 	}
 	if d := cmp.Diff(wantDiags, diags); d != "" {

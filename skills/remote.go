@@ -87,9 +87,7 @@ func AddRemote(cat *Catalog, remote []RemoteSkill, opts Options) {
 			continue
 		}
 		byName[name] = s
-		if d, ok := g.decide(s); ok {
-			cat.Diagnostics = append(cat.Diagnostics, d)
-		}
+		cat.Diagnostics = append(cat.Diagnostics, g.decide(s)...)
 		cat.Skills = append(cat.Skills, s)
 	}
 	cat.Diagnostics = append(cat.Diagnostics, g.notes...)

@@ -135,6 +135,9 @@ type Requires struct {
 	AnyBins []string `json:"anyBins,omitempty"`
 	Env     []string `json:"env,omitempty"`
 	OS      []string `json:"os,omitempty"`
+	// Config lists OpenClaw's requires.config: configuration paths that
+	// must be set ([Options.Config] answers them).
+	Config []string `json:"config,omitempty"`
 }
 
 // A Skill is one discovered skill after manifest.toml and SKILL.md have been
@@ -150,6 +153,10 @@ type Skill struct {
 	Source  Source
 	// Root is the root directory the skill was found in ("" for built-ins).
 	Root string
+	// Bound is the real folder the skill's files must stay inside (see
+	// links.go): the real path of Root, or for a user root the home folder
+	// or extra root that holds RealDir. "" means the real path of Root.
+	Bound string
 	// Nested is the [Root.Nested] folder of a skill found below the
 	// workspace ("" for any other).
 	Nested string

@@ -25,7 +25,7 @@ func newCronCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		Use:   "cron",
 		Short: "Add, list, run and remove scheduled jobs (the cron_* tools add them too)",
 		Long: "Scheduled jobs live in $CLAWSEED_HOME/cron ([cron].dir). They run while `clawseed chat` is open,\n" +
-			"or when `clawseed cron run-due` runs: put it in the system crontab or a systemd timer (see the README).\n" +
+			"or when `clawseed cron run-due` runs: put it in the system crontab or a systemd timer (see docs/tools.md).\n" +
 			"With [storage] backend = \"postgres\" they live in the database and every `clawseed serve` replica\n" +
 			"runs them, each due time once.",
 	}

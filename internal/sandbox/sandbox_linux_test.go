@@ -214,7 +214,7 @@ func TestStatusString(t *testing.T) {
 
 // BenchmarkStart measures what confinement adds to starting a command:
 // /bin/true unconfined, on a confined thread, and through the helper. The
-// README reports the differences.
+// differences are in docs/performance.md.
 func BenchmarkStart(b *testing.B) {
 	exe, err := os.Executable()
 	if err != nil {

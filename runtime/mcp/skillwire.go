@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -101,7 +102,7 @@ func (e *skillEntry) file(uri string) (skillFile, bool) {
 	return skillFile{}, false
 }
 
-var digestRE = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+var digestRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^sha256:[0-9a-f]{64}$`) })
 
 // parseSkillEntry checks one raw listing entry against the specification.
 // The error says what is wrong with it; uri is the entry's uri when it
@@ -173,7 +174,7 @@ func parseSkillEntry(raw json.RawMessage, maxFileBytes int64) (e skillEntry, uri
 		switch {
 		case f.URI == nil || f.Digest == nil || f.Size == nil:
 			return e, e.URI, fmt.Errorf("resources[%d] lacks uri, digest or size", i)
-		case !digestRE.MatchString(*f.Digest):
+		case !digestRE().MatchString(*f.Digest):
 			return e, e.URI, fmt.Errorf("resources[%d] (%s): digest is not sha256:<64 lowercase hex digits>", i, *f.URI)
 		case *f.Size < 0:
 			return e, e.URI, fmt.Errorf("resources[%d] (%s): negative size", i, *f.URI)

@@ -214,7 +214,7 @@ func (t *gitTool) command(repo *gitRepo, a gitArgs) ([]string, error) {
 		}
 		argv = slices.Concat([]string{"blame", "--no-textconv"}, a.Options)
 		if a.Lines != "" {
-			if !gitLinesRE.MatchString(a.Lines) {
+			if !gitLinesRE().MatchString(a.Lines) {
 				return nil, fmt.Errorf("lines must look like 10,20 (first and last line) or 10 (to the end), got %q", a.Lines)
 			}
 			argv = append(argv, "-L", a.Lines)
@@ -271,7 +271,7 @@ func (t *gitTool) command(repo *gitRepo, a gitArgs) ([]string, error) {
 	return argv, nil
 }
 
-var gitLinesRE = regexp.MustCompile(`^[1-9][0-9]{0,8}(,\+?[1-9][0-9]{0,8})?$`)
+var gitLinesRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[1-9][0-9]{0,8}(,\+?[1-9][0-9]{0,8})?$`) })
 
 func appendNonEmpty(argv []string, s string) []string {
 	if s == "" {

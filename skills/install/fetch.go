@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -56,12 +57,17 @@ type Source struct {
 	Local string
 }
 
-// shorthand is GitHub's owner/repo.
-var shorthand = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$`)
+// shorthand is GitHub's owner/repo, compiled at first use: its counted
+// repetitions cost 0.3 ms at every start of the binary.
+var shorthand = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$`)
+})
 
 // urlLike matches what git reads as a remote URL: scheme:// or scp-like
 // user@host:path.
-var urlLike = regexp.MustCompile(`^([a-z][a-z0-9+.-]*://|[A-Za-z0-9._-]+@[A-Za-z0-9][A-Za-z0-9.-]*:)`)
+var urlLike = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([a-z][a-z0-9+.-]*://|[A-Za-z0-9._-]+@[A-Za-z0-9][A-Za-z0-9.-]*:)`)
+})
 
 // ParseSource reads SOURCE. A path that exists (relative to dir) is local:
 // a repository when it holds .git or is a bare repository, a folder
@@ -75,14 +81,14 @@ func ParseSource(spec, dir string) (Source, error) {
 	if !filepath.IsAbs(local) {
 		local = filepath.Join(dir, local)
 	}
-	if info, err := os.Stat(local); err == nil && !urlLike.MatchString(spec) {
+	if info, err := os.Stat(local); err == nil && !urlLike().MatchString(spec) {
 		if !info.IsDir() {
 			return Source{}, &UsageError{Err: fmt.Errorf("SOURCE %s is a file, not a folder or repository", spec)}
 		}
 		local = filepath.Clean(local)
 		return Source{Spec: local, Git: isRepository(local), Local: local}, nil
 	}
-	if m := urlLike.FindString(spec); m != "" {
+	if m := urlLike().FindString(spec); m != "" {
 		scheme, _, _ := strings.Cut(m, "://")
 		if strings.Contains(m, "://") && !slices.Contains([]string{"https", "http", "ssh", "git", "file"}, scheme) {
 			return Source{}, &UsageError{Err: fmt.Errorf("SOURCE %q: transport %q is not allowed (https, http, ssh, git, file)", spec, scheme)}
@@ -93,7 +99,7 @@ func ParseSource(spec, dir string) (Source, error) {
 		}
 		return Source{Spec: spec, Git: true}, nil
 	}
-	if shorthand.MatchString(spec) && !strings.HasPrefix(spec, ".") {
+	if shorthand().MatchString(spec) && !strings.HasPrefix(spec, ".") {
 		return Source{Spec: "https://github.com/" + strings.TrimSuffix(spec, ".git") + ".git", Git: true}, nil
 	}
 	return Source{}, &UsageError{Err: fmt.Errorf("SOURCE %q is not a folder, a git URL or owner/repo", spec)}

@@ -287,7 +287,7 @@ func FuzzParseSource(f *testing.F) {
 		}
 		if src.Local == "" {
 			ok := strings.HasPrefix(src.Spec, "https://") || strings.HasPrefix(src.Spec, "http://") || strings.HasPrefix(src.Spec, "ssh://") ||
-				strings.HasPrefix(src.Spec, "git://") || strings.HasPrefix(src.Spec, "file://") || urlLike.MatchString(src.Spec) && !strings.Contains(src.Spec, "::")
+				strings.HasPrefix(src.Spec, "git://") || strings.HasPrefix(src.Spec, "file://") || urlLike().MatchString(src.Spec) && !strings.Contains(src.Spec, "::")
 			if !ok || !src.Git {
 				t.Fatalf("%q gave %+v", spec, src)
 			}

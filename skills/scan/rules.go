@@ -258,7 +258,7 @@ func ruleLines(data []byte) []int {
 var builtinRules = sync.OnceValues(func() ([]*Rule, error) { return ParseRules(rulesTOML) })
 
 // Rules returns the rules of rules.toml in file order (for SARIF's rule
-// list and the README's table). The caller must not modify them.
+// list and the table in docs/skills.md). The caller must not modify them.
 func Rules() []*Rule {
 	rules, err := builtinRules()
 	if err != nil {

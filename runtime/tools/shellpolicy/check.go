@@ -48,8 +48,8 @@ import (
 // What it cannot do is constrain what an allowed program does with its
 // arguments or its own configuration: sudo, source or an interpreter's -c
 // run what their arguments say, and git, make or an interpreter what their
-// files say, so allowing them allows anything. The README's Security
-// section says so.
+// files say, so allowing them allows anything. docs/security-and-trust.md
+// says so.
 func checkLine(line string, p Policy, posix bool) string {
 	if len(p.Allowed) == 0 {
 		return ""

@@ -159,7 +159,9 @@ func (s *Session) resumedLines() []string {
 
 // fitList is prefix, the items joined by ", " and suffix, with as many
 // items as fit in width columns (at least one) and "+N more" for the rest;
-// width ≤ 0 fits them all. Columns are counted as runes.
+// width ≤ 0 fits them all. Columns are counted as runes. It measures each
+// item once: with 10,000 skills, joining the list again for each count
+// tried took a second.
 func fitList(prefix string, items []string, suffix string, width int) string {
 	line := func(k int) string {
 		l := prefix + strings.Join(items[:k], ", ")
@@ -168,9 +170,30 @@ func fitList(prefix string, items []string, suffix string, width int) string {
 		}
 		return l + suffix
 	}
-	k := len(items)
-	for width > 0 && k > 1 && utf8.RuneCountInString(line(k)) > width {
-		k--
+	if width <= 0 || len(items) <= 1 {
+		return line(len(items))
+	}
+	fixed := utf8.RuneCountInString(prefix) + utf8.RuneCountInString(suffix)
+	widths := make([]int, len(items))
+	all := fixed + len(", ")*(len(items)-1)
+	for i, it := range items {
+		widths[i] = utf8.RuneCountInString(it)
+		all += widths[i]
+	}
+	if all <= width {
+		return line(len(items))
+	}
+	// Short of all of them, each item more widens the line (by its width
+	// and ", ", while "+N more" narrows by a digit at most): the first k
+	// that does not fit ends the search.
+	more := func(k int) int { return len(fmt.Sprintf(" +%d more", len(items)-k)) }
+	k, used := 1, widths[0] // at least one item
+	for k < len(items)-1 {
+		next := used + len(", ") + widths[k]
+		if fixed+next+more(k+1) > width {
+			break
+		}
+		k, used = k+1, next
 	}
 	return line(k)
 }

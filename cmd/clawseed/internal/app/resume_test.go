@@ -3,12 +3,14 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/providers"
@@ -154,5 +156,40 @@ func TestFitList(t *testing.T) {
 	}
 	if got := fitList("mcp: ", []string{"one"}, "", 3); got != "mcp: one" {
 		t.Errorf("one item: %q", got)
+	}
+	// All of them may fit where all but one do not ("+1 more" is wider
+	// than ", b").
+	if got := fitList("s: ", []string{"a", "b"}, "", 7); got != "s: a, b" {
+		t.Errorf("short items: %q", got)
+	}
+	// The fit agrees with trying every count, at every width.
+	names := []string{"é", "beta", "x", "a-much-longer-name", "mid", "z", "q", "w", "e", "r", "t", "y"}
+	for width := 1; width < 80; width++ {
+		want := ""
+		for k := len(names); k >= 1; k-- {
+			l := "skills: " + strings.Join(names[:k], ", ")
+			if k < len(names) {
+				l += fmt.Sprintf(" +%d more", len(names)-k)
+			}
+			l += "; 2 hidden"
+			if want = l; utf8.RuneCountInString(l) <= width {
+				break
+			}
+		}
+		if got := fitList("skills: ", names, "; 2 hidden", width); got != want {
+			t.Errorf("width %d: %q, want %q", width, got, want)
+		}
+	}
+}
+
+// BenchmarkFitList10000: the chat banner's skills line with 10,000 skills
+// (it took a second when each count tried joined the list again).
+func BenchmarkFitList10000(b *testing.B) {
+	names := make([]string, 10000)
+	for i := range names {
+		names[i] = fmt.Sprintf("skill-%05d", i)
+	}
+	for b.Loop() {
+		fitList("skills: ", names, "; 3 hidden", 120)
 	}
 }

@@ -236,6 +236,10 @@ func skillSetup(cfg *config.Config) (skills.Options, []skills.Diagnostic) {
 		MaxFileBytes: int64(cfg.Skills.MaxSkillFileBytes),
 		Excluded:     cfg.Skills.Excluded,
 		Workspace:    cfg.Workspace,
+		// A user root's links may lead into these (skills/links.go).
+		UserLinkRoots: skills.UserLinkRoots(cfg.Workspace, homeDir(), cfg.Skills.ExtraRoots),
+		// OpenClaw's requires.config, answered by clawseed's own settings.
+		Config: cfg.RequiredSetting,
 	}, pluginDiagnostics(diags)
 }
 
