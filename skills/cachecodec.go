@@ -140,10 +140,10 @@ func (r *cacheReader) strs() []string {
 
 // skillFieldCount is the number of fields of Skill the codec writes; a test
 // fails when Skill gains a field this file does not know.
-const skillFieldCount = 46
+const skillFieldCount = 47
 
 func (w *cacheWriter) skill(s *Skill) error {
-	for _, v := range []string{s.Name, s.Dir, s.RealDir, string(s.Source), s.Root, s.Bound, s.ManifestPath, s.SkillPath, s.Plugin, s.PluginDir,
+	for _, v := range []string{s.Name, s.Dir, s.RealDir, string(s.Source), s.Root, s.Bound, s.Nested, s.ManifestPath, s.SkillPath, s.Plugin, s.PluginDir,
 		s.Description, s.WhenToUse, s.Version, s.Author, s.License, s.Category, s.Compatibility} {
 		w.str(v)
 	}
@@ -204,7 +204,7 @@ func (r *cacheReader) skill() *Skill {
 
 // skillInto decodes a skill into s, which is zero.
 func (r *cacheReader) skillInto(s *Skill) {
-	for _, p := range []*string{&s.Name, &s.Dir, &s.RealDir, (*string)(&s.Source), &s.Root, &s.Bound, &s.ManifestPath, &s.SkillPath, &s.Plugin, &s.PluginDir,
+	for _, p := range []*string{&s.Name, &s.Dir, &s.RealDir, (*string)(&s.Source), &s.Root, &s.Bound, &s.Nested, &s.ManifestPath, &s.SkillPath, &s.Plugin, &s.PluginDir,
 		&s.Description, &s.WhenToUse, &s.Version, &s.Author, &s.License, &s.Category, &s.Compatibility} {
 		*p = r.str()
 	}

@@ -396,6 +396,7 @@ func (c *candidate) found() {
 		c.skill.RealDir = c.dirReal
 		c.skill.Bound = c.rootReal
 		c.skill.Source = c.root.Source
+		c.skill.Nested = c.root.Nested
 	}
 }
 
@@ -411,7 +412,11 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 		// (see Skill.Body), whichever way it was read.
 		s.Body = ""
 		if win, ok := byName[s.Name]; ok {
-			cat.Diagnostics = append(cat.Diagnostics, Diagnostic{Path: origin(s), Severity: SeverityInfo, Message: "shadowed by " + origin(win)})
+			by := "shadowed by "
+			if win.Source == SourceManaged {
+				by = "shadowed by managed skill "
+			}
+			cat.Diagnostics = append(cat.Diagnostics, Diagnostic{Path: origin(s), Severity: SeverityInfo, Message: by + origin(win)})
 			return
 		}
 		byName[s.Name] = s
@@ -420,8 +425,9 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 		cat.Skills = append(cat.Skills, s)
 	}
 	// Commands are claimed after every skill, built-ins included: a real
-	// skill of the same name wins.
-	var commands []*Skill
+	// skill of the same name wins. Nested folders' skills come last of
+	// all, under a qualified name when theirs is taken (qualifyNested).
+	var commands, nested []*Skill
 	interrupted := w.stop
 	for _, ev := range w.events {
 		if ev.diag != nil {
@@ -447,11 +453,14 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 				continue
 			}
 		}
-		if s.Command {
+		switch {
+		case s.Nested != "":
+			nested = append(nested, s)
+		case s.Command:
 			commands = append(commands, s)
-			continue
+		default:
+			claim(s)
 		}
-		claim(s)
 	}
 	if opts.Builtins {
 		for _, name := range builtinNames() {
@@ -465,8 +474,38 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 	for _, s := range commands {
 		claim(s)
 	}
+	for _, s := range nested {
+		if _, taken := byName[s.Name]; taken {
+			var d *Diagnostic
+			if s, d = qualifyNested(s); d != nil {
+				cat.Diagnostics = append(cat.Diagnostics, *d)
+				continue
+			}
+		}
+		claim(s)
+	}
 	cat.Diagnostics = append(cat.Diagnostics, g.notes...)
 	cat.PluginAgents = w.pluginAgents
 	sort.Slice(cat.Skills, func(i, j int) bool { return cat.Skills[i].Name < cat.Skills[j].Name })
 	return cat
+}
+
+// qualifyNested returns a nested folder's skill under its qualified name,
+// `dir:name` with the folder's `/` as `:` (as a command's subfolders
+// are): the name alone is taken, and a folder deep in the workspace must
+// not shadow, or be shadowed by, a skill the session already had.
+func qualifyNested(s *Skill) (*Skill, *Diagnostic) {
+	n := *s
+	n.Name = nestedName(s.Nested, s.Name)
+	if !ValidName(n.Name) {
+		return nil, &Diagnostic{Path: diagPathOf(s), Severity: SeverityError,
+			Message: fmt.Sprintf("skill name %q clashes with another skill and %q is not a valid skill name; not loaded", s.Name, n.Name)}
+	}
+	return &n, nil
+}
+
+// nestedName is the qualified name of the skill name of the nested folder
+// dir ("pkg/api", "deploy" → "pkg:api:deploy").
+func nestedName(dir, name string) string {
+	return strings.ReplaceAll(dir, "/", ":") + ":" + name
 }

@@ -60,19 +60,24 @@ func newGate(opts Options) *gate {
 // one per requires.config path (see [gate.configNotes]).
 func (g *gate) decide(s *Skill) []Diagnostic {
 	s.Status, s.Reason = StatusListed, ""
+	var note []Diagnostic
 	if g.excluded[s.Name] {
-		s.Status, s.Reason = StatusHidden, excludedReason
-		return nil
+		if s.Source != SourceManaged {
+			s.Status, s.Reason = StatusHidden, excludedReason
+			return nil
+		}
+		// The administrator's: no configuration hides it.
+		note = append(note, Diagnostic{Path: diagPathOf(s), Severity: SeverityInfo, Message: "managed skill: [skills].excluded does not apply"})
 	}
 	reason, notes := g.missing(s)
 	if reason != "" {
 		s.Status, s.Reason = StatusHidden, reason
-		return append([]Diagnostic{{Path: diagPathOf(s), Severity: SeverityInfo, Message: reason}}, notes...)
+		return append(append(note, Diagnostic{Path: diagPathOf(s), Severity: SeverityInfo, Message: reason}), notes...)
 	}
 	if s.DisableModelInvocation {
 		s.Status = StatusUserOnly
 	}
-	return notes
+	return append(note, notes...)
 }
 
 // missing returns what this machine lacks for s, or "", and the notes on

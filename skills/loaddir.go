@@ -85,6 +85,10 @@ func Reread(s *Skill, maxFileBytes int64) (*Skill, error) {
 		n.Name = s.Plugin + ":" + n.Name // n is new: not shared with a cache
 	}
 	n.Plugin, n.PluginDir = s.Plugin, s.PluginDir
+	if s.Nested != "" && n.Name != s.Name && nestedName(s.Nested, n.Name) == s.Name {
+		n.Name = s.Name // a nested folder's skill under its qualified name
+	}
+	n.Nested = s.Nested
 	if n.Name != s.Name {
 		return nil, fmt.Errorf("its name is now %q", n.Name)
 	}

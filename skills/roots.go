@@ -9,21 +9,76 @@ import (
 // order, highest first: the project's .clawseed/skills, .claude/skills and
 // .agents/skills, then $CLAWSEED_HOME/skills, ~/.claude/skills,
 // ~/.agents/skills, then each extra root ([skills].extra_roots) in order.
-// Built-in skills are not a root; see [Options.Builtins].
+// It is the [Layout] with only those four fields set.
+func StandardRoots(workspace, clawseedHome, home string, extra []string) []Root {
+	return Layout{Workspace: workspace, ClawseedHome: clawseedHome, Home: home, Extra: extra}.Roots()
+}
+
+// A Layout says where a session's skill folders are. Every discovery's
+// roots come from [Layout.Roots], so the order of precedence and the
+// folder each root must stay inside are decided here alone.
+type Layout struct {
+	// Workspace, ClawseedHome ("" means ~/.clawseed) and Home are the
+	// workspace, $CLAWSEED_HOME and the user's home folder.
+	Workspace, ClawseedHome, Home string
+	// Extra are [skills].extra_roots.
+	Extra []string
+	// Repo is the repository root (the nearest folder at or above the
+	// workspace holding .git); the project skill folders of the folders
+	// between it and the workspace are roots too, below the workspace's.
+	Repo string
+	// AddDirs are the --add-dir folders ([workspace].add_dirs): their
+	// project skill folders follow the workspace's, with the same trust.
+	AddDirs []string
+	// Managed are the managed (policy) skill folders, /etc/clawseed/skills
+	// and $CLAWSEED_MANAGED_DIR: first of all, so nothing shadows them.
+	Managed []string
+	// Explicit are the skills named by --skill PATH: a skill folder, or a
+	// folder of skills.
+	Explicit []string
+	// Bare (--bare) turns automatic discovery off: only Managed, Explicit
+	// and AddDirs are roots.
+	Bare bool
+}
+
+// userSource maps a project folder's source to the user's, for a project
+// folder that is the home folder.
+func userSource(s Source) Source {
+	switch s {
+	case SourceProject:
+		return SourceUser
+	case SourceProjectClaude:
+		return SourceUserClaude
+	case SourceProjectAgents:
+		return SourceUserAgents
+	}
+	return s
+}
+
+// ManagedSkillsDir is the managed skills folder every session reads.
+const ManagedSkillsDir = "/etc/clawseed/skills"
+
+// Roots returns the layout's roots in priority order, highest first:
+// managed folders, explicit --skill paths, the workspace's project
+// folders, those of each --add-dir folder, those of the parent folders
+// up to the repository root (nearest first), the user's folders, the
+// extra roots, then the Claude Code commands folders. Built-in skills
+// are not a root; see [Options.Builtins].
 //
-// clawseedHome "" means ~/.clawseed. Extra roots have a leading ~ expanded
-// with home and are resolved against workspace when relative. Every path is
-// absolute and clean; a path listed twice is kept at its first (highest)
-// position. Roots that need an empty workspace or home are left out.
+// Extra roots have a leading ~ expanded with home and are resolved against
+// workspace when relative. Every path is absolute and clean; a path listed
+// twice is kept at its first (highest) position. Roots that need an empty
+// workspace or home are left out.
 //
-// Each standard root carries the directory it must stay inside after its
-// links are resolved ([Root.Within]); extra roots carry none.
+// Each project and user root carries the directory it must stay inside
+// after its links are resolved ([Root.Within]); roots the user or the
+// administrator named (extra, explicit, managed) carry none.
 //
 // The Claude Code commands directories come last, <workspace>/.claude/commands
 // then ~/.claude/commands ([Root.Commands]): a command never shadows a skill
 // of any root, built-ins included (see [Discover]), so only their order
 // between themselves matters.
-func StandardRoots(workspace, clawseedHome, home string, extra []string) []Root {
+func (l Layout) Roots() []Root {
 	var roots []Root
 	seen := map[string]bool{}
 	add := func(p string, src Source, within string, commands bool) {
@@ -51,30 +106,87 @@ func StandardRoots(workspace, clawseedHome, home string, extra []string) []Root 
 		}
 		return filepath.Join(append([]string{base}, parts...)...)
 	}
+	workspace, home := l.Workspace, l.Home
 
-	// A workspace that is the home folder has the user's own folders as its
-	// project folders: they are the user's skills, not a repository's.
-	project, projectClaude, projectAgents := SourceProject, SourceProjectClaude, SourceProjectAgents
-	if workspace != "" && home != "" && filepath.Clean(workspace) == filepath.Clean(home) {
-		project, projectClaude, projectAgents = SourceUser, SourceUserClaude, SourceUserAgents
+	// Policy first: the administrator's skills win every clash.
+	for _, m := range l.Managed {
+		add(m, SourceManaged, "", false)
 	}
-	add(under(workspace, ".clawseed", "skills"), project, workspace, false)
-	add(under(workspace, ".claude", "skills"), projectClaude, workspace, false)
-	add(under(workspace, ".agents", "skills"), projectAgents, workspace, false)
+	for _, e := range l.Explicit {
+		add(resolveExtraRoot(e, workspace, home), SourceExtra, "", false)
+	}
+	projectFolders := func(dir string) {
+		if dir == "" {
+			return
+		}
+		// A folder that is the home folder has the user's own folders as
+		// its project folders: they are the user's skills, not a
+		// repository's.
+		isHome := home != "" && filepath.Clean(dir) == filepath.Clean(home)
+		for _, f := range projectSkillFolders() {
+			src := f.source
+			if isHome {
+				src = userSource(src)
+			}
+			add(filepath.Join(dir, f.dir), src, dir, false)
+		}
+	}
+	if !l.Bare {
+		projectFolders(workspace)
+	}
+	// Folders the user added are project folders: a repository put them
+	// there, so the workspace's trust decides what their skills may do.
+	for _, d := range l.AddDirs {
+		projectFolders(resolveExtraRoot(d, workspace, home))
+	}
+	if l.Bare {
+		return roots
+	}
+	for _, d := range parentFolders(l.Repo, workspace, home) {
+		projectFolders(d)
+	}
+	clawseedHome := l.ClawseedHome
 	if clawseedHome == "" {
 		clawseedHome = under(home, ".clawseed")
 	}
 	add(under(clawseedHome, "skills"), SourceUser, clawseedHome, false)
 	add(under(home, ".claude", "skills"), SourceUserClaude, home, false)
 	add(under(home, ".agents", "skills"), SourceUserAgents, home, false)
-	for _, e := range extra {
+	for _, e := range l.Extra {
 		// Extra roots are named by the user's configuration; where they
 		// lead is the user's choice.
 		add(resolveExtraRoot(e, workspace, home), SourceExtra, "", false)
 	}
-	add(under(workspace, ".claude", "commands"), projectClaude, workspace, true)
+	commands := SourceProjectClaude
+	if workspace != "" && home != "" && filepath.Clean(workspace) == filepath.Clean(home) {
+		commands = SourceUserClaude
+	}
+	add(under(workspace, ".claude", "commands"), commands, workspace, true)
 	add(under(home, ".claude", "commands"), SourceUserClaude, home, true)
 	return roots
+}
+
+// parentFolders returns the folders above workspace up to repo, nearest
+// first: none when repo is "" or not above the workspace. The home folder
+// and what lies above it are left out: its skill folders are the user's.
+func parentFolders(repo, workspace, home string) []string {
+	if repo == "" || workspace == "" {
+		return nil
+	}
+	repo, workspace = filepath.Clean(repo), filepath.Clean(workspace)
+	if repo == workspace || !within(repo, workspace) {
+		return nil
+	}
+	var out []string
+	for d := filepath.Dir(workspace); ; d = filepath.Dir(d) {
+		if home != "" && within(d, filepath.Clean(home)) {
+			return out
+		}
+		out = append(out, d)
+		if d == repo || filepath.Dir(d) == d {
+			return out
+		}
+	}
 }
 
 // resolveExtraRoot expands ~ and resolves a relative path against workspace.

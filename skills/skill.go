@@ -24,6 +24,9 @@ type Source string
 
 // The sources, from highest to lowest priority.
 const (
+	// SourceManaged is a managed (policy) folder, /etc/clawseed/skills or
+	// $CLAWSEED_MANAGED_DIR: never shadowed, never excluded.
+	SourceManaged       Source = "managed"
 	SourceProject       Source = "project"        // <workspace>/.clawseed/skills
 	SourceProjectClaude Source = "project-claude" // <workspace>/.claude/skills
 	SourceProjectAgents Source = "project-agents" // <workspace>/.agents/skills
@@ -71,6 +74,12 @@ type Root struct {
 	// they hold is named `plugin:name`, plugin being its plugin.json's
 	// "name", else Plugin (the name it was installed under).
 	Plugin string
+	// Nested marks a project skill folder found below the workspace when a
+	// tool reached a path there ([NestedRoots]): the folder holding it,
+	// relative to the workspace with `/` separators ("sub", "pkg/api").
+	// Its skills are claimed after every other root's, and one whose name
+	// is taken is named `dir:name` (`pkg:api:name`) instead of shadowed.
+	Nested string
 }
 
 // A Severity grades a [Diagnostic].
@@ -148,6 +157,9 @@ type Skill struct {
 	// links.go): the real path of Root, or for a user root the home folder
 	// or extra root that holds RealDir. "" means the real path of Root.
 	Bound string
+	// Nested is the [Root.Nested] folder of a skill found below the
+	// workspace ("" for any other).
+	Nested string
 	// ManifestPath and SkillPath are the files read ("" when absent).
 	ManifestPath string
 	SkillPath    string

@@ -46,6 +46,7 @@ func newChatCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		},
 	}
 	opts.Session.register(cmd)
+	g.registerDiscovery(cmd)
 	return cmd
 }
 
@@ -57,6 +58,7 @@ func chatDefault(root *cobra.Command, g *globalOptions, io *IOStreams) {
 	root.Args = unknownSubcommand
 	root.SuggestionsMinimumDistance = 2
 	opts.Session.register(root)
+	g.registerDiscovery(root)
 }
 
 // isTerminal reports whether f is a terminal.

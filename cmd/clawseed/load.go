@@ -5,6 +5,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -31,6 +33,7 @@ func loadConfig(g *globalOptions, stderr io.Writer) (*config.Config, error) {
 		Cwd:        cwd,
 		Home:       home,
 		Trusted:    app.WorkspaceTrusted(g.Trust, stderr, app.HomeFor(cwd, home)),
+		Bare:       g.Bare,
 	})
 	if err != nil {
 		return nil, err
@@ -38,7 +41,10 @@ func loadConfig(g *globalOptions, stderr io.Writer) (*config.Config, error) {
 	for _, w := range cfg.Warnings {
 		fmt.Fprintln(stderr, "clawseed: warning: "+termtext.EscapeLine(w))
 	}
-	o := config.Overrides{Provider: g.Provider, Model: g.Model, SystemPrompt: g.SystemPrompt, Autonomy: g.Autonomy, NoSandbox: g.NoSandbox}
+	// A path on the command line is relative to the current directory,
+	// not to --workspace.
+	o := config.Overrides{Provider: g.Provider, Model: g.Model, SystemPrompt: g.SystemPrompt, Autonomy: g.Autonomy, NoSandbox: g.NoSandbox,
+		AddDirs: fromCwd(cwd, g.AddDirs), Bare: g.Bare, SkillPaths: fromCwd(cwd, g.SkillPaths)}
 	if g.temperatureSet {
 		t := g.Temperature
 		o.Temperature = &t
@@ -49,12 +55,33 @@ func loadConfig(g *globalOptions, stderr io.Writer) (*config.Config, error) {
 	return cfg, nil
 }
 
+// fromCwd makes relative paths absolute against cwd (a leading ~ is left
+// for the configuration to expand).
+func fromCwd(cwd string, paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		if p != "" && !filepath.IsAbs(p) && p != "~" && !strings.HasPrefix(p, "~/") {
+			p = filepath.Join(cwd, p)
+		}
+		out[i] = p
+	}
+	return out
+}
+
 // newLogger returns the debug logger of -v, or one that discards.
 func newLogger(g *globalOptions, stderr io.Writer) *slog.Logger {
 	if !g.Verbose {
 		return slog.New(slog.DiscardHandler)
 	}
 	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// registerDiscovery adds the flags that change what a session discovers
+// (issue 30) to a command that runs one: chat (and bare clawseed) and run.
+func (g *globalOptions) registerDiscovery(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVar(&g.AddDirs, "add-dir", nil, "a folder that joins the workspace: the file tools' roots and its skill folders (repeatable; also [workspace].add_dirs)")
+	cmd.Flags().BoolVar(&g.Bare, "bare", false, "no automatic discovery: no skill folders but managed ones, --add-dir and --skill, no identity or instruction files, no project MCP servers")
+	cmd.Flags().StringArrayVar(&g.SkillPaths, "skill", nil, "load the skill folder (or folder of skills) at `PATH` (repeatable)")
 }
 
 // sessionFlags are the --continue and --resume flags of chat and run.

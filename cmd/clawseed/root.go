@@ -77,6 +77,11 @@ type globalOptions struct {
 	// ([sandbox].enabled = false). It is a flag only: an environment
 	// variable could come from a repository's .envrc.
 	NoSandbox bool
+	// AddDirs, Bare and SkillPaths are chat's and run's --add-dir, --bare
+	// and --skill PATH (registerDiscovery).
+	AddDirs    []string
+	Bare       bool
+	SkillPaths []string
 
 	temperatureSet bool
 	// proc is what every session of the process shares (see run).

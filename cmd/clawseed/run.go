@@ -66,6 +66,7 @@ func newRunCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		_ = cmd.Flags().MarkHidden(name)
 	}
 	opts.Session.register(cmd)
+	g.registerDiscovery(cmd)
 	return cmd
 }
 

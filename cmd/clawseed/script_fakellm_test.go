@@ -63,12 +63,14 @@ func server(ts *testscript.TestScript) *providertest.Server {
 //	                              input tokens of the answered requests from N (default 1)
 //	                              on; `! fakellm cache` means less than MIN
 //	fakellm usage FILE            write the emulated usage of every request and the totals
+//	fakellm reqprefix N M         request N is a prefix of request M: the same system prompt
+//	                              and tools, and N's messages begin M's (wire-neutral)
 //
 // Compaction summary requests are not conversation requests: `every` skips
 // them.
 func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
-		ts.Fatalf("usage: fakellm start|wait|count|wire|system|messages|tools|body|headers|prefix|valid|same|every|cache|usage ...")
+		ts.Fatalf("usage: fakellm start|wait|count|wire|system|messages|tools|body|headers|prefix|reqprefix|valid|same|every|cache|usage ...")
 	}
 	if neg && args[0] != "prefix" && args[0] != "every" && args[0] != "cache" {
 		ts.Fatalf("unsupported: ! fakellm %s", args[0])
@@ -166,6 +168,17 @@ func cmdFakeLLM(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	case "cache":
 		cmdCache(ts, neg, args[1:])
+	case "reqprefix":
+		a, b := request(ts, atoi(ts, args, 1)), request(ts, atoi(ts, args, 2))
+		if systemPrompt(ts, a) != systemPrompt(ts, b) {
+			ts.Fatalf("fakellm reqprefix: requests %s and %s have other system prompts", args[1], args[2])
+		}
+		if !slices.Equal(rawTools(ts, a), rawTools(ts, b)) {
+			ts.Fatalf("fakellm reqprefix: requests %s and %s have other tools", args[1], args[2])
+		}
+		if ta, tb := view(ts, a).Transcript(), view(ts, b).Transcript(); !strings.HasPrefix(tb, ta) {
+			ts.Fatalf("fakellm reqprefix: the messages of request %s do not begin those of request %s", args[1], args[2])
+		}
 	case "usage":
 		if len(args) != 2 {
 			ts.Fatalf("usage: fakellm usage FILE")

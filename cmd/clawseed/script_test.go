@@ -201,7 +201,7 @@ func setupScript(env *testscript.Env, defaultConfig string) error {
 	// file applies in full; the trust scripts unset this to play a cloned
 	// repository (§9.1).
 	env.Setenv("CLAWSEED_TRUST_WORKSPACE", "1")
-	for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "CLAWSEED_API_KEY", "CLAWSEED_PROVIDER", "CLAWSEED_MODEL"} {
+	for _, k := range []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "CLAWSEED_API_KEY", "CLAWSEED_PROVIDER", "CLAWSEED_MODEL", "CLAWSEED_MANAGED_DIR"} {
 		env.Setenv(k, "")
 	}
 	return nil

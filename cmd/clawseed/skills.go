@@ -389,9 +389,15 @@ func skillsDoctorRun(ctx context.Context, opts *skillsOptions) error {
 	}
 	if len(cat.Diagnostics) == 0 {
 		fmt.Fprintf(opts.io.Out, "No problems: %d skills discovered.\n", len(cat.Skills))
-		return nil
+	} else {
+		printDiagnostics(opts.io.Out, cat.Diagnostics)
 	}
-	printDiagnostics(opts.io.Out, cat.Diagnostics)
+	// The administrator's skills, which nothing shadows or excludes.
+	for _, s := range cat.Skills {
+		if s.Source == skills.SourceManaged {
+			fmt.Fprintf(opts.io.Out, "managed: %s (%s)\n", termtext.EscapeLine(s.Name), termtext.EscapeLine(skillPath(s)))
+		}
+	}
 	return nil
 }
 

@@ -140,6 +140,10 @@ type Agent struct {
 	// of; nil when unknown (the history was replaced), found again from
 	// the history on first use (instructions.go).
 	nested map[string]bool
+	// unindexed are the skills announced by a nested skill notice since
+	// the index was last rebuilt whole: they stay out of the index, so the
+	// cached prefix stays as it was, until the next compaction or /clear.
+	unindexed map[string]bool
 	// wrote is set when a write or exec call succeeded since the last
 	// reload check (paths gating may now match).
 	wrote bool
@@ -296,7 +300,7 @@ func (a *Agent) ToolSpecs() []providers.ToolSpec { return slices.Clone(a.specs) 
 func (a *Agent) refreshIndex() {
 	a.index = skills.Index{}
 	if a.opts.SkillsEnabled {
-		a.index = skills.RenderIndex(a.opts.Skills.Catalog().Skills, a.opts.IndexBudget)
+		a.index = skills.RenderIndex(a.indexed(a.opts.Skills.Catalog().Skills), a.opts.IndexBudget)
 	}
 	a.setSkillSpec(a.index.Listed < a.index.Total)
 	a.buildBase()
@@ -419,6 +423,7 @@ func (a *Agent) Clear(ctx context.Context, reason string) {
 	a.found.reset()
 	a.refreshMemory()
 	a.refreshInstructions(ctx)
+	a.indexAll()
 	a.opts.Recorder = nil
 	a.recordedSkills = nil
 	a.pendingContext = nil

@@ -171,6 +171,8 @@ func (a *Agent) compact(ctx context.Context, reason, focus string) (CompactionIn
 	// again when a call reaches it if the summary replaced their block.
 	a.refreshInstructions(ctx)
 	a.nested = nil
+	// The skills of nested folders announced since join the index.
+	a.indexAll()
 	info.Replaced, info.Kept = len(head), len(kept)
 	info.TokensAfter = a.estimate(a.Context())
 	if a.opts.Recorder != nil {

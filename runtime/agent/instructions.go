@@ -55,8 +55,11 @@ const nestedLead = "<system-reminder>\nProject instructions: "
 // nestedBlocks returns the blocks of the instruction files that the
 // successful calls of a response newly reach, in call order, each file
 // once per session.
+// The skill folders on the way to the paths the calls touched or
+// searched are looked for here too (nestedskills.go): one place where a
+// call's paths become user-side blocks.
 func (a *Agent) nestedBlocks(ctx context.Context, calls []providers.ToolCall, results []providers.ToolResult) []string {
-	if a.opts.NestedInstructions == nil {
+	if a.opts.NestedInstructions == nil && a.opts.NestedSkills == nil {
 		return nil
 	}
 	var blocks []string
@@ -64,11 +67,17 @@ func (a *Agent) nestedBlocks(ctx context.Context, calls []providers.ToolCall, re
 		if i >= len(results) || results[i].IsError {
 			continue
 		}
-		t, ok := a.tools[c.Name].(fileToucher)
-		if !ok {
-			continue
+		var touched, searched []string
+		if t, ok := a.tools[c.Name].(fileToucher); ok {
+			touched = t.Touches(callArgs(c.Args))
 		}
-		for _, p := range t.Touches(callArgs(c.Args)) {
+		if t, ok := a.tools[c.Name].(pathSearcher); ok {
+			searched = t.Searches(callArgs(c.Args))
+		}
+		for _, p := range touched {
+			if a.opts.NestedInstructions == nil {
+				break
+			}
 			for _, n := range a.opts.NestedInstructions(ctx, p) {
 				if a.attached()[n.Path] {
 					continue
@@ -76,6 +85,9 @@ func (a *Agent) nestedBlocks(ctx context.Context, calls []providers.ToolCall, re
 				a.nested[n.Path] = true
 				blocks = append(blocks, nestedBlock(n))
 			}
+		}
+		for _, p := range append(touched, searched...) {
+			blocks = append(blocks, a.nestedSkillBlocks(ctx, p)...)
 		}
 	}
 	return blocks

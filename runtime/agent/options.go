@@ -80,6 +80,11 @@ type Options struct {
 	// subfolders a file a tool read or wrote lies in; each is attached
 	// once, after that call's result (instructions.go).
 	NestedInstructions NestedInstructions
+	// NestedSkills, when set, finds the skill folders below the workspace
+	// on the way to a path a tool read, wrote, edited or searched; the new
+	// skills are announced after that call's result and join the index at
+	// the next compaction (nestedskills.go).
+	NestedSkills NestedSkills
 
 	// Reload, when set, is asked before each model request whether the
 	// skill catalog must be rebuilt (hot reload, §4.13).

@@ -125,6 +125,9 @@ func (a *Agent) Resume(ctx context.Context, history []providers.Message, active 
 	for i, s := range active {
 		saved[i] = skills.SnapshotEntry{Name: s.Name, Args: s.Args, Hash: s.Hash}
 	}
+	// The nested skill folders the session had found, before its skills
+	// are restored: one of them may be active.
+	a.resumeNestedSkills(ctx)
 	if a.opts.Skills != nil {
 		for _, act := range a.opts.Skills.List() {
 			a.opts.Skills.Deactivate(act.Skill.Name)

@@ -95,7 +95,7 @@ func newContentSearch(sb *Sandbox, maxOutput int, rgPath string, environ []strin
 	tt.subject = func(a contentSearchArgs) permissions.Subject {
 		return permissions.Subject{Reads: []string{cmp.Or(a.Path, ".")}}
 	}
-	return tt
+	return withSearches(tt, func(a contentSearchArgs) string { return a.Path })
 }
 
 // findRipgrep returns the path of rg on PATH, or "".

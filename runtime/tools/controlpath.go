@@ -15,7 +15,8 @@ import (
 // (.clawseed/, .claude/, .agents/), its MCP servers (.mcp.json), git's
 // hooks, config and modules (.git/, .gitmodules), the identity files the
 // system prompt is made of, the user's CLAWSEED_HOME and ~/.claude/ and
-// ~/.agents/, and every skill root. A write there is never auto-approved:
+// ~/.agents/, every skill root, and every project skill folder at any
+// depth (a nested folder's skills join discovery). A write there is never auto-approved:
 // the agent asks whatever auto_approve, the autonomy level or an earlier
 // "always" say, and shows what will be written (agent.ApprovalRequest).
 //
@@ -25,8 +26,10 @@ import (
 type ControlPaths struct {
 	// workspace is where relative paths resolve.
 	workspace string
-	dirs      []controlEntry
-	files     []controlEntry
+	// gitDirs are the .git of the workspace and of each added folder.
+	gitDirs []string
+	dirs    []controlEntry
+	files   []controlEntry
 }
 
 // A controlEntry is one control path: its display name, and its absolute
@@ -50,6 +53,9 @@ type ControlConfig struct {
 	// Dirs are further directories (absolute): CLAWSEED_HOME, ~/.claude,
 	// ~/.agents, the skill roots.
 	Dirs []string
+	// AddDirs are the folders added to the workspace (--add-dir): the file
+	// tools write there too, so each has the workspace's fixed entries.
+	AddDirs []string
 }
 
 // workspaceControlDirs and workspaceControlFiles are the fixed control
@@ -69,11 +75,18 @@ func NewControlPaths(cfg ControlConfig) *ControlPaths {
 	// each is looked at once.
 	var r confine.Resolver
 	entry := func(name, abs string) controlEntry { return newControlEntry(name, abs, &r) }
-	for _, d := range workspaceControlDirs {
-		c.dirs = append(c.dirs, entry(d+"/", filepath.Join(ws, d)))
-	}
-	for _, f := range append(append([]string(nil), workspaceControlFiles...), cfg.WorkspaceFiles...) {
-		c.files = append(c.files, entry(f, filepath.Join(ws, f)))
+	for _, dir := range append([]string{ws}, cfg.AddDirs...) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		dir = filepath.Clean(dir)
+		c.gitDirs = append(c.gitDirs, filepath.Join(dir, ".git"))
+		for _, d := range workspaceControlDirs {
+			c.dirs = append(c.dirs, entry(c.name(filepath.Join(dir, d), "/"), filepath.Join(dir, d)))
+		}
+		for _, f := range append(append([]string(nil), workspaceControlFiles...), cfg.WorkspaceFiles...) {
+			c.files = append(c.files, entry(c.name(filepath.Join(dir, f), ""), filepath.Join(dir, f)))
+		}
 	}
 	for _, f := range cfg.Files {
 		if f != "" && filepath.IsAbs(f) {
@@ -152,7 +165,29 @@ func (c *ControlPaths) Match(p string) (string, bool) {
 			}
 		}
 	}
+	for _, cand := range []string{abs, real} {
+		if dir, ok := skillFolderOf(cand); ok {
+			return c.name(dir, "/"), true
+		}
+	}
 	return c.matchSame(real)
+}
+
+// skillFolderOf returns the project skill folder (.clawseed/skills,
+// .claude/skills, .agents/skills) p lies in, at any depth: a folder below
+// the workspace joins skill discovery when a tool reaches it (issue 30),
+// so writing one is writing a skill, whichever folder holds it.
+func skillFolderOf(p string) (string, bool) {
+	parts := strings.Split(p, string(filepath.Separator))
+	for i := 0; i+1 < len(parts); i++ {
+		switch foldPath(parts[i]) {
+		case ".clawseed", ".claude", ".agents":
+			if foldPath(parts[i+1]) == "skills" {
+				return strings.Join(parts[:i+2], string(filepath.Separator)), true
+			}
+		}
+	}
+	return "", false
 }
 
 // matchSame compares the folders that exist on the way to real, and real
@@ -206,7 +241,8 @@ func foldPath(p string) string {
 
 // ReadOnlyTargets returns what the OS sandbox keeps read-only for commands
 // (internal/sandbox binds them read-only where it can): every control path,
-// as configured, except the workspace's .git, of which only what names
+// as configured, except the .git of the workspace and of each added
+// folder, of which only what names
 // programs is — its hooks and config, and those of its submodules'
 // repositories (.git/modules/NAME) — since git itself must write objects,
 // refs and the index. Paths that do not exist are left out by the sandbox
@@ -215,10 +251,10 @@ func (c *ControlPaths) ReadOnlyTargets() []string {
 	if c == nil {
 		return nil
 	}
-	gitDir := filepath.Join(c.workspace, ".git")
 	var out []string
 	for _, e := range c.dirs {
-		if e.lexical != gitDir {
+		gitDir := e.lexical
+		if !slices.Contains(c.gitDirs, gitDir) {
 			out = append(out, e.lexical)
 			continue
 		}

@@ -17,6 +17,7 @@ func TestControlPathsMatch(t *testing.T) {
 	home := filepath.Join(root, "home")
 	csHome := filepath.Join(home, ".clawseed")
 	extra := filepath.Join(ws, "team-skills")
+	added := filepath.Join(root, "added") // an --add-dir folder
 	for _, d := range []string{filepath.Join(ws, ".clawseed"), filepath.Join(ws, ".git", "hooks"), filepath.Join(ws, "src"), csHome, extra} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -36,6 +37,7 @@ func TestControlPathsMatch(t *testing.T) {
 		WorkspaceFiles: []string{"SOUL.md", "AGENTS.md", "MEMORY.md"},
 		Files:          []string{filepath.Join(home, "extra.toml")},
 		Dirs:           []string{csHome, filepath.Join(home, ".claude"), extra},
+		AddDirs:        []string{added},
 	})
 	tests := []struct {
 		path    string
@@ -64,6 +66,16 @@ func TestControlPathsMatch(t *testing.T) {
 		{filepath.Join(home, ".claude", "commands", "x.md"), filepath.Join(home, ".claude") + "/"},
 		{filepath.Join(home, "extra.toml"), filepath.Join(home, "extra.toml")},
 		{"team-skills/x/SKILL.md", "team-skills/"},
+		// Issue 30: a skill folder at any depth (a nested folder's skills
+		// join discovery), and an added folder's fixed entries.
+		{"src/.claude/skills/x/SKILL.md", "src/.claude/skills/"},
+		{"src/.Agents/Skills/x/SKILL.md", "src/.Agents/Skills/"},
+		{"src/a/.clawseed/skills", "src/a/.clawseed/skills/"},
+		{filepath.Join(added, ".git", "hooks", "pre-commit"), filepath.Join(added, ".git") + "/"},
+		{filepath.Join(added, ".mcp.json"), filepath.Join(added, ".mcp.json")},
+		{filepath.Join(added, "AGENTS.md"), filepath.Join(added, "AGENTS.md")},
+		{filepath.Join(added, "main.go"), ""},
+		{"src/.claude/settings.json", ""},
 		{"src/main.go", ""},
 		{"code/main.go", ""},
 		{"docs.md", ""},

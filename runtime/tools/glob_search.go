@@ -74,7 +74,18 @@ func newGlobSearch(sb *Sandbox) Tool {
 	tt.subject = func(a globSearchArgs) permissions.Subject {
 		return permissions.Subject{Reads: []string{cmp.Or(a.Path, ".")}}
 	}
-	return tt
+	// The folder searched: the path, and below it the pattern's literal
+	// prefix (sub for sub/**/*.md).
+	return withSearches(tt, func(a globSearchArgs) string {
+		pattern, msg := cleanGlob(a.Pattern)
+		if msg != "" {
+			return a.Path
+		}
+		if prefix, _ := doublestar.SplitPattern(pattern); prefix != "." {
+			return filepath.Join(a.Path, filepath.FromSlash(prefix))
+		}
+		return a.Path
+	})
 }
 
 // cleanGlob checks a glob pattern and strips a leading "./".

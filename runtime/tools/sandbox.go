@@ -29,6 +29,9 @@ import (
 type Sandbox struct {
 	// Workspace is the absolute, already symlink-resolved workspace directory.
 	Workspace string
+	// AddDirs are folders added to the workspace (--add-dir): absolute,
+	// links resolved; read and written as the workspace is.
+	AddDirs []string
 	// ReadRoots are extra directories that may be read but not written,
 	// such as the memory directory.
 	ReadRoots []string
@@ -228,7 +231,7 @@ func (sb *Sandbox) inReadOnlyRoot(abs, real string) bool {
 
 // readOnlyRootOf returns the read root holding the path, "" for none.
 func (sb *Sandbox) readOnlyRootOf(abs, real string) string {
-	for _, r := range sb.roots(true)[1:] {
+	for _, r := range sb.readRoots() {
 		if within(abs, r.lexical) || within(abs, r.real) || within(real, r.lexical) || within(real, r.real) {
 			return r.lexical
 		}
@@ -237,7 +240,7 @@ func (sb *Sandbox) readOnlyRootOf(abs, real string) string {
 }
 
 func (sb *Sandbox) inReadRoot(abs string) bool {
-	for _, r := range sb.roots(true)[1:] {
+	for _, r := range sb.readRoots() {
 		if within(abs, r.lexical) || within(abs, r.real) {
 			return true
 		}
@@ -261,18 +264,38 @@ func (sb *Sandbox) absolute(p string) string {
 	return filepath.Clean(p)
 }
 
-// roots returns the workspace first, then (for reads) the read roots.
+// roots returns the workspace first, then the added folders, then (for
+// reads) the read roots.
 func (sb *Sandbox) roots(read bool) []sandboxRoot {
+	roots := sb.writeRoots()
+	if read {
+		roots = append(roots, sb.readRoots()...)
+	}
+	return roots
+}
+
+// writeRoots returns the workspace and the added folders.
+func (sb *Sandbox) writeRoots() []sandboxRoot {
 	ws := sb.workspace()
 	roots := []sandboxRoot{{lexical: ws, real: realOrSelf(ws)}}
-	if read {
-		for _, r := range sb.ReadRoots {
-			if r == "" {
-				continue
-			}
-			abs := sb.absolute(r)
-			roots = append(roots, sandboxRoot{lexical: abs, real: realOrSelf(abs)})
+	for _, d := range sb.AddDirs {
+		if d != "" && filepath.IsAbs(d) {
+			d = filepath.Clean(d)
+			roots = append(roots, sandboxRoot{lexical: d, real: realOrSelf(d)})
 		}
+	}
+	return roots
+}
+
+// readRoots returns the read-only roots.
+func (sb *Sandbox) readRoots() []sandboxRoot {
+	var roots []sandboxRoot
+	for _, r := range sb.ReadRoots {
+		if r == "" {
+			continue
+		}
+		abs := sb.absolute(r)
+		roots = append(roots, sandboxRoot{lexical: abs, real: realOrSelf(abs)})
 	}
 	return roots
 }
@@ -308,9 +331,15 @@ func (sb *Sandbox) displayFunc() func(real string) string {
 // so a symlink swapped in after resolution still cannot lead outside. An
 // existing file keeps its permissions.
 func (sb *Sandbox) writeFileAtomic(real string, data []byte) error {
-	ws := realOrSelf(sb.workspace())
+	ws := ""
+	for _, r := range sb.writeRoots() {
+		if within(real, r.real) {
+			ws = r.real
+			break
+		}
+	}
 	rel, err := filepath.Rel(ws, real)
-	if err != nil || !within(real, ws) || rel == "." {
+	if ws == "" || err != nil || rel == "." {
 		return fmt.Errorf("path %s is not a file inside the workspace", real)
 	}
 	root, err := os.OpenRoot(ws)

@@ -39,3 +39,28 @@ func touched[T any](t *typedTool[T], path func(T) string, args json.RawMessage) 
 	}
 	return []string{path(v)}
 }
+
+// A Searcher names the folder (or file) a search call searches
+// (content_search, glob_search): the agent looks for the skill folders on
+// the way to it after the call succeeded, as it does for a [Toucher]'s
+// files. Paths are as the model gave them, relative to the workspace
+// ("" for the workspace itself), or absolute.
+type Searcher interface {
+	Searches(args json.RawMessage) []string
+}
+
+// A searcherTool is a tool whose calls search the folder path names.
+type searcherTool[T any] struct {
+	*typedTool[T]
+	path func(T) string
+}
+
+// withSearches gives a tool the folder its calls search.
+func withSearches[T any](t *typedTool[T], path func(T) string) Tool {
+	return &searcherTool[T]{typedTool: t, path: path}
+}
+
+// Searches implements [Searcher].
+func (t *searcherTool[T]) Searches(args json.RawMessage) []string {
+	return touched(t.typedTool, t.path, args)
+}

@@ -434,6 +434,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		},
 		RefreshInstructions:  refreshInstructions,
 		NestedInstructions:   nestedInstructions,
+		NestedSkills:         p.reloader.nestedSkills,
 		Skills:               p.active,
 		SkillsEnabled:        cfg.Skills.Enabled,
 		SkillPermissions:     p.perms,

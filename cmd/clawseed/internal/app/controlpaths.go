@@ -41,6 +41,7 @@ func controlConfig(cfg *config.Config) tools.ControlConfig {
 		Workspace:      cfg.Workspace,
 		WorkspaceFiles: append(agent.IdentityFileNames(), instructions.FileNames()...),
 		Files:          cfg.Files,
+		AddDirs:        addDirs(cfg),
 	}
 	if cfg.Home != "" {
 		cc.Dirs = []string{cfg.Home}

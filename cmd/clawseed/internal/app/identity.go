@@ -25,8 +25,8 @@ import (
 // warn; a missing one silently. Nothing is read when [agent].system_prompt
 // replaces the section.
 func identityFiles(cfg *config.Config, sb *tools.Sandbox, warn io.Writer) []agent.IdentityFile {
-	if strings.TrimSpace(cfg.Agent.SystemPrompt) != "" {
-		return nil
+	if strings.TrimSpace(cfg.Agent.SystemPrompt) != "" || cfg.Bare {
+		return nil // replaced, or --bare: nothing read from the workspace
 	}
 	opt := sb.ConfineOptions(confine.MaxIdentityFile)
 	var out []agent.IdentityFile

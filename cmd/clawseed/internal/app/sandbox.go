@@ -91,7 +91,7 @@ func newConfinement(cfg *config.Config, control *tools.ControlPaths) *confinemen
 	if home := homeDir(); home != "" {
 		c.keep = append(c.keep, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git"))
 	}
-	c.writable = append([]string{cfg.Workspace}, cfg.SandboxWritable()...)
+	c.writable = append(append([]string{cfg.Workspace}, addDirs(cfg)...), cfg.SandboxWritable()...)
 	c.mcpWritable = map[string][]string{}
 	for name, srv := range cfg.MCP.Servers {
 		for _, w := range srv.Writable {

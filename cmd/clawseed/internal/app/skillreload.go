@@ -61,6 +61,10 @@ type skillReloader struct {
 	// watcher is started again.
 	mu    sync.Mutex
 	roots []skills.Root
+	// nested are the skill folders found below the workspace, in the
+	// order found, and nestedSeen their paths (nestedskills.go); under mu.
+	nested     []skills.Root
+	nestedSeen map[string]bool
 }
 
 // discover runs a discovery with the cache and makes the new skill
@@ -71,6 +75,9 @@ func (r *skillReloader) discover(ctx context.Context) *skills.Catalog {
 	}
 	opts, notes := skillSetup(r.cfg)
 	opts.Cache = r.cache.cache
+	// The nested folders come last: their skills are claimed after every
+	// other root's (skills.Root.Nested).
+	opts.Roots = append(opts.Roots, r.nestedRoots()...)
 	cat := discoverNoting(ctx, r.cfg, opts, notes, r.cache.hashes)
 	r.cache.save()
 	return r.adopt(cat, opts)
@@ -225,13 +232,13 @@ func skillOptions(cfg *config.Config) skills.Options {
 }
 
 // skillSetup returns the discovery options for the configuration: the
-// standard roots with those of the installed Claude Code plugins, read
+// roots of its layout ([skillLayout]) with those of the installed Claude Code plugins, read
 // afresh ([claudePlugins]), and the problems of the plugin files, as skill
 // diagnostics.
 func skillSetup(cfg *config.Config) (skills.Options, []skills.Diagnostic) {
 	states, diags := claudePlugins(cfg)
 	return skills.Options{
-		Roots:        skills.WithPlugins(skills.StandardRoots(cfg.Workspace, cfg.Home, homeDir(), cfg.Skills.ExtraRoots), pluginRoots(enabledPlugins(states))),
+		Roots:        skills.WithPlugins(skillLayout(cfg).Roots(), pluginRoots(enabledPlugins(states))),
 		Builtins:     true,
 		MaxFileBytes: int64(cfg.Skills.MaxSkillFileBytes),
 		Excluded:     cfg.Skills.Excluded,

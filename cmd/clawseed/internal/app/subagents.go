@@ -21,8 +21,11 @@ import (
 // agentFolders are the folders definitions are read from, highest
 // priority first: the project's and the user's ([subagents.StandardFolders]),
 // then the agents/ folders of the plugins skill discovery found (cat may be
-// nil).
+// nil); none with --bare.
 func agentFolders(cfg *config.Config, cat *skills.Catalog) []subagents.Folder {
+	if cfg.Bare {
+		return nil // --bare: the built-in subagents only
+	}
 	folders := subagents.StandardFolders(cfg.Workspace, cfg.Home, homeDir())
 	if cat != nil {
 		folders = append(folders, subagents.PluginFolders(cat.PluginAgents)...)

@@ -90,7 +90,7 @@ func (env toolEnv) confinement() *confinement {
 // skills, so neither a root that is a link elsewhere nor a stray file
 // beside the skills widens what the model reads.
 func newSandbox(cfg *config.Config, cat *skills.Catalog) *tools.Sandbox {
-	sb := &tools.Sandbox{Workspace: cfg.Workspace, Forbidden: cfg.Autonomy.ForbiddenPaths, Home: homeDir(), SkillDirs: &tools.DirSet{}, Control: controlPaths(cfg)}
+	sb := &tools.Sandbox{Workspace: cfg.Workspace, AddDirs: addDirs(cfg), Forbidden: cfg.Autonomy.ForbiddenPaths, Home: homeDir(), SkillDirs: &tools.DirSet{}, Control: controlPaths(cfg)}
 	if cfg.Memory.Enabled {
 		// §8: memory files are readable by file_read (never writable by it:
 		// memory_store keeps MEMORY.md consistent with them).

@@ -14,17 +14,19 @@ package config
 type Config struct {
 	// WorkspaceDir is the workspace_dir key. After [Load] it holds the same
 	// resolved path as Workspace.
-	WorkspaceDir string      `toml:"workspace_dir"`
-	Providers    Providers   `toml:"providers"`
-	Agent        Agent       `toml:"agent"`
-	Skills       Skills      `toml:"skills"`
-	Autonomy     Autonomy    `toml:"autonomy"`
-	Permissions  Permissions `toml:"permissions"`
-	Sandbox      Sandbox     `toml:"sandbox"`
-	Context      Context     `toml:"context"`
-	Sessions     Sessions    `toml:"sessions"`
-	Storage      Storage     `toml:"storage"`
-	Memory       Memory      `toml:"memory"`
+	WorkspaceDir string    `toml:"workspace_dir"`
+	Providers    Providers `toml:"providers"`
+	Agent        Agent     `toml:"agent"`
+	// Dirs is the [workspace] table.
+	Dirs        WorkspaceDirs `toml:"workspace"`
+	Skills      Skills        `toml:"skills"`
+	Autonomy    Autonomy      `toml:"autonomy"`
+	Permissions Permissions   `toml:"permissions"`
+	Sandbox     Sandbox       `toml:"sandbox"`
+	Context     Context       `toml:"context"`
+	Sessions    Sessions      `toml:"sessions"`
+	Storage     Storage       `toml:"storage"`
+	Memory      Memory        `toml:"memory"`
 
 	Instructions Instructions `toml:"instructions"`
 
@@ -57,6 +59,14 @@ type Config struct {
 	// projectRules), no project MCP server starts, and project skills run
 	// no command unasked.
 	Trusted bool `toml:"-"`
+	// Bare is --bare: no automatic discovery (no skill roots but managed
+	// ones, --add-dir and --skill; no identity or instruction files, no
+	// project MCP server, no Claude Code plugins, no nested skill
+	// folders). Set by [Config.Apply].
+	Bare bool `toml:"-"`
+	// SkillPaths are the --skill PATH flags: a skill folder, or a folder
+	// of skills, each a root of its own ([Config.ExplicitSkills]).
+	SkillPaths []string `toml:"-"`
 	// Ignored lists what an untrusted project file set and did not get, in
 	// file order, each key once.
 	Ignored []Ignored `toml:"-"`
@@ -320,6 +330,13 @@ type Instructions struct {
 	MaxTotalBytes int `toml:"max_total_bytes"`
 }
 
+// WorkspaceDirs is the [workspace] table.
+type WorkspaceDirs struct {
+	// AddDirs are folders that join the workspace (as --add-dir does): the
+	// file tools' roots and skill discovery ([Config.AddDirs]).
+	AddDirs []string `toml:"add_dirs"`
+}
+
 // WebFetch is the [web_fetch] table.
 type WebFetch struct {
 	Enabled        bool     `toml:"enabled"`
@@ -430,6 +447,7 @@ func Default() *Config {
 		Serve:       DefaultServe(),
 
 		Instructions: Instructions{Enabled: true, MaxFileBytes: 40000, MaxTotalBytes: 80000},
+		Dirs:         WorkspaceDirs{AddDirs: []string{}},
 
 		Trusted:    true,
 		sources:    map[string]origin{},

@@ -37,8 +37,8 @@ func TestFileErrors(t *testing.T) {
 		},
 		{
 			name: "unknown top-level key",
-			file: "workspace = \"x\"\n",
-			line: 1, key: "workspace", msg: `unknown key "workspace" (did you mean "workspace_dir"?)`,
+			file: "workspace_dirs = \"x\"\n",
+			line: 1, key: "workspace_dirs", msg: `unknown key "workspace_dirs" (did you mean "workspace_dir"?)`,
 		},
 		{
 			name: "first error in document order",

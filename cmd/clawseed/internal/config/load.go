@@ -42,6 +42,9 @@ type LoadOptions struct {
 	// enabled. nil means trusted (tests, and callers that do not load a
 	// project file).
 	Trusted func(workspace string) bool
+	// Bare is --bare: the workspace's .mcp.json is not read (see
+	// [Config.Bare]).
+	Bare bool
 }
 
 // Load builds the effective configuration. Layers, later wins per key:
@@ -100,8 +103,10 @@ func Load(opts LoadOptions) (*Config, error) {
 			return nil, err
 		}
 	}
-	if err := c.readMCPJSON(); err != nil {
-		return nil, err
+	if !opts.Bare {
+		if err := c.readMCPJSON(); err != nil {
+			return nil, err
+		}
 	}
 	// Project skills are project input too: a repository with skills and
 	// no config file is as untrusted as one with both.
@@ -297,6 +302,13 @@ type Overrides struct {
 	// NoSandbox is --no-sandbox: sets sandbox.enabled to false for this
 	// process (the one way besides the user's own files to turn it off).
 	NoSandbox bool
+	// AddDirs are --add-dir folders, added to [workspace].add_dirs; each
+	// must be an existing folder.
+	AddDirs []string
+	// Bare is --bare (see [Config.Bare]).
+	Bare bool
+	// SkillPaths are --skill PATH (see [Config.SkillPaths]).
+	SkillPaths []string
 }
 
 // Apply applies the flag layer, the last one, and validates the values it
@@ -327,6 +339,9 @@ func (c *Config) Apply(o Overrides) error {
 	if o.NoSandbox {
 		c.setKey("sandbox.enabled", origin{flag: "no-sandbox"})
 		c.Sandbox.Enabled = false
+	}
+	if err := c.applyDiscovery(o); err != nil {
+		return err
 	}
 	if o.Temperature != nil {
 		return c.setTemperature(*o.Temperature, origin{flag: "temperature"})

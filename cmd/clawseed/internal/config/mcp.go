@@ -139,7 +139,8 @@ const whyMCP = "may not start MCP servers"
 // (listed as untrusted). When the workspace is untrusted and a user layer
 // defines a name the project file also defines, the user's server is
 // listed and the project's definition is only reported in
-// [Config.Ignored].
+// [Config.Ignored]. With --bare ([Config.Bare]) the project's servers are
+// left out.
 func (c *Config) MCPServers() []MCPServerSpec {
 	specs := map[string]MCPServerSpec{}
 	for name, s := range c.MCP.Servers {
@@ -165,6 +166,9 @@ func (c *Config) MCPServers() []MCPServerSpec {
 	}
 	out := make([]MCPServerSpec, 0, len(specs))
 	for _, name := range sortedKeys(specs) {
+		if c.Bare && specs[name].Project {
+			continue // --bare: no server from the project
+		}
 		out = append(out, specs[name])
 	}
 	return out

@@ -29,7 +29,9 @@ func TestRequiredSetting(t *testing.T) {
 		{"memory.enabled.x", "", false, false},
 		{"memory..enabled", "", false, false},
 		{"", "", false, false},
-		{"workspace", "", false, false}, // toml:"-": not a key of config.toml
+		{"home", "", false, false},                // toml:"-": not a key of config.toml
+		{"workspace", "[workspace]", false, true}, // the [workspace] table (issue 30)
+		{"workspace.add_dirs", "[workspace].add_dirs", false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {

@@ -158,6 +158,7 @@ var projectRules = map[string]keyRule{
 	"skills.max_active":                   {kind: lowerOnly},
 	"skills.excluded":                     {kind: union},
 	"skills.extra_roots":                  {kind: ignored, why: whyRoots},
+	"workspace.add_dirs":                  {kind: ignored, why: whyOutside},
 	"skills.index_budget_percent":         {kind: lowerOnly},
 	"skills.max_skill_file_bytes":         {kind: lowerOnly},
 	"skills.dynamic_context":              {kind: ignored, why: whyDynamic},

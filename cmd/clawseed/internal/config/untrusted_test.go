@@ -208,6 +208,11 @@ func TestUntrustedProjectRules(t *testing.T) {
 			ignored: []ignoredWant{{"skills.extra_roots", `["/"]`, "may not add skill roots", 2}},
 		},
 		{
+			name: "add_dirs is ignored", project: "[workspace]\nadd_dirs = [\"/\"]\n",
+			get: func(c *Config) any { return c.Dirs.AddDirs }, untrusted: []string{}, trusted: []string{"/"},
+			ignored: []ignoredWant{{"workspace.add_dirs", `["/"]`, "would make clawseed read or write outside the workspace", 2}},
+		},
+		{
 			name: "dynamic_context is ignored", project: "[skills]\ndynamic_context = \"all\"\n",
 			get: func(c *Config) any { return c.Skills.DynamicContext }, untrusted: "trusted", trusted: "all",
 			ignored: []ignoredWant{{"skills.dynamic_context", `"all"`, "may not let skills run commands", 2}},
