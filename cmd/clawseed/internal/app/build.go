@@ -433,6 +433,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		ForkMaxIterations:    cfg.Skills.ForkMaxIterations,
 		Subagents:            s.subagents,
 		MaxParallelSubagents: cfg.Agent.MaxParallelSubagents,
+		Worktree:             s.worktreeMaker(p),
 		SubagentMemory:       s.agentMemory.forAgent(),
 		UntrustedWorkspace:   !cfg.Trusted,
 		Rules:                s.perms.rules,
