@@ -76,3 +76,12 @@ func TestBuiltinBody(t *testing.T) {
 		t.Errorf("BuiltinBody(no-such) = %q", b)
 	}
 }
+
+// dropBuiltins removes from a discSummary's lines the built-ins other
+// than keep: tests about one built-in list only it.
+func dropBuiltins(lines []string, keep ...string) []string {
+	return slices.DeleteFunc(lines, func(l string) bool {
+		name, rest, _ := strings.Cut(l, " ")
+		return strings.HasPrefix(rest, "builtin ") && !slices.Contains(keep, name)
+	})
+}
