@@ -225,7 +225,7 @@ func skillSetup(cfg *config.Config) (skills.Options, []skills.Diagnostic) {
 	states, diags := claudePlugins(cfg)
 	return skills.Options{
 		Roots:        skills.WithPlugins(skills.StandardRoots(cfg.Workspace, cfg.Home, homeDir(), cfg.Skills.ExtraRoots), pluginRoots(enabledPlugins(states))),
-		Builtins:     true,
+		Builtins:     cfg.Skills.Builtins,
 		MaxFileBytes: int64(cfg.Skills.MaxSkillFileBytes),
 		Excluded:     cfg.Skills.Excluded,
 		Workspace:    cfg.Workspace,
