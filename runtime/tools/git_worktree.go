@@ -29,14 +29,24 @@ type Worktree struct {
 
 // NewGitWorktrees returns the worktree maker of the repository the
 // workspace is in, or why there is none (git not on PATH, not a work
-// tree). opts.Start is not used: each call gets its own.
+// tree). opts.Start starts the git that finds the repository; the other
+// calls get their own.
 func NewGitWorktrees(workspace string, opts GitOptions) (*GitWorktrees, error) {
 	env := gitEnv(opts.Environ, opts.EnvPassthrough)
-	repo, err := findGitRepo(workspace, env, nil)
+	repo, err := openGitRepo(workspace, env, opts.Start)
 	if err != nil {
 		return nil, err
 	}
 	return &GitWorktrees{repo: repo, env: env}, nil
+}
+
+// openGitRepo finds and opens the repository workspace is in.
+func openGitRepo(workspace string, env []string, start Starter) (*gitRepo, error) {
+	loc, err := locateGitRepo(workspace)
+	if err != nil {
+		return nil, err
+	}
+	return loc.open(env, start)
 }
 
 // CommonDir is the repository's common git folder, which every worktree
@@ -92,7 +102,7 @@ func (g *GitWorktrees) Finish(ctx context.Context, start Starter, w Worktree) (W
 		return st, fmt.Errorf("git rev-list: %w", err)
 	}
 	st.Commits, _ = strconv.Atoi(strings.TrimSpace(string(out)))
-	wt, err := findGitRepo(w.Dir, g.env, start)
+	wt, err := openGitRepo(w.Dir, g.env, start)
 	if err != nil {
 		return st, err
 	}

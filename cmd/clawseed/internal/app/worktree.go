@@ -65,6 +65,7 @@ func newWorktree(ctx context.Context, cfg *config.Config, conf *confinement, sb 
 		MaxOutputChars: cfg.Agent.MaxToolOutputChars,
 		EnvPassthrough: cfg.Autonomy.EnvPassthrough,
 		Environ:        conf.environ(os.Environ()),
+		Start:          conf.commands(), // git rev-parse, finding the repository
 	}
 	gw, err := tools.NewGitWorktrees(cfg.Workspace, gitOpts)
 	if err != nil {
