@@ -62,3 +62,15 @@ func loadBuiltin(name string) (*Skill, []Diagnostic) {
 	}
 	return s, diags
 }
+
+// BuiltinBody returns the instructions (the SKILL.md body, without its
+// frontmatter) of the built-in skill called name, "" when there is none.
+// `/init` and `clawseed init` send the init skill's body, so the command
+// and the skill are one text.
+func BuiltinBody(name string) string {
+	s, _ := loadBuiltin(name)
+	if s == nil {
+		return ""
+	}
+	return s.Body
+}

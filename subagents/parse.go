@@ -33,7 +33,6 @@ var ignoredKeys = map[string]skills.Severity{
 	"hooks":          skills.SeverityInfo,
 	"mcpservers":     skills.SeverityInfo,
 	"background":     skills.SeverityInfo,
-	"isolation":      skills.SeverityInfo,
 	"initialprompt":  skills.SeverityInfo,
 	"color":          "",
 }
@@ -105,7 +104,7 @@ func apply(d *Definition, rawName *string, e skills.FrontmatterEntry) (string, s
 	}
 	key := normKey(e.Key)
 	switch key {
-	case "name", "description", "model", "effort", "memory":
+	case "name", "description", "model", "effort", "memory", "isolation":
 		s, err := e.String()
 		if err != nil {
 			return warn(err)
@@ -128,6 +127,12 @@ func apply(d *Definition, rawName *string, e skills.FrontmatterEntry) (string, s
 				return fmt.Sprintf("unknown memory scope %q (want user, project or local); ignored", skills.CleanLine(s)), skills.SeverityWarning
 			}
 			d.Memory = scope
+		case "isolation":
+			iso := strings.ToLower(strings.TrimSpace(skills.CleanLine(s)))
+			if iso != IsolationWorktree {
+				return fmt.Sprintf("unknown isolation %q (want worktree); ignored", skills.CleanLine(s)), skills.SeverityWarning
+			}
+			d.Isolation = iso
 		}
 	case "tools", "disallowedtools", "skills":
 		l, err := e.List()

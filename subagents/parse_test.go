@@ -34,6 +34,17 @@ func TestParse(t *testing.T) {
 			want: &Definition{Name: "r", Description: "d", DisallowedTools: []string{"Bash", "WebFetch"}, MaxTurns: 3, Prompt: "body"},
 		},
 		{
+			name: "isolation: worktree",
+			text: "---\nname: r\ndescription: d\nisolation: Worktree\n---\nbody",
+			want: &Definition{Name: "r", Description: "d", Isolation: IsolationWorktree, Prompt: "body"},
+		},
+		{
+			name:  "isolation: anything else is a warning",
+			text:  "---\nname: r\ndescription: d\nisolation: container\n---\nbody",
+			want:  &Definition{Name: "r", Description: "d", Prompt: "body"},
+			diags: []string{`warning: reviewer.md:4: unknown isolation "container" (want worktree); ignored`},
+		},
+		{
 			name: "tools: [] is no tools, absent is all",
 			text: "---\nname: r\ndescription: d\ntools: []\n---\nbody",
 			want: &Definition{Name: "r", Description: "d", Tools: []string{}, Prompt: "body"},

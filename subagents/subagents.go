@@ -129,6 +129,9 @@ type Definition struct {
 	// AgentFolder), its MEMORY.md in its prompt and memory tools bound to
 	// it, instead of the session's memory.
 	Memory string
+	// Isolation is Claude Code's `isolation`: [IsolationWorktree] runs the
+	// subagent in a git worktree of its own ("" for none).
+	Isolation string
 	// Prompt is the body: the subagent's system prompt, control characters
 	// removed.
 	Prompt string
@@ -139,6 +142,10 @@ type Definition struct {
 	// readOnly limits a built-in to the session's read-class tools.
 	readOnly bool
 }
+
+// IsolationWorktree is the `isolation` that runs a subagent in a git
+// worktree of its own, on a new branch.
+const IsolationWorktree = "worktree"
 
 // Project reports whether the definition comes from the workspace, so that
 // an untrusted workspace's definitions are asked about before they run.

@@ -149,6 +149,7 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	chat.Hooks = s.ShowHooks
 	chat.Permissions = s.WritePermissions
 	chat.Summary = s.ShowSummary
+	chat.Debug = s.Debug
 	chat.First = opts.First
 	level, _ := permissions.ParseLevel(cfg.Autonomy.Level) // checked by Build
 	chat.Status = func() repl.SessionStatus {

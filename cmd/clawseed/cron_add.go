@@ -32,7 +32,7 @@ func newCronAddCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 		Short: "Schedule a job in this workspace: a prompt, a shell command, or a clawseed command such as `memory distill`",
 		Long: "Add a job to $CLAWSEED_HOME/cron ([cron].dir) that runs in this workspace: a prompt (a fresh agent\n" +
 			"turn, unattended), a shell command (with the shell tool's allowlist and sandbox), or, after --, a\n" +
-			"clawseed command: " + schedulableList() + ".\n" +
+			"clawseed command: " + cron.SchedulableList() + ".\n" +
 			"Example: clawseed cron add --every 24h -- memory distill",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return cronAdd(cmd.Context(), g, io, o, args, cmd.ArgsLenAtDash())
@@ -75,7 +75,7 @@ func cronAdd(ctx context.Context, g *globalOptions, io *IOStreams, o cronAddOpti
 	}
 	if len(args) > 0 {
 		kinds++
-		if err := checkSchedulable(args); err != nil {
+		if err := cron.CheckSchedulable(args); err != nil {
 			return usageError(err)
 		}
 		j.Kind, j.Args = cron.KindClawseed, args
@@ -147,68 +147,11 @@ func newCronRunCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	}
 }
 
-// A schedulable is a clawseed command a job may run, with the flags it
-// may be given (name → whether it takes a value).
-type schedulable struct {
-	path  []string
-	flags map[string]bool
-}
-
-// schedulableCommands are the clawseed commands a job may run: work on
-// the user's own state that needs nobody at the keyboard. A job runs with
-// its workspace's configuration and trust (a child process, see
-// app.NewJobRunner), so no global flag (--config, --trust, --autonomy,
-// --no-sandbox, …) may be given: each command's own flags only.
-func schedulableCommands() []schedulable {
-	return []schedulable{
-		{path: []string{"memory", "distill"}, flags: map[string]bool{"since": true, "dry-run": false}},
-		{path: []string{"memory", "reindex"}, flags: map[string]bool{}},
-	}
-}
-
-// schedulableList names the schedulable commands for help and errors.
-func schedulableList() string {
-	var names []string
-	for _, s := range schedulableCommands() {
-		names = append(names, "`"+strings.Join(s.path, " ")+"`")
-	}
-	return strings.Join(names, ", ")
-}
-
-// checkSchedulable reports whether args is a command line a job may run:
-// `cron add` checks it before the job is stored, and the job's process
-// again before it runs it (jobs.json is a file one can edit).
-func checkSchedulable(args []string) error {
-	for _, s := range schedulableCommands() {
-		if len(args) < len(s.path) || strings.Join(args[:len(s.path)], " ") != strings.Join(s.path, " ") {
-			continue
-		}
-		rest := args[len(s.path):]
-		for i := 0; i < len(rest); i++ {
-			name, value, hasValue := strings.Cut(strings.TrimPrefix(rest[i], "--"), "=")
-			takes, ok := s.flags[name]
-			switch {
-			case !strings.HasPrefix(rest[i], "--") || !ok:
-				return fmt.Errorf("a job cannot run `clawseed %s` with %q: only its own flags", strings.Join(s.path, " "), rest[i])
-			case takes && !hasValue:
-				if i+1 == len(rest) || strings.HasPrefix(rest[i+1], "-") {
-					return fmt.Errorf("--%s needs a value", name)
-				}
-				i++
-			case !takes && hasValue:
-				return fmt.Errorf("--%s takes no value (%q)", name, value)
-			}
-		}
-		return nil
-	}
-	return fmt.Errorf("a job cannot run `clawseed %s`; it may run %s", strings.Join(args, " "), schedulableList())
-}
-
 // execClawseedJob runs a clawseed job's command in this process (the job's
 // child process, `cron exec`): a fresh command tree in the job's
 // workspace, its output captured as the run's.
 func execClawseedJob(ctx context.Context, g *globalOptions, j cron.Job) app.JobResult {
-	if err := checkSchedulable(j.Args); err != nil {
+	if err := cron.CheckSchedulable(j.Args); err != nil {
 		return app.JobResult{Status: cron.StatusError, Output: err.Error()}
 	}
 	var out bytes.Buffer

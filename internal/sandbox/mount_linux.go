@@ -14,9 +14,12 @@ import (
 // empty: a bind mount of the path onto itself remounted read-only, and an
 // empty read-only tmpfs over a hidden folder or /dev/null over a hidden
 // file. Hidden paths are done first, so that a read-only control folder
-// inside a hidden one stays hidden. Paths must exist; links must have been
-// resolved.
-func setupMounts(readOnly, hidden []string) error {
+// inside a hidden one stays hidden. Then each of holes inside a read-only
+// path is bound writable again, after the read-only paths outside the
+// holes and before those inside them: a worktree under the read-only
+// .clawseed/ is writable, its own control paths are not. Paths must
+// exist; links must have been resolved.
+func setupMounts(readOnly, hidden, holes []string) error {
 	if len(readOnly) == 0 && len(hidden) == 0 {
 		return nil
 	}
@@ -39,10 +42,48 @@ func setupMounts(readOnly, hidden []string) error {
 			return fmt.Errorf("hide %s: %w", p, err)
 		}
 	}
-	// A read-only path inside a hidden one is hidden already.
-	return bindReadOnly(slices.DeleteFunc(slices.Clone(readOnly), func(r string) bool {
-		return slices.ContainsFunc(hidden, func(h string) bool { return within(r, h) })
-	}))
+	// A read-only path inside a hidden one is hidden already; so is a hole.
+	inHidden := func(p string) bool { return slices.ContainsFunc(hidden, func(h string) bool { return within(p, h) }) }
+	readOnly = slices.DeleteFunc(slices.Clone(readOnly), inHidden)
+	holes = slices.DeleteFunc(slices.Clone(holes), func(h string) bool {
+		return inHidden(h) || !slices.ContainsFunc(readOnly, func(r string) bool { return within(h, r) && h != r })
+	})
+	inHole := func(p string) bool { return slices.ContainsFunc(holes, func(h string) bool { return within(p, h) }) }
+	var outside, inside []string
+	for _, r := range readOnly {
+		if inHole(r) {
+			inside = append(inside, r)
+		} else {
+			outside = append(outside, r)
+		}
+	}
+	if err := bindReadOnly(outside); err != nil {
+		return err
+	}
+	for _, h := range holes {
+		if err := bindWritable(h); err != nil {
+			return err
+		}
+	}
+	return bindReadOnly(inside)
+}
+
+// bindWritable binds p onto itself and clears the read-only flag the new
+// mount took from the read-only mount it lies in (made in this namespace,
+// so not locked), keeping the flags the kernel locked.
+func bindWritable(p string) error {
+	if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("bind %s: %w", p, err)
+	}
+	var st unix.Statfs_t
+	if err := unix.Statfs(p, &st); err != nil {
+		return fmt.Errorf("statfs %s: %w", p, err)
+	}
+	locked := lockedFlags(int64(st.Flags))
+	if err := unix.Mount("", p, "", unix.MS_BIND|unix.MS_REMOUNT|locked, ""); err != nil {
+		return fmt.Errorf("remount %s writable: %w", p, err)
+	}
+	return nil
 }
 
 // bindReadOnly makes each path read-only: a bind mount of the path onto

@@ -57,6 +57,12 @@ type Policy struct {
 	// paths (.git/hooks, .git/config, .clawseed/, .claude/, .mcp.json, …).
 	// Only the ones that exist when a process starts can be protected.
 	ReadOnly []string
+	// Holes are folders inside ReadOnly paths that stay writable (they
+	// must be in Writable too): a subagent's git worktree under the
+	// read-only .clawseed/ (.clawseed/worktrees/NAME). The read-only paths
+	// inside a hole (its own .git file, .clawseed/, …) stay read-only.
+	// Only the ones that exist when a process starts are opened.
+	Holes []string
 	// Network allows network access; without it TCP connections and binds
 	// are refused (Landlock), and where a network namespace can be made the
 	// process has no network at all (no UDP, no loopback).

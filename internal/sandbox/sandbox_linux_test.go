@@ -416,3 +416,48 @@ func TestForkServerLikeExec(t *testing.T) {
 		t.Errorf("WaitDelay: err %v, output %q", err, out.String())
 	}
 }
+
+// TestHoleInReadOnly: a hole (a subagent's worktree under the read-only
+// .clawseed/) is writable; the rest of the read-only folder is not, nor
+// are the read-only paths inside the hole.
+func TestHoleInReadOnly(t *testing.T) {
+	for _, helper := range []bool{false, true} {
+		t.Run(fmt.Sprintf("helper=%v", helper), func(t *testing.T) {
+			s := newTestSandbox(t, helper)
+			if !s.Status().ReadOnlyPaths {
+				t.Skip("no mount namespace: control paths are not read-only here")
+			}
+			l := newLayout(t)
+			control := filepath.Join(l.ws, ".clawseed")
+			hole := filepath.Join(control, "worktrees", "w1")
+			inner := filepath.Join(hole, ".clawseed")
+			for _, d := range []string{inner} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p := l.policy(false)
+			p.ReadOnly = append(p.ReadOnly, control, inner)
+			p.Holes = []string{hole}
+			for _, c := range []struct {
+				line string
+				ok   bool
+			}{
+				{"echo x > .clawseed/worktrees/w1/file && mkdir .clawseed/worktrees/w1/sub", true},
+				{"echo x > .clawseed/config.toml", false},
+				{"mkdir .clawseed/worktrees/w2", false},
+				{"echo x > .clawseed/worktrees/w1/.clawseed/config.toml", false},
+				{"echo x > file2.txt", true},
+			} {
+				if out, err := run(t, s, p, l.ws, c.line); (err == nil) != c.ok {
+					t.Errorf("%q: err = %v, want ok=%v; output %q", c.line, err, c.ok, out)
+				}
+			}
+			// Without the hole, the worktree is read-only like the rest.
+			p.Holes = nil
+			if _, err := run(t, s, p, l.ws, "echo y > .clawseed/worktrees/w1/file3"); err == nil {
+				t.Errorf("wrote inside the read-only folder without a hole")
+			}
+		})
+	}
+}

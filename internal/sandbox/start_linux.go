@@ -81,7 +81,7 @@ func (s *Sandbox) Start(ctx context.Context, cmd *exec.Cmd, p Policy) (wait func
 	}
 	pol := helperPolicy{ABI: st.ABI, Rules: s.rulesOf(p), Network: p.Network}
 	if st.ReadOnlyPaths {
-		pol.ReadOnly, pol.Hide = existingReal(p.ReadOnly), p.hidden()
+		pol.ReadOnly, pol.Hide, pol.Holes = existingReal(p.ReadOnly), p.hidden(), existingReal(p.Holes)
 	}
 	if st.Helper {
 		return s.startServed(ctx, cmd, pol)
@@ -234,7 +234,7 @@ func confineThread(st Status, pol helperPolicy) error {
 		if err := unix.Unshare(flags); err != nil {
 			return fmt.Errorf("sandbox: unshare: %w", err)
 		}
-		if err := setupMounts(pol.ReadOnly, pol.Hide); err != nil {
+		if err := setupMounts(pol.ReadOnly, pol.Hide, pol.Holes); err != nil {
 			return fmt.Errorf("sandbox: %w", err)
 		}
 	}
@@ -339,7 +339,9 @@ type helperPolicy struct {
 	Rules    []rule   `json:"rules"`
 	ReadOnly []string `json:"ro,omitempty"`
 	// Hide are denied paths inside writable folders, mounted over empty.
-	Hide    []string `json:"hide,omitempty"`
+	Hide []string `json:"hide,omitempty"`
+	// Holes are writable folders inside read-only ones ([Policy.Holes]).
+	Holes   []string `json:"holes,omitempty"`
 	Network bool     `json:"net,omitempty"`
 	// Probe, when set, makes the helper check that this file (bound
 	// read-only) cannot be written, print "ok" and exit, instead of
@@ -374,7 +376,7 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd, p Policy) error {
 	s.userNSOnce.Do(func() { s.userNS = st.Helper || s.probeHelper(st.ABI) == nil })
 	pol := helperPolicy{ABI: st.ABI, Rules: s.rulesOf(p), Network: p.Network}
 	if s.userNS {
-		pol.ReadOnly, pol.Hide = existingReal(p.ReadOnly), p.hidden()
+		pol.ReadOnly, pol.Hide, pol.Holes = existingReal(p.ReadOnly), p.hidden(), existingReal(p.Holes)
 	}
 	// The policy file stays open until the garbage collector finds it:
 	// the caller starts cmd whenever it likes, and the child gets a copy.
@@ -460,7 +462,7 @@ func HelperMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "clawseed sandbox: read the policy: %v\n", err)
 		return 126
 	}
-	if err := setupMounts(pol.ReadOnly, pol.Hide); err != nil {
+	if err := setupMounts(pol.ReadOnly, pol.Hide, pol.Holes); err != nil {
 		fmt.Fprintf(os.Stderr, "clawseed sandbox: %v\n", err)
 		return 126
 	}

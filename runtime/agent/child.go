@@ -44,6 +44,9 @@ type childSpec struct {
 	policy *permissions.Policy
 	// deferred are the tools among tools it defers ([Options.Deferred]).
 	deferred []string
+	// worktree, when set, is the git worktree it works in: its control
+	// paths, path forms and shell lines are the worktree's.
+	worktree *Worktree
 	// detached: its usage stays its own and nothing of it is recorded, its
 	// approvals do not count for the session; the caller carries into the
 	// session what it must, on the session's goroutine. The memory
@@ -125,6 +128,10 @@ func (a *Agent) newChild(spec childSpec) (*Agent, error) {
 		policy = *spec.policy
 	}
 	sink := spec.sink
+	controlPath, pathForms, shellLine := a.opts.ControlPath, a.opts.PathForms, a.opts.ShellLine
+	if w := spec.worktree; w != nil {
+		controlPath, pathForms, shellLine = w.ControlPath, w.PathForms, w.ShellLine
+	}
 	child, err := New(Options{
 		Model:              spec.choice.Model,
 		ModelName:          spec.choice.Name,
@@ -140,11 +147,11 @@ func (a *Agent) newChild(spec childSpec) (*Agent, error) {
 		Prompt:             spec.prompt,
 		SystemExtra:        spec.extra,
 		PreApproved:        spec.pre,
-		ControlPath:        a.opts.ControlPath,
+		ControlPath:        controlPath,
 		Rules:              a.opts.Rules,
 		RuleBases:          a.opts.RuleBases,
-		PathForms:          a.opts.PathForms,
-		ShellLine:          a.opts.ShellLine,
+		PathForms:          pathForms,
+		ShellLine:          shellLine,
 		Hooks:              a.opts.Hooks,
 		UntrustedWorkspace: a.opts.UntrustedWorkspace,
 		HookAgent:          spec.hookAgent,

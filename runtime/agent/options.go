@@ -104,6 +104,10 @@ type Options struct {
 	// MaxParallelSubagents is how many Agent calls of one response run at
 	// once (default 4).
 	MaxParallelSubagents int
+	// Worktree makes the git worktree of a subagent run with isolation
+	// "worktree" (worktree.go), label naming it; nil: such a call fails,
+	// saying isolation is not available.
+	Worktree func(ctx context.Context, label string) (*Worktree, error)
 	// SubagentMemory gives a subagent whose definition has a `memory`
 	// scope its own memory (issue 24), asked once per run; nil (memory
 	// off) runs such a subagent as any other. Its error stops the run.

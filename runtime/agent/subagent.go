@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -42,7 +43,7 @@ const agentToolIntro = `Run a subagent on a self-contained task: it works in a f
 
 Available subagents (subagent_type: description):`
 
-const agentToolSchema = `{"type":"object","properties":{"description":{"type":"string","description":"A short (3-5 word) description of the task"},"prompt":{"type":"string","description":"The task for the subagent to perform"},"subagent_type":{"type":"string","description":"The name of the subagent to use, from the list in this tool's description"}},"required":["description","prompt","subagent_type"]}`
+const agentToolSchema = `{"type":"object","properties":{"description":{"type":"string","description":"A short (3-5 word) description of the task"},"prompt":{"type":"string","description":"The task for the subagent to perform"},"subagent_type":{"type":"string","description":"The name of the subagent to use, from the list in this tool's description"},"isolation":{"type":"string","enum":["worktree"],"description":"worktree: run it in a new git worktree and branch"}},"required":["description","prompt","subagent_type"]}`
 
 // agentToolSpec renders the Agent tool for the definitions of cat: sorted
 // by name (the catalog's order), so the same definitions give the same
@@ -136,6 +137,7 @@ func (a *Agent) prepareAgentCall(ctx context.Context, c providers.ToolCall) (*ag
 		Description  string `json:"description"`
 		Prompt       string `json:"prompt"`
 		SubagentType string `json:"subagent_type"`
+		Isolation    string `json:"isolation"`
 	}
 	if err := json.Unmarshal(callArgs(c.Args), &args); err != nil {
 		return nil, errorResult("Invalid arguments for Agent: %v", err)
@@ -173,12 +175,25 @@ func (a *Agent) prepareAgentCall(ctx context.Context, c providers.ToolCall) (*ag
 	if bad != "" {
 		return nil, errorResult("Subagent '%s' cannot run: %s", def.Name, bad)
 	}
+	prompt := a.subagentPrompt(def, tools, mem)
+	// The worktree comes last: every check before it may refuse the call
+	// without leaving a worktree behind.
+	wt, bad := a.subagentWorktree(ctx, cmp.Or(strings.TrimSpace(args.Isolation), def.Isolation), cmp.Or(args.Description, def.Name))
+	if bad != "" {
+		return nil, errorResult("Subagent '%s' cannot run: %s", def.Name, bad)
+	}
+	if wt != nil {
+		tools = worktreeTools(tools, wt)
+		prompt.Workspace = wt.Path
+		blocks = append(blocks, worktreeBlock(wt))
+	}
 	spec := childSpec{
 		parent: c.ID, key: "agent/" + def.Name, choice: choice,
-		tools: tools, prompt: a.subagentPrompt(def, tools, mem), extra: blocks,
+		tools: tools, prompt: prompt, extra: blocks,
 		iterations: a.subagentTurns(def, a.opts.MaxIterations),
 		hookAgent:  &HookAgent{ID: c.ID, Type: def.Name},
 		deferred:   a.childDeferred(def.Tools, tools),
+		worktree:   wt,
 	}
 	// SubagentStart fires here, on the turn's goroutine, before the
 	// sub-agents of the response run at once.
@@ -189,6 +204,15 @@ func (a *Agent) prepareAgentCall(ctx context.Context, c providers.ToolCall) (*ag
 // finishAgentCall records a subagent's transcript and turns its turn into
 // the Agent call's result: its final text.
 func (a *Agent) finishAgentCall(ctx context.Context, c providers.ToolCall, ac *agentCall) providers.ToolResult {
+	res := a.agentCallResult(ctx, c, ac)
+	if note := finishWorktree(ctx, ac.spec.worktree); note != "" {
+		res.Content = strings.TrimSpace(res.Content + "\n\n" + note)
+	}
+	return res
+}
+
+// agentCallResult is [Agent.finishAgentCall] without the worktree.
+func (a *Agent) agentCallResult(ctx context.Context, c providers.ToolCall, ac *agentCall) providers.ToolResult {
 	name, run := ac.def.Name, ac.run
 	if run.setupErr != nil {
 		return errorResult("Subagent '%s' cannot run: %v", name, run.setupErr)

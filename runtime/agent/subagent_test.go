@@ -263,6 +263,11 @@ func TestAgentCallErrors(t *testing.T) {
 		{`{"subagent_type":"nope","description":"x","prompt":"do"}`, "Unknown subagent_type 'nope'. Available: general-purpose, reviewer, writer."},
 		{`{"subagent_type":"reviewer","description":"x"}`, `"prompt" is required`},
 		{`not json`, "Invalid arguments for Agent"},
+		{`{"subagent_type":"reviewer","description":"x","prompt":"do","isolation":"container"}`, `Subagent 'reviewer' cannot run: isolation "container" is not supported (only "worktree").`},
+		// Without Options.Worktree (read_only autonomy, tests) a worktree
+		// cannot be made, and the subagent does not run in the workspace
+		// instead.
+		{`{"subagent_type":"reviewer","description":"x","prompt":"do","isolation":"worktree"}`, `Subagent 'reviewer' cannot run: isolation "worktree" is not available in this session.`},
 	}
 	for _, tt := range tests {
 		env := newEnv(t, []providertest.Response{
@@ -500,5 +505,64 @@ func TestSubagentMemory(t *testing.T) {
 		if got := slices.Contains(toolNames(sub), "memory_store"); got != tt.want {
 			t.Errorf("%s: memory_store among %v = %v, want %v", tt.typ, toolNames(sub), got, tt.want)
 		}
+	}
+}
+
+// TestAgentWorktree: a subagent run with isolation "worktree" (its
+// definition's, here) gets the worktree's tools in place of the session's,
+// leaves out those the worktree drops, is told where it works, and the
+// worktree is finished once, its sentence added to the call's result.
+func TestAgentWorktree(t *testing.T) {
+	t.Parallel()
+	var finished atomic.Int32
+	var labels []string
+	wtRead := &fakeTool{name: "file_read", class: permissions.ClassRead, run: func(context.Context, json.RawMessage) providers.ToolResult {
+		return providers.ToolResult{Content: "WORKTREE-READ"}
+	}}
+	env := newEnv(t, []providertest.Response{
+		{ToolCalls: []providertest.Call{callAgent("call_a", "isolated", "Change a.go.")}},
+		{ToolCalls: []providertest.Call{{ID: "r1", Name: "file_read", Args: `{"path":"a.go"}`}}},
+		{Text: "done"},
+		{Text: "ok"},
+	}, func(o *Options) {
+		o.Subagents = testSubagents(&subagents.Definition{Name: "isolated", Description: "d", Prompt: "You change code.", Isolation: subagents.IsolationWorktree, Source: skills.SourceBuiltin})
+		o.Worktree = func(_ context.Context, label string) (*Worktree, error) {
+			labels = append(labels, label)
+			return &Worktree{
+				Path: "/ws/.clawseed/worktrees/x-1", Branch: "clawseed/x-1",
+				Tool: func(t Tool) Tool {
+					switch t.Spec().Name {
+					case "file_read":
+						return wtRead
+					case "shell":
+						return nil
+					}
+					return t
+				},
+				Finish: func(context.Context) string { finished.Add(1); return "[worktree kept]" },
+			}, nil
+		}
+	})
+	if _, err := env.agent.Turn(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := env.model.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests, want 4", len(reqs))
+	}
+	if slices.Contains(toolNames(reqs[1]), "shell") {
+		t.Errorf("the subagent got shell, which its worktree left out: %v", toolNames(reqs[1]))
+	}
+	if !strings.Contains(reqs[1].System, "on the new branch clawseed/x-1") {
+		t.Errorf("the subagent was not told its worktree")
+	}
+	if r := lastResults(reqs[2]); len(r) != 1 || r[0].Content != "WORKTREE-READ" {
+		t.Errorf("file_read in the worktree = %+v", r)
+	}
+	if r := lastResults(reqs[3]); len(r) != 1 || r[0].Content != "done\n\n[worktree kept]" {
+		t.Errorf("Agent result = %+v", r)
+	}
+	if finished.Load() != 1 || !slices.Equal(labels, []string{"a task"}) {
+		t.Errorf("finished %d times, labels %v", finished.Load(), labels)
 	}
 }

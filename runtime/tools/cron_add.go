@@ -33,6 +33,14 @@ func newCronAdd(o CronOptions) Tool {
 			return errorResult("Give either prompt or command, not both.")
 		case strings.TrimSpace(a.Prompt) != "":
 			j.Kind = cron.KindPrompt
+		case clawseedCommand(a.Command) != nil:
+			// A clawseed command of those a job may run (`memory
+			// distill`): run by the job's own clawseed process, not a
+			// shell, which could not reach the memory folder.
+			j.Kind, j.Args, j.Command = cron.KindClawseed, clawseedCommand(a.Command), ""
+			if err := cron.CheckSchedulable(j.Args); err != nil {
+				return errorResult("%s.", strings.TrimSuffix(err.Error(), "."))
+			}
 		case strings.TrimSpace(a.Command) != "":
 			j.Kind = cron.KindShell
 			if msg := o.checkCommand(a.Command); msg != "" {
@@ -48,7 +56,12 @@ func newCronAdd(o CronOptions) Tool {
 		return textResult(fmt.Sprintf("Added job %s %q: %s, next run %s. %s", added.ID, added.Name, added.Schedule, cronTime(added.NextRun), o.whereJobsRun()))
 	}
 	t := newTypedTool("cron_add", permissions.ClassExec, cronAddDescription, run)
-	t.subject = func(a cronAddArgs) permissions.Subject { return o.commandSubject(a.Command) }
+	t.subject = func(a cronAddArgs) permissions.Subject {
+		if clawseedCommand(a.Command) != nil {
+			return permissions.Subject{}
+		}
+		return o.commandSubject(a.Command)
+	}
 	return withSummary(t, func(a cronAddArgs) string {
 		what := "prompt: " + cronLine(a.Prompt, 200)
 		if a.Command != "" {
@@ -56,4 +69,16 @@ func newCronAdd(o CronOptions) Tool {
 		}
 		return fmt.Sprintf("add job %q (%s) %s", a.Name, a.Schedule, what)
 	})
+}
+
+// clawseedCommand returns the arguments of a command line `clawseed ARGS`
+// that names a command a job may run ([cron.Schedulable]; words split on
+// spaces: those commands take no quoted values), nil for any other line,
+// which is a shell job's.
+func clawseedCommand(line string) []string {
+	f := strings.Fields(line)
+	if len(f) < 2 || f[0] != "clawseed" || !cron.Schedulable(f[1:]) {
+		return nil
+	}
+	return f[1:]
 }

@@ -150,6 +150,7 @@ func TestCronToolRefusals(t *testing.T) {
 		{"cron_add", map[string]any{"name": "x", "schedule": "every 1h", "command": "ls && curl x | sh"}, "The job's command would be refused: "},
 		{"cron_add", map[string]any{"name": "x", "schedule": "every 1h", "command": "ls", "skills": []string{"s"}}, "Job not added: skills apply to prompt jobs only."},
 		{"cron_add", map[string]any{"schedule": "every 1h", "command": "ls"}, `Invalid arguments for cron_add: missing required property "name"`},
+		{"cron_add", map[string]any{"name": "x", "schedule": "every 1h", "command": "clawseed memory distill --config=/x"}, "a job cannot run `clawseed memory distill` with \"--config=/x\": only its own flags."},
 		{"cron_update", map[string]any{"id": "j1"}, "Nothing to change"},
 		{"cron_update", map[string]any{"id": "j1", "prompt": "p"}, "Job j1 is a shell job: change its command, or remove it and add a prompt job."},
 		{"cron_update", map[string]any{"id": "ask", "command": "ls"}, "is a prompt job"},
@@ -228,5 +229,29 @@ func TestCronSummaries(t *testing.T) {
 	}
 	if to, ok := e.tools["cron_run"].(Timeouter); !ok || to.Timeout(json.RawMessage(`{"id":"j1"}`)) != cron.MaxRunTime {
 		t.Error("cron_run does not ask for a whole run's time")
+	}
+}
+
+// TestCronAddClawseedCommand: a command naming a clawseed command a job may
+// run (`clawseed memory distill`) makes a clawseed job, run by the job's
+// own clawseed process; any other clawseed line is a shell job's.
+func TestCronAddClawseedCommand(t *testing.T) {
+	t.Parallel()
+	e := newCronEnv(t, "clawseed")
+	if out, isErr := e.call(t, "cron_add", map[string]any{"name": "distill", "schedule": "every 24h", "command": "clawseed memory distill --since 2025-01-01"}); isErr {
+		t.Fatalf("cron_add: %s", out)
+	}
+	j, err := e.store.Get("distill", e.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Kind != cron.KindClawseed || !cmp.Equal(j.Args, []string{"memory", "distill", "--since", "2025-01-01"}) || j.Command != "" {
+		t.Errorf("job = kind %q args %q command %q, want a clawseed job", j.Kind, j.Args, j.Command)
+	}
+	if out, isErr := e.call(t, "cron_add", map[string]any{"name": "other", "schedule": "every 24h", "command": "clawseed version"}); isErr {
+		t.Fatalf("cron_add: %s", out)
+	}
+	if j, _ := e.store.Get("other", e.ws); j.Kind != cron.KindShell {
+		t.Errorf("clawseed version is a %q job, want shell", j.Kind)
 	}
 }

@@ -53,23 +53,30 @@ func (s *Session) Banner(ctx context.Context, width int) []string {
 }
 
 // skillsLine names the skills the model or the user can use (listed in
-// the index, or user-invocable only), and counts the hidden ones and the
-// diagnostics.
+// the index, or user-invocable only) but the bundled ones, which it
+// counts (the same in every workspace, /skills lists them), and counts the
+// hidden ones and the diagnostics.
 func (s *Session) skillsLine(width int) string {
 	if !s.cfg.Skills.Enabled {
 		return "skills: disabled"
 	}
 	var names []string
-	hidden := 0
+	hidden, builtin := 0, 0
 	for _, sk := range s.catalog.Skills {
-		switch sk.Status {
-		case skills.StatusListed, skills.StatusUserOnly:
-			names = append(names, termtext.EscapeLine(sk.Name))
-		case skills.StatusHidden:
+		switch {
+		case sk.Status == skills.StatusHidden:
 			hidden++
+		case sk.Status != skills.StatusListed && sk.Status != skills.StatusUserOnly:
+		case sk.Source == skills.SourceBuiltin:
+			builtin++
+		default:
+			names = append(names, termtext.EscapeLine(sk.Name))
 		}
 	}
 	var more []string
+	if builtin > 0 {
+		more = append(more, fmt.Sprintf("%d built-in", builtin))
+	}
 	if hidden > 0 {
 		more = append(more, fmt.Sprintf("%d hidden", hidden))
 	}
@@ -85,6 +92,9 @@ func (s *Session) skillsLine(width int) string {
 		suffix = "; " + strings.Join(more, ", ") + " (/skills)"
 	}
 	if len(names) == 0 {
+		if builtin > 0 {
+			return "skills: " + strings.TrimPrefix(suffix, "; ")
+		}
 		return "skills: none found" + suffix
 	}
 	return fitList("skills: ", names, suffix, width)

@@ -196,6 +196,8 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 		return nil, err
 	}
 	s := &Session{cfg: cfg, resolved: resolved, notices: o.Notices, proc: o.Process, initial: *resolved}
+	s.debug = &debugLog{workspace: cfg.Workspace}
+	o.Log = slog.New(teeHandler{next: o.Log.Handler(), debug: s.debug})
 	s.bgCtx, s.bgCancel = context.WithCancel(ctx)
 	if err := s.open(ctx, o.Resume); err != nil { // 3
 		return nil, err
@@ -444,6 +446,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		ForkMaxIterations:    cfg.Skills.ForkMaxIterations,
 		Subagents:            s.subagents,
 		MaxParallelSubagents: cfg.Agent.MaxParallelSubagents,
+		Worktree:             s.worktreeMaker(p),
 		SubagentMemory:       s.agentMemory.forAgent(),
 		UntrustedWorkspace:   !cfg.Trusted,
 		Rules:                s.perms.rules,
@@ -478,6 +481,6 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		Background:         s.background,
 		Recorder:           s.recorder(),
 		SessionID:          s.sessionID,
-		Sink:               o.Sink,
+		Sink:               s.debug.sink(o.Sink, func() string { return s.sessionID }, activeBuiltin(p.active), s.notice),
 	}
 }

@@ -69,6 +69,8 @@ type Session struct {
 	mcp *mcp.Manager
 	// conf is the session's OS sandbox.
 	conf *confinement
+	// debug is the session's debug log (debuglog.go), off until asked.
+	debug *debugLog
 	// hooks runs the session's hooks; nil when disableAllHooks.
 	hooks *hooks.Runner
 	// settings are Claude Code's settings files, read once at start with
@@ -211,6 +213,9 @@ func (s *Session) Shutdown() error {
 	}
 	if s.conf != nil {
 		tmpErr = s.conf.close()
+	}
+	if s.debug != nil {
+		s.debug.Close()
 	}
 	return errors.Join(closeErr, memErr, tmpErr)
 }

@@ -238,8 +238,10 @@ func skillOptions(cfg *config.Config) skills.Options {
 func skillSetup(cfg *config.Config) (skills.Options, []skills.Diagnostic) {
 	states, diags := claudePlugins(cfg)
 	return skills.Options{
-		Roots:        skills.WithPlugins(skillLayout(cfg).Roots(), pluginRoots(enabledPlugins(states))),
-		Builtins:     true,
+		Roots: skills.WithPlugins(skillLayout(cfg).Roots(), pluginRoots(enabledPlugins(states))),
+		// --bare lists only what the command line names (and the managed
+		// skills, which policy keeps): the bundled skills too are off.
+		Builtins:     cfg.Skills.Builtins && !cfg.Bare,
 		MaxFileBytes: int64(cfg.Skills.MaxSkillFileBytes),
 		Excluded:     cfg.Skills.Excluded,
 		Workspace:    cfg.Workspace,

@@ -206,6 +206,9 @@ type Skills struct {
 	// not name (`skills add` writes it); user and built-in skills are not
 	// affected.
 	RequireLock bool `toml:"require_lock"`
+	// Builtins lists the skills bundled in the binary (skill-creator,
+	// simplify, batch, …); false leaves them all out.
+	Builtins bool `toml:"builtins"`
 }
 
 // Autonomy is the [autonomy] table.
@@ -418,6 +421,7 @@ func Default() *Config {
 			Watch:              true,
 			ForkMaxIterations:  15,
 			ClaudePlugins:      true,
+			Builtins:           true,
 		},
 		Autonomy: Autonomy{
 			Level:                "supervised",

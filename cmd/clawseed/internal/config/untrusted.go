@@ -166,6 +166,7 @@ var projectRules = map[string]keyRule{
 	"skills.fork_max_iterations":          {kind: lowerOnly},
 	"skills.claude_plugins":               {kind: offOnly},
 	"skills.require_lock":                 {kind: onOnly},
+	"skills.builtins":                     {kind: offOnly},
 	"autonomy.level":                      {kind: lowerLevel},
 	"autonomy.auto_approve":               {kind: ignored, why: whyApprove},
 	"autonomy.always_ask":                 {kind: union},

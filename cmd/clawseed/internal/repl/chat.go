@@ -82,6 +82,9 @@ type Chat struct {
 	Permissions func(w io.Writer) error
 	// Summary shows the session summary (/summary); nil when unavailable.
 	Summary func(w io.Writer)
+	// Debug turns the session's debug log on or off (/debug on|off) and
+	// says so; nil when unavailable.
+	Debug func(on bool) string
 	// Resume lists the workspace's saved sessions and switches the chat
 	// to one (/resume); nil when sessions are off.
 	Resume Resumer

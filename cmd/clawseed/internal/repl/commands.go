@@ -31,6 +31,7 @@ var builtinCommands = []struct{ name, args, help string }{
 	{"/cost", "", "show this session's tokens, cache hit ratio and cost in US dollars"},
 	{"/compact", "[FOCUS]", "summarise older messages now (optionally focused)"},
 	{"/summary", "", "show the session summary, kept in the background; compaction uses it instead of a request"},
+	{"/debug", "on|off", "write this session's debug log to .clawseed/debug/ID.log, or stop; /debug PROBLEM runs the debug skill"},
 	{"/clear", "", "start a new session"},
 	{"/resume", "[N|ID]", "list this workspace's saved sessions, or go on with one (its history, skills and model)"},
 	{"/model", "[NAME [MODEL]]", "show or switch the model: a [providers.models] entry or provider, or a model id (a typo of a name is refused)"},
@@ -181,6 +182,14 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 		} else {
 			c.Summary(c.Out)
 		}
+	case "debug":
+		// /debug on|off is the log itself; anything else is the debug
+		// skill's (which turns the log on as it activates).
+		if c.Debug != nil && (args == "on" || args == "off") {
+			fmt.Fprintln(c.Out, c.Debug(args == "on"))
+			return "", false
+		}
+		return c.invoke(ctx, line, name, args), false
 	case "clear":
 		id := ""
 		if c.NewSession != nil {
