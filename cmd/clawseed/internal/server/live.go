@@ -179,11 +179,13 @@ func (s *Server) acquire(ctx context.Context, id string, p *principal, forTurn b
 			s.live[id] = l
 			s.mu.Unlock()
 			aerr := s.resume(ctx, l, p)
-			if aerr != nil && aerr.Code == "turn_running" && attempt < closingRetries && s.turnEnded(ctx, id) {
+			if aerr != nil && aerr.Code == "turn_running" && (attempt < deadHolderRetries || attempt < closingRetries && s.turnEnded(ctx, id)) {
 				// The replica that ran the last turn has stored its
 				// result and is closing the session: a client that
 				// sends its next message at once waits for the lock
-				// rather than being told a turn runs.
+				// rather than being told a turn runs. So does one
+				// whose turn has not ended, for a moment: the replica
+				// running it may have just died.
 				s.mu.Lock()
 				delete(s.live, id)
 				l.openErr = aerr // whoever waits on l tries again too
@@ -440,6 +442,15 @@ const (
 	closingRetries = 100
 	closingWait    = 20 * time.Millisecond
 )
+
+// How long acquire waits for the lock of a session whose turn has not
+// ended, up to deadHolderRetries × closingWait (1 s): a replica killed
+// mid-turn holds the lock through its database connection until
+// PostgreSQL sees that connection close, a moment after the process is
+// gone; a request sent right after the kill then gets the session, not a
+// 409 for a turn nobody runs. A turn that really runs elsewhere is
+// answered 409 after the wait.
+const deadHolderRetries = 50
 
 // turnEnded reports whether session id's last stored event ends a turn
 // (its result, or the mark of a turn that never ended): no turn runs in it
