@@ -162,6 +162,7 @@ func (w *cacheWriter) skill(s *Skill) error {
 	w.str(s.Agent)
 	w.str(s.Model)
 	w.str(s.Effort)
+	w.str(s.Mode)
 	w.bool(s.Shell != nil)
 	if s.Shell != nil {
 		w.str(s.Shell.Command)
@@ -223,6 +224,7 @@ func (r *cacheReader) skillInto(s *Skill) {
 	s.Agent = r.str()
 	s.Model = r.str()
 	s.Effort = r.str()
+	s.Mode = r.str()
 	if r.bool() {
 		s.Shell = &ShellSpec{Command: r.str(), Args: r.strs(), TimeoutSecs: int(r.int())}
 	}

@@ -152,7 +152,7 @@ func (a *Agent) handleExitPlan(ctx context.Context, c providers.ToolCall) provid
 		a.plan.mu.Lock()
 		a.plan.stop = plan
 		a.plan.mu.Unlock()
-		return providers.ToolResult{Content: "The plan is shown to the user, who will answer in a later message. Stop here: no more tool calls in this turn."}
+		return providers.ToolResult{Content: "The plan goes to the user for review; their answer comes in a later message (plan mode ends if they approve). Stop here: no more tool calls in this turn."}
 	}
 	ans, err := a.opts.Approver.Approve(ctx, ApprovalRequest{ID: c.ID, Tool: exitPlanToolName, Summary: "plan", Args: string(callArgs(c.Args)), Class: permissions.ClassRead, Plan: plan})
 	switch {
