@@ -111,6 +111,14 @@ func (s *eventState) handle(ev agent.Event) {
 			s.u.print(s.u.style(styleDim, "⏹ interrupted"))
 		}
 	case agent.EventUsage, agent.EventResponse, agent.EventPermissionDenied:
+	case agent.EventTodos, agent.EventPlanMode:
+		s.flushTextLocked()
+		s.renderOther(ev)
+		if ev.Type == agent.EventTodos {
+			s.u.send(todosMsg{items: ev.Todos})
+		} else {
+			s.u.send(planModeMsg{on: ev.PlanMode})
+		}
 	default:
 		s.flushTextLocked()
 		s.renderOther(ev)
