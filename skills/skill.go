@@ -213,9 +213,9 @@ type Skill struct {
 	Effort string
 	// Mode is ModePlan when the skill says `mode: plan`: activating it
 	// turns the session's plan mode on (issue 31); "" otherwise.
-	Mode string
-	Shell  *ShellSpec
-	Paths  []string
+	Mode  string
+	Shell *ShellSpec
+	Paths []string
 	// OS is the union of `os`/`platforms`, `requires.os` and
 	// `metadata.openclaw.os`.
 	OS       []string

@@ -96,8 +96,8 @@ type Agent struct {
 	// are offered (a session's agent, not a sub-agent; not denied).
 	todoTool, planTool bool
 	// todos is the model's todo list, plan the plan mode (todo.go, plan.go).
-	todos todoState
-	plan  planState
+	todos     todoState
+	plan      planState
 	agentSpec providers.ToolSpec
 	// out orders the sink's events and sub-agents' approval prompts.
 	out   outputLock
