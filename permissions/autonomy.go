@@ -191,9 +191,10 @@ func (p Policy) DecideCall(c Call) Decision {
 }
 
 // planFetchTools are the network tools plan mode lets run: they only
-// fetch (a GET of a page, a search). http_request (any method) and MCP
-// tools (which may change things elsewhere) are refused with the writes.
-var planFetchTools = []string{"web_fetch", "web_search"}
+// fetch (a GET of a page, a search, an MCP server's resource).
+// http_request (any method) and MCP tools (which may change things
+// elsewhere) are refused with the writes.
+var planFetchTools = []string{"mcp_resource_read", "web_fetch", "web_search"}
 
 // PlanAllows reports whether a call of this tool, of this per-call class,
 // may run in plan mode: reads (files, search, memory recall, git's read

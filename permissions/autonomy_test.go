@@ -210,6 +210,7 @@ func TestPlanMode(t *testing.T) {
 		{Supervised, Call{Tool: "web_search", Class: ClassNetwork}, Ask},
 		{Supervised, Call{Tool: "http_request", Class: ClassNetwork, PreApproved: true}, Deny},
 		{Supervised, Call{Tool: "mcp__github__create_issue", Class: ClassNetwork}, Deny},
+		{Full, Call{Tool: "mcp_resource_read", Class: ClassNetwork}, Allow},
 		{Supervised, Call{Tool: "file_edit", Class: ClassWrite, PreApproved: true}, Deny},
 		{Supervised, Call{Tool: "memory_store", Class: ClassWrite}, Deny},
 		{ReadOnly, Call{Tool: "content_search", Class: ClassRead}, Allow},
