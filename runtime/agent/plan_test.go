@@ -261,3 +261,32 @@ func FuzzPlanTodos(f *testing.F) {
 		}
 	})
 }
+
+// The UI switches the mode and reads the list from its own goroutines
+// while a turn runs (go test -race).
+func TestPlanModeSwitchDuringTurn(t *testing.T) {
+	t.Parallel()
+	var resps []providertest.Response
+	for range 20 {
+		resps = append(resps, providertest.Response{ToolCalls: []providertest.Call{{Name: "shell", Args: `{}`}, {Name: "file_read", Args: `{}`}}})
+		resps = append(resps, todoCall(`{"todos":[{"content":"a","status":"in_progress"}]}`))
+	}
+	resps = append(resps, providertest.Response{Text: "ok"})
+	env := newEnv(t, resps, func(o *Options) {
+		planning(o)
+		o.MaxIterations = 100
+	})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			env.agent.SetPlanMode(i%2 == 0)
+			_ = env.agent.Todos()
+			_ = env.agent.PlanMode()
+		}
+	}()
+	if _, err := env.agent.Turn(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+}
