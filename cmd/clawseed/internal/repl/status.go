@@ -8,6 +8,7 @@ import (
 
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/session"
 )
 
 // SessionStatus is what /status shows of the session that the agent does
@@ -41,6 +42,8 @@ type StatusReport struct {
 	Active []string
 	// PlanMode is set while plan mode is on.
 	PlanMode bool
+	// TodosDone of Todos are the model's todo list items completed.
+	TodosDone, Todos int
 }
 
 // CacheHitPercent is the share of input tokens read from the cache; ok is
@@ -70,6 +73,12 @@ func (c *Chat) StatusReport() StatusReport {
 	r.Tokens = providers.TotalUsage(byModel)
 	r.Cost = providers.Charge(byModel, c.price)
 	r.PlanMode = c.Agent.PlanMode()
+	for _, t := range c.Agent.Todos() {
+		r.Todos++
+		if t.Status == session.TodoCompleted {
+			r.TodosDone++
+		}
+	}
 	if set := c.Agent.Skills(); set != nil {
 		for _, a := range set.List() {
 			r.Active = append(r.Active, a.Skill.Name)

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
 	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/runtime/session"
 )
@@ -82,5 +83,24 @@ func TestPlanApproval(t *testing.T) {
 				t.Fatalf("answer %+v, want %+v", a, tc.want)
 			}
 		})
+	}
+}
+
+// The status line says plan mode is on and how far the todo list is, while
+// it has open items.
+func TestStatusLinePlanAndTodos(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		r    repl.StatusReport
+		want string
+	}{
+		{repl.StatusReport{}, "m · 0 tokens · $0.0000"},
+		{repl.StatusReport{PlanMode: true, TodosDone: 1, Todos: 3}, "m · 0 tokens · $0.0000 · plan mode · todos 1/3"},
+		{repl.StatusReport{TodosDone: 3, Todos: 3}, "m · 0 tokens · $0.0000"},
+	} {
+		tc.r.Model = "m"
+		if got := statusLine(tc.r); got != tc.want {
+			t.Errorf("statusLine(%+v) = %q, want %q", tc.r, got, tc.want)
+		}
 	}
 }
