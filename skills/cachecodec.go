@@ -140,7 +140,7 @@ func (r *cacheReader) strs() []string {
 
 // skillFieldCount is the number of fields of Skill the codec writes; a test
 // fails when Skill gains a field this file does not know.
-const skillFieldCount = 47
+const skillFieldCount = 48
 
 func (w *cacheWriter) skill(s *Skill) error {
 	for _, v := range []string{s.Name, s.Dir, s.RealDir, string(s.Source), s.Root, s.Bound, s.Nested, s.ManifestPath, s.SkillPath, s.Plugin, s.PluginDir,
