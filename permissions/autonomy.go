@@ -109,6 +109,11 @@ type Policy struct {
 	// sandbox with the network off, asking for nothing more
 	// ([Call].Sandboxed), needs no approval.
 	AutoApproveSandboxed bool
+	// Plan is plan mode (issue 31): on top of the level, only what
+	// [PlanAllows] lets through may run; every other call is denied,
+	// whatever approves it otherwise. The tools stay visible (the tools
+	// array, and so the prompt cache, does not change with the mode).
+	Plan bool
 }
 
 // A Call is what [Policy.DecideCall] knows of one tool call.
@@ -151,6 +156,7 @@ func (p Policy) Decide(name string, class Class, preApproved bool) Decision {
 // DecideCall says whether a call to a visible tool may run. The precedence,
 // first match wins:
 //
+//  0. plan mode denies what [PlanAllows] does not let through;
 //  1. full autonomy allows everything;
 //  2. read_only allows read-class calls and denies the rest;
 //  3. supervised: always_ask asks;
@@ -160,6 +166,9 @@ func (p Policy) Decide(name string, class Class, preApproved bool) Decision {
 //
 // Denied tools never get here: [Policy.Visible] hides them.
 func (p Policy) DecideCall(c Call) Decision {
+	if p.Plan && !PlanAllows(c.Tool, c.Class) {
+		return Deny
+	}
 	switch p.Level {
 	case Full:
 		return Allow
@@ -179,6 +188,21 @@ func (p Policy) DecideCall(c Call) Decision {
 		return Allow
 	}
 	return Ask
+}
+
+// planFetchTools are the network tools plan mode lets run: they only
+// fetch (a GET of a page, a search, an MCP server's resource).
+// http_request (any method) and MCP tools (which may change things
+// elsewhere) are refused with the writes.
+var planFetchTools = []string{"mcp_resource_read", "web_fetch", "web_search"}
+
+// PlanAllows reports whether a call of this tool, of this per-call class,
+// may run in plan mode: reads (files, search, memory recall, git's read
+// actions, the agent's own todo list and plan tools) and fetches. It is
+// the one rule of plan mode; the level still decides whether such a call
+// is asked about.
+func PlanAllows(tool string, class Class) bool {
+	return class == ClassRead || class == ClassNetwork && slices.Contains(planFetchTools, tool)
 }
 
 // AlwaysAsks reports whether [autonomy].always_ask names the tool: under

@@ -192,3 +192,38 @@ func TestLevelLower(t *testing.T) {
 		}
 	}
 }
+
+// Plan mode lets reads and fetches through, at every level and whatever
+// pre-approves a call, and denies everything else; the level still
+// decides whether what it lets through is asked about.
+func TestPlanMode(t *testing.T) {
+	for _, tc := range []struct {
+		level Level
+		call  Call
+		want  Decision
+	}{
+		{Full, Call{Tool: "file_read", Class: ClassRead}, Allow},
+		{Full, Call{Tool: "git", Class: ClassRead}, Allow}, // git status: a read call
+		{Full, Call{Tool: "file_write", Class: ClassWrite}, Deny},
+		{Full, Call{Tool: "shell", Class: ClassExec, Sandboxed: true}, Deny},
+		{Full, Call{Tool: "web_fetch", Class: ClassNetwork}, Allow},
+		{Supervised, Call{Tool: "web_search", Class: ClassNetwork}, Ask},
+		{Supervised, Call{Tool: "http_request", Class: ClassNetwork, PreApproved: true}, Deny},
+		{Supervised, Call{Tool: "mcp__github__create_issue", Class: ClassNetwork}, Deny},
+		{Full, Call{Tool: "mcp_resource_read", Class: ClassNetwork}, Allow},
+		{Supervised, Call{Tool: "file_edit", Class: ClassWrite, PreApproved: true}, Deny},
+		{Supervised, Call{Tool: "memory_store", Class: ClassWrite}, Deny},
+		{ReadOnly, Call{Tool: "content_search", Class: ClassRead}, Allow},
+	} {
+		p := Policy{Level: tc.level, Plan: true, AutoApprove: []string{"*"}, AutoApproveSandboxed: true}
+		if tc.call.Tool == "web_search" {
+			p.AutoApprove = nil
+		}
+		if got := p.DecideCall(tc.call); got != tc.want {
+			t.Errorf("%s %+v = %v, want %v", tc.level, tc.call, got, tc.want)
+		}
+		if !p.Visible(tc.call.Tool, tc.call.Class) && tc.level != ReadOnly {
+			t.Errorf("plan mode hides %s", tc.call.Tool)
+		}
+	}
+}

@@ -17,6 +17,10 @@ var claudeTools = [...]struct{ claude, tool string }{
 	// Claude Code's loader of deferred tools; clawseed's takes the same
 	// query forms (words, select:NAME,NAME).
 	{"ToolSearch", "tool_search"},
+	// The session's todo list and the end of plan mode (issue 31): the
+	// same arguments (todos, plan).
+	{"TodoWrite", "todo_write"},
+	{"ExitPlanMode", "exit_plan_mode"},
 }
 
 // ClaudeTool returns the tool of this runtime that Claude Code's tool name

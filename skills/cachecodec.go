@@ -140,7 +140,7 @@ func (r *cacheReader) strs() []string {
 
 // skillFieldCount is the number of fields of Skill the codec writes; a test
 // fails when Skill gains a field this file does not know.
-const skillFieldCount = 47
+const skillFieldCount = 48
 
 func (w *cacheWriter) skill(s *Skill) error {
 	for _, v := range []string{s.Name, s.Dir, s.RealDir, string(s.Source), s.Root, s.Bound, s.Nested, s.ManifestPath, s.SkillPath, s.Plugin, s.PluginDir,
@@ -162,6 +162,7 @@ func (w *cacheWriter) skill(s *Skill) error {
 	w.str(s.Agent)
 	w.str(s.Model)
 	w.str(s.Effort)
+	w.str(s.Mode)
 	w.bool(s.Shell != nil)
 	if s.Shell != nil {
 		w.str(s.Shell.Command)
@@ -223,6 +224,7 @@ func (r *cacheReader) skillInto(s *Skill) {
 	s.Agent = r.str()
 	s.Model = r.str()
 	s.Effort = r.str()
+	s.Mode = r.str()
 	if r.bool() {
 		s.Shell = &ShellSpec{Command: r.str(), Args: r.strs(), TimeoutSecs: int(r.int())}
 	}

@@ -37,7 +37,7 @@ import (
 
 const (
 	cacheMagic  = "clawseed skills cache\n"
-	cacheFormat = 9
+	cacheFormat = 10
 	// staleTempAge: temporary files older than this are left by a process
 	// killed while saving, and removed by the next save.
 	staleTempAge = time.Hour

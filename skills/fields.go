@@ -183,6 +183,24 @@ var skillFields = numberFields(map[string]fieldSpec{
 	"user-invocable":           boolField(func(f *fieldSet) *bool { return &f.s.UserInvocable }),
 	"always":                   boolField(func(f *fieldSet) *bool { return &f.s.Always }),
 
+	"mode": {
+		parse: func(f *fieldSet, key string, v any) error {
+			s, ok := asString(v)
+			if !ok {
+				return typeError("string", key, v)
+			}
+			switch m := strings.ToLower(strings.TrimSpace(s)); m {
+			case ModePlan:
+				f.s.Mode = m
+			case "", "default":
+				f.s.Mode = ""
+			default:
+				return keyErrorf(key, "unsupported value %q for %q (want \"plan\")", s, key)
+			}
+			return nil
+		},
+		copy: func(dst, src *fieldSet) { dst.s.Mode = src.s.Mode },
+	},
 	"context": {
 		parse: func(f *fieldSet, key string, v any) error {
 			s, ok := asString(v)

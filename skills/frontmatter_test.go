@@ -352,6 +352,12 @@ func TestParseSkillMDLenient(t *testing.T) {
 			diags:    []string{`warning: SKILL.md:3: unsupported value "sideways" for "context" (want "fork" or "inline"); ignored`},
 		},
 		{
+			name:     "bad mode value",
+			in:       "---\nname: x\nmode: careful\n---\nbody",
+			wantName: "x",
+			diags:    []string{`warning: SKILL.md:3: unsupported value "careful" for "mode" (want "plan"); ignored`},
+		},
+		{
 			name:     "bad requires key",
 			in:       "---\nname: x\nrequires: {binz: [a]}\n---\nbody",
 			wantName: "x",
@@ -561,6 +567,23 @@ func TestUnclosedFrontmatter(t *testing.T) {
 		got := unclosedFrontmatter(in)
 		if want != (len(got) == 1) || len(got) == 1 && (got[0].line != 1 || got[0].msg != note) {
 			t.Errorf("unclosedFrontmatter(%q) = %+v, want a note: %v", in, got, want)
+		}
+	}
+}
+
+// `mode: plan` (issue 31) starts plan mode when the skill is activated;
+// "default" or nothing is the session's mode.
+func TestModeField(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"---\nname: x\nmode: plan\n---\nbody", ModePlan},
+		{"---\nname: x\nmode: Plan\n---\nbody", ModePlan},
+		{"---\nname: x\nmode: default\n---\nbody", ""},
+		{"---\nname: x\n---\nbody", ""},
+	} {
+		got := parseMDForTest(tc.in)
+		if got.Skill == nil || got.Skill.Mode != tc.want || len(got.Diags) > 0 {
+			t.Errorf("%q: skill %+v, diagnostics %v", tc.in, got.Skill, got.Diags)
 		}
 	}
 }

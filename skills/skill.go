@@ -18,6 +18,9 @@ package skills
 
 import "github.com/clawseed/clawseed/internal/claudesettings"
 
+// ModePlan is the `mode` frontmatter value that starts plan mode.
+const ModePlan = "plan"
+
 // A Source names the kind of root a skill was discovered in. Its string value is
 // what `clawseed skills list --json` prints.
 type Source string
@@ -208,8 +211,11 @@ type Skill struct {
 	Agent  string
 	Model  string
 	Effort string
-	Shell  *ShellSpec
-	Paths  []string
+	// Mode is ModePlan when the skill says `mode: plan`: activating it
+	// turns the session's plan mode on (issue 31); "" otherwise.
+	Mode  string
+	Shell *ShellSpec
+	Paths []string
 	// OS is the union of `os`/`platforms`, `requires.os` and
 	// `metadata.openclaw.os`.
 	OS       []string

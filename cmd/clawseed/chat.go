@@ -31,6 +31,8 @@ type chatOptions struct {
 	// First is the prompt of `clawseed chat "first prompt"`: the first
 	// turn, before reading input.
 	First string
+	// Plan starts in plan mode (issue 31; /plan and Shift+Tab switch it).
+	Plan bool
 }
 
 func newChatCmd(g *globalOptions, io *IOStreams) *cobra.Command {
@@ -45,6 +47,7 @@ func newChatCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 			return chatRun(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.Plan, "plan", false, "start in plan mode: the model reads and plans, and changes nothing until you approve its plan")
 	opts.Session.register(cmd)
 	g.registerDiscovery(cmd)
 	return cmd
@@ -129,7 +132,7 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	s, err := app.Build(ctx, cfg, app.Options{
 		Approver: approver, Sink: sink, Log: log, Notices: notices,
 		Resume: opts.Session.resume(), Watch: true, Process: opts.global.proc,
-		Catalog: discovered,
+		Catalog: discovered, Plan: opts.Plan,
 	})
 	if err != nil {
 		return err

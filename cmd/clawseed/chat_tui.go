@@ -55,6 +55,12 @@ func startTerminalUI(in, out *os.File, history *repl.History, chat *repl.Chat, i
 			}
 			return s.Sessions(ctx)
 		},
+		TogglePlan: func() {
+			if s := current(); s != nil {
+				ag := s.Agent()
+				ag.SetPlanMode(!ag.PlanMode())
+			}
+		},
 		Status: func() repl.StatusReport {
 			if chat.Agent == nil {
 				return repl.StatusReport{}

@@ -27,6 +27,9 @@ type runOptions struct {
 	Output        string
 	MaxIterations int
 	Yes           bool
+	// Plan starts in plan mode (issue 31): the plan is the answer, unless
+	// --yes approves it and the turn carries it out.
+	Plan bool
 	// Partial adds the partial streaming events to stream-json
 	// (--include-partial-messages).
 	Partial bool
@@ -55,6 +58,7 @@ func newRunCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 	cmd.Flags().StringVar(&opts.Output, "output", "text", "output format: text, json or stream-json (Claude Code's SDK messages)")
 	cmd.Flags().IntVar(&opts.MaxIterations, "max-iterations", 0, "maximum model requests in the turn (default [agent].max_tool_iterations)")
 	cmd.Flags().BoolVar(&opts.Yes, "yes", false, "approve every tool call that would need approval")
+	cmd.Flags().BoolVar(&opts.Plan, "plan", false, "start in plan mode: the model only reads until it presents a plan, which is the answer (with --yes, approved and carried out)")
 	cmd.Flags().BoolVar(&opts.Partial, "include-partial-messages", false, "with --output stream-json, stream each response as it comes (stream_event lines)")
 	cmd.Flags().StringArrayVar(&opts.Images, "image", nil, "attach an image file (PNG, JPEG, GIF, WebP) to the prompt; repeatable")
 	// Claude Code's spellings, so that `claude -p ... --output-format
@@ -181,7 +185,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	stream := runStream(opts)
 	o := app.Options{
 		Sink: runSink(opts, stream), MaxIterations: opts.MaxIterations, Log: newLogger(opts.global, opts.io.Err), Notices: opts.io.Err,
-		Resume: opts.Session.resume(), Watch: true, Process: opts.global.proc,
+		Resume: opts.Session.resume(), Watch: true, Process: opts.global.proc, Plan: opts.Plan,
 	}
 	if opts.Yes {
 		o.Approver = app.YesApprover{}

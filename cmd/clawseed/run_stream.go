@@ -22,7 +22,7 @@ func streamInit(s *app.Session, yes bool) streamjson.Init {
 		Cwd:            cfg.Workspace,
 		Tools:          ag.CallableNames(),
 		Model:          s.Model(),
-		PermissionMode: permissionMode(cfg.Autonomy.Level, yes),
+		PermissionMode: permissionMode(cfg.Autonomy.Level, yes, ag.PlanMode()),
 		APIKeySource:   apiKeySource(s.KeySource()),
 		Version:        versionNumber(),
 		Provider:       s.Provider(),
@@ -60,12 +60,12 @@ func streamInit(s *app.Session, yes bool) streamjson.Init {
 }
 
 // permissionMode is Claude Code's permissionMode for an autonomy level:
-// read_only is plan mode (nothing but reads), full or --yes bypasses the
-// questions, supervised is the default (a call that needs approval is
-// denied in run, as in `claude -p`).
-func permissionMode(level string, yes bool) string {
+// read_only and plan mode (run --plan) are plan mode (nothing but reads),
+// full or --yes bypasses the questions, supervised is the default (a call
+// that needs approval is denied in run, as in `claude -p`).
+func permissionMode(level string, yes, plan bool) string {
 	switch {
-	case level == string(permissions.ReadOnly):
+	case level == string(permissions.ReadOnly) || plan:
 		return "plan"
 	case yes || level == string(permissions.Full):
 		return "bypassPermissions"

@@ -92,6 +92,12 @@ type Agent struct {
 	skillTool bool
 	// agentTool is true when the Agent tool is offered, as agentSpec.
 	agentTool bool
+	// todoTool and planTool are true when todo_write and exit_plan_mode
+	// are offered (a session's agent, not a sub-agent; not denied).
+	todoTool, planTool bool
+	// todos is the model's todo list, plan the plan mode (todo.go, plan.go).
+	todos     todoState
+	plan      planState
 	agentSpec providers.ToolSpec
 	// out orders the sink's events and sub-agents' approval prompts.
 	out   outputLock
@@ -240,6 +246,8 @@ func New(opts Options) (*Agent, error) {
 		a.ownSpecs = append(a.ownSpecs, spec)
 	}
 	a.skillTool = a.opts.SkillsEnabled && opts.Policy.Visible(skillToolName, permissions.ClassRead)
+	a.todoTool = opts.Planning && opts.Policy.Visible(todoToolName, permissions.ClassRead)
+	a.planTool = opts.Planning && opts.Policy.Visible(exitPlanToolName, permissions.ClassRead)
 	if a.agentTool = agentVisible(opts); a.agentTool {
 		a.agentSpec = agentToolSpec(opts.Subagents)
 	}
@@ -335,12 +343,17 @@ func (a *Agent) SystemPrompt() string {
 }
 
 // systemBlocks returns the system prompt as [providers.Request.SystemBlocks]:
-// the fixed sections with the skill index, then each active skill's block.
-// An activation appends a block and changes none before it.
+// the fixed sections with the skill index, then each active skill's block,
+// then the todo list's. An activation adds a block and changes none before
+// it; a todo_write changes only the last.
 func (a *Agent) systemBlocks() []string {
 	blocks := append([]string{a.fixed}, a.opts.SystemExtra...)
 	if a.opts.SkillsEnabled {
 		blocks = append(blocks, a.opts.Skills.Blocks()...)
+	}
+	// The todo list comes last: a change of it rewrites no byte before.
+	if t := a.todoBlock(); t != "" {
+		blocks = append(blocks, t)
 	}
 	return blocks
 }
@@ -427,6 +440,13 @@ func (a *Agent) Clear(ctx context.Context, reason string) {
 	a.opts.Recorder = nil
 	a.recordedSkills = nil
 	a.pendingContext = nil
+	a.setTodos(nil, false)
+	a.plan.mu.Lock()
+	a.plan.stop, a.plan.note = "", ""
+	if a.plan.on {
+		a.plan.note = planOnNote // the new conversation must hear it too
+	}
+	a.plan.mu.Unlock()
 	if a.opts.Skills != nil {
 		for _, act := range a.opts.Skills.List() {
 			if a.opts.Skills.Deactivate(act.Skill.Name).Changed {

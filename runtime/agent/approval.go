@@ -20,6 +20,9 @@ type ApprovalAnswer struct {
 	// Reason is what the user tells the model with a Deny ("no, and tell
 	// the model why"): the call's result carries it. "" for a plain no.
 	Reason string
+	// Plan is the plan as the user edited it, with an approval of an
+	// exit_plan_mode request; "" approves the model's plan as it is.
+	Plan string
 }
 
 // An ApprovalRequest describes a call awaiting approval.
@@ -80,6 +83,12 @@ type ApprovalRequest struct {
 	// when "always" is not offered (a call asked every time, one no rule
 	// can name exactly, or a level at which it would change nothing).
 	Always string
+
+	// Plan is set on the request of an exit_plan_mode call (Tool
+	// "exit_plan_mode"): the plan, in Markdown, for the user to approve
+	// (any yes), edit (a yes with [ApprovalAnswer].Plan) or reject with a
+	// reason (Deny). "Always" and "network" are never offered with it.
+	Plan string
 }
 
 // An Approval is the user's answer.

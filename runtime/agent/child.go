@@ -123,7 +123,7 @@ func (a *Agent) newChild(spec childSpec) (*Agent, error) {
 	if spec.detached {
 		rec = nil
 	}
-	policy := a.opts.Policy
+	policy := a.policy() // plan mode included
 	if spec.policy != nil {
 		policy = *spec.policy
 	}
@@ -221,6 +221,7 @@ func (r *childRecorder) RecordSkill(session.SkillChange) error     { return nil 
 func (r *childRecorder) RecordCompaction(session.Compaction) error { return nil }
 func (r *childRecorder) RecordFork(session.Fork) error             { return nil }
 func (r *childRecorder) RecordRecall([]string) error               { return nil }
+func (r *childRecorder) RecordTodos([]session.Todo) error          { return nil }
 func (r *childRecorder) RecordUsage(model string, u providers.Usage) error {
 	r.parent.addModelUsage(model, u)
 	return nil

@@ -23,6 +23,7 @@ type memRecorder struct {
 	usage       []providers.ModelUsage
 	forks       []session.Fork
 	recalled    []string
+	todos       [][]session.Todo
 	fail        error
 }
 
@@ -44,6 +45,10 @@ func (r *memRecorder) RecordFork(f session.Fork) error {
 }
 func (r *memRecorder) RecordRecall(memories []string) error {
 	r.recalled = append(r.recalled, memories...)
+	return r.fail
+}
+func (r *memRecorder) RecordTodos(items []session.Todo) error {
+	r.todos = append(r.todos, items)
 	return r.fail
 }
 func (r *memRecorder) RecordUsage(model string, u providers.Usage) error {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/session"
 )
 
 // An EventType names the kind of an [Event] (§5.6).
@@ -59,9 +60,14 @@ const (
 	// prompt, the next turn or the end of the session — and only when it
 	// changed something.
 	EventMemoryExtracted EventType = "memory_extracted"
-	EventUsage           EventType = "usage"
-	EventError           EventType = "error"
-	EventTurnEnd         EventType = "turn_end"
+	// EventTodos: the todo list changed (todo_write, an approved plan,
+	// /clear, resume); Todos is the whole list, nil when it was cleared.
+	EventTodos EventType = "todos"
+	// EventPlanMode: plan mode was turned on or off (PlanMode says which).
+	EventPlanMode EventType = "plan_mode"
+	EventUsage    EventType = "usage"
+	EventError    EventType = "error"
+	EventTurnEnd  EventType = "turn_end"
 )
 
 // Turn statuses carried by [EventTurnEnd] and [TurnResult].
@@ -118,6 +124,10 @@ type Event struct {
 	Response *ResponseInfo `json:"response,omitempty"`
 	// Extraction is what a memory_extracted event changed.
 	Extraction *ExtractionInfo `json:"extraction,omitempty"`
+	// Todos is the list of a todos event.
+	Todos []session.Todo `json:"todos,omitempty"`
+	// PlanMode is whether plan mode is on, on a plan_mode event.
+	PlanMode bool `json:"plan_mode,omitempty"`
 }
 
 // An ExtractionInfo is what one background memory extraction changed.

@@ -49,6 +49,14 @@ func refused(name, text string) skillRun {
 	return skillRun{ToolResult: providers.ToolResult{Content: "Failed to activate skill '" + name + "': " + text, IsError: true}}
 }
 
+// shellSkillRefused is the refusal of a shell skill the policy denies.
+func (a *Agent) shellSkillRefused(name string) skillRun {
+	if a.PlanMode() {
+		return refused(name, fmt.Sprintf("Skill '%s' runs a shell command. %s", name, a.notAllowedText("Running it")))
+	}
+	return refused(name, fmt.Sprintf("Skill '%s' runs a shell command, and shell is not allowed at autonomy level %s.", name, a.opts.Policy.Level))
+}
+
 // runShellSkill runs a shell skill's command as the shell tool would be
 // run: the shell tool must be registered and allowed (permission
 // shell_exec), and the autonomy policy decides, asking the user with the
@@ -56,9 +64,9 @@ func refused(name, text string) skillRun {
 // as tool_output events of the call id (the Skill call's, or "/NAME").
 func (a *Agent) runShellSkill(ctx context.Context, id string, act skills.Active, args string) skillRun {
 	name, s := act.Skill.Name, act.Skill
-	if a.opts.Policy.Decide("shell", permissions.ClassExec, false) == permissions.Deny {
+	if a.policy().Decide("shell", permissions.ClassExec, false) == permissions.Deny {
 		// Read-only sessions do not even register the shell tool; say why.
-		return refused(name, fmt.Sprintf("Skill '%s' runs a shell command, and shell is not allowed at autonomy level %s.", name, a.opts.Policy.Level))
+		return a.shellSkillRefused(name)
 	}
 	shell, ok := a.tools["shell"]
 	if !ok || a.opts.SkillShell == nil {
@@ -78,7 +86,7 @@ func (a *Agent) runShellSkill(ctx context.Context, id string, act skills.Active,
 	case ruleDenied:
 		return refused(name, err.Error())
 	case notAllowed:
-		return refused(name, fmt.Sprintf("Skill '%s' runs a shell command, and shell is not allowed at autonomy level %s.", name, a.opts.Policy.Level))
+		return a.shellSkillRefused(name)
 	case cannotAsk:
 		if untrusted {
 			return refused(name, untrustedCannotAsk(name, "its command"))

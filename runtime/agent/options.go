@@ -55,6 +55,10 @@ type Options struct {
 	SkillPermissions *SkillPermissions
 	// IndexBudget is the index budget in characters (see skills.IndexBudget).
 	IndexBudget int
+	// Planning offers todo_write (the model's todo list, todo.go) and
+	// exit_plan_mode (the end of plan mode, plan.go): a session's agent,
+	// never a sub-agent's.
+	Planning bool
 	// Rediscover rebuilds the catalog after skill_create wrote a skill.
 	Rediscover func(ctx context.Context) (*skills.Catalog, error)
 

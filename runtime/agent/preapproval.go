@@ -132,6 +132,9 @@ func (a *Agent) skillActivated(ctx context.Context, name, args, by string) {
 		}
 	}
 	a.skillHooks(ctx, hooks.SkillActivated, name, args, by, nil)
+	if s := a.activeSkill(name); s != nil && s.Mode == skills.ModePlan && a.planTool {
+		a.SetPlanMode(true) // `mode: plan`: the skill starts with a plan
+	}
 }
 
 // skillDeactivated reports a deactivation and runs the SkillDeactivated

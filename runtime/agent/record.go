@@ -24,6 +24,8 @@ type Recorder interface {
 	RecordFork(session.Fork) error
 	// RecordRecall records the memories automatic recall gave the model.
 	RecordRecall(memories []string) error
+	// RecordTodos records the todo list as it now stands (nil: cleared).
+	RecordTodos(items []session.Todo) error
 }
 
 // SetRecorder replaces the session recorder (/clear starts a new file); nil
@@ -197,12 +199,35 @@ func activationPlaces(history []providers.Message) map[string]int {
 	return at
 }
 
+// todoPlace is where a resumed session's todo list block goes among the
+// history on a wire that places blocks ([Agent.blockAnchors]): after the
+// result of the last todo_write call, as the process that wrote it placed
+// it; before the history when that call was compacted away.
+func todoPlace(history []providers.Message) int {
+	at := 0
+	for i, m := range history {
+		for _, c := range m.ToolCalls() {
+			if c.Name == todoToolName {
+				at = min(i+2, len(history))
+			}
+		}
+	}
+	return at
+}
+
 // ResumeSession restores a loaded session file with [Agent.Resume], and
 // where the history stands among the session's messages, which the session
 // summary's mark counts (sessionmemory.go): a message the repair added
 // counts as one of them.
 func (a *Agent) ResumeSession(ctx context.Context, s *session.Session) []skills.Diagnostic {
 	diags := a.Resume(ctx, s.Messages, s.Skills, s.UsageByModel, s.Recalled)
+	a.setTodos(s.Todos, false) // the file holds it already
+	if t := a.todoBlock(); t != "" {
+		if a.anchors == nil {
+			a.anchors = map[string]int{}
+		}
+		a.anchors[t] = todoPlace(a.history)
+	}
 	a.lead = min(s.Lead, len(a.history))
 	a.sessionMsgs = s.MessageRecords + len(a.history) - len(s.Messages)
 	return diags

@@ -87,7 +87,7 @@ func (a *Agent) runCalls(ctx context.Context, calls []providers.ToolCall) []prov
 			i = j - 1
 			continue
 		}
-		if c.Name == skillToolName && a.skillTool {
+		if handle := a.intercepted(c.Name); handle != nil {
 			if !a.takeAction() {
 				results[i] = a.withID(c, a.rateLimited())
 				continue
@@ -98,7 +98,7 @@ func (a *Agent) runCalls(ctx context.Context, calls []providers.ToolCall) []prov
 			} else if v.args != nil {
 				calls[i].Args, c.Args = string(v.args), string(v.args)
 			}
-			results[i] = a.withID(c, a.handleSkillCall(ctx, c))
+			results[i] = a.withID(c, handle(ctx, c))
 			ran[i] = true
 			a.afterCall(ctx, c, results, i, true)
 			continue
@@ -120,7 +120,7 @@ func (a *Agent) runCalls(ctx context.Context, calls []providers.ToolCall) []prov
 	if concurrent {
 		a.execute(ctx, calls, pending, results)
 		for i, c := range calls {
-			if c.Name != skillToolName || !a.skillTool {
+			if a.intercepted(c.Name) == nil {
 				a.afterCall(ctx, c, results, i, ran[i])
 			}
 		}
@@ -129,6 +129,23 @@ func (a *Agent) runCalls(ctx context.Context, calls []providers.ToolCall) []prov
 		a.opts.Sink(Event{Type: EventToolResult, ID: c.ID, Name: c.Name, Result: results[i].Content, IsError: results[i].IsError})
 	}
 	return results
+}
+
+// intercepted returns the agent's own handler of the tools that never
+// reach a tool implementation — Skill (the active set), todo_write (the
+// todo list), exit_plan_mode (the plan mode) —, nil for any other tool.
+// Their calls run one at a time in call order, before the calls that run
+// concurrently, with the rate limit and PreToolUse hooks of every call.
+func (a *Agent) intercepted(name string) func(context.Context, providers.ToolCall) providers.ToolResult {
+	switch {
+	case name == skillToolName && a.skillTool:
+		return a.handleSkillCall
+	case name == todoToolName && a.todoTool:
+		return func(_ context.Context, c providers.ToolCall) providers.ToolResult { return a.handleTodoWrite(c) }
+	case name == exitPlanToolName && a.planTool:
+		return a.handleExitPlan
+	}
+	return nil
 }
 
 // afterCall completes a call: a skill_create call refreshes the catalog
@@ -158,6 +175,9 @@ func (a *Agent) onlyReads(calls []providers.ToolCall) bool {
 				return false
 			}
 			continue
+		}
+		if a.intercepted(c.Name) != nil {
+			continue // the session's own state: the todo list, the plan
 		}
 		tool, ok := a.tools[c.Name]
 		if !ok {
@@ -256,7 +276,7 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 	case ruleDenied:
 		return pendingCall{}, errorResult("%s", err.Error()), false
 	case notAllowed:
-		return pendingCall{}, errorResult("Tool %s is not allowed at autonomy level %s.", c.Name, a.opts.Policy.Level), false
+		return pendingCall{}, errorResult("%s", a.notAllowedText("Tool "+c.Name)), false
 	case cannotAsk:
 		if len(req.Writes) > 0 {
 			return pendingCall{}, errorResult("%s", controlCannotAsk(c.Name, req.Writes)), false
@@ -338,6 +358,7 @@ func (v verdict) denied() bool {
 // ApproveNetwork, offered when req.CanAllowNetwork, approves once and
 // returns allowedWithNetwork.
 func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, subj permissions.Subject) (verdict, error) {
+	policy := a.policy() // plan mode included
 	rule := permissions.Decide(a.rules(), subj)
 	if rule.Kind == permissions.RuleDeny {
 		return ruleDenied, &ruleDenial{denialText(rule)}
@@ -351,18 +372,18 @@ func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, subj permiss
 	onceOnly := usersOwn || req.HookAsked || asked
 	switch {
 	case control || req.Escalation != "":
-		if a.opts.Policy.Decide(req.Tool, req.Class, false) == permissions.Deny {
+		if policy.Decide(req.Tool, req.Class, false) == permissions.Deny {
 			return notAllowed, nil
 		}
 	case req.Untrusted:
 		// Asked whatever the level, unless the level forbids it outright.
-		if req.Class == permissions.ClassExec && a.opts.Policy.Decide(req.Tool, req.Class, false) == permissions.Deny {
+		if req.Class == permissions.ClassExec && policy.Decide(req.Tool, req.Class, false) == permissions.Deny {
 			return notAllowed, nil
 		}
 	case req.HookAsked || asked:
 		// A PreToolUse hook or an ask rule asked: asked whatever the
 		// level, unless it forbids the call outright.
-		if a.opts.Policy.Decide(req.Tool, req.Class, false) == permissions.Deny {
+		if policy.Decide(req.Tool, req.Class, false) == permissions.Deny {
 			return notAllowed, nil
 		}
 	default:
@@ -370,9 +391,9 @@ func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, subj permiss
 		// rule (of the settings files, or one an "always" answer added),
 		// a PreToolUse hook's allow (the user's own hooks only), a
 		// skill's allowed-tools.
-		pre := a.opts.Policy.Level == permissions.Supervised &&
+		pre := policy.Level == permissions.Supervised &&
 			(rule.Kind == permissions.RuleAllow || req.hookAllow || a.skillAllows(subj))
-		switch a.opts.Policy.DecideCall(permissions.Call{Tool: req.Tool, Class: req.Class, PreApproved: pre, Sandboxed: req.Sandboxed}) {
+		switch policy.DecideCall(permissions.Call{Tool: req.Tool, Class: req.Class, PreApproved: pre, Sandboxed: req.Sandboxed}) {
 		case permissions.Deny:
 			return notAllowed, nil
 		case permissions.Allow:
@@ -399,7 +420,7 @@ func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, subj permiss
 	// always_ask, not a call asked every time) and covers exactly what
 	// this call does, when rules can say so.
 	var always permissions.Always
-	if !onceOnly && a.opts.Policy.Level == permissions.Supervised && !a.opts.Policy.AlwaysAsks(req.Tool) {
+	if !onceOnly && policy.Level == permissions.Supervised && !policy.AlwaysAsks(req.Tool) {
 		if al, ok := permissions.AlwaysFor(subj, a.opts.Prompt.Workspace); ok {
 			always, req.Always = al, al.Label
 		}

@@ -99,9 +99,15 @@ func (a *Agent) rebuildTools() {
 	if a.agentTool {
 		sorted = append(sorted, a.agentSpec)
 	}
+	if a.todoTool {
+		sorted = append(sorted, todoToolSpec())
+	}
+	if a.planTool {
+		sorted = append(sorted, exitPlanSpec())
+	}
 	add := func(t Tool) (providers.ToolSpec, bool) {
 		spec := t.Spec()
-		if _, dup := a.tools[spec.Name]; dup || spec.Name == skillToolName || spec.Name == agentToolName || spec.Name == toolSearchName || !a.opts.Policy.Visible(spec.Name, t.Class()) {
+		if _, dup := a.tools[spec.Name]; dup || spec.Name == skillToolName || spec.Name == agentToolName || spec.Name == toolSearchName || spec.Name == todoToolName || spec.Name == exitPlanToolName || !a.opts.Policy.Visible(spec.Name, t.Class()) {
 			return spec, false
 		}
 		a.tools[spec.Name] = t

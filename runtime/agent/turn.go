@@ -77,7 +77,8 @@ func (a *Agent) turn(ctx context.Context, text string, images []providers.Image)
 		res.blocked = !a.stopRequested
 		return a.endTurn(ctx, res, nil)
 	}
-	a.add(userMessage(a.recall(ctx, text)+a.takePending()+hookContext+stamp+text, images))
+	a.dropFinishedTodos()
+	a.add(userMessage(a.recall(ctx, text)+a.takePending()+hookContext+a.takePlanNote()+stamp+text, images))
 
 	autoCompact := true
 	stops := 0 // continuations Stop hooks asked for
@@ -142,7 +143,11 @@ func (a *Agent) turn(ctx context.Context, text string, images []providers.Image)
 		for i, r := range results {
 			res.ToolCalls = append(res.ToolCalls, ToolCallSummary{Name: calls[i].Name, OK: !r.IsError})
 		}
-		a.add(withBlocks(a.resultsMessage(results), a.nestedBlocks(ctx, calls, results)))
+		blocks := a.nestedBlocks(ctx, calls, results)
+		if r := a.todoReminder(calls); r != "" {
+			blocks = append(blocks, r)
+		}
+		a.add(withBlocks(a.resultsMessage(results), blocks))
 		if slices.ContainsFunc(calls, func(c providers.ToolCall) bool {
 			return c.Name == skillToolName || c.Name == skillCreateToolName
 		}) {
@@ -150,6 +155,12 @@ func (a *Agent) turn(ctx context.Context, text string, images []providers.Image)
 		}
 		if ctx.Err() != nil {
 			return a.endTurn(ctx, res, ctx.Err())
+		}
+		if plan := a.takePlanStop(); plan != "" {
+			// Nobody could approve the plan here (run without --yes): it
+			// is the turn's answer.
+			res.Final = plan
+			return a.endTurn(ctx, res, nil)
 		}
 	}
 	return a.endTurn(ctx, res, maxIterationsError(a.opts.MaxIterations))

@@ -124,6 +124,11 @@ func (p *parser) apply(n int, r *Record) {
 	case TypeModel:
 		m := *r.Switch
 		s.ModelSwitch = &m
+	case TypeTodos:
+		s.Todos = nil
+		if len(r.Todos.Items) > 0 {
+			s.Todos = slices.Clone(r.Todos.Items)
+		}
 	case TypeUsage:
 		s.Usage.Add(*r.Usage)
 		s.UsageByModel = providers.AddModelUsage(s.UsageByModel, cmp.Or(r.Model, s.Header.Model), *r.Usage)
@@ -202,6 +207,10 @@ func check(r *Record) error {
 	case TypeModel:
 		if r.Switch == nil || r.Switch.Name == "" || r.Switch.Model == "" {
 			return errors.New("model_switch record without name and model")
+		}
+	case TypeTodos:
+		if r.Todos == nil {
+			return errors.New("todos record without todos")
 		}
 	default:
 		return fmt.Errorf("unknown record type %q", clip(r.Type))

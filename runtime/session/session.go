@@ -41,7 +41,29 @@ const (
 	// TypeModel records a switch of the session's model (/model), so
 	// that a resumed session goes on with the model it last used.
 	TypeModel = "model_switch"
+	// TypeTodos records the model's todo list as todo_write left it (the
+	// whole list each time), so that a resumed session shows it again.
+	TypeTodos = "todos"
 )
+
+// Todo statuses: the values of [Todo.Status].
+const (
+	TodoPending    = "pending"
+	TodoInProgress = "in_progress"
+	TodoCompleted  = "completed"
+)
+
+// A Todo is one item of the model's todo list (todo_write).
+type Todo struct {
+	Content string `json:"content"`
+	Status  string `json:"status"`
+}
+
+// A TodoList is a todos record: the whole list after a change; empty
+// when the list was cleared.
+type TodoList struct {
+	Items []Todo `json:"items"`
+}
 
 // Skill actions: the values of [SkillChange.Action].
 const (
@@ -172,6 +194,7 @@ type Record struct {
 	Fork       *Fork              `json:"fork,omitempty"`
 	Recall     *Recall            `json:"recall,omitempty"`
 	Switch     *ModelChange       `json:"model_switch,omitempty"`
+	Todos      *TodoList          `json:"todos,omitempty"`
 	// Model is the model id of a usage record's requests. Files written
 	// before it existed leave it out: their usage is the header's model's.
 	Model string `json:"model,omitempty"`
@@ -211,6 +234,9 @@ type Session struct {
 	// ModelSwitch is the model the session last switched to (/model);
 	// nil when it never switched.
 	ModelSwitch *ModelChange `json:"model_switch,omitempty"`
+	// Todos is the todo list as the last todos record left it (nil
+	// without one, or when it was cleared).
+	Todos []Todo `json:"todos,omitempty"`
 	// Summary is the last compaction's summary text ("" without compaction);
 	// Messages[0] carries the same text when the compaction kept it first.
 	Summary string `json:"summary,omitempty"`

@@ -166,6 +166,11 @@ func (w *Writer) RecordModel(m ModelChange) error {
 	return w.record(Record{Type: TypeModel, Switch: &m})
 }
 
+// RecordTodos appends the model's todo list as it now stands (empty: cleared).
+func (w *Writer) RecordTodos(items []Todo) error {
+	return w.record(Record{Type: TypeTodos, Todos: &TodoList{Items: items}})
+}
+
 // Close flushes and closes the session (the file is fsynced) and releases
 // its lock. Records still held in memory (no message was ever recorded)
 // are dropped. Close is idempotent.

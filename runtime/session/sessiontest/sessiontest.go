@@ -113,6 +113,9 @@ var everything = []step{
 	func(w *session.Writer) error {
 		return w.RecordSkill(session.SkillChange{Action: session.ActionDeactivate, Name: "go"})
 	},
+	func(w *session.Writer) error {
+		return w.RecordTodos([]session.Todo{{Content: "Read go.mod", Status: session.TodoCompleted}, {Content: "Answer", Status: session.TodoInProgress}})
+	},
 	msg(providers.AssistantText("It is module x. <b>&</b>")),
 	func(w *session.Writer) error {
 		return w.RecordCompaction(session.Compaction{Summary: "<compaction_summary>x</compaction_summary>", Replaced: 3,

@@ -48,6 +48,8 @@ type Options struct {
 	// just before (chat's trust question): the session starts from it
 	// instead of discovering the same skills again.
 	Catalog *skills.Catalog
+	// Plan starts the session in plan mode (run --plan; issue 31).
+	Plan bool
 }
 
 // Resume names the session to continue: the workspace's latest one
@@ -214,6 +216,9 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 	if err != nil {
 		s.Shutdown()
 		return nil, err
+	}
+	if o.Plan {
+		s.agent.SetPlanMode(true)
 	}
 	if s.resumed != nil {
 		// The active skills a resumed session restores may be served by
@@ -437,6 +442,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		RefreshInstructions:  refreshInstructions,
 		NestedInstructions:   nestedInstructions,
 		NestedSkills:         p.reloader.nestedSkills,
+		Planning:             o.Eval == nil, // todo_write, plan mode
 		Skills:               p.active,
 		SkillsEnabled:        cfg.Skills.Enabled,
 		SkillPermissions:     p.perms,

@@ -106,6 +106,7 @@ func sessionToolSpecs(cfg *config.Config, model agent.Model, modelName string) (
 		Policy:        permissions.Policy{Level: level, Allowed: cfg.Agent.AllowedTools, Denied: cfg.Agent.DeniedTools},
 		Skills:        set,
 		SkillsEnabled: cfg.Skills.Enabled,
+		Planning:      true, // todo_write and exit_plan_mode, as a session has them
 		Prompt:        agent.PromptConfig{Workspace: cfg.Workspace, Autonomy: level},
 		// The project's and the user's definitions (plugins' need skill
 		// discovery, which this does not run).

@@ -45,6 +45,9 @@ func (a *Approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 	if a.before != nil {
 		a.before()
 	}
+	if req.Plan != "" {
+		return a.approvePlan(ctx, req)
+	}
 	if len(req.Writes) > 0 {
 		// A write that decides what clawseed runs or allows: the user sees
 		// what will be written, and "always" is not offered.

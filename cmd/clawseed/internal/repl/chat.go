@@ -10,6 +10,7 @@ import (
 
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/session"
 	"github.com/clawseed/clawseed/skills"
 )
 
@@ -35,6 +36,11 @@ type Agent interface {
 	// CollectExtraction carries into the session what background memory
 	// extraction finished (its notice, its usage); it never waits.
 	CollectExtraction()
+	// PlanMode and SetPlanMode read and switch plan mode (/plan, Shift+Tab).
+	PlanMode() bool
+	SetPlanMode(on bool) bool
+	// Todos is the model's todo list.
+	Todos() []session.Todo
 }
 
 // imageTurner is the agent's turn with images (runtime/agent.Agent's

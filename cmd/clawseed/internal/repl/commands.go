@@ -29,6 +29,8 @@ var builtinCommands = []struct{ name, args, help string }{
 	{"/context", "", "show how the context window is used"},
 	{"/init", "[FOCUS]", "survey the project and write (or improve) AGENTS.md, its instructions for agents"},
 	{"/cost", "", "show this session's tokens, cache hit ratio and cost in US dollars"},
+	{"/plan", "[on|off]", "plan mode: the model only reads, then presents a plan to approve (Shift+Tab switches too)"},
+	{"/todos", "", "show the model's todo list"},
 	{"/compact", "[FOCUS]", "summarise older messages now (optionally focused)"},
 	{"/summary", "", "show the session summary, kept in the background; compaction uses it instead of a request"},
 	{"/debug", "on|off", "write this session's debug log to .clawseed/debug/ID.log, or stop; /debug PROBLEM runs the debug skill"},
@@ -176,6 +178,10 @@ func (c *Chat) command(ctx context.Context, line string) (send string, quit bool
 		c.showCost()
 	case "compact":
 		c.compact(ctx, args)
+	case "plan":
+		c.plan(args)
+	case "todos":
+		c.showTodos()
 	case "summary":
 		if c.Summary == nil {
 			fmt.Fprintln(c.Out, "No session summary in this session.")

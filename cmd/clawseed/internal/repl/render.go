@@ -135,6 +135,11 @@ func (r *Renderer) Handle(ev agent.Event) {
 				r.line(styled(termtext.Dim, "◦ forgot: "+termtext.EscapeLine(name)))
 			}
 		}
+	case agent.EventTodos:
+		r.line(styled(termtext.Cyan, todoHeading(ev.Todos)))
+		r.write(TodoLines(ev.Todos))
+	case agent.EventPlanMode:
+		r.line(styled(termtext.Cyan, PlanModeLine(ev.PlanMode)))
 	case agent.EventError:
 		r.endLine()
 		r.writeSpans(true, styled(termtext.Red, "✗ "+termtext.Escape(ev.Text)), plain("\n"))

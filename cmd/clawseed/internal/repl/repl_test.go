@@ -16,6 +16,7 @@ import (
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/session"
 	"github.com/clawseed/clawseed/skills"
 )
 
@@ -201,6 +202,9 @@ type fakeAgent struct {
 	collects  int
 	// history is what History returns.
 	history []providers.Message
+	// plan is the plan mode; todos what Todos returns.
+	plan  bool
+	todos []session.Todo
 }
 
 func (f *fakeAgent) Turn(_ context.Context, text string) (agent.TurnResult, error) {
@@ -245,7 +249,14 @@ func (f *fakeAgent) UsageByModel() []providers.ModelUsage {
 }
 func (f *fakeAgent) UsageByPurpose() []providers.PurposeUsage { return f.byPurpose }
 func (f *fakeAgent) CollectExtraction()                       { f.collects++ }
-func (f *fakeAgent) History() []providers.Message             { return f.history }
+func (f *fakeAgent) PlanMode() bool                           { return f.plan }
+func (f *fakeAgent) Todos() []session.Todo                    { return f.todos }
+func (f *fakeAgent) SetPlanMode(on bool) bool {
+	changed := f.plan != on
+	f.plan = on
+	return changed
+}
+func (f *fakeAgent) History() []providers.Message { return f.history }
 
 func newFakeAgent() *fakeAgent {
 	cat := &skills.Catalog{Skills: []*skills.Skill{

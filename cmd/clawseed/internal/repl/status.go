@@ -8,6 +8,7 @@ import (
 
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/providers"
+	"github.com/clawseed/clawseed/runtime/session"
 )
 
 // SessionStatus is what /status shows of the session that the agent does
@@ -39,6 +40,10 @@ type StatusReport struct {
 	Cost providers.Bill
 	// Active are the active skills' names, in activation order.
 	Active []string
+	// PlanMode is set while plan mode is on.
+	PlanMode bool
+	// TodosDone of Todos are the model's todo list items completed.
+	TodosDone, Todos int
 }
 
 // CacheHitPercent is the share of input tokens read from the cache; ok is
@@ -67,6 +72,13 @@ func (c *Chat) StatusReport() StatusReport {
 	byModel := c.Agent.UsageByModel()
 	r.Tokens = providers.TotalUsage(byModel)
 	r.Cost = providers.Charge(byModel, c.price)
+	r.PlanMode = c.Agent.PlanMode()
+	for _, t := range c.Agent.Todos() {
+		r.Todos++
+		if t.Status == session.TodoCompleted {
+			r.TodosDone++
+		}
+	}
 	if set := c.Agent.Skills(); set != nil {
 		for _, a := range set.List() {
 			r.Active = append(r.Active, a.Skill.Name)
@@ -106,7 +118,11 @@ func writeStatus(w io.Writer, r StatusReport) {
 		row("workspace", line(r.Workspace)+" ("+trust+")")
 	}
 	if r.Autonomy != "" {
-		row("autonomy", line(r.Autonomy))
+		a := line(r.Autonomy)
+		if r.PlanMode {
+			a += " (plan mode: reads only until you approve a plan)"
+		}
+		row("autonomy", a)
 	}
 	if r.Sandbox != "" {
 		row("sandbox", line(strings.TrimPrefix(r.Sandbox, "sandbox: ")))

@@ -33,6 +33,9 @@ type approvalRequest struct {
 	// (repl.Choices), "" when it is not offered.
 	Always string `json:"always"`
 	Diff   string `json:"diff"`
+	// Plan is the plan of an exit_plan_mode call, to approve (an "allow"
+	// may carry it edited), or reject with a reason.
+	Plan string `json:"plan,omitempty"`
 }
 
 // approvalResolved is the approval_resolved event.
@@ -55,11 +58,12 @@ type answer struct {
 	decision string // allow, deny or always
 }
 
-// parseDecision maps the API's decision to the agent's answer.
-func parseDecision(decision, reason string) (answer, bool) {
+// parseDecision maps the API's decision to the agent's answer; plan is
+// an edited plan an "allow" of an exit_plan_mode request carries.
+func parseDecision(decision, reason, plan string) (answer, bool) {
 	switch decision {
 	case "allow":
-		return answer{agent.ApprovalAnswer{Decision: agent.ApproveOnce}, decision}, true
+		return answer{agent.ApprovalAnswer{Decision: agent.ApproveOnce, Plan: strings.TrimSpace(plan)}, decision}, true
 	case "always":
 		// Taken only when the request offered it (answerPending).
 		return answer{agent.ApprovalAnswer{Decision: agent.ApproveAlways}, decision}, true
@@ -80,7 +84,7 @@ func (a *approver) Approve(ctx context.Context, req agent.ApprovalRequest) (agen
 	s.emit(l, approvalRequest{
 		Type: "approval_request", CallID: id, Tool: req.Tool,
 		Header: toolview.Header(req.Tool, args, 0), Args: args,
-		Always: repl.Choices(req).Always, Diff: l.approvalDiff(req, args),
+		Always: repl.Choices(req).Always, Diff: l.approvalDiff(req, args), Plan: req.Plan,
 	})
 	timer := time.NewTimer(s.approvalTimeout())
 	defer timer.Stop()
@@ -204,12 +208,13 @@ func (s *Server) postApproval(w http.ResponseWriter, r *http.Request, p *princip
 	var body struct {
 		Decision string `json:"decision"`
 		Reason   string `json:"reason"`
+		Plan     string `json:"plan"`
 	}
 	if aerr := s.decode(w, r, &body); aerr != nil {
 		writeError(w, aerr)
 		return
 	}
-	a, ok := parseDecision(body.Decision, body.Reason)
+	a, ok := parseDecision(body.Decision, body.Reason, body.Plan)
 	if !ok {
 		writeError(w, errorf(http.StatusBadRequest, "bad_decision", `decision must be "allow", "deny" or "always", not %q`, body.Decision))
 		return

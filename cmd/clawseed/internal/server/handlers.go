@@ -322,6 +322,8 @@ func (s *Server) openLive(id string, p *principal) *live {
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request, p *principal) {
 	var body struct {
 		Text string `json:"text"`
+		// PlanMode switches plan mode from this turn on; absent keeps it.
+		PlanMode *bool `json:"plan_mode"`
 	}
 	if aerr := s.decode(w, r, &body); aerr != nil {
 		writeError(w, aerr)
@@ -336,7 +338,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request, p *principa
 		writeError(w, aerr)
 		return
 	}
-	t, start, aerr := s.beginTurn(l, body.Text)
+	t, start, aerr := s.beginTurn(l, body.Text, body.PlanMode)
 	s.release(l) // the turn holds its own use
 	if aerr != nil {
 		writeError(w, aerr)

@@ -21,6 +21,8 @@ type turn struct {
 	// turn lets the session go: a next message waits for done then.
 	resulted chan struct{}
 	started  time.Time
+	// planMode, when set, switches plan mode as the turn starts.
+	planMode *bool
 }
 
 // running reports whether the turn has not ended yet.
@@ -36,7 +38,7 @@ func (t *turn) running() bool {
 // beginTurn starts a turn of l with text: one at a time per session (a
 // second gets 409). It returns the turn and the sequence number its
 // events come after.
-func (s *Server) beginTurn(l *live, text string) (*turn, int64, *apiError) {
+func (s *Server) beginTurn(l *live, text string, planMode *bool) (*turn, int64, *apiError) {
 	l.mu.Lock()
 	for l.turn != nil {
 		prev := l.turn
@@ -62,7 +64,7 @@ func (s *Server) beginTurn(l *live, text string) (*turn, int64, *apiError) {
 		return nil, 0, errorf(http.StatusInternalServerError, "events", "the session's events cannot be read")
 	}
 	ctx, cancel := context.WithCancel(s.ctx)
-	t := &turn{ctx: ctx, cancel: cancel, done: make(chan struct{}), resulted: make(chan struct{}), started: s.now()}
+	t := &turn{ctx: ctx, cancel: cancel, done: make(chan struct{}), resulted: make(chan struct{}), started: s.now(), planMode: planMode}
 	l.turn = t
 	l.mu.Unlock()
 	s.mu.Lock()
@@ -92,6 +94,9 @@ func (s *Server) runTurn(l *live, t *turn, text string) {
 	as := l.app
 	st := l.startStream(s.opts.Init(as))
 	ag := as.Agent()
+	if t.planMode != nil {
+		ag.SetPlanMode(*t.planMode) // its event is the turn's first after init
+	}
 	before := ag.UsageByModel()
 	status, final, iterations := agent.StatusError, "", 0
 	prompt, err := as.Prompt(t.ctx, text, logWriter{log: s.log, msg: "Prompt notice", l: l})

@@ -24,6 +24,7 @@ import (
 
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/session"
 )
 
 // Options shape a [Stream].
@@ -270,6 +271,22 @@ func (s *Stream) handle(ev agent.Event) {
 				systemTail
 			}{s.head("clawseed_memory_extracted"), nonNil(x.Stored), nonNil(x.Forgotten), x.Model, s.tail(parent)})
 		}
+	case agent.EventTodos:
+		todos := ev.Todos
+		if todos == nil {
+			todos = []session.Todo{}
+		}
+		s.write(struct {
+			systemHead
+			Todos []session.Todo `json:"todos"`
+			systemTail
+		}{s.head("clawseed_todos"), todos, s.tail(parent)})
+	case agent.EventPlanMode:
+		s.write(struct {
+			systemHead
+			PlanMode bool `json:"plan_mode"`
+			systemTail
+		}{s.head("clawseed_plan_mode"), ev.PlanMode, s.tail(parent)})
 	case agent.EventError:
 		s.closePartial(ev.Parent)
 		s.write(struct {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/session"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -54,7 +55,7 @@ func response(parent string, took time.Duration, stop providers.StopReason, u pr
 // /NAME that runs a fork, reasoning (signed and redacted), text, tool
 // calls (one with arguments that are not JSON), a permission denial, a
 // fork skill called by the model whose sub-agent streams too, a hot
-// reload, a tools change, a compaction, a request that fails mid-stream,
+// reload, a tools change, plan mode and the todo list, a compaction, a request that fails mid-stream,
 // and a memory extraction's notice.
 func scriptedRun() []agent.Event {
 	u := providers.Usage{InputTokens: 100, OutputTokens: 10, CachedInputTokens: 60, CacheWriteTokens: 30}
@@ -100,6 +101,9 @@ func scriptedRun() []agent.Event {
 		{Type: agent.EventToolResult, ID: "toolu_4", Name: "Skill", Result: "Result of skill 'audit':\nok"},
 		{Type: agent.EventSkillsReloaded, Text: "+new", Reload: &agent.ReloadInfo{Added: []string{"new"}}},
 		{Type: agent.EventToolsChanged, Text: "+mcp__docs__search"},
+		{Type: agent.EventPlanMode, PlanMode: true},
+		{Type: agent.EventTodos, Todos: []session.Todo{{Content: "Read a.txt", Status: session.TodoCompleted}, {Content: "Write <b>", Status: session.TodoInProgress}}},
+		{Type: agent.EventTodos}, // cleared
 		{Type: agent.EventSkillDeactivated, Name: "style"},
 		{Type: agent.EventCompaction, Compaction: &agent.CompactionInfo{Reason: agent.CompactManual, TokensBefore: 9000, TokensAfter: 1200, Replaced: 6, Kept: 2, Summarized: true}},
 		{Type: agent.EventTextDelta, Text: "Half an ans", Iteration: 2},

@@ -83,6 +83,7 @@ var verbs = [...]verb{
 	{"cron_update", func(a args) string {
 		return join("Cron update", a.str("id")) + prefixed(": ", a.keyValues("id"))
 	}},
+	{"exit_plan_mode", func(a args) string { return "Plan" + prefixed(": ", planTitle(a.str("plan"))) }},
 	{"file_edit", func(a args) string {
 		h := "Edit " + a.str("path", "file_path")
 		if a.flag("replace_all") {
@@ -168,6 +169,7 @@ var verbs = [...]verb{
 		return nonEmpty(a.str("command"), "Shell "+cmd)
 	}},
 	{"skill_create", func(a args) string { return nonEmpty(a.str("name"), "Create skill "+a.str("name")) }},
+	{"todo_write", func(a args) string { return todoHeader(a.vals["todos"]) }},
 	{"tool_search", func(a args) string { return nonEmpty(a.text("query"), "Tool search"+quoted(a.text("query"))) }},
 	{"web_fetch", func(a args) string { return nonEmpty(a.str("url"), "Fetch "+a.str("url")) }},
 	{"web_search", func(a args) string { return nonEmpty(a.text("query"), "Web search"+quoted(a.text("query"))) }},
@@ -293,4 +295,30 @@ func firstLine(s string) string {
 		return strings.TrimSpace(first) + " …"
 	}
 	return first
+}
+
+// planTitle is a plan's first line without its Markdown heading marks.
+func planTitle(plan string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(plan), "\n")
+	return strings.TrimSpace(strings.TrimLeft(first, "# "))
+}
+
+// todoHeader is a todo_write call's header: how many items, how many done.
+func todoHeader(raw json.RawMessage) string {
+	var items []struct {
+		Status string `json:"status"`
+	}
+	if json.Unmarshal(raw, &items) != nil {
+		return "Update todos"
+	}
+	if len(items) == 0 {
+		return "Clear todos"
+	}
+	done := 0
+	for _, t := range items {
+		if t.Status == "completed" {
+			done++
+		}
+	}
+	return fmt.Sprintf("Update todos (%d/%d done)", done, len(items))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -24,6 +25,9 @@ type (
 		lines   []string
 		choices repl.ApprovalChoices
 		reply   chan<- approvalReply
+		// plan is set for an exit_plan_mode request: the plan, which `e`
+		// edits before approving it.
+		plan string
 	}
 	// approvalCancelMsg withdraws the question (the turn ended).
 	approvalCancelMsg struct{}
@@ -46,7 +50,11 @@ func (u *UI) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Appr
 	defer u.approveMu.Unlock()
 	u.events.flushText()
 	reply := make(chan approvalReply, 1)
-	u.send(approvalMsg{lines: u.approvalLines(req), choices: repl.Choices(req), reply: reply})
+	msg := approvalMsg{lines: u.approvalLines(req), choices: repl.Choices(req), reply: reply}
+	if req.Plan != "" {
+		msg.lines, msg.plan = u.planLines(req.Plan), req.Plan
+	}
+	u.send(msg)
 	var r approvalReply
 	select {
 	case r = <-reply:
@@ -57,6 +65,14 @@ func (u *UI) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Appr
 		return agent.ApprovalAnswer{Decision: agent.Deny}, nil
 	}
 	header := toolview.Header(req.Tool, json.RawMessage(req.Args), u.Width()-4)
+	if req.Plan != "" && r.answer.Decision != agent.Deny {
+		header += u.style(styleDim, " — approved")
+		if r.answer.Plan != "" {
+			header += u.style(styleDim, " as edited")
+		}
+		u.print(u.style(styleOK, "✓ ") + header)
+		return r.answer, nil
+	}
 	if r.interrupt {
 		u.print(u.style(styleError, "✗ ") + header + u.style(styleDim, " — interrupted"))
 		u.interrupt()
@@ -138,6 +154,8 @@ type approvalState struct {
 	// telling is set after `t`: the reason is being typed.
 	telling bool
 	reason  []rune
+	// editing is the plan's editor after `e` (plan requests only).
+	editing *textarea.Model
 }
 
 func newApprovalState(msg approvalMsg, color bool) *approvalState {
@@ -154,11 +172,19 @@ func (m *model) approvalKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	if k == "ctrl+c" || k == "esc" {
-		if a.telling && k == "esc" {
-			a.telling, a.reason = false, nil
+		if (a.telling || a.editing != nil) && k == "esc" {
+			a.telling, a.reason, a.editing = false, nil, nil
 			return nil
 		}
 		return answer(approvalReply{interrupt: true})
+	}
+	if a.editing != nil {
+		if k == "enter" {
+			return answer(approvalReply{answer: agent.ApprovalAnswer{Decision: agent.ApproveOnce, Plan: strings.TrimSpace(a.editing.Value())}})
+		}
+		var cmd tea.Cmd
+		*a.editing, cmd = a.editing.Update(msg)
+		return cmd
 	}
 	if a.telling {
 		switch k {
@@ -190,12 +216,22 @@ func (m *model) approvalKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case "t":
 		a.telling = true
+	case "e":
+		if a.msg.plan != "" {
+			ed := newEditor(m.width, m.color)
+			ed.Placeholder = ""
+			ed.SetValue(a.msg.plan)
+			a.editing = &ed
+		}
 	}
 	return nil
 }
 
 // paste types pasted text into the reason line.
 func (a *approvalState) paste(text string) tea.Cmd {
+	if a.editing != nil {
+		a.editing.InsertString(text)
+	}
 	if a.telling {
 		a.reason = append(a.reason, []rune(strings.ReplaceAll(text, "\n", " "))...)
 	}
@@ -207,6 +243,9 @@ func (a *approvalState) view(width int) string {
 	var b strings.Builder
 	rule := render(a.color, styleBorder, strings.Repeat("─", width))
 	b.WriteString(rule + "\n")
+	if a.msg.plan != "" {
+		return a.planView(width, rule)
+	}
 	b.WriteString(render(a.color, styleWarn, "Allow this call?") + "\n")
 	for _, l := range a.msg.lines {
 		b.WriteString(ansi.Wrap(l, width, "") + "\n")

@@ -111,6 +111,15 @@ func (s *eventState) handle(ev agent.Event) {
 			s.u.print(s.u.style(styleDim, "⏹ interrupted"))
 		}
 	case agent.EventUsage, agent.EventResponse, agent.EventPermissionDenied:
+	case agent.EventTodos:
+		s.flushTextLocked()
+		s.renderOther(ev)
+		s.u.send(todosMsg{items: ev.Todos})
+	case agent.EventPlanMode:
+		// Shift+Tab may come while a reply streams: its line goes above
+		// the block still being written, which stays in the live area.
+		s.renderOther(ev)
+		s.u.send(planModeMsg{on: ev.PlanMode})
 	default:
 		s.flushTextLocked()
 		s.renderOther(ev)

@@ -53,6 +53,8 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return m.acceptMenu(false)
 		}
 		return nil
+	case "shift+tab":
+		return m.togglePlan()
 	case "up", "ctrl+p":
 		if m.menu.open() {
 			m.menu.move(-1)

@@ -13,6 +13,7 @@ import (
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
 	"github.com/clawseed/clawseed/internal/mdterm"
 	"github.com/clawseed/clawseed/internal/termtext"
+	"github.com/clawseed/clawseed/runtime/session"
 )
 
 // Messages from the worker and turn goroutines to the program.
@@ -85,6 +86,10 @@ type model struct {
 	approval *approvalState
 	picker   *picker
 	quitting bool
+
+	// planMode and todos follow the agent's events (plan.go).
+	planMode bool
+	todos    []session.Todo
 }
 
 func newModel(o Options, u *UI) *model {
@@ -176,6 +181,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case statusMsg:
 		m.status = msg.line
+		return m, nil
+	case planModeMsg:
+		m.planMode = msg.on
+		return m, nil
+	case todosMsg:
+		m.todos = msg.items
 		return m, nil
 	case tickMsg:
 		if msg.seq != m.tick || m.reading != nil {
@@ -299,6 +310,7 @@ func (m *model) View() tea.View {
 		b.WriteString(m.approval.view(w))
 		return tea.NewView(b.String())
 	}
+	b.WriteString(m.todoView(w))
 	for _, q := range m.queued {
 		b.WriteString(render(m.color, styleDim, ansi.Truncate("queued: "+firstLine(termtext.EscapeLine(q.shown)), w, "…")))
 		b.WriteString("\n")
@@ -318,6 +330,9 @@ func (m *model) View() tea.View {
 		b.WriteString(m.input.View())
 	}
 	b.WriteString("\n" + rule)
+	if line := m.planLine(w); line != "" {
+		b.WriteString("\n" + line)
+	}
 	if menu := m.menu.view(m.color, w); menu != "" {
 		b.WriteString("\n" + menu)
 	}

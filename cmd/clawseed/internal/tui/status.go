@@ -22,6 +22,12 @@ func statusLine(r repl.StatusReport) string {
 		parts = append(parts, fmt.Sprintf("cache %.0f%%", pct))
 	}
 	parts = append(parts, cost(r))
+	if r.PlanMode {
+		parts = append(parts, "plan mode")
+	}
+	if r.TodosDone < r.Todos {
+		parts = append(parts, fmt.Sprintf("todos %d/%d", r.TodosDone, r.Todos))
+	}
 	if len(r.Active) > 0 {
 		names := make([]string, len(r.Active))
 		for i, n := range r.Active {

@@ -400,6 +400,11 @@ export class Transcript {
         pre.append(el(doc, "span", cls, line + "\n"));
       }
       card.append(pre);
+    } else if (ev.plan) {
+      // exit_plan_mode: the plan, as Markdown (DOM nodes only).
+      const plan = el(doc, "div", "md plan");
+      renderInto(plan, String(ev.plan));
+      card.append(plan);
     } else if (ev.args && Object.keys(ev.args).length > 0) {
       card.append(el(doc, "pre", "args", pretty(ev.args)));
     }
