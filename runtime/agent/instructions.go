@@ -105,24 +105,8 @@ func (a *Agent) attached() map[string]bool {
 // attachedIn finds the nested blocks of a history's user messages.
 func attachedIn(history []providers.Message) map[string]bool {
 	found := map[string]bool{}
-	for _, m := range history {
-		if m.Role != providers.RoleUser {
-			continue
-		}
-		for _, p := range m.Parts {
-			if p.Type != providers.PartText {
-				continue
-			}
-			for text := p.Text; ; {
-				i := strings.Index(text, nestedLead)
-				if i < 0 {
-					break
-				}
-				text = text[i+len(nestedLead):]
-				path, _, _ := strings.Cut(text, "\n")
-				found[path] = true
-			}
-		}
+	for _, path := range namedAfter(history, nestedLead) {
+		found[path] = true
 	}
 	return found
 }

@@ -138,6 +138,14 @@ func (a *Agent) resumeNestedSkills(ctx context.Context) {
 // nestedSkillFoldersIn returns the folders the nested skill notices of a
 // history name, in order, each once.
 func nestedSkillFoldersIn(history []providers.Message) []string {
+	return namedAfter(history, nestedSkillLead)
+}
+
+// namedAfter returns what follows lead on its line, in every occurrence of
+// lead in the history's user text, in order, each once: the notices the
+// agent adds to user messages (nested skill folders, nested instruction
+// files) read back from a history.
+func namedAfter(history []providers.Message, lead string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, m := range history {
@@ -149,15 +157,15 @@ func nestedSkillFoldersIn(history []providers.Message) []string {
 				continue
 			}
 			for text := p.Text; ; {
-				i := strings.Index(text, nestedSkillLead)
+				i := strings.Index(text, lead)
 				if i < 0 {
 					break
 				}
-				text = text[i+len(nestedSkillLead):]
-				folder, _, _ := strings.Cut(text, "\n")
-				if folder != "" && !seen[folder] {
-					seen[folder] = true
-					out = append(out, folder)
+				text = text[i+len(lead):]
+				name, _, _ := strings.Cut(text, "\n")
+				if name != "" && !seen[name] {
+					seen[name] = true
+					out = append(out, name)
 				}
 			}
 		}
