@@ -96,7 +96,7 @@ func withBody(s *Skill) (*Skill, error) {
 func (c *ActiveConfig) render(ctx context.Context, s *Skill, args string) (string, []string, error) {
 	segs := ParseDynamic(s.Body)
 	var outputs, extras []string
-	if hasDynamic(segs) && c.RunCommand != nil {
+	if hasDynamic(segs) && c.RunCommand != nil && !commandsRefused(ctx) {
 		if ok, _ := DynamicAllowed(c.DynamicContext, c.UntrustedWorkspace, s); ok {
 			var err error
 			if outputs, err = c.runDynamic(ctx, s, segs, args); err != nil {

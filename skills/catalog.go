@@ -1,6 +1,10 @@
 package skills
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/clawseed/clawseed/internal/confine"
+)
 
 // DefaultMaxFileBytes is the default size limit of a SKILL.md or manifest.toml
 // file ([skills].max_skill_file_bytes).
@@ -35,6 +39,10 @@ type Options struct {
 	// may lead into besides the root: the home folder and the extra roots
 	// ([UserLinkRoots]). A project root's links stay inside the root.
 	UserLinkRoots []string
+	// Forbidden are the [autonomy].forbidden_paths: a link that leaves
+	// its root (a user root's, into the home folder) may not lead under
+	// one, so that no skill brings a forbidden file into the prompt.
+	Forbidden confine.Forbidden
 	// Config answers OpenClaw's requires.config paths against clawseed's
 	// own configuration; nil answers none (every such path is unknown).
 	Config ConfigLookup

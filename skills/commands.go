@@ -86,6 +86,9 @@ func (w *walker) addCommand(rw *rootWalk, base, dir, dirReal string, e fs.DirEnt
 		if r, err := filepath.EvalSymlinks(path); err == nil {
 			real = r
 		}
+		if !w.linkNotForbidden(rw, path, real) {
+			return
+		}
 	}
 	if first, ok := w.seenSkill[real]; ok {
 		w.diag(path, SeverityInfo, "same command file as "+first+"; skipped")

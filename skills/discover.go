@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/clawseed/clawseed/internal/confine"
 )
 
 // Walk limits of SPEC §4.2. A root is depth 0, so `root/a/b/c/name/SKILL.md`
@@ -66,6 +68,7 @@ func discover(ctx context.Context, opts Options, lim walkLimits) *Catalog {
 		cache:      opts.Cache.begin(),
 
 		userLinkRoots: opts.UserLinkRoots,
+		forbidden:     opts.Forbidden,
 	}
 	w.cache.prestat()
 	var wg sync.WaitGroup
@@ -109,8 +112,10 @@ type walker struct {
 	realWithin map[string]string // Root.Within, a user link root → its real path
 	// userLinkRoots are [Options.UserLinkRoots].
 	userLinkRoots []string
-	stop          bool
-	cache         *cacheRun
+	// forbidden are [Options.Forbidden].
+	forbidden confine.Forbidden
+	stop      bool
+	cache     *cacheRun
 	// pluginAgents are the plugins' agents/ folders, in walk order.
 	pluginAgents []PluginFolder
 }
@@ -355,6 +360,9 @@ func (w *walker) childReal(rw *rootWalk, child, parent, parentReal string, e fs.
 }
 
 func (w *walker) addCandidate(rw *rootWalk, dir, dirReal string, entries []fs.DirEntry) {
+	if !w.fileLinksAllowed(rw, dir, entries) {
+		return
+	}
 	bound, _ := rw.boundOf(dirReal) // dirReal passed the link rule on the way here
 	c := &candidate{root: rw.root, rootReal: bound, dir: dir, dirReal: dirReal, plugin: rw.plugin, pluginDir: rw.pluginDir}
 	w.events = append(w.events, walkEvent{cand: c})

@@ -248,6 +248,24 @@ func hasDynamic(segs []Segment) bool {
 	return false
 }
 
+// noCommandsKey marks a context under which no dynamic-context command runs.
+type noCommandsKey struct{}
+
+// WithoutCommands returns ctx under which an activation (or a refresh, a
+// restore) runs no dynamic-context command, whatever [DynamicAllowed]
+// says: the text stays as written, as for a refused skill. The agent
+// uses it when its policy refuses commands (read_only autonomy, plan
+// mode), so that activating a skill, which is a read, runs nothing.
+func WithoutCommands(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noCommandsKey{}, true)
+}
+
+// commandsRefused reports whether ctx is [WithoutCommands]'s.
+func commandsRefused(ctx context.Context) bool {
+	refused, _ := ctx.Value(noCommandsKey{}).(bool)
+	return refused
+}
+
 // DynamicAllowed reports whether [skills].dynamic_context = mode lets s run
 // dynamic-context commands, and if not, why (a sentence fragment such as
 // `[skills].dynamic_context = "trusted" does not cover extra_roots`).

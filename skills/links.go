@@ -2,6 +2,7 @@ package skills
 
 import (
 	"fmt"
+	"io/fs"
 	"path/filepath"
 )
 
@@ -19,6 +20,9 @@ import (
 //     folder or a configured extra root, where dotfiles tools (GNU stow,
 //     chezmoi, yadm) keep the real folders. They are
 //     [Options.UserLinkRoots].
+//   - Whatever the root, a link that leaves it never leads under an
+//     [autonomy].forbidden_paths entry ([Options.Forbidden]): a skill
+//     would bring that file into the model's prompt.
 
 // Rule names, as `skills doctor` prints them.
 const (
@@ -103,11 +107,44 @@ func (w *walker) followLink(rw *rootWalk, child, target string) bool {
 	if within(rw.realPath, target) {
 		return true
 	}
+	if !w.linkNotForbidden(rw, child, target) {
+		return false
+	}
 	bound, ok := rw.boundOf(target)
 	if !ok {
 		w.diag(child, SeverityError, fmt.Sprintf("symbolic link to %s leaves the skill root %s; refused (%s)", target, rw.root.Path, rw.rule))
 		return false
 	}
 	w.diag(child, SeverityInfo, fmt.Sprintf("symbolic link to %s followed: it leaves the skill root %s but stays inside %s (%s)", target, rw.root.Path, bound, rw.rule))
+	return true
+}
+
+// linkNotForbidden refuses, with a diagnostic, a symbolic link child that
+// leaves its root for target under a forbidden_paths entry.
+func (w *walker) linkNotForbidden(rw *rootWalk, child, target string) bool {
+	if within(rw.realPath, target) || !w.forbidden.Covers(target) {
+		return true
+	}
+	w.diag(child, SeverityError, fmt.Sprintf("symbolic link to %s leaves the skill root %s for a path under [autonomy].forbidden_paths; refused", target, rw.root.Path))
+	return false
+}
+
+// fileLinksAllowed applies [walker.linkNotForbidden] to the skill files
+// (SKILL.md, manifest.toml) of a skill directory that are links; a
+// refused one refuses the skill.
+func (w *walker) fileLinksAllowed(rw *rootWalk, dir string, entries []fs.DirEntry) bool {
+	for _, e := range entries {
+		if e.Type()&fs.ModeSymlink == 0 || e.Name() != skillFileName && e.Name() != manifestFileName {
+			continue
+		}
+		path := joinPath(dir, e.Name())
+		target, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			continue // loadSkillDir reports it
+		}
+		if !w.linkNotForbidden(rw, path, target) {
+			return false
+		}
+	}
 	return true
 }

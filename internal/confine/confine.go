@@ -227,6 +227,25 @@ func ReadInfo(path string, opt Options) ([]byte, fs.FileInfo, error) {
 	return data, fi, nil
 }
 
+// Head returns at most n bytes from the start of path, opened as [Read]
+// opens it (a regular file only, checked before opening and on the
+// non-blocking handle: a FIFO or a device is never opened), with no root
+// or size check: the caller has resolved and checked path (a file tool's
+// sniff of a file's type before it reads it whole).
+func Head(path string, n int) ([]byte, error) {
+	h, _, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	buf := make([]byte, n)
+	got, err := io.ReadFull(h, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return buf[:got], nil
+}
+
 // readAtMost reads r to its end, but never more than limit+1 bytes: one
 // byte past the limit says the file is too large. size is the size the file
 // reported: when it is positive, a short read once that much has been read

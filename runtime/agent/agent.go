@@ -486,14 +486,14 @@ func (a *Agent) activateSkill(ctx context.Context, name, args, by string) skills
 	}
 	if a.changedActive(name, args) {
 		// /activate NAME on a skill changed on disk reloads it (§4.13).
-		out := a.opts.Skills.Refresh(ctx, name)
+		out := a.opts.Skills.Refresh(a.skillContext(ctx), name)
 		if out.Changed {
 			a.reportAllowedTools(name)
 			a.syncSkills()
 		}
 		return out
 	}
-	out := a.opts.Skills.Activate(ctx, name, args, true)
+	out := a.opts.Skills.Activate(a.skillContext(ctx), name, args, true)
 	if out.Changed {
 		a.skillActivated(ctx, name, args, by)
 		a.syncSkills()

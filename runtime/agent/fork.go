@@ -35,7 +35,7 @@ type skillRun struct {
 // runSkill runs a fork or shell skill (§4.10, §4.11) for a Skill call
 // (parent = the call id) or a user's /NAME (parent = "/NAME").
 func (a *Agent) runSkill(ctx context.Context, parent, name, args string, byUser bool) skillRun {
-	act, out := a.opts.Skills.Prepare(ctx, name, args, byUser)
+	act, out := a.opts.Skills.Prepare(a.skillContext(ctx), name, args, byUser)
 	if out.IsError {
 		return skillRun{ToolResult: providers.ToolResult{Content: out.Text, IsError: true}}
 	}

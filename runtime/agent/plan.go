@@ -11,6 +11,7 @@ import (
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/session"
+	"github.com/clawseed/clawseed/skills"
 )
 
 // Plan mode (issue 31): the model may read, search and fetch, and every
@@ -117,6 +118,18 @@ func (a *Agent) policy() permissions.Policy {
 	p := a.opts.Policy
 	p.Plan = p.Plan || a.PlanMode()
 	return p
+}
+
+// skillContext is ctx for rendering skills (an activation, a preload, a
+// refresh, a restore): when the policy refuses commands (read_only, plan
+// mode) their dynamic context runs nothing and stays as written
+// (skills.WithoutCommands). Activating a skill is a read; what it runs
+// is the policy's to decide, as for a shell skill.
+func (a *Agent) skillContext(ctx context.Context) context.Context {
+	if a.policy().Decide("shell", permissions.ClassExec, false) == permissions.Deny {
+		return skills.WithoutCommands(ctx)
+	}
+	return ctx
 }
 
 // notAllowedText is the refusal of a call the policy denies: the plan

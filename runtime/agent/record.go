@@ -135,7 +135,7 @@ func (a *Agent) Resume(ctx context.Context, history []providers.Message, active 
 			a.opts.Skills.Deactivate(act.Skill.Name)
 		}
 		if a.opts.SkillsEnabled {
-			diags = a.opts.Skills.Restore(ctx, saved)
+			diags = a.opts.Skills.Restore(a.skillContext(ctx), saved)
 		}
 	}
 	a.recordedSkills = saved

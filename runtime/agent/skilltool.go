@@ -112,7 +112,7 @@ func (a *Agent) handleSkillCall(ctx context.Context, c providers.ToolCall) provi
 			run := a.runSkill(ctx, c.ID, args.Skill, skillArgs, false)
 			return run.ToolResult
 		}
-		out := a.opts.Skills.Activate(ctx, args.Skill, skillArgs, false)
+		out := a.opts.Skills.Activate(a.skillContext(ctx), args.Skill, skillArgs, false)
 		if out.Changed {
 			a.skillActivated(ctx, args.Skill, skillArgs, "model")
 		}
@@ -167,7 +167,7 @@ func (a *Agent) afterSkillCreate(ctx context.Context, c providers.ToolCall, res 
 			a.reportAllowedTools(args.Name)
 		}
 	} else {
-		out := set.Activate(ctx, args.Name, "", false)
+		out := set.Activate(a.skillContext(ctx), args.Name, "", false)
 		text, isErr = out.Text, out.IsError
 		if out.Changed {
 			a.skillActivated(ctx, args.Name, "", "skill_create")

@@ -353,7 +353,7 @@ func (a *Agent) preloadSkills(ctx context.Context, def *subagents.Definition) ([
 		if a.opts.Skills.Runs(name) {
 			return nil, fmt.Sprintf("it preloads the skill '%s', which runs instead of activating and cannot be preloaded.", name)
 		}
-		act, out := a.opts.Skills.Prepare(ctx, name, "", true)
+		act, out := a.opts.Skills.Prepare(a.skillContext(ctx), name, "", true)
 		if out.IsError {
 			return nil, "it preloads a skill: " + out.Text
 		}

@@ -566,3 +566,34 @@ func TestAgentWorktree(t *testing.T) {
 		t.Errorf("finished %d times, labels %v", finished.Load(), labels)
 	}
 }
+
+// TestAgentWorktreePlanMode: in plan mode an Agent call with isolation
+// "worktree" makes no worktree (a new branch and folder are a change to
+// the repository, which plan mode refuses whatever approves it); the call
+// is refused with plan mode's sentence.
+func TestAgentWorktreePlanMode(t *testing.T) {
+	t.Parallel()
+	made := 0
+	env := newEnv(t, []providertest.Response{
+		{ToolCalls: []providertest.Call{callAgent("call_a", "isolated", "Change a.go.")}},
+		{Text: "ok"},
+	}, func(o *Options) {
+		o.Policy.Level = permissions.Full
+		o.Subagents = testSubagents(&subagents.Definition{Name: "isolated", Description: "d", Prompt: "You change code.", Isolation: subagents.IsolationWorktree, Source: skills.SourceBuiltin})
+		o.Worktree = func(_ context.Context, label string) (*Worktree, error) {
+			made++
+			return &Worktree{Path: "/ws/.clawseed/worktrees/x-1", Branch: "clawseed/x-1", Tool: func(t Tool) Tool { return t }}, nil
+		}
+	})
+	env.agent.SetPlanMode(true)
+	if _, err := env.agent.Turn(t.Context(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if made != 0 {
+		t.Errorf("plan mode made %d worktrees, want none", made)
+	}
+	reqs := env.model.Requests()
+	if r := lastResults(reqs[len(reqs)-1]); len(r) != 1 || !r[0].IsError || !strings.Contains(r[0].Content, "Plan mode") {
+		t.Errorf("Agent result = %+v, want plan mode's refusal", r)
+	}
+}

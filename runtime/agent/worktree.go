@@ -75,6 +75,12 @@ func (a *Agent) subagentWorktree(ctx context.Context, isolation, label string) (
 	if a.opts.Worktree == nil {
 		return nil, "isolation \"worktree\" is not available in this session."
 	}
+	// Making it writes the repository (a branch, a folder): the policy
+	// decides it as a write of git's, so plan mode (and read_only) refuse
+	// it whatever approved the Agent call.
+	if a.policy().Decide("git", permissions.ClassWrite, false) == permissions.Deny {
+		return nil, a.notAllowedText("Isolation \"worktree\" (a new git worktree and branch)")
+	}
 	w, err := a.opts.Worktree(ctx, label)
 	if err != nil {
 		return nil, fmt.Sprintf("its worktree could not be made: %v.", err)

@@ -1,10 +1,7 @@
 package tools
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/clawseed/clawseed/internal/imagefile"
@@ -34,20 +31,8 @@ func LoadImage(data []byte, name string) (providers.Image, string, error) {
 // IsImageFile reports whether the regular file at real starts like an
 // image (PNG, JPEG, GIF, WebP), reading its first bytes only.
 func IsImageFile(real string) bool {
-	f, err := os.Open(real)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	head := make([]byte, 16)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return false
-	}
-	return imagefile.IsImage(head[:n])
+	head, err := confine.Head(real, 16) // a FIFO or a device is never opened
+	return err == nil && imagefile.IsImage(head)
 }
 
 // readImage is file_read of an image: the image itself, for the model to

@@ -247,6 +247,8 @@ func skillSetup(cfg *config.Config) (skills.Options, []skills.Diagnostic) {
 		Workspace:    cfg.Workspace,
 		// A user root's links may lead into these (skills/links.go).
 		UserLinkRoots: skills.UserLinkRoots(cfg.Workspace, homeDir(), cfg.Skills.ExtraRoots),
+		// ... but never under forbidden_paths.
+		Forbidden: forbiddenRule(cfg),
 		// OpenClaw's requires.config, answered by clawseed's own settings.
 		Config: cfg.RequiredSetting,
 	}, pluginDiagnostics(diags)
