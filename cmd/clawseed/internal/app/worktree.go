@@ -187,30 +187,12 @@ func worktreeName(label string) (string, error) {
 // a .gitignore of `*` in worktrees/ so that the repository's status does
 // not list them. It is done by this process, not a sandboxed one: the
 // sandbox's hole must exist before a process starts.
-//
-// Each folder on the way (.clawseed, worktrees) must be a folder of the
-// workspace, not a link: a repository whose .clawseed/worktrees links out
-// (to the user's skills, say) would otherwise get a checkout of itself
-// made, and made writable to the subagent's commands, where the link leads.
+// The folders on the way are made by workspaceFolder: a link out of the
+// workspace is refused.
 func makeWorktreeDir(workspace, name string) (string, error) {
-	parent, err := filepath.EvalSymlinks(workspace)
+	parent, err := workspaceFolder(workspace, worktreesDir)
 	if err != nil {
 		return "", err
-	}
-	base := parent
-	for _, part := range strings.Split(worktreesDir, "/") {
-		parent = filepath.Join(parent, part)
-		fi, err := os.Lstat(parent)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			if err := os.Mkdir(parent, 0o755); err != nil {
-				return "", fmt.Errorf("make %s: %w", worktreesDir, err)
-			}
-		case err != nil:
-			return "", fmt.Errorf("make %s: %w", worktreesDir, err)
-		case !fi.IsDir():
-			return "", fmt.Errorf("%s is not a folder of the workspace (a link or a file); refused", worktreesDir)
-		}
 	}
 	ignore := filepath.Join(parent, ".gitignore")
 	if _, err := os.Lstat(ignore); errors.Is(err, os.ErrNotExist) {
@@ -226,8 +208,8 @@ func makeWorktreeDir(workspace, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !within(real, base) {
-		return "", fmt.Errorf("the worktree folder resolves to %s, outside the workspace; refused", real)
+	if !within(real, parent) {
+		return "", fmt.Errorf("the worktree folder resolves to %s, outside %s; refused", real, worktreesDir)
 	}
 	return real, nil
 }
