@@ -75,6 +75,11 @@ func (a *Agent) subagentWorktree(ctx context.Context, isolation, label string) (
 	if a.opts.Worktree == nil {
 		return nil, "isolation \"worktree\" is not available in this session."
 	}
+	if a.policy().Plan {
+		// A worktree is a new branch and folder: a change, which plan
+		// mode makes none of.
+		return nil, a.notAllowedText("isolation \"worktree\" (a new branch and worktree)")
+	}
 	w, err := a.opts.Worktree(ctx, label)
 	if err != nil {
 		return nil, fmt.Sprintf("its worktree could not be made: %v.", err)
