@@ -35,7 +35,8 @@ type projectFolder struct {
 //
 // Each root carries the workspace as [Root.Within] and the folder as
 // [Root.Nested]: it is walked, limited and trusted like the workspace's
-// own folders.
+// own folders. A skill folder whose .clawseed, .claude, .agents or skills
+// is a link is passed by (namedAsSkillFolder).
 func NestedRoots(workspace, path string) []Root {
 	if workspace == "" || path == "" {
 		return nil
@@ -76,10 +77,27 @@ func NestedRoots(workspace, path string) []Root {
 		}
 		for _, f := range projectSkillFolders() {
 			p := filepath.Join(dir, f.dir)
-			if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			if fi, err := os.Stat(p); err == nil && fi.IsDir() && namedAsSkillFolder(dir, p, f.dir) {
 				roots = append(roots, Root{Path: p, Source: f.source, Within: workspace, Nested: relDir})
 			}
 		}
 	}
 	return roots
+}
+
+// namedAsSkillFolder reports whether the skill folder p (dir's sub, such
+// as .claude/skills) is where its name says, links resolved: dir's real
+// path joined with sub. A nested folder's files are control paths by
+// their names at any depth (tools.ControlPaths: a write there is always
+// asked); a .claude or skills that is a link would make some other
+// folder of the workspace (data/, which the model may write without
+// asking) a skill folder, and a file the model wrote there a skill whose
+// commands run at activation.
+func namedAsSkillFolder(dir, p, sub string) bool {
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(p)
+	return err == nil && real == filepath.Join(realDir, sub)
 }

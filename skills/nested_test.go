@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -151,5 +152,43 @@ func TestManagedSkills(t *testing.T) {
 		if !strings.Contains(joined, want) {
 			t.Errorf("diagnostics lack %q:\n%s", want, joined)
 		}
+	}
+}
+
+// TestNestedRootsLinks: a nested skill folder whose .claude or skills is a
+// link is passed by (its files would be skills without their path saying
+// so, and the model writes such files without being asked); a folder on
+// the way that is a link keeps its skill folder, whose real path names it.
+func TestNestedRootsLinks(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	discWriteTree(t, ws, map[string]string{
+		"data/skills/s/SKILL.md":         "x",
+		"real/.claude/skills/s/SKILL.md": "x",
+		"a/x.txt":                        "x",
+		"b/.claude/README":               "x",
+		"b/x.txt":                        "x",
+		"c/.agents/skills/s/SKILL.md":    "x",
+		"c/x.txt":                        "x",
+	})
+	discLink(t, filepath.Join(ws, "a", ".claude"), "../data")
+	discLink(t, filepath.Join(ws, "b", ".claude", "skills"), "../../data/skills")
+	discLink(t, filepath.Join(ws, "linked"), "real")
+	for _, p := range []string{"a/x.txt", "b/x.txt"} {
+		if got := NestedRoots(ws, p); got != nil {
+			t.Errorf("NestedRoots(%q) = %v, want none (a link on the way to the skill folder)", p, got)
+		}
+	}
+	want := []Root{{Path: filepath.Join(ws, "linked", ".claude", "skills"), Source: SourceProjectClaude, Within: ws, Nested: "linked"}}
+	if d := cmp.Diff(want, NestedRoots(ws, "linked/x.txt")); d != "" {
+		t.Errorf("NestedRoots(linked/x.txt) (-want +got):\n%s", d)
+	}
+}
+
+// discLink makes the link path → target.
+func discLink(t *testing.T, path, target string) {
+	t.Helper()
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -47,9 +47,11 @@ func (d *debugLog) Enable(id string) (string, error) {
 	if d.log != nil {
 		return d.path, nil
 	}
-	dir := filepath.Join(d.workspace, filepath.FromSlash(debugDir))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("make %s: %w", debugDir, err)
+	// A link the repository planted on the way must not send the log
+	// elsewhere (workspaceFolder refuses it).
+	dir, err := workspaceFolder(d.workspace, debugDir)
+	if err != nil {
+		return "", err
 	}
 	ignore := filepath.Join(dir, ".gitignore")
 	if _, err := os.Lstat(ignore); errors.Is(err, os.ErrNotExist) {

@@ -187,10 +187,12 @@ func worktreeName(label string) (string, error) {
 // a .gitignore of `*` in worktrees/ so that the repository's status does
 // not list them. It is done by this process, not a sandboxed one: the
 // sandbox's hole must exist before a process starts.
+// The folders on the way are made by workspaceFolder: a link out of the
+// workspace is refused.
 func makeWorktreeDir(workspace, name string) (string, error) {
-	parent := filepath.Join(workspace, filepath.FromSlash(worktreesDir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return "", fmt.Errorf("make %s: %w", worktreesDir, err)
+	parent, err := workspaceFolder(workspace, worktreesDir)
+	if err != nil {
+		return "", err
 	}
 	ignore := filepath.Join(parent, ".gitignore")
 	if _, err := os.Lstat(ignore); errors.Is(err, os.ErrNotExist) {
@@ -205,6 +207,9 @@ func makeWorktreeDir(workspace, name string) (string, error) {
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return "", err
+	}
+	if !within(real, parent) {
+		return "", fmt.Errorf("the worktree folder resolves to %s, outside %s; refused", real, worktreesDir)
 	}
 	return real, nil
 }
