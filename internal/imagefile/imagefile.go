@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"image/gif"
 	"image/jpeg"
 	"image/png"
@@ -33,6 +34,12 @@ const (
 	MaxBytes  = 512 << 10
 	MaxInput  = 20 << 20
 	MaxPixels = 24_000_000
+	// MaxDecoded caps the memory of the decoded pixels at the depth the
+	// decoder keeps them: MaxPixels of 8-bit RGBA, half as many of a
+	// 16-bit image (8 bytes a pixel), so that a small 16-bit PNG cannot
+	// take 200 MB to decode, several times over when reads run in
+	// parallel.
+	MaxDecoded = 96 << 20
 )
 
 // The media types Prepare recognises.
@@ -105,6 +112,9 @@ func prepare(data []byte, lim limits) (Image, error) {
 	}
 	if int64(cfg.Width)*int64(cfg.Height) > MaxPixels {
 		return Image{}, fmt.Errorf("image is %dx%d pixels; the limit is %d pixels", cfg.Width, cfg.Height, MaxPixels)
+	}
+	if n := int64(cfg.Width) * int64(cfg.Height) * bytesPerPixel(cfg.ColorModel); n > MaxDecoded {
+		return Image{}, fmt.Errorf("image is %dx%d pixels at %d bytes a pixel (%d MiB decoded); the limit is %d MiB", cfg.Width, cfg.Height, bytesPerPixel(cfg.ColorModel), n>>20, MaxDecoded>>20)
 	}
 	// Decoded whole even when it is sent as it is: an image the API
 	// cannot read would fail this request and every later one of the
@@ -205,4 +215,24 @@ func Size(data []byte) (mediaType string, width, height int, err error) {
 		return kind, 0, 0, err
 	}
 	return kind, cfg.Width, cfg.Height, nil
+}
+
+// bytesPerPixel is what the decoders keep of a pixel in model m: 16-bit
+// models 8 (colour) or 2 (grey), 8-bit colour 4, grey and palettes 1;
+// YCbCr (JPEG) at most 3.
+func bytesPerPixel(m color.Model) int64 {
+	switch m {
+	case color.RGBA64Model, color.NRGBA64Model:
+		return 8
+	case color.Gray16Model:
+		return 2
+	case color.GrayModel, color.AlphaModel:
+		return 1
+	case color.YCbCrModel, color.CMYKModel:
+		return 4
+	}
+	if _, ok := m.(color.Palette); ok {
+		return 1
+	}
+	return 4
 }

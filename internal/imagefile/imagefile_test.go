@@ -2,12 +2,15 @@ package imagefile
 
 import (
 	"bytes"
+	"encoding/binary"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/gif"
 	"image/jpeg"
 	"image/png"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -166,6 +169,36 @@ func TestPrepareRefuses(t *testing.T) {
 				t.Fatalf("Prepare = %s %dx%d, want an error", img.MediaType, img.Width, img.Height)
 			}
 		})
+	}
+}
+
+// pngHeader is a PNG of only a valid IHDR chunk: width×height at depth
+// bits per channel of colour type typ (6: RGBA, 0: grey).
+func pngHeader(width, height uint32, depth, typ byte) []byte {
+	ihdr := binary.BigEndian.AppendUint32(nil, width)
+	ihdr = binary.BigEndian.AppendUint32(ihdr, height)
+	ihdr = append(ihdr, depth, typ, 0, 0, 0)
+	chunk := append([]byte("IHDR"), ihdr...)
+	out := append([]byte("\x89PNG\r\n\x1a\n"), binary.BigEndian.AppendUint32(nil, uint32(len(ihdr)))...)
+	out = append(out, chunk...)
+	return binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(chunk))
+}
+
+// A 16-bit image within the pixel limit but over the decoded size is
+// refused from its header; the same canvas at 8 bits is not refused for
+// its size (it fails later, having no pixels).
+func TestPrepareDecodedSize(t *testing.T) {
+	_, err := Prepare(pngHeader(4000, 4000, 16, 6))
+	if err == nil || !strings.Contains(err.Error(), "MiB decoded") {
+		t.Errorf("16-bit 4000x4000: %v, want the decoded-size refusal", err)
+	}
+	_, err = Prepare(pngHeader(4000, 4000, 8, 6))
+	if err == nil || strings.Contains(err.Error(), "MiB decoded") {
+		t.Errorf("8-bit 4000x4000: %v, want a decoding error, not the size refusal", err)
+	}
+	_, err = Prepare(pngHeader(4000, 4000, 16, 0)) // 16-bit grey: 32 MB
+	if err == nil || strings.Contains(err.Error(), "MiB decoded") {
+		t.Errorf("16-bit grey 4000x4000: %v, want a decoding error, not the size refusal", err)
 	}
 }
 
