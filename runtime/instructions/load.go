@@ -115,10 +115,16 @@ func Load(ctx context.Context, o Options) *Set {
 
 // RepositoryRoot returns the nearest folder at or above dir that holds
 // .git (a folder, or a file as in a worktree or submodule), or "" when
-// there is none.
+// there is none, or when that .git belongs to another user: as git does
+// (safe.directory), a repository someone else made above the workspace (a
+// .git in a shared /tmp) is no repository of the user's, and its folders'
+// instructions and skills are not the project's.
 func RepositoryRoot(dir string) string {
 	for d := filepath.Clean(dir); ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+		if fi, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			if !ownedByUser(fi) {
+				return ""
+			}
 			return d
 		}
 		parent := filepath.Dir(d)

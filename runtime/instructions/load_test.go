@@ -413,3 +413,29 @@ func TestShownUserFileOutsideHome(t *testing.T) {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
 }
+
+// A .git that another user owns above the workspace makes no repository
+// (git's safe.directory rule): its folders' instructions and skills are
+// not the project's.
+func TestRepositoryRootOwner(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("giving a file to another user needs root")
+	}
+	top := t.TempDir()
+	ws := filepath.Join(top, "ws")
+	if err := os.MkdirAll(filepath.Join(top, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := RepositoryRoot(ws); got != top {
+		t.Fatalf("own .git: %q, want %q", got, top)
+	}
+	if err := os.Chown(filepath.Join(top, ".git"), 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if got := RepositoryRoot(ws); got != "" {
+		t.Errorf("another user's .git: %q, want none", got)
+	}
+}
