@@ -185,11 +185,19 @@ func (s *Server) streamAnthropic(w http.ResponseWriter, r *http.Request, msg anM
 // stoppedEvents returns the events to send: all of them, or for a
 // response that stops early those up to its last content chunk (all
 // content, without message_delta and message_stop, when it stops after
-// every chunk).
+// every chunk; only message_start when it stops before the first).
 func stoppedEvents(events []anEvent, resp Response) []anEvent {
+	return stopped(events, func(ev anEvent) bool { return ev.chunk }, resp, 1, 2)
+}
+
+// stopped is what a wire sends of events for resp: all of them, or for a
+// response that stops early those up to its last content chunk — without
+// the closing events (closing of them) when it stops after every chunk,
+// only the opening ones when it stops before the first.
+func stopped[E any](events []E, chunk func(E) bool, resp Response, opening, closing int) []E {
 	var chunks []int
 	for i, ev := range events {
-		if ev.chunk {
+		if chunk(ev) {
 			chunks = append(chunks, i)
 		}
 	}
@@ -198,9 +206,9 @@ func stoppedEvents(events []anEvent, resp Response) []anEvent {
 	case !stops:
 		return events
 	case n == len(chunks):
-		return events[:len(events)-2]
+		return events[:len(events)-closing]
 	case n == 0:
-		return events[:1]
+		return events[:opening]
 	}
 	return events[:chunks[n-1]+1]
 }

@@ -177,22 +177,7 @@ func writeResponsesEvent(w http.ResponseWriter, seq int, ev rsEvent) {
 // every chunk; only response.created and response.in_progress when it
 // stops before the first).
 func stoppedResponsesEvents(events []rsEvent, resp Response) []rsEvent {
-	var chunks []int
-	for i, ev := range events {
-		if ev.chunk {
-			chunks = append(chunks, i)
-		}
-	}
-	n, stops := resp.limit(len(chunks))
-	switch {
-	case !stops:
-		return events
-	case n == len(chunks):
-		return events[:len(events)-1]
-	case n == 0:
-		return events[:2]
-	}
-	return events[:chunks[n-1]+1]
+	return stopped(events, func(ev rsEvent) bool { return ev.chunk }, resp, 2, 1)
 }
 
 // An rsAnswer is one scripted answer on the Responses wire.
