@@ -118,60 +118,33 @@ func scriptParams(dir, config string) testscript.Params {
 	}
 }
 
-// openAIConfig points clawseed at the fake server's Chat Completions wire;
-// scripts may replace it.
-const openAIConfig = `[providers]
+// scriptConfig is the user config every script starts from: the model
+// entry "fake" (entry: its provider lines) at the fake server, and no
+// memory extraction — a request after each turn would take the next line
+// of a script's fake model (the scripts about it turn it on). The entry is
+// named "fake" on every wire, so that scripts naming it work on all three.
+func scriptConfig(entry string) string {
+	return `[providers]
 default = "fake"
 
 [providers.models.fake]
-provider = "openai-compatible"
-base_url = "${FAKE_LLM_URL:-http://127.0.0.1:1/v1}"
+` + entry + `base_url = "${FAKE_LLM_URL:-http://127.0.0.1:1/v1}"
 model = "fake-model"
 context_window = 100000
 
-# A memory extraction request after each turn would take the next line
-# of a script's fake model: the scripts about it turn it on.
 [memory]
 extract = "off"
 `
+}
 
-// anthropicConfig is openAIConfig on the Anthropic Messages wire. The
-// provider name stays "fake" so that scripts naming the entry work on both.
-const anthropicConfig = `[providers]
-default = "fake"
-
-[providers.models.fake]
-provider = "anthropic"
-base_url = "${FAKE_LLM_URL:-http://127.0.0.1:1/v1}"
-api_key = "test-key"
-model = "fake-model"
-context_window = 100000
-
-# A memory extraction request after each turn would take the next line
-# of a script's fake model: the scripts about it turn it on.
-[memory]
-extract = "off"
-`
-
-// responsesConfig is openAIConfig on OpenAI's Responses wire: the openai
-// preset (whose default wire it is, said here all the same) pointed at the
-// fake server.
-const responsesConfig = `[providers]
-default = "fake"
-
-[providers.models.fake]
-provider = "openai"
-wire = "responses"
-base_url = "${FAKE_LLM_URL:-http://127.0.0.1:1/v1}"
-api_key = "test-key"
-model = "fake-model"
-context_window = 100000
-
-# A memory extraction request after each turn would take the next line
-# of a script's fake model: the scripts about it turn it on.
-[memory]
-extract = "off"
-`
+// The fake server's three wires: Chat Completions, Anthropic Messages,
+// and OpenAI's Responses (the openai preset, whose default wire it is,
+// said here all the same).
+var (
+	openAIConfig    = scriptConfig("provider = \"openai-compatible\"\n")
+	anthropicConfig = scriptConfig("provider = \"anthropic\"\napi_key = \"test-key\"\n")
+	responsesConfig = scriptConfig("provider = \"openai\"\nwire = \"responses\"\napi_key = \"test-key\"\n")
+)
 
 func setupScript(env *testscript.Env, defaultConfig string) error {
 	home := filepath.Join(env.WorkDir, "home")
