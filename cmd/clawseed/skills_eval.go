@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -174,8 +173,8 @@ func skillsEvalRun(ctx context.Context, opts *skillsEvalOptions, path string) er
 	if ctx.Err() != nil {
 		return &exitError{code: exitInterrupted, err: ctx.Err(), silent: true}
 	}
-	if below := evals.BelowRecall(rep.Report, opts.MinRecall); opts.MinRecall > 0 && len(below) > 0 {
-		return &exitError{code: exitFailure, err: fmt.Errorf("recall below %g: %s", opts.MinRecall, strings.Join(below, ", "))}
+	if err := rep.Report.Failure(opts.MinRecall); err != nil {
+		return &exitError{code: exitFailure, err: err}
 	}
 	return nil
 }

@@ -2,7 +2,10 @@ package evals
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // None is what fired in a run that triggered no skill, in confusions and
@@ -261,16 +264,35 @@ func ratio(n, d int) *float64 {
 	return &v
 }
 
-// BelowRecall returns the skills of rep with runs whose recall is below
-// min, in name order.
+// BelowRecall returns the skills of rep, in name order, that do not
+// reach min: those whose recall is below it, and those a case expects
+// with no run scored (every run failed or was skipped), whose recall is
+// unknown and so cannot pass a gate.
 func BelowRecall(rep Report, min float64) []string {
 	var out []string
 	for _, s := range rep.Skills {
-		if s.Recall != nil && *s.Recall < min {
+		switch {
+		case s.Recall != nil && *s.Recall < min:
 			out = append(out, s.Skill)
+		case s.Recall == nil && s.Cases > 0:
+			out = append(out, s.Skill+" (no run scored)")
 		}
 	}
 	return out
+}
+
+// Failure is why a trigger eval of rep fails (nil when it passes): no
+// run finished at all, or, with minRecall above 0, skills that do not
+// reach it ([BelowRecall]). A run that failed proves nothing, so an eval
+// whose every run failed never passes.
+func (rep Report) Failure(minRecall float64) error {
+	if rep.Cases > 0 && rep.Runs == 0 {
+		return fmt.Errorf("no run finished (%d failed): nothing was scored", rep.Errors)
+	}
+	if below := BelowRecall(rep, minRecall); minRecall > 0 && len(below) > 0 {
+		return fmt.Errorf("recall below %s: %s", strconv.FormatFloat(minRecall, 'f', -1, 64), strings.Join(below, ", "))
+	}
+	return nil
 }
 
 func orEmpty(s []string) []string {

@@ -116,9 +116,39 @@ func TestScoreResults(t *testing.T) {
 
 func TestBelowRecall(t *testing.T) {
 	t.Parallel()
-	rep := Report{Skills: []Score{{Skill: "a", Recall: f(0.5)}, {Skill: "b", Recall: f(0.9)}, {Skill: "c"}}}
-	if got := BelowRecall(rep, 0.8); !cmp.Equal(got, []string{"a"}) {
+	// c only fired (no case expects it); d's runs all failed.
+	rep := Report{Skills: []Score{{Skill: "a", Cases: 1, Runs: 2, Recall: f(0.5)}, {Skill: "b", Cases: 1, Runs: 2, Recall: f(0.9)},
+		{Skill: "c"}, {Skill: "d", Cases: 1, Errors: 3}}}
+	if got := BelowRecall(rep, 0.8); !cmp.Equal(got, []string{"a", "d (no run scored)"}) {
 		t.Errorf("BelowRecall = %v", got)
+	}
+}
+
+func TestReportFailure(t *testing.T) {
+	t.Parallel()
+	scored := Report{Cases: 2, Runs: 2, Skills: []Score{{Skill: "a", Cases: 1, Runs: 1, Recall: f(1)}}}
+	allFailed := Report{Cases: 1, Errors: 3, Skills: []Score{{Skill: "a", Cases: 1, Errors: 3}}}
+	halfFailed := Report{Cases: 2, Runs: 1, Errors: 1, Skills: []Score{{Skill: "a", Cases: 1, Runs: 1, Recall: f(1)}, {Skill: "b", Cases: 1, Errors: 1}}}
+	for _, tc := range []struct {
+		name string
+		rep  Report
+		min  float64
+		want string
+	}{
+		{"passes", scored, 0.8, ""},
+		{"no gate, every run failed", allFailed, 0, "no run finished (3 failed): nothing was scored"},
+		{"gate, every run failed", allFailed, 0.8, "no run finished (3 failed): nothing was scored"},
+		{"no gate, one skill unscored", halfFailed, 0, ""},
+		{"gate, one skill unscored", halfFailed, 0.8, "recall below 0.8: b (no run scored)"},
+		{"nothing to run", Report{}, 0.8, ""},
+	} {
+		got := ""
+		if err := tc.rep.Failure(tc.min); err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%s: Failure = %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
 
