@@ -3,6 +3,7 @@ package evals
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,6 +51,8 @@ type Score struct {
 	Fired         int            `json:"fired"`
 	FalseTriggers map[string]int `json:"false_triggers"`
 	Errors        int            `json:"errors"`
+	// Tokens and CostUSD are what its cases' runs cost ([Spend]).
+	Spend
 	// NearMisses are the cases it got wrong in some runs, the most
 	// often wrong first.
 	NearMisses []NearMiss `json:"near_misses"`
@@ -80,6 +83,40 @@ type NoSkill struct {
 	// which (by skill).
 	Triggered  int            `json:"triggered"`
 	Confusions map[string]int `json:"confusions"`
+	// Tokens and CostUSD are what their runs cost ([Spend]).
+	Spend
+}
+
+// Spend is what a set of runs cost, failed runs included (they are paid
+// for): Tokens their input and output tokens, CostUSD their cost in US
+// dollars rounded to the micro-dollar, nil when a model of them has no
+// known price.
+type Spend struct {
+	Tokens  int      `json:"tokens"`
+	CostUSD *float64 `json:"cost_usd"`
+}
+
+// spending sums runs into a [Spend].
+type spending struct {
+	tokens int
+	usd    float64
+	// unpriced is set by a run with a model without a price.
+	unpriced bool
+}
+
+func (sp *spending) add(r Run) {
+	sp.tokens += r.Usage.InputTokens + r.Usage.OutputTokens
+	sp.usd += r.CostUSD
+	sp.unpriced = sp.unpriced || len(r.Unpriced) > 0
+}
+
+func (sp *spending) spend() Spend {
+	out := Spend{Tokens: sp.tokens}
+	if !sp.unpriced {
+		usd := math.Round(sp.usd*1e6) / 1e6
+		out.CostUSD = &usd
+	}
+	return out
 }
 
 // A Matrix is the confusion matrix across the catalog: a row per
@@ -121,6 +158,13 @@ func ScoreResults(results []Result) Report {
 	}
 	counts := map[[2]string]int{}
 	rates := map[string][]float64{} // per skill, each case's trigger rate
+	spent := map[string]*spending{} // per expected skill, None for none
+	spendOf := func(expect string) Spend {
+		if sp := spent[expect]; sp != nil {
+			return sp.spend()
+		}
+		return (&spending{}).spend() // no case expects it: nothing spent
+	}
 	for _, res := range results {
 		c := res.Case
 		if !c.HasExpect {
@@ -128,6 +172,9 @@ func ScoreResults(results []Result) Report {
 		}
 		rep.Cases++
 		expect := cmp.Or(c.Expect, None)
+		if spent[expect] == nil {
+			spent[expect] = &spending{}
+		}
 		var exp *Score
 		if c.Expect != "" {
 			exp = score(c.Expect)
@@ -139,6 +186,7 @@ func ScoreResults(results []Result) Report {
 		wrongBy := map[string]int{} // per skill that fired wrongly
 		missedAs := map[string]int{}
 		for _, run := range res.Runs {
+			spent[expect].add(run)
 			if run.Err != nil {
 				rep.Errors++
 				if exp != nil {
@@ -204,12 +252,14 @@ func ScoreResults(results []Result) Report {
 		if s.Fired > 0 {
 			s.Precision = ratio(s.Triggered, s.Fired)
 		}
+		s.Spend = spendOf(name)
 		slices.SortStableFunc(s.NearMisses, func(a, b NearMiss) int {
 			// The larger wrong share first: a*b.Runs vs b*a.Runs.
 			return cmp.Or(cmp.Compare(b.Wrong*a.Runs, a.Wrong*b.Runs), cmp.Compare(a.ID, b.ID))
 		})
 		rep.Skills = append(rep.Skills, *s)
 	}
+	rep.NoSkill.Spend = spendOf(None)
 	rep.Matrix = matrix(counts)
 	if rep.Skills == nil {
 		rep.Skills = []Score{}
