@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -34,7 +34,7 @@ type skillsEvalOptions struct {
 func newSkillsEvalCmd(opts *skillsOptions) *cobra.Command {
 	o := &skillsEvalOptions{skillsOptions: opts}
 	cmd := &cobra.Command{
-		Use:   "eval FILE|DIR",
+		Use:   "eval [FILE|DIR]",
 		Short: "Measure whether skills trigger: run prompts in fresh headless sessions and report precision, recall and the confusion matrix",
 		Long: "FILE lists trigger cases, a YAML list or JSON Lines of {\"prompt\": \"...\", \"expect\": \"skill-name\" | null}.\n" +
 			"Each case runs --runs times, each run in a fresh session with no session file, no memory, no hooks and\n" +
@@ -43,10 +43,15 @@ func newSkillsEvalCmd(opts *skillsOptions) *cobra.Command {
 			"DIR is a Claude Code eval suite (the plugin's or skill's folder holding evals/, or that folder):\n" +
 			"each case (prompt.md + graders/*.md, or case.yaml) runs with and without the skills under test,\n" +
 			"its graders score each run (llm graders by the --judge-model), and the report gives the score of\n" +
-			"both arms and the lift. Exit 1 when a case scores below --threshold, 2 when --max-cost-usd cut it short.",
-		Args: cobra.ExactArgs(1),
+			"both arms and the lift. Exit 1 when a case scores below --threshold, 2 when --max-cost-usd cut it short.\n\n" +
+			"With neither, the workspace's evals/ folder is read as a suite.",
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return skillsEvalRun(cmd.Context(), o, args[0])
+			path := ""
+			if len(args) == 1 {
+				path = args[0]
+			}
+			return skillsEvalRun(cmd.Context(), o, path)
 		},
 	}
 	f := cmd.Flags()
@@ -112,18 +117,29 @@ type evalState struct {
 	out          evals.Outcome
 }
 
+// skillsEvalRun runs the trigger cases of the FILE path, or the suite of
+// the DIR path; path "" is the workspace's evals/ folder.
 func skillsEvalRun(ctx context.Context, opts *skillsEvalOptions, path string) error {
 	if err := opts.check(); err != nil {
 		return err
 	}
+	cfg, err := loadConfig(opts.global, opts.io.Err)
+	if err != nil {
+		return err
+	}
+	if path == "" {
+		if path, err = defaultEvalSuite(cfg.Workspace); err != nil {
+			return err
+		}
+	}
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
-		return skillsEvalSuiteRun(ctx, opts, path)
+		return skillsEvalSuiteRun(ctx, opts, cfg, path)
 	}
 	cases, err := loadEvalCases(path)
 	if err != nil {
 		return err
 	}
-	cfg, cat, err := evalCatalog(ctx, opts.skillsOptions)
+	cat, err := evalCatalog(ctx, opts.skillsOptions, cfg)
 	if err != nil {
 		return err
 	}
@@ -174,8 +190,8 @@ func skillsEvalRun(ctx context.Context, opts *skillsEvalOptions, path string) er
 	if ctx.Err() != nil {
 		return &exitError{code: exitInterrupted, err: ctx.Err(), silent: true}
 	}
-	if below := evals.BelowRecall(rep.Report, opts.MinRecall); opts.MinRecall > 0 && len(below) > 0 {
-		return &exitError{code: exitFailure, err: fmt.Errorf("recall below %g: %s", opts.MinRecall, strings.Join(below, ", "))}
+	if err := rep.Report.Failure(opts.MinRecall); err != nil {
+		return &exitError{code: exitFailure, err: err}
 	}
 	return nil
 }
@@ -198,22 +214,27 @@ func warnUnreachable(w io.Writer, cases []evals.Case, cat *skills.Catalog) {
 	}
 }
 
-// evalCatalog loads the configuration and discovers the catalog an eval
-// runs against, saying on stderr what an untrusted workspace does not get,
-// as run does.
-func evalCatalog(ctx context.Context, opts *skillsOptions) (*config.Config, *skills.Catalog, error) {
-	cfg, err := loadConfig(opts.global, opts.io.Err)
-	if err != nil {
-		return nil, nil, err
+// defaultEvalSuite is what `skills eval` with no FILE or DIR reads: the
+// workspace's evals/ folder, as a suite (Claude Code's place for them).
+func defaultEvalSuite(workspace string) (string, error) {
+	dir := filepath.Join(workspace, "evals")
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return "", usageError(fmt.Errorf("no FILE or DIR given, and no eval suite at %s: give a FILE of trigger cases or a DIR", dir))
 	}
+	return dir, nil
+}
+
+// evalCatalog discovers the catalog an eval runs against, saying on
+// stderr what an untrusted workspace does not get, as run does.
+func evalCatalog(ctx context.Context, opts *skillsOptions, cfg *config.Config) (*skills.Catalog, error) {
 	if err := cfg.Use("skills", "workspace_dir"); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	cat := opts.discover(ctx, cfg)
 	if line := app.UntrustedLine(cfg, cat); line != "" {
 		fmt.Fprintln(opts.io.Err, termtext.EscapeLine(line))
 	}
-	return cfg, cat, nil
+	return cat, nil
 }
 
 // evalRunner is the runner of an eval's sessions. A configuration no

@@ -117,6 +117,15 @@ func percent(v *float64) string {
 	return fmt.Sprintf("%.1f%%", *v*100)
 }
 
+// dollars is a cost as "$0.020000", "-" when it is unknown (a model
+// without a price; the report's last lines name it).
+func dollars(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("$%.6f", *v)
+}
+
 // printEvalReport prints rep as aligned tables. Everything from files and
 // models (skill names, prompts, errors) is escaped.
 func printEvalReport(w io.Writer, rep evalReport, ceiling float64) {
@@ -152,7 +161,7 @@ func printEvalReport(w io.Writer, rep evalReport, ceiling float64) {
 	}
 	fmt.Fprintf(w, "Tokens: %s (input %s, output %s)\n", thousands(rep.Tokens), thousands(rep.Usage.InputTokens), thousands(rep.Usage.OutputTokens))
 	if rep.CostUSD != nil {
-		fmt.Fprintf(w, "Cost: $%.6f\n", *rep.CostUSD)
+		fmt.Fprintf(w, "Cost: %s\n", dollars(rep.CostUSD))
 		return
 	}
 	fmt.Fprintf(w, "Cost: unknown (no price for %s; set price in the [providers.models.NAME] entry)\n", termtext.EscapeLine(strings.Join(rep.Unpriced, ", ")))
@@ -166,19 +175,20 @@ func printEvalReport(w io.Writer, rep evalReport, ceiling float64) {
 func printScores(w io.Writer, rep evals.Report) {
 	if len(rep.Skills) > 0 {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "SKILL\tCASES\tRUNS\tTRIGGERED\tTRIGGER RATE\tPRECISION\tRECALL\tFALSE TRIGGERS\tERRORS")
+		fmt.Fprintln(tw, "SKILL\tCASES\tRUNS\tTRIGGERED\tTRIGGER RATE\tPRECISION\tRECALL\tFALSE TRIGGERS\tERRORS\tTOKENS\tCOST")
 		for _, s := range rep.Skills {
 			falses := 0
 			for _, n := range s.FalseTriggers {
 				falses += n
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\n", termtext.EscapeLine(s.Skill), s.Cases, s.Runs, s.Triggered,
-				percent(s.TriggerRate), percent(s.Precision), percent(s.Recall), falses, s.Errors)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", termtext.EscapeLine(s.Skill), s.Cases, s.Runs, s.Triggered,
+				percent(s.TriggerRate), percent(s.Precision), percent(s.Recall), falses, s.Errors, thousands(s.Tokens), dollars(s.CostUSD))
 		}
 		tw.Flush()
 	}
 	if n := rep.NoSkill; n.Cases > 0 {
-		fmt.Fprintf(w, "No skill expected: %d cases, %d runs; a skill fired in %d%s\n", n.Cases, n.Runs, n.Triggered, countsList(n.Confusions))
+		fmt.Fprintf(w, "No skill expected: %d cases, %d runs; a skill fired in %d%s; tokens %s, cost %s\n", n.Cases, n.Runs, n.Triggered,
+			countsList(n.Confusions), thousands(n.Tokens), dollars(n.CostUSD))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/evals"
 	"github.com/clawseed/clawseed/internal/termtext"
 )
@@ -49,7 +50,7 @@ type suiteEvalJSON struct {
 }
 
 // skillsEvalSuiteRun runs the suite in dir.
-func skillsEvalSuiteRun(ctx context.Context, opts *skillsEvalOptions, dir string) error {
+func skillsEvalSuiteRun(ctx context.Context, opts *skillsEvalOptions, cfg *config.Config, dir string) error {
 	s := &opts.suite
 	if s.Threshold < 0 || s.Threshold > 1 {
 		return usageError(errors.New("--threshold must be between 0 and 1"))
@@ -61,7 +62,7 @@ func skillsEvalSuiteRun(ctx context.Context, opts *skillsEvalOptions, dir string
 	if err != nil {
 		return usageError(err)
 	}
-	cfg, cat, err := evalCatalog(ctx, opts.skillsOptions)
+	cat, err := evalCatalog(ctx, opts.skillsOptions, cfg)
 	if err != nil {
 		return err
 	}

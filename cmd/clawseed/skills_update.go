@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -197,25 +198,29 @@ func stageUpdate(ctx context.Context, o *installOptions, tree *install.Tree, tar
 	}
 	installed := filepath.Join(target.Root, e.Name)
 	fmt.Fprintf(w, "%s: %s -> %s\n", name, orDash(shortCommit(e.Commit)), orDash(shortCommit(tree.Commit)))
-	oldFiles, err := lock.FileHashes(installed)
-	if err != nil {
-		oldFiles = map[string]string{}
-	}
 	newFiles, err := lock.FileHashes(staged)
 	if err != nil {
 		os.RemoveAll(staged)
 		return nil, "", &install.Error{Err: err}
 	}
-	added, removed, changed := lock.Changes(oldFiles, newFiles)
-	for _, l := range []struct {
-		k     string
-		paths []string
-	}{{"added", added}, {"removed", removed}, {"changed", changed}} {
-		for _, path := range l.paths {
-			fmt.Fprintf(w, "  %-8s %s\n", l.k, termtext.EscapeLine(path))
-		}
+	state, _, _ := app.LockedCheck(target.Root, e, nil)
+	base, exact := lockedVersion(ctx, tree, e, installed, state)
+	if !exact {
+		fmt.Fprintf(w, "  (%s: the locked version could not be read, so the changes below include yours)\n", state)
 	}
-	oldMD, _ := os.ReadFile(filepath.Join(installed, "SKILL.md"))
+	baseFiles, err := lock.FileHashes(base)
+	if err != nil {
+		baseFiles = map[string]string{}
+	}
+	printFileChanges(w, "", baseFiles, newFiles)
+	if base != installed {
+		local, err := lock.FileHashes(installed)
+		if err != nil {
+			local = map[string]string{}
+		}
+		printFileChanges(w, " locally", baseFiles, local)
+	}
+	oldMD, _ := os.ReadFile(filepath.Join(base, "SKILL.md"))
 	newMD, _ := os.ReadFile(filepath.Join(staged, "SKILL.md"))
 	if d := textdiff.Unified("a/"+e.Name+"/SKILL.md", "b/"+e.Name+"/SKILL.md", string(oldMD), string(newMD), 3); d != "" {
 		fmt.Fprint(w, termtext.Escape(d))
@@ -224,13 +229,61 @@ func stageUpdate(ctx context.Context, o *installOptions, tree *install.Tree, tar
 	printFindings(w, findings)
 	why := ""
 	if !o.Yes {
-		if state, _, _ := app.LockedCheck(target.Root, e, nil); state == app.LockedModified {
+		if state == app.LockedModified {
 			why = termtext.EscapeLine(installed) + " was modified since install; not overwritten (update it anyway, losing your changes, with --yes)"
 		} else if bad := severe(findings); len(bad) > 0 {
 			why = fmt.Sprintf("%d high or critical findings in the new version (see above); update anyway with --yes", len(bad))
 		}
 	}
 	return p, why, nil
+}
+
+// lockedVersion is the folder holding the files the lock recorded for e,
+// which an update compares the new version with, so that what changed
+// upstream is shown apart from what was changed here: the installed
+// folder while it matches the lock (state ok), else the skill at the
+// locked commit, when the clone holds it and it hashes as the lock says.
+// exact is false when neither could be had (a plain folder source, a
+// history rewritten upstream): base is then the installed folder, and
+// the changes shown include the local ones.
+func lockedVersion(ctx context.Context, tree *install.Tree, e lock.Entry, installed string, state app.LockedState) (base string, exact bool) {
+	if state == app.LockedOK {
+		return installed, true
+	}
+	if e.Commit == "" {
+		return installed, false
+	}
+	old, err := tree.At(ctx, e.Commit)
+	if err != nil {
+		return installed, false
+	}
+	c, err := install.FindAt(old, e.Path)
+	if err != nil {
+		return installed, false
+	}
+	if h, err := lock.TreeHash(c.Dir); err != nil || h != e.Hash {
+		return installed, false
+	}
+	return c.Dir, true
+}
+
+// printFileChanges lists the files added, removed and changed from old to
+// new, each kind labelled with suffix (" locally" for the changes made
+// here since install, "" for upstream's).
+func printFileChanges(w io.Writer, suffix string, old, new map[string]string) {
+	added, removed, changed := lock.Changes(old, new)
+	changedKind := "changed"
+	if suffix != "" {
+		changedKind = "modified"
+	}
+	for _, l := range []struct {
+		k     string
+		paths []string
+	}{{"added", added}, {"removed", removed}, {changedKind, changed}} {
+		for _, path := range l.paths {
+			fmt.Fprintf(w, "  %-16s %s\n", l.k+suffix, termtext.EscapeLine(path))
+		}
+	}
 }
 
 func orDash(s string) string {

@@ -176,6 +176,10 @@ type Tree struct {
 	// Root is the source's top: the checkout, or the local folder itself.
 	Root string
 	tmp  string
+	// git runs git in the clone (nil for a plain folder); at holds the
+	// other commits checked out by [Tree.At].
+	git *runner
+	at  map[string]*Tree
 }
 
 // Close removes the fetch's temporary folder.
@@ -240,7 +244,38 @@ func Fetch(ctx context.Context, g Git, src Source, ref string) (*Tree, error) {
 		t.Close()
 		return nil, failf("git checkout %s: %w", t.Commit, err)
 	}
+	t.git = r
 	return t, nil
+}
+
+// At is the same repository at another commit (the one a lock names,
+// to tell what changed upstream since then), checked out in t's temporary
+// folder as a git worktree; t.Close removes it. It fails for a plain
+// folder, a commit that is not a full id, and one the clone does not hold
+// (a history rewritten upstream).
+func (t *Tree) At(ctx context.Context, commit string) (*Tree, error) {
+	if t.git == nil {
+		return nil, failf("%s is not a git repository", t.Source.Spec)
+	}
+	if len(commit) != 40 && len(commit) != 64 || strings.Trim(commit, "0123456789abcdef") != "" {
+		return nil, failf("invalid commit %q", commit)
+	}
+	if commit == t.Commit {
+		return t, nil
+	}
+	if at, ok := t.at[commit]; ok {
+		return at, nil
+	}
+	dir := filepath.Join(t.tmp, "at-"+commit)
+	if _, err := t.git.run(ctx, "worktree", "add", "--quiet", "--detach", dir, commit); err != nil {
+		return nil, failf("git worktree add %s: %w", commit, err)
+	}
+	at := &Tree{Source: t.Source, Ref: t.Ref, Commit: commit, Root: dir}
+	if t.at == nil {
+		t.at = map[string]*Tree{}
+	}
+	t.at[commit] = at
+	return at, nil
 }
 
 // resolve finds the commit of ref in the fresh clone: the default branch

@@ -94,3 +94,46 @@ func TestFetchRefs(t *testing.T) {
 		t.Error("a ref for a plain folder")
 	}
 }
+
+func TestTreeAt(t *testing.T) {
+	dir, first, second := gitRepo(t)
+	src, err := ParseSource(dir, "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := Fetch(context.Background(), Git{Env: os.Environ()}, src, "next")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	if tree.Commit != second {
+		t.Fatalf("commit %s, want %s", tree.Commit, second)
+	}
+	old, err := tree.At(context.Background(), first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(old.Root, "skills/s/SKILL.md"))
+	if err != nil || string(got) != skillMD("s") {
+		t.Fatalf("SKILL.md at the first commit = %q, %v", got, err)
+	}
+	if again, err := tree.At(context.Background(), first); err != nil || again != old {
+		t.Errorf("At twice = %p, %v; want the same tree %p", again, err, old)
+	}
+	if same, err := tree.At(context.Background(), second); err != nil || same != tree {
+		t.Errorf("At its own commit = %p, %v", same, err)
+	}
+	for _, bad := range []string{"", "main", first[:12], "--upload-pack=x", strings.Repeat("0", 40)} {
+		if _, err := tree.At(context.Background(), bad); err == nil {
+			t.Errorf("At(%q) succeeded", bad)
+		}
+	}
+	if _, err := (&Tree{Source: Source{Spec: dir, Local: dir}, Root: dir}).At(context.Background(), first); err == nil {
+		t.Error("At of a plain folder succeeded")
+	}
+	tmp := filepath.Dir(tree.Root)
+	tree.Close()
+	if _, err := os.Stat(tmp); err == nil {
+		t.Fatal("Close left the temporary folder")
+	}
+}

@@ -2,7 +2,11 @@ package evals
 
 import (
 	"cmp"
+	"fmt"
+	"math"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // None is what fired in a run that triggered no skill, in confusions and
@@ -47,6 +51,8 @@ type Score struct {
 	Fired         int            `json:"fired"`
 	FalseTriggers map[string]int `json:"false_triggers"`
 	Errors        int            `json:"errors"`
+	// Tokens and CostUSD are what its cases' runs cost ([Spend]).
+	Spend
 	// NearMisses are the cases it got wrong in some runs, the most
 	// often wrong first.
 	NearMisses []NearMiss `json:"near_misses"`
@@ -77,6 +83,40 @@ type NoSkill struct {
 	// which (by skill).
 	Triggered  int            `json:"triggered"`
 	Confusions map[string]int `json:"confusions"`
+	// Tokens and CostUSD are what their runs cost ([Spend]).
+	Spend
+}
+
+// Spend is what a set of runs cost, failed runs included (they are paid
+// for): Tokens their input and output tokens, CostUSD their cost in US
+// dollars rounded to the micro-dollar, nil when a model of them has no
+// known price.
+type Spend struct {
+	Tokens  int      `json:"tokens"`
+	CostUSD *float64 `json:"cost_usd"`
+}
+
+// spending sums runs into a [Spend].
+type spending struct {
+	tokens int
+	usd    float64
+	// unpriced is set by a run with a model without a price.
+	unpriced bool
+}
+
+func (sp *spending) add(r Run) {
+	sp.tokens += r.Usage.InputTokens + r.Usage.OutputTokens
+	sp.usd += r.CostUSD
+	sp.unpriced = sp.unpriced || len(r.Unpriced) > 0
+}
+
+func (sp *spending) spend() Spend {
+	out := Spend{Tokens: sp.tokens}
+	if !sp.unpriced {
+		usd := math.Round(sp.usd*1e6) / 1e6
+		out.CostUSD = &usd
+	}
+	return out
 }
 
 // A Matrix is the confusion matrix across the catalog: a row per
@@ -118,6 +158,13 @@ func ScoreResults(results []Result) Report {
 	}
 	counts := map[[2]string]int{}
 	rates := map[string][]float64{} // per skill, each case's trigger rate
+	spent := map[string]*spending{} // per expected skill, None for none
+	spendOf := func(expect string) Spend {
+		if sp := spent[expect]; sp != nil {
+			return sp.spend()
+		}
+		return (&spending{}).spend() // no case expects it: nothing spent
+	}
 	for _, res := range results {
 		c := res.Case
 		if !c.HasExpect {
@@ -125,6 +172,9 @@ func ScoreResults(results []Result) Report {
 		}
 		rep.Cases++
 		expect := cmp.Or(c.Expect, None)
+		if spent[expect] == nil {
+			spent[expect] = &spending{}
+		}
 		var exp *Score
 		if c.Expect != "" {
 			exp = score(c.Expect)
@@ -136,6 +186,7 @@ func ScoreResults(results []Result) Report {
 		wrongBy := map[string]int{} // per skill that fired wrongly
 		missedAs := map[string]int{}
 		for _, run := range res.Runs {
+			spent[expect].add(run)
 			if run.Err != nil {
 				rep.Errors++
 				if exp != nil {
@@ -201,12 +252,14 @@ func ScoreResults(results []Result) Report {
 		if s.Fired > 0 {
 			s.Precision = ratio(s.Triggered, s.Fired)
 		}
+		s.Spend = spendOf(name)
 		slices.SortStableFunc(s.NearMisses, func(a, b NearMiss) int {
 			// The larger wrong share first: a*b.Runs vs b*a.Runs.
 			return cmp.Or(cmp.Compare(b.Wrong*a.Runs, a.Wrong*b.Runs), cmp.Compare(a.ID, b.ID))
 		})
 		rep.Skills = append(rep.Skills, *s)
 	}
+	rep.NoSkill.Spend = spendOf(None)
 	rep.Matrix = matrix(counts)
 	if rep.Skills == nil {
 		rep.Skills = []Score{}
@@ -261,16 +314,35 @@ func ratio(n, d int) *float64 {
 	return &v
 }
 
-// BelowRecall returns the skills of rep with runs whose recall is below
-// min, in name order.
+// BelowRecall returns the skills of rep, in name order, that do not
+// reach min: those whose recall is below it, and those a case expects
+// with no run scored (every run failed or was skipped), whose recall is
+// unknown and so cannot pass a gate.
 func BelowRecall(rep Report, min float64) []string {
 	var out []string
 	for _, s := range rep.Skills {
-		if s.Recall != nil && *s.Recall < min {
+		switch {
+		case s.Recall != nil && *s.Recall < min:
 			out = append(out, s.Skill)
+		case s.Recall == nil && s.Cases > 0:
+			out = append(out, s.Skill+" (no run scored)")
 		}
 	}
 	return out
+}
+
+// Failure is why a trigger eval of rep fails (nil when it passes): no
+// run finished at all, or, with minRecall above 0, skills that do not
+// reach it ([BelowRecall]). A run that failed proves nothing, so an eval
+// whose every run failed never passes.
+func (rep Report) Failure(minRecall float64) error {
+	if rep.Cases > 0 && rep.Runs == 0 {
+		return fmt.Errorf("no run finished (%d failed): nothing was scored", rep.Errors)
+	}
+	if below := BelowRecall(rep, minRecall); minRecall > 0 && len(below) > 0 {
+		return fmt.Errorf("recall below %s: %s", strconv.FormatFloat(minRecall, 'f', -1, 64), strings.Join(below, ", "))
+	}
+	return nil
 }
 
 func orEmpty(s []string) []string {

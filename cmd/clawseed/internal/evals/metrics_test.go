@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // runs makes runs from what fired: a skill name, "none", or "err".
@@ -107,18 +108,73 @@ func TestScoreResults(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got := ScoreResults(tt.results)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			// What runs cost is TestScoreResultsSpend's.
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreTypes(Spend{})); diff != "" {
 				t.Errorf("ScoreResults (-want +got)\n%s", diff)
 			}
 		})
 	}
 }
 
+func TestScoreResultsSpend(t *testing.T) {
+	t.Parallel()
+	paid := func(r Run, in, out int, usd float64, unpriced ...string) Run {
+		r.Usage.InputTokens, r.Usage.OutputTokens, r.CostUSD, r.Unpriced = in, out, usd, unpriced
+		return r
+	}
+	rs := runs("a", "b", "err", "none", "a", "none")
+	rep := ScoreResults([]Result{
+		// A failed run is paid for: it counts.
+		{tc("c1", "a"), []Run{paid(rs[0], 100, 10, 0.01), paid(rs[1], 100, 10, 0.02), paid(rs[2], 50, 0, 0.005)}},
+		{tc("c2", "b"), []Run{paid(rs[3], 100, 10, 0.01, "mystery")}},
+		{tc("c3", ""), []Run{paid(rs[4], 1, 2, 0.1), paid(rs[5], 3, 4, 0.2)}},
+	})
+	want := map[string]Spend{"a": {Tokens: 270, CostUSD: f(0.035)}, "b": {Tokens: 110}}
+	for _, s := range rep.Skills {
+		if diff := cmp.Diff(want[s.Skill], s.Spend); diff != "" {
+			t.Errorf("%s: Spend (-want +got)\n%s", s.Skill, diff)
+		}
+	}
+	if diff := cmp.Diff(Spend{Tokens: 10, CostUSD: f(0.3)}, rep.NoSkill.Spend); diff != "" {
+		t.Errorf("no skill: Spend (-want +got)\n%s", diff)
+	}
+}
+
 func TestBelowRecall(t *testing.T) {
 	t.Parallel()
-	rep := Report{Skills: []Score{{Skill: "a", Recall: f(0.5)}, {Skill: "b", Recall: f(0.9)}, {Skill: "c"}}}
-	if got := BelowRecall(rep, 0.8); !cmp.Equal(got, []string{"a"}) {
+	// c only fired (no case expects it); d's runs all failed.
+	rep := Report{Skills: []Score{{Skill: "a", Cases: 1, Runs: 2, Recall: f(0.5)}, {Skill: "b", Cases: 1, Runs: 2, Recall: f(0.9)},
+		{Skill: "c"}, {Skill: "d", Cases: 1, Errors: 3}}}
+	if got := BelowRecall(rep, 0.8); !cmp.Equal(got, []string{"a", "d (no run scored)"}) {
 		t.Errorf("BelowRecall = %v", got)
+	}
+}
+
+func TestReportFailure(t *testing.T) {
+	t.Parallel()
+	scored := Report{Cases: 2, Runs: 2, Skills: []Score{{Skill: "a", Cases: 1, Runs: 1, Recall: f(1)}}}
+	allFailed := Report{Cases: 1, Errors: 3, Skills: []Score{{Skill: "a", Cases: 1, Errors: 3}}}
+	halfFailed := Report{Cases: 2, Runs: 1, Errors: 1, Skills: []Score{{Skill: "a", Cases: 1, Runs: 1, Recall: f(1)}, {Skill: "b", Cases: 1, Errors: 1}}}
+	for _, tc := range []struct {
+		name string
+		rep  Report
+		min  float64
+		want string
+	}{
+		{"passes", scored, 0.8, ""},
+		{"no gate, every run failed", allFailed, 0, "no run finished (3 failed): nothing was scored"},
+		{"gate, every run failed", allFailed, 0.8, "no run finished (3 failed): nothing was scored"},
+		{"no gate, one skill unscored", halfFailed, 0, ""},
+		{"gate, one skill unscored", halfFailed, 0.8, "recall below 0.8: b (no run scored)"},
+		{"nothing to run", Report{}, 0.8, ""},
+	} {
+		got := ""
+		if err := tc.rep.Failure(tc.min); err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%s: Failure = %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
 
