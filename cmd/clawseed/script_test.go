@@ -113,7 +113,8 @@ func scriptParams(dir, config string) testscript.Params {
 			"httpwait":   cmdHTTPWait,
 			"slowclient": cmdSlowClient,
 			"appendfile": cmdAppendFile,
-			"mkimage":    cmdMkImage, // script_image_test.go
+			"serveload":  cmdServeLoad, // script_load_test.go: many sessions across replicas
+			"mkimage":    cmdMkImage,   // script_image_test.go
 		},
 	}
 }

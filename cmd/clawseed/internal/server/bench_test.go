@@ -125,3 +125,45 @@ func BenchmarkFileEventsAppend(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTurnThroughput is the turns a second one replica gets through
+// with clients concurrent clients, each driving its own session (the
+// fake model answering after 10 ms), per backend: what a replica serves
+// when many people use it at once, where BenchmarkTurnOverhead's one
+// sequential client is bounded by the model's latency.
+func BenchmarkTurnThroughput(b *testing.B) {
+	const clients = 16
+	for _, backend := range []string{"files", "postgres"} {
+		b.Run(backend, func(b *testing.B) {
+			var h *harness
+			if backend == "postgres" {
+				h = newReplicas(b, 1, nil, "[serve]\nrate_limit = 0\n", nil)[0]
+			} else {
+				h = newHarness(b, nil, "[serve]\nrate_limit = 0\n")
+			}
+			answer := providertest.Response{Text: "The answer is forty-two, and here are some more words to stream.", DelayMs: 10}
+			ids := make([]string, clients)
+			for i := range ids {
+				ids[i] = h.create(h.ws)
+			}
+			turns := 0
+			start := time.Now()
+			for b.Loop() {
+				for range clients {
+					h.fake.Append(answer)
+				}
+				var wg sync.WaitGroup
+				for _, id := range ids {
+					wg.Go(func() {
+						if evs := h.turn(id, "what is the answer?", nil); evs[len(evs)-1].typ() != "result" {
+							b.Errorf("turn: %s", types(evs))
+						}
+					})
+				}
+				wg.Wait()
+				turns += clients
+			}
+			b.ReportMetric(float64(turns)/time.Since(start).Seconds(), "turns/s")
+		})
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
+	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/session"
 )
 
@@ -188,7 +189,8 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request, p *principal
 
 // remoteDetail is the SessionDetail of saved session id as stored, with
 // turn_running: what a replica shows of a session another one drives.
-// The cost is not priced here (it needs the session's configuration).
+// Its cost is priced with its workspace's configuration, as the replica
+// driving it prices it (a model no entry or list prices costs 0 there too).
 func (s *Server) remoteDetail(r *http.Request, id string, p *principal) (detailJSON, bool) {
 	saved, err := app.LoadSaved(r.Context(), s.cfg, s.opts.Process, id)
 	if err != nil || !p.allows(saved.Header.Workspace) {
@@ -199,10 +201,15 @@ func (s *Server) remoteDetail(r *http.Request, id string, p *principal) (detailJ
 		active = append(active, sk.Name)
 	}
 	u := saved.Usage
+	var cost float64
+	if cfg, err := s.opts.Load(r.Context(), saved.Header.Workspace); err == nil {
+		cost = providers.Charge(saved.UsageByModel, cfg.Prices().Price).USD
+	}
 	return detailJSON{
 		sessionJSON: sessionJSON{ID: id, Workspace: saved.Header.Workspace, Model: saved.Header.Model, Created: saved.Header.Created, ActiveSkills: active},
 		Title:       saved.Title,
 		Usage:       usageJSON{u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.CacheWriteTokens},
+		CostUSD:     cost,
 		Messages:    messagesJSON(saved.Messages),
 		TurnRunning: true,
 	}, true

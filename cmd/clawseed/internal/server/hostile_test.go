@@ -187,6 +187,42 @@ func TestSlowClient(t *testing.T) {
 	}
 }
 
+// TestSlowBody: a client that sends its body slowly gets 408 four header
+// timeouts after it began, and the connection is closed then; before the
+// fix the answer waited for the whole declared body (net/http drained it
+// with no deadline).
+func TestSlowBody(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, "[serve]\nheader_timeout_secs = 1\n")
+	conn, err := net.Dial("tcp", h.ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	const size = 200
+	fmt.Fprintf(conn, "POST /v1/sessions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", size)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() { // a byte every 100 ms: the whole body would take 20 s
+		for range size - 1 {
+			select {
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			if _, err := conn.Write([]byte(" ")); err != nil {
+				return
+			}
+		}
+	}()
+	start := time.Now()
+	conn.SetReadDeadline(time.Now().Add(15 * time.Second))
+	data, _ := io.ReadAll(conn) // ends when the server closes
+	if took := time.Since(start); took > 8*time.Second || !strings.Contains(string(data), "408") {
+		t.Errorf("slow body: answered after %v with %q", took, data)
+	}
+}
+
 // TestListen: without tokens only loopback addresses are bound.
 func TestListen(t *testing.T) {
 	t.Parallel()

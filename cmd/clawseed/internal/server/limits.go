@@ -75,12 +75,20 @@ func retryAfter(d time.Duration) string {
 }
 
 // decode reads r's JSON body into v (decodeJSON) within
-// [serve].max_body_bytes and four times the header timeout.
+// [serve].max_body_bytes and four times the header timeout. A body that
+// fails is not read further: the answer closes the connection, because
+// net/http would otherwise read the rest of it (up to 256 KiB) before
+// answering, with no deadline, and a client sending a byte now and then
+// would hold the connection for as long as it liked.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) *apiError {
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(4 * s.headerTimeout()))
-	defer rc.SetReadDeadline(time.Time{})
-	return decodeJSON(w, r, int64(s.serve.MaxBodyBytes), v)
+	if err := decodeJSON(w, r, int64(s.serve.MaxBodyBytes), v); err != nil {
+		w.Header().Set("Connection", "close")
+		return err
+	}
+	_ = rc.SetReadDeadline(time.Time{})
+	return nil
 }
 
 // decodeJSON reads r's body, at most limit bytes, into v: one JSON

@@ -230,3 +230,35 @@ func TestReplicasNextTurnWhileClosing(t *testing.T) {
 		t.Fatalf("turn 2 on the other replica: %q, %v", got, err)
 	}
 }
+
+// TestReplicasRemoteCost: a replica asked about a session another one is
+// running a turn of prices it with the workspace's configuration, as the
+// replica running it does (it answered cost_usd 0).
+func TestReplicasRemoteCost(t *testing.T) {
+	priced := "[serve]\nrate_limit = 0\n\n[providers.models.priced]\nprovider = \"openai-compatible\"\nbase_url = \"http://127.0.0.1:1\"\nmodel = \"fake-model\"\nprice = { input = 1000000, output = 1000000 }\n"
+	rs := newReplicas(t, 2, []providertest.Response{{Text: "one"}, {Text: "slow", DelayMs: 3000}}, priced, nil)
+	id := rs[0].create(rs[0].ws)
+	if got, err := post(rs[0].ts, id, "turn 1"); err != nil || !strings.HasSuffix(got, " result") {
+		t.Fatalf("turn 1: %q, %v", got, err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := post(rs[0].ts, id, "turn 2"); done <- err }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, body := rs[1].do(http.MethodGet, "/v1/sessions/"+id, "")
+		var d detailJSON
+		if code == http.StatusOK && json.Unmarshal([]byte(body), &d) == nil && d.TurnRunning {
+			if d.CostUSD <= 0 || d.Usage.InputTokens == 0 {
+				t.Errorf("remote detail: cost %v, usage %+v", d.CostUSD, d.Usage)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never saw the running turn from the other replica: %d %s", code, body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
