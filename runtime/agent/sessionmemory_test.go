@@ -345,6 +345,18 @@ func TestCompactionFromSessionSummary(t *testing.T) {
 		if c.Source != session.CompactSessionSummary || c.Lead != 1 {
 			t.Errorf("compaction record: source %q, lead %d", c.Source, c.Lead)
 		}
+		// The recent window kept raw holds at least 5 messages with text
+		// (tool results do not count), as issue 24 asks: the number is
+		// written out, so that a change of summaryWindowMsgs fails here.
+		texts := 0
+		for _, m := range c.Messages[min(c.Lead, len(c.Messages)):] {
+			if hasText(m) {
+				texts++
+			}
+		}
+		if texts < 5 {
+			t.Errorf("the kept window holds %d text messages, want at least 5", texts)
+		}
 	}
 	reqs := env.model.Requests()
 	last := reqs[len(reqs)-1]

@@ -17,6 +17,11 @@ type ManifestEntry struct {
 	Name, Description string
 	Type              string
 	Updated           time.Time
+	// Agent is the subagent whose own memory it is ("" for the main
+	// memory's), as [Memory.Agent]: the manifest line names it, so that a
+	// subagent's memories offered with the session's (the message named
+	// the subagent) are told apart.
+	Agent string
 }
 
 // Manifest lists the memories of both scopes for model-based recall, newest
@@ -64,6 +69,7 @@ func (s *Store) Manifest(ctx context.Context, exclude []string, limit int) ([]Ma
 			continue
 		}
 		e.Updated, _ = time.Parse(time.RFC3339, updated)
+		e.Agent = s.agent
 		out = append(out, e)
 	}
 	if err := rs.Err(); err != nil {

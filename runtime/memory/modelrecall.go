@@ -62,13 +62,19 @@ func ModelRecallRequest(message string, entries []ManifestEntry) (system, user s
 	return modelRecallSystem, b.String(), shown
 }
 
-// manifestLine is one memory's line: "- FILE (TYPE, updated DATE): NAME — DESCRIPTION".
-// Parsed memories' names and descriptions are one line already (validate);
-// line breaks are replaced all the same, so a line is always one entry.
+// manifestLine is one memory's line: "- FILE (TYPE, updated DATE): NAME — DESCRIPTION",
+// the name after "subagent AGENT: " for a subagent's own memory (as the
+// recalled block labels it). Parsed memories' names and descriptions are
+// one line already (validate); line breaks are replaced all the same, so a
+// line is always one entry.
 func manifestLine(e ManifestEntry) string {
 	one := strings.NewReplacer("\r", " ", "\n", " ")
-	return fmt.Sprintf("- %s (%s, updated %s): %s — %s\n", one.Replace(e.File), one.Replace(e.Type),
-		e.Updated.UTC().Format("2006-01-02"), one.Replace(clip(e.Name, MaxNameLen)), one.Replace(clip(e.Description, MaxDescriptionLen)))
+	owner := ""
+	if e.Agent != "" {
+		owner = "subagent " + one.Replace(e.Agent) + ": "
+	}
+	return fmt.Sprintf("- %s (%s, updated %s): %s%s — %s\n", one.Replace(e.File), one.Replace(e.Type),
+		e.Updated.UTC().Format("2006-01-02"), owner, one.Replace(clip(e.Name, MaxNameLen)), one.Replace(clip(e.Description, MaxDescriptionLen)))
 }
 
 // escapeTag keeps text from closing the tag it is put in.

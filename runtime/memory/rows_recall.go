@@ -74,7 +74,7 @@ func (s *RowStore) Manifest(ctx context.Context, exclude []string, limit int) ([
 		if skip[s.path(r.Folder, r.File)] {
 			continue
 		}
-		out = append(out, ManifestEntry{File: r.Folder + "/" + r.File, Name: r.Name, Description: r.Description, Type: r.Type, Updated: r.Updated.UTC()})
+		out = append(out, ManifestEntry{File: r.Folder + "/" + r.File, Name: r.Name, Description: r.Description, Type: r.Type, Updated: r.Updated.UTC(), Agent: s.agent})
 	}
 	slices.SortFunc(out, func(a, b ManifestEntry) int {
 		return cmp.Or(b.Updated.Compare(a.Updated), strings.Compare(a.File, b.File))

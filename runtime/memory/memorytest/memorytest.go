@@ -452,6 +452,13 @@ func testSubagent(t *testing.T, e *env) {
 	if hits, _ := sub.Recall(ctx, memory.RecallQuery{Query: "reviewer checks"}); len(hits) != 1 || hits[0].Memory.Agent != "reviewer" {
 		t.Errorf("subagent recall: %+v", hits)
 	}
+	// Model-based recall's manifest names the subagent too.
+	if es, err := sub.Manifest(ctx, nil, 0); err != nil || len(es) != 1 || es[0].File != "user/agents/reviewer/checks.md" || es[0].Agent != "reviewer" {
+		t.Errorf("subagent manifest: %+v, %v", es, err)
+	}
+	if es, err := main.Manifest(ctx, nil, 0); err != nil || len(es) != 1 || es[0].Agent != "" {
+		t.Errorf("main manifest: %+v, %v", es, err)
+	}
 	if n, err := sub.Purge(ctx, memory.ScopeProject); err != nil || n != 1 {
 		t.Errorf("subagent Purge (any scope is its one folder): %d, %v", n, err)
 	}

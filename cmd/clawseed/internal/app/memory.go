@@ -21,19 +21,30 @@ const (
 	autoRecallChars = 700
 )
 
-// recallStore is what automatic recall needs of the memory store.
+// recallStore is what automatic recall needs of a memory store: Recall
+// for full-text recall, Manifest and ReadEntry for model-based recall.
 type recallStore interface {
 	Recall(ctx context.Context, q memory.RecallQuery) ([]memory.Hit, error)
+	Manifest(ctx context.Context, exclude []string, limit int) ([]memory.ManifestEntry, error)
+	ReadEntry(file string) (memory.Memory, error)
 	Dir() string
 }
 
-// memoryRecaller returns the agent's [agent.Recaller]: the best matches
-// above [memory.DefaultMinScore], not recalled before in the session,
-// each with its file (relative to the memory folder) and the date it was
-// last updated. A failing index recalls nothing: recall is a help, never a
-// reason for a turn to fail.
-func memoryRecaller(store recallStore) agent.Recaller {
+// recallReach returns the memory the automatic recall of a message
+// searches. Both recall modes ask it, so that they reach the same stores:
+// the session's memory and the own memories of the subagents the message
+// names ([subagentMemories.reach]).
+type recallReach func(text string) recallStore
+
+// memoryRecaller returns the agent's [agent.Recaller] for full-text
+// recall: the best matches above [memory.DefaultMinScore] in the memory
+// the message reaches, not recalled before in the session, each with its
+// file (relative to the memory folder) and the date it was last updated.
+// A failing index recalls nothing: recall is a help, never a reason for a
+// turn to fail.
+func memoryRecaller(reach recallReach) agent.Recaller {
 	return func(ctx context.Context, text string, exclude []string) (string, []string) {
+		store := reach(text)
 		hits, err := store.Recall(ctx, memory.RecallQuery{Query: text, Limit: autoRecallHits, MinScore: memory.DefaultMinScore, Exclude: exclude})
 		if err != nil || len(hits) == 0 {
 			return "", nil
@@ -47,15 +58,22 @@ func memoryRecaller(store recallStore) agent.Recaller {
 			if err != nil {
 				rel = filepath.Base(m.Path)
 			}
-			if m.Agent != "" {
-				rel = "subagent " + m.Agent + ": " + rel // a subagent's own memory
-			}
-			fmt.Fprintf(&b, "\n[%s, updated %s] %s — %s\n%s\n", filepath.ToSlash(rel), m.Updated.Format("2006-01-02"), m.Name, m.Description, clipRunes(strings.TrimSpace(m.Body), autoRecallChars))
+			fmt.Fprintf(&b, "\n[%s, updated %s] %s — %s\n%s\n", recalledFile(filepath.ToSlash(rel), m), m.Updated.Format("2006-01-02"), m.Name, m.Description, clipRunes(strings.TrimSpace(m.Body), autoRecallChars))
 			used = append(used, m.Path)
 		}
 		b.WriteString("</memory_context>\n\n")
 		return b.String(), used
 	}
+}
+
+// recalledFile is how a recalled memory's heading names it, in both recall
+// modes: its file, after "subagent NAME: " when it is a subagent's own
+// memory (the manifest of model-based recall names it so too).
+func recalledFile(file string, m memory.Memory) string {
+	if m.Agent != "" {
+		return "subagent " + m.Agent + ": " + file
+	}
+	return file
 }
 
 // clipRunes cuts s to n runes, marking the cut.
@@ -139,16 +157,18 @@ func memoryFiles(s MemoryStore) *memory.Store {
 }
 
 // autoRecall is the agent's recaller when [memory].auto_recall is on:
-// full-text over the session's memory and the subagents' own that a
-// message names (subs), or model-based with [memory].recall = "model" (rm
-// is the model then, and full-text recall its fallback).
+// full-text, or model-based with [memory].recall = "model" (rm is the model
+// then, and full-text recall its fallback), both over the memory a message
+// reaches: the session's, and the own memories of the subagents it names
+// (subs).
 func autoRecall(cfg *config.Config, s MemoryStore, subs *subagentMemories, rm recallModel) agent.Recaller {
 	if s == nil || !cfg.Memory.AutoRecall {
 		return nil
 	}
-	fts := memoryRecaller(subs.recallStore(s))
+	reach := subs.reach(s)
+	fts := memoryRecaller(reach)
 	if cfg.Memory.Recall != "model" {
 		return fts
 	}
-	return modelRecaller(s, rm, fts)
+	return modelRecaller(reach, rm, fts)
 }

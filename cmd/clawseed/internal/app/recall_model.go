@@ -16,10 +16,12 @@ import (
 
 // Model-based recall ([memory].recall = "model"): before each user message
 // the summary model (the one compaction uses) sees the message and the
-// memories' manifest (runtime/memory builds the request and parses the
-// answer) and names up to five files, which are read through the memory
-// store and attached as the <memory_context> block, each with how long ago
-// it was saved. It costs a request per message, counted in the session's
+// manifest of the memories the message reaches (the session's, and the own
+// memories of the subagents it names: [recallReach], as for full-text
+// recall); runtime/memory builds the request and parses the answer. The
+// model names up to five files, which are read through the store they
+// belong to and attached as the <memory_context> block, each with how long
+// ago it was saved. It costs a request per message, counted in the session's
 // usage and on /cost's "memory recall" line; when it fails, full-text
 // recall answers instead.
 const (
@@ -60,20 +62,15 @@ func (s *Session) recallModel(o Options, p *parts) recallModel {
 	return m
 }
 
-// modelStore is what model-based recall needs of the memory store.
-type modelStore interface {
-	recallStore
-	Manifest(ctx context.Context, exclude []string, limit int) ([]memory.ManifestEntry, error)
-	ReadEntry(file string) (memory.Memory, error)
-}
-
 // modelRecaller returns the agent's [agent.Recaller] for model-based
-// recall: the files the model names, not recalled before in the session.
-// No memories (or none not recalled yet): no request and no block. A failed
-// request, a timeout or an answer of neither accepted form falls back to
-// fts, logged at debug level: recall never fails a turn.
-func modelRecaller(store modelStore, m recallModel, fts agent.Recaller) agent.Recaller {
+// recall: the files the model names among those of the memory the message
+// reaches, not recalled before in the session. No memories (or none not
+// recalled yet): no request and no block. A failed request, a timeout or
+// an answer of neither accepted form falls back to fts, logged at debug
+// level: recall never fails a turn.
+func modelRecaller(reach recallReach, m recallModel, fts agent.Recaller) agent.Recaller {
 	return func(ctx context.Context, text string, exclude []string) (string, []string) {
+		store := reach(text)
 		entries, err := store.Manifest(ctx, exclude, memory.MaxManifestEntries)
 		if err != nil {
 			m.log.Debug("Memory manifest not available; using full-text recall", "error", err)
@@ -154,7 +151,7 @@ func modelRecallBlock(files []string, mems []memory.Memory, now time.Time) (stri
 	var used []string
 	b.WriteString("<memory_context>\nMemories that may be relevant (verify before relying on them):\n")
 	for i, m := range mems {
-		fmt.Fprintf(&b, "\n[%s, %s] %s — %s\n%s\n", files[i], savedAgo(m.Updated, now), m.Name, m.Description,
+		fmt.Fprintf(&b, "\n[%s, %s] %s — %s\n%s\n", recalledFile(files[i], m), savedAgo(m.Updated, now), m.Name, m.Description,
 			clipRunes(strings.TrimSpace(m.Body), modelRecallChars))
 		used = append(used, m.Path)
 	}

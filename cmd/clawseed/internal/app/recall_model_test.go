@@ -3,22 +3,28 @@ package app
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/providers/providertest"
 	"github.com/clawseed/clawseed/runtime/memory"
+	"github.com/clawseed/clawseed/skills"
+	"github.com/clawseed/clawseed/subagents"
 )
 
 // recallFixture is a memory store with two memories saved on known days,
 // and a model-based recaller over a scripted model whose full-text
-// fallback is recorded.
+// fallback is recorded; subs, when set, are the session's subagent
+// memories.
 type recallFixture struct {
 	store  *memory.Store
+	subs   *subagentMemories
 	model  *providertest.Model
 	log    bytes.Buffer
 	usage  []string
@@ -54,11 +60,12 @@ func (f *recallFixture) recaller(timeout time.Duration) func(ctx context.Context
 			f.usage = append(f.usage, purpose+"|"+model)
 		},
 	}
+	reach := f.subs.reach(f.store)
 	fts := func(ctx context.Context, text string, exclude []string) (string, []string) {
 		f.ftsRan++
-		return memoryRecaller(f.store)(ctx, text, exclude)
+		return memoryRecaller(reach)(ctx, text, exclude)
 	}
-	return modelRecaller(f.store, m, fts)
+	return modelRecaller(reach, m, fts)
 }
 
 // TestModelRecall: the side request carries the message and the manifest
@@ -108,6 +115,113 @@ func TestModelRecall(t *testing.T) {
 	}
 	if reqs := f.model.Requests(); len(reqs) != 2 || strings.Contains(reqs[1].Messages[0].Parts[0].Text, "editor-preference.md") {
 		t.Errorf("the recalled memory is still in the manifest")
+	}
+}
+
+// withReviewer gives the fixture a subagent "reviewer" with `memory: user`
+// and one memory of its own, and returns that memory.
+func (f *recallFixture) withReviewer(t *testing.T) memory.Memory {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Home, cfg.Workspace, cfg.Memory.Dir = t.TempDir(), "/home/u/proj", f.store.Dir()
+	cat := &subagents.Catalog{Agents: []*subagents.Definition{
+		{Name: "plain", Description: "P.", Prompt: "p", Memory: "user", Source: skills.SourceUser},
+		{Name: "reviewer", Description: "R.", Prompt: "r", Memory: "user", Source: skills.SourceUser},
+	}}
+	f.subs = newSubagentMemories(cfg, nil, f.store, cat)
+	t.Cleanup(func() { f.subs.Close() })
+	rev, err := f.subs.store(cat.Agents[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _, err := rev.Save(t.Context(), memory.Memory{Name: "Checks", Type: memory.TypeFeedback, Description: "Run go vet before approving", Body: "go vet ./..."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestModelRecallSubagent: model-based recall reaches the own memory of a
+// subagent the message names, as full-text recall does (one reach for
+// both): its files are in the manifest named as the subagent's, read from
+// its folder, and labelled in the block, even when the session's memory is
+// empty; a message that does not name it reaches none of it.
+func TestModelRecallSubagent(t *testing.T) {
+	f := newRecallFixture(t,
+		providertest.Response{Text: `["user/agents/reviewer/checks.md"]`},
+		providertest.Response{Text: `["user/agents/reviewer/checks.md", "user/deploy.md"]`},
+		providertest.Response{Status: 400, Error: "model not found"})
+	checks := f.withReviewer(t)
+	recall := f.recaller(0)
+
+	// The session's memory is empty, and the message does not name the
+	// reviewer: nothing to offer, no request.
+	if block, used := recall(t.Context(), "what should I check before approving?", nil); block != "" || used != nil || len(f.model.Requests()) != 0 {
+		t.Fatalf("without the name: %q, %q, %d requests", block, used, len(f.model.Requests()))
+	}
+
+	block, used := recall(t.Context(), "what does the reviewer check before approving?", nil)
+	reqs := f.model.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	updated := checks.Updated.UTC().Format("2006-01-02")
+	if user := reqs[0].Messages[0].Parts[0].Text; !strings.Contains(user, "<manifest>\n- user/agents/reviewer/checks.md (feedback, updated "+updated+"): subagent reviewer: Checks — Run go vet before approving\n</manifest>") {
+		t.Errorf("manifest:\n%s", user)
+	}
+	if !strings.Contains(block, "\n[subagent reviewer: user/agents/reviewer/checks.md, saved ") || !strings.Contains(block, "] Checks — Run go vet before approving\ngo vet ./...\n") ||
+		len(used) != 1 || used[0] != checks.Path || f.ftsRan != 0 {
+		t.Errorf("block %q, used %q, fts %d", block, used, f.ftsRan)
+	}
+
+	// With the session's memory: both in one manifest, newest first, and
+	// each file read from its own store.
+	f.now = time.Now().Add(24 * time.Hour) // the session's memory is saved f.now-3 days, before the reviewer's
+	f.save(t, memory.Memory{Name: "Deploy", Type: memory.TypeUser, Description: "make ship deploys", Body: "Run make ship."})
+	block, used = recall(t.Context(), "Reviewer: how do we deploy and check?", nil)
+	if user := f.model.Requests()[1].Messages[0].Parts[0].Text; !strings.Contains(user, "<manifest>\n- user/agents/reviewer/checks.md (") ||
+		!strings.Contains(user, "subagent reviewer: Checks — Run go vet before approving\n- user/deploy.md (user, updated ") {
+		t.Errorf("manifest:\n%s", user)
+	}
+	if !strings.Contains(block, "[subagent reviewer: user/agents/reviewer/checks.md, saved ") || !strings.Contains(block, "\n[user/deploy.md, saved 3 days ago] Deploy — make ship deploys\n") || len(used) != 2 {
+		t.Errorf("block %q, used %q", block, used)
+	}
+
+	// The side request fails: full-text recall answers, over the same reach.
+	block, _ = recall(t.Context(), "what does the reviewer check before approving?", nil)
+	if f.ftsRan != 1 || !strings.Contains(block, "[subagent reviewer: user/agents/reviewer/checks.md, updated "+updated+"] Checks") {
+		t.Errorf("fallback: fts %d, block %q", f.ftsRan, block)
+	}
+}
+
+// TestRecallUnionManifest: past the limit, the named subagents' memories
+// are kept before the session's newer ones; the result stays newest first.
+func TestRecallUnionManifest(t *testing.T) {
+	f := newRecallFixture(t)
+	f.now = time.Now().Add(30 * 24 * time.Hour) // the session's memories are newer than the reviewer's
+	f.withReviewer(t)
+	f.save(t, memory.Memory{Name: "Deploy", Type: memory.TypeUser, Description: "d", Body: "b"})
+	f.save(t, memory.Memory{Name: "Editor", Type: memory.TypeUser, Description: "d", Body: "b"})
+	u := f.subs.reach(f.store)("ask the reviewer")
+	for _, tt := range []struct {
+		limit int
+		want  string
+	}{
+		{0, "user/deploy.md user/editor.md user/agents/reviewer/checks.md"},
+		{2, "user/deploy.md user/agents/reviewer/checks.md"},
+		{1, "user/agents/reviewer/checks.md"},
+	} {
+		es, err := u.Manifest(t.Context(), nil, tt.limit)
+		var files []string
+		for _, e := range es {
+			files = append(files, e.File)
+		}
+		if got := strings.Join(files, " "); err != nil || got != tt.want {
+			t.Errorf("limit %d: %q, %v; want %q", tt.limit, got, err, tt.want)
+		}
+	}
+	if _, err := u.ReadEntry("user/agents/plain/x.md"); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("an unnamed subagent's file: %v", err)
 	}
 }
 

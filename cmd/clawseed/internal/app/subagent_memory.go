@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -145,62 +146,112 @@ func (m *subagentMemories) Close() error {
 	return errors.Join(errs...)
 }
 
-// recallStore returns what automatic recall searches: main, plus the own
-// memories of the subagents a message names ([subagentRecall]).
-func (m *subagentMemories) recallStore(main recallStore) recallStore {
-	if m == nil || len(m.defs) == 0 {
-		return main
+// reach is the session's [recallReach], the one place that decides which
+// memory the automatic recall of a message searches, in both recall modes:
+// main, plus the own memory of each subagent whose name the message holds
+// as a word ([namesSubagent]), so that the user asking about "the
+// reviewer's notes" gets the reviewer's memories. A subagent memory that
+// cannot be opened is left out, as a failing index is: recall is a help.
+func (m *subagentMemories) reach(main recallStore) recallReach {
+	return func(text string) recallStore {
+		if m == nil {
+			return main
+		}
+		stores := []recallStore{main}
+		for _, def := range m.defs { // by name
+			if !namesSubagent(text, def.Name) {
+				continue
+			}
+			if s, err := m.store(def); err == nil {
+				stores = append(stores, s)
+			}
+		}
+		if len(stores) == 1 {
+			return main
+		}
+		return recallUnion(stores)
 	}
-	return subagentRecall{main: main, subs: m}
 }
 
-// subagentRecall is the session's memory for automatic recall, plus the
-// own memory of each subagent whose name the message holds as a word
-// ([namesSubagent]): the user asking about "the reviewer's notes" gets the
-// reviewer's memories. The hits of all are ranked together by score; ties
-// keep the session's memory first, then the subagents by name, so the
-// same files give the same block. A subagent's hits carry its name
-// (Memory.Agent), which the block shows. A subagent memory that fails is
-// left out, as a failing index is: recall is a help.
-type subagentRecall struct {
-	main recallStore
-	subs *subagentMemories
-}
+// recallUnion is the session's memory (first) with the own memories of the
+// subagents a message names (by name), searched as one store. Their files
+// are all in the same memory dir, each in folders of its own, so a file
+// name (relative to the memory dir) belongs to one store only. A
+// subagent's memory that fails is left out; only the session's failing
+// fails the search (and model recall falls back to full text). Results
+// depend on the files only: the same files give the same block.
+type recallUnion []recallStore
 
-func (r subagentRecall) Dir() string { return r.main.Dir() }
+func (u recallUnion) Dir() string { return u[0].Dir() }
 
-func (r subagentRecall) Recall(ctx context.Context, q memory.RecallQuery) ([]memory.Hit, error) {
-	hits, err := r.main.Recall(ctx, q)
+// Recall ranks the hits of all by score; ties keep the session's memory
+// first, then the subagents by name. A subagent's hits carry its name
+// (Memory.Agent), which the block shows.
+func (u recallUnion) Recall(ctx context.Context, q memory.RecallQuery) ([]memory.Hit, error) {
+	hits, err := u[0].Recall(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	for _, def := range r.subs.defs {
-		if !namesSubagent(q.Query, def.Name) {
-			continue
+	for _, s := range u[1:] {
+		if more, err := s.Recall(ctx, q); err == nil {
+			hits = append(hits, more...)
 		}
-		s, err := r.subs.store(def)
-		if err != nil {
-			continue
-		}
-		more, err := s.Recall(ctx, q)
-		if err != nil {
-			continue
-		}
-		hits = append(hits, more...)
 	}
-	slices.SortStableFunc(hits, func(a, b memory.Hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(hits, func(a, b memory.Hit) int { return cmp.Compare(b.Score, a.Score) })
 	if q.Limit > 0 && len(hits) > q.Limit {
 		hits = hits[:q.Limit]
 	}
 	return hits, nil
+}
+
+// Manifest lists the memories of all in a store's order (newest first, then
+// by file), each subagent's entries naming it (ManifestEntry.Agent). Past
+// limit, the named subagents' entries are kept before the session's: the
+// message named them, and the session's newer memories would otherwise
+// push them out of a manifest ordered by age, not by relevance.
+func (u recallUnion) Manifest(ctx context.Context, exclude []string, limit int) ([]memory.ManifestEntry, error) {
+	main, err := u[0].Manifest(ctx, exclude, limit)
+	if err != nil {
+		return nil, err
+	}
+	var own []memory.ManifestEntry
+	for _, s := range u[1:] {
+		if es, err := s.Manifest(ctx, exclude, limit); err == nil {
+			own = append(own, es...)
+		}
+	}
+	sortManifest(own)
+	if limit > 0 {
+		own = own[:min(len(own), limit)]
+		main = main[:min(len(main), limit-len(own))]
+	}
+	out := append(own, main...)
+	sortManifest(out)
+	return out, nil
+}
+
+// sortManifest sorts entries as a store's Manifest does.
+func sortManifest(es []memory.ManifestEntry) {
+	slices.SortFunc(es, func(a, b memory.ManifestEntry) int {
+		return cmp.Or(b.Updated.Compare(a.Updated), strings.Compare(a.File, b.File))
+	})
+}
+
+// ReadEntry reads file from the store it belongs to: each store reads only
+// files directly in its own folders and refuses any other name
+// (memory.ErrNotFound), so at most one of them reads it.
+func (u recallUnion) ReadEntry(file string) (memory.Memory, error) {
+	var first error
+	for _, s := range u {
+		m, err := s.ReadEntry(file)
+		if err == nil {
+			return m, nil
+		}
+		if first == nil || errors.Is(first, memory.ErrNotFound) && !errors.Is(err, memory.ErrNotFound) {
+			first = err // the store's own error over the others' refusals
+		}
+	}
+	return memory.Memory{}, first
 }
 
 // namesSubagent reports whether text holds name as a word, in any case:

@@ -104,7 +104,7 @@ func TestSubagentRecall(t *testing.T) {
 		t.Fatal("subagent memories without the session's")
 	}
 	none := newSubagentMemories(cfg, nil, main, &subagents.Catalog{Agents: cat.Agents[:1]})
-	if _, ok := none.recallStore(main).(*memory.Store); !ok {
+	if _, ok := none.reach(main)("ask the reviewer").(*memory.Store); !ok {
 		t.Fatal("recall wrapped with no subagent memory")
 	}
 }
