@@ -208,6 +208,54 @@ func TestHookUpdatedInput(t *testing.T) {
 	}
 }
 
+// TestHookPreToolUseContext: a PreToolUse hook's additionalContext ends
+// the call's result whatever becomes of the call — it runs (before
+// PostToolUse's context), a hook denies it, the user refuses it, or it is
+// an intercepted call (Skill).
+func TestHookPreToolUseContext(t *testing.T) {
+	t.Parallel()
+	pre := func(decision string) func(map[string]any) hooks.CommandResult {
+		return func(map[string]any) hooks.CommandResult {
+			return answer(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"` + decision +
+				`","permissionDecisionReason":"no","additionalContext":"the build is frozen"}}`)
+		}
+	}
+	const preText = "<system-reminder>\nPreToolUse hook additional context: the build is frozen\n</system-reminder>"
+	const postText = "<system-reminder>\nPostToolUse hook additional context: logged\n</system-reminder>"
+	for _, tt := range []struct {
+		name     string
+		call     providertest.Response
+		decision string
+		level    permissions.Level
+		want     string
+	}{
+		{"ran", shellCall("make"), "", permissions.Full, "shell:{\"command\":\"make\"}\n\n" + preText + "\n\n" + postText},
+		{"denied by the hook", shellCall("make"), "deny", permissions.Full, "Tool call denied by a PreToolUse hook: no\n\n" + preText},
+		{"refused by the user", shellCall("make"), "", permissions.Supervised, "The user denied the shell call.\n\n" + preText},
+		{"intercepted", skillCall(`{"skill":"greeter","args":"Ann"}`), "", permissions.Full, preText},
+	} {
+		env, _ := hookEnv(t, []providertest.Response{tt.call, {Text: "ok"}},
+			[]hooks.Hook{hook(hooks.PreToolUse, "", "pre", userSrc), hook(hooks.PostToolUse, "Bash", "post", userSrc)},
+			map[string]func(map[string]any) hooks.CommandResult{
+				"pre": pre(tt.decision),
+				"post": func(map[string]any) hooks.CommandResult {
+					return answer(`{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"logged"}}`)
+				},
+			},
+			func(o *Options) {
+				o.Policy = permissions.Policy{Level: tt.level}
+				o.Approver = &scriptedApprover{answers: []Approval{Deny}}
+			})
+		if _, err := env.agent.Turn(t.Context(), "go"); err != nil {
+			t.Fatal(err)
+		}
+		rs := lastResults(env.model.Requests()[1])
+		if len(rs) != 1 || !strings.HasSuffix(rs[0].Content, tt.want) || strings.Count(rs[0].Content, "the build is frozen") != 1 {
+			t.Errorf("%s: results %+v, want one ending with %q", tt.name, rs, tt.want)
+		}
+	}
+}
+
 func TestHookPermissionRequest(t *testing.T) {
 	t.Parallel()
 	behave := func(b string) func(map[string]any) hooks.CommandResult {
