@@ -62,7 +62,7 @@ func hookEnv(t *testing.T, responses []providertest.Response, list []hooks.Hook,
 	t.Helper()
 	hs := &hookScripts{fns: fns}
 	runner := hooks.New(hooks.Options{Hooks: list, Exec: hs.exec, Workspace: "/ws"})
-	runner.SetSession(hooks.Session{ID: "sess-1", PermissionMode: "default"})
+	runner.SetSession(hooks.Session{ID: "sess-1"})
 	env := newEnv(t, responses, func(o *Options) {
 		o.Hooks = runner
 		if tweak != nil {
