@@ -256,6 +256,40 @@ func TestHookPreToolUseContext(t *testing.T) {
 	}
 }
 
+// TestHookPostToolUseFailure: a call that fails fires PostToolUseFailure
+// (not PostToolUse) with the error; its additionalContext ends the result.
+func TestHookPostToolUseFailure(t *testing.T) {
+	t.Parallel()
+	env, hs := hookEnv(t, []providertest.Response{{ToolCalls: []providertest.Call{{Name: "file_read", Args: `{"path":"gone.txt"}`}}}, {Text: "ok"}},
+		[]hooks.Hook{hook(hooks.PostToolUseFailure, "Read", "fail", userSrc), hook(hooks.PostToolUse, "", "post", userSrc)},
+		map[string]func(map[string]any) hooks.CommandResult{
+			"fail": func(map[string]any) hooks.CommandResult {
+				return answer(`{"hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"look in build/"}}`)
+			},
+			"post": func(map[string]any) hooks.CommandResult { return answer("") },
+		},
+		func(o *Options) {
+			o.Tools = []Tool{&fakeTool{name: "file_read", class: permissions.ClassRead, run: func(context.Context, json.RawMessage) providers.ToolResult {
+				return providers.ToolResult{Content: "File not found: gone.txt", IsError: true}
+			}}}
+		})
+	if _, err := env.agent.Turn(t.Context(), "read"); err != nil {
+		t.Fatal(err)
+	}
+	in := hs.of(hooks.PostToolUseFailure)
+	if len(in) != 1 || in[0]["error"] != "File not found: gone.txt" || in[0]["is_interrupt"] != false || in[0]["tool_name"] != "Read" || in[0]["tool_response"] != nil {
+		t.Errorf("PostToolUseFailure input %v", in)
+	}
+	if post := hs.of(hooks.PostToolUse); len(post) != 0 {
+		t.Errorf("PostToolUse fired for a failure: %v", post)
+	}
+	rs := lastResults(env.model.Requests()[1])
+	want := "File not found: gone.txt\n\n<system-reminder>\nPostToolUseFailure hook additional context: look in build/\n</system-reminder>"
+	if len(rs) != 1 || !rs[0].IsError || rs[0].Content != want {
+		t.Errorf("results %+v, want %q", rs, want)
+	}
+}
+
 func TestHookPermissionRequest(t *testing.T) {
 	t.Parallel()
 	behave := func(b string) func(map[string]any) hooks.CommandResult {
