@@ -210,7 +210,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		fmt.Fprintln(opts.io.Err, "clawseed: "+s.SandboxLine())
 	}
 	if opts.Output == "stream-json" {
-		stream.Init(streamInit(s, opts.Yes))
+		stream.Init(streamInit(s))
 	}
 	ag := s.Agent()
 	before := ag.UsageByModel() // a fork skill run by /NAME is part of the run

@@ -6,7 +6,6 @@ import (
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/streamjson"
-	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/mcp"
 	"github.com/clawseed/clawseed/skills"
@@ -14,7 +13,7 @@ import (
 
 // streamInit is what `run --output stream-json`'s init message says of the
 // session s.
-func streamInit(s *app.Session, yes bool) streamjson.Init {
+func streamInit(s *app.Session) streamjson.Init {
 	cfg := s.Config()
 	ag := s.Agent()
 	in := streamjson.Init{
@@ -22,7 +21,7 @@ func streamInit(s *app.Session, yes bool) streamjson.Init {
 		Cwd:            cfg.Workspace,
 		Tools:          ag.CallableNames(),
 		Model:          s.Model(),
-		PermissionMode: permissionMode(cfg.Autonomy.Level, yes, ag.PlanMode()),
+		PermissionMode: s.PermissionMode(),
 		APIKeySource:   apiKeySource(s.KeySource()),
 		Version:        versionNumber(),
 		Provider:       s.Provider(),
@@ -57,20 +56,6 @@ func streamInit(s *app.Session, yes bool) streamjson.Init {
 	}
 	slices.Sort(in.SlashCommands)
 	return in
-}
-
-// permissionMode is Claude Code's permissionMode for an autonomy level:
-// read_only and plan mode (run --plan) are plan mode (nothing but reads),
-// full or --yes bypasses the questions, supervised is the default (a call
-// that needs approval is denied in run, as in `claude -p`).
-func permissionMode(level string, yes, plan bool) string {
-	switch {
-	case level == string(permissions.ReadOnly) || plan:
-		return "plan"
-	case yes || level == string(permissions.Full):
-		return "bypassPermissions"
-	}
-	return "default"
 }
 
 // apiKeySource is Claude Code's apiKeySource: the environment variable the

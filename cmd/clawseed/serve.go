@@ -87,7 +87,7 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 			g.Workspace = ws
 			return loadConfig(&g, logWriter{log})
 		},
-		Init: func(s *app.Session) streamjson.Init { return streamInit(s, false) },
+		Init: func(s *app.Session) streamjson.Init { return streamInit(s) },
 		Outcome: func(s *app.Session, status, final string, iterations int, usage []providers.ModelUsage, err error) streamjson.Outcome {
 			return streamOutcome(s, status, final, iterations, usage, err)
 		},

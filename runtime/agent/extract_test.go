@@ -470,7 +470,7 @@ func TestExtractionHooks(t *testing.T) {
 	}
 	hs := &hookScripts{fns: fns}
 	runner := hooks.New(hooks.Options{Hooks: list, Exec: hs.exec, Workspace: "/ws"})
-	runner.SetSession(hooks.Session{ID: "sess-1", PermissionMode: "default"})
+	runner.SetSession(hooks.Session{ID: "sess-1"})
 	env, store, _ := extractEnv(t, model, func(o *Options) { o.Hooks = runner })
 	env.agent.Turn(t.Context(), "hello")
 	env.agent.FinishExtraction(t.Context())

@@ -17,7 +17,9 @@ import (
 //   - PreToolUse after a call's arguments parsed, before approval
 //     (prepare, and Skill calls in runCalls): deny is the call's error
 //     result, ask forces the prompt, allow (the user's own hooks only)
-//     pre-approves it, updatedInput replaces the arguments;
+//     pre-approves it, updatedInput replaces the arguments, and
+//     additionalContext is appended to the call's result, whatever it is
+//     (denied or refused included);
 //   - PermissionRequest when the approval prompt would be shown
 //     (authorize), never for control-path writes, escalations or an
 //     untrusted skill's commands, which stay the user's to answer;
@@ -174,12 +176,15 @@ type preVerdict struct {
 	ask, allow bool
 	// args replace the call's arguments when set.
 	args json.RawMessage
+	// context is what the hooks tell the model (additionalContext, as
+	// reminders), for the end of the call's result (withContext).
+	context string
 }
 
 // preToolHooks fires PreToolUse for a call.
 func (a *Agent) preToolHooks(ctx context.Context, c providers.ToolCall, args json.RawMessage) preVerdict {
 	res := a.fire(ctx, hooks.PreToolUse, c.Name, func() map[string]any { return a.toolFields(c.Name, c.ID, args) })
-	var v preVerdict
+	v := preVerdict{context: reminder(hooks.PreToolUse, res.Context)}
 	if res.UpdatedInput != nil {
 		v.args = hooks.ToolArgs(c.Name, res.UpdatedInput)
 	}
@@ -248,9 +253,17 @@ func (a *Agent) postToolHooks(ctx context.Context, c providers.ToolCall, r *prov
 	if res.Block && res.Reason != "" {
 		add += "<system-reminder>\n" + event + " hook feedback: " + res.Reason + "\n</system-reminder>\n"
 	}
+	*r = withContext(*r, add)
+}
+
+// withContext appends add, what hooks tell the model of a call (reminder
+// blocks), to the call's result: the one way PreToolUse and PostToolUse
+// context reaches the model.
+func withContext(r providers.ToolResult, add string) providers.ToolResult {
 	if add != "" {
 		r.Content = strings.TrimRight(r.Content, "\n") + "\n\n" + strings.TrimRight(add, "\n")
 	}
+	return r
 }
 
 // stopHooks fires Stop (SubagentStop in a sub-agent) as the model ends

@@ -62,7 +62,7 @@ func hookEnv(t *testing.T, responses []providertest.Response, list []hooks.Hook,
 	t.Helper()
 	hs := &hookScripts{fns: fns}
 	runner := hooks.New(hooks.Options{Hooks: list, Exec: hs.exec, Workspace: "/ws"})
-	runner.SetSession(hooks.Session{ID: "sess-1", PermissionMode: "default"})
+	runner.SetSession(hooks.Session{ID: "sess-1"})
 	env := newEnv(t, responses, func(o *Options) {
 		o.Hooks = runner
 		if tweak != nil {
@@ -205,6 +205,88 @@ func TestHookUpdatedInput(t *testing.T) {
 	want := "content\n\n<system-reminder>\nPostToolUse hook additional context: b.txt is generated\n</system-reminder>"
 	if rs[0].Content != want {
 		t.Errorf("result %q, want %q", rs[0].Content, want)
+	}
+}
+
+// TestHookPreToolUseContext: a PreToolUse hook's additionalContext ends
+// the call's result whatever becomes of the call — it runs (before
+// PostToolUse's context), a hook denies it, the user refuses it, or it is
+// an intercepted call (Skill).
+func TestHookPreToolUseContext(t *testing.T) {
+	t.Parallel()
+	pre := func(decision string) func(map[string]any) hooks.CommandResult {
+		return func(map[string]any) hooks.CommandResult {
+			return answer(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"` + decision +
+				`","permissionDecisionReason":"no","additionalContext":"the build is frozen"}}`)
+		}
+	}
+	const preText = "<system-reminder>\nPreToolUse hook additional context: the build is frozen\n</system-reminder>"
+	const postText = "<system-reminder>\nPostToolUse hook additional context: logged\n</system-reminder>"
+	for _, tt := range []struct {
+		name     string
+		call     providertest.Response
+		decision string
+		level    permissions.Level
+		want     string
+	}{
+		{"ran", shellCall("make"), "", permissions.Full, "shell:{\"command\":\"make\"}\n\n" + preText + "\n\n" + postText},
+		{"denied by the hook", shellCall("make"), "deny", permissions.Full, "Tool call denied by a PreToolUse hook: no\n\n" + preText},
+		{"refused by the user", shellCall("make"), "", permissions.Supervised, "The user denied the shell call.\n\n" + preText},
+		{"intercepted", skillCall(`{"skill":"greeter","args":"Ann"}`), "", permissions.Full, preText},
+	} {
+		env, _ := hookEnv(t, []providertest.Response{tt.call, {Text: "ok"}},
+			[]hooks.Hook{hook(hooks.PreToolUse, "", "pre", userSrc), hook(hooks.PostToolUse, "Bash", "post", userSrc)},
+			map[string]func(map[string]any) hooks.CommandResult{
+				"pre": pre(tt.decision),
+				"post": func(map[string]any) hooks.CommandResult {
+					return answer(`{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"logged"}}`)
+				},
+			},
+			func(o *Options) {
+				o.Policy = permissions.Policy{Level: tt.level}
+				o.Approver = &scriptedApprover{answers: []Approval{Deny}}
+			})
+		if _, err := env.agent.Turn(t.Context(), "go"); err != nil {
+			t.Fatal(err)
+		}
+		rs := lastResults(env.model.Requests()[1])
+		if len(rs) != 1 || !strings.HasSuffix(rs[0].Content, tt.want) || strings.Count(rs[0].Content, "the build is frozen") != 1 {
+			t.Errorf("%s: results %+v, want one ending with %q", tt.name, rs, tt.want)
+		}
+	}
+}
+
+// TestHookPostToolUseFailure: a call that fails fires PostToolUseFailure
+// (not PostToolUse) with the error; its additionalContext ends the result.
+func TestHookPostToolUseFailure(t *testing.T) {
+	t.Parallel()
+	env, hs := hookEnv(t, []providertest.Response{{ToolCalls: []providertest.Call{{Name: "file_read", Args: `{"path":"gone.txt"}`}}}, {Text: "ok"}},
+		[]hooks.Hook{hook(hooks.PostToolUseFailure, "Read", "fail", userSrc), hook(hooks.PostToolUse, "", "post", userSrc)},
+		map[string]func(map[string]any) hooks.CommandResult{
+			"fail": func(map[string]any) hooks.CommandResult {
+				return answer(`{"hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"look in build/"}}`)
+			},
+			"post": func(map[string]any) hooks.CommandResult { return answer("") },
+		},
+		func(o *Options) {
+			o.Tools = []Tool{&fakeTool{name: "file_read", class: permissions.ClassRead, run: func(context.Context, json.RawMessage) providers.ToolResult {
+				return providers.ToolResult{Content: "File not found: gone.txt", IsError: true}
+			}}}
+		})
+	if _, err := env.agent.Turn(t.Context(), "read"); err != nil {
+		t.Fatal(err)
+	}
+	in := hs.of(hooks.PostToolUseFailure)
+	if len(in) != 1 || in[0]["error"] != "File not found: gone.txt" || in[0]["is_interrupt"] != false || in[0]["tool_name"] != "Read" || in[0]["tool_response"] != nil {
+		t.Errorf("PostToolUseFailure input %v", in)
+	}
+	if post := hs.of(hooks.PostToolUse); len(post) != 0 {
+		t.Errorf("PostToolUse fired for a failure: %v", post)
+	}
+	rs := lastResults(env.model.Requests()[1])
+	want := "File not found: gone.txt\n\n<system-reminder>\nPostToolUseFailure hook additional context: look in build/\n</system-reminder>"
+	if len(rs) != 1 || !rs[0].IsError || rs[0].Content != want {
+		t.Errorf("results %+v, want %q", rs, want)
 	}
 }
 

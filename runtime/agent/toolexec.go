@@ -48,6 +48,9 @@ type pendingCall struct {
 	// network: the user allowed this call the network
 	// ([permissions.WithNetwork]).
 	network bool
+	// context is what PreToolUse hooks told the model of the call, for
+	// the end of its result.
+	context string
 }
 
 // runCalls executes one response's tool calls (§5.3) and returns one result
@@ -90,13 +93,15 @@ func (a *Agent) runCalls(ctx context.Context, calls []providers.ToolCall) []prov
 				results[i] = a.withID(c, a.rateLimited())
 				continue
 			}
-			if v := a.preToolHooks(ctx, c, callArgs(c.Args)); v.denied {
-				results[i] = a.withID(c, errorResult("%s", v.reason))
+			v := a.preToolHooks(ctx, c, callArgs(c.Args))
+			if v.denied {
+				results[i] = a.withID(c, withContext(errorResult("%s", v.reason), v.context))
 				continue
-			} else if v.args != nil {
+			}
+			if v.args != nil {
 				calls[i].Args, c.Args = string(v.args), string(v.args)
 			}
-			results[i] = a.withID(c, handle(ctx, c))
+			results[i] = a.withID(c, withContext(handle(ctx, c), v.context))
 			ran[i] = true
 			a.afterCall(ctx, c, results, i, true)
 			continue
@@ -247,11 +252,23 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 	// the same checks and approval as what the model wrote.
 	hook := a.preToolHooks(ctx, c, args)
 	if hook.denied {
-		return pendingCall{}, errorResult("%s", hook.reason), false
+		return pendingCall{}, withContext(errorResult("%s", hook.reason), hook.context), false
 	}
 	if hook.args != nil {
 		args = hook.args
 	}
+	p, res, ok := a.approve(ctx, index, c, tool, args, hook)
+	if !ok {
+		return p, withContext(res, hook.context), false
+	}
+	p.context = hook.context
+	return p, res, true
+}
+
+// approve applies the permission rules, the autonomy policy and the
+// user's answer (authorize) to a call with the arguments it will run with,
+// returning the call to run or its error result.
+func (a *Agent) approve(ctx context.Context, index int, c providers.ToolCall, tool Tool, args json.RawMessage, hook preVerdict) (pendingCall, providers.ToolResult, bool) {
 	summary := ""
 	if s, ok := tool.(summarizer); ok {
 		summary = s.Summary(args)
@@ -341,7 +358,7 @@ func (a *Agent) execute(ctx context.Context, calls []providers.ToolCall, pending
 			if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				r = errorResult("%s", cancelledText)
 			}
-			results[p.index] = a.withID(calls[p.index], r)
+			results[p.index] = a.withID(calls[p.index], withContext(r, p.context))
 		}()
 	}
 	wg.Wait()

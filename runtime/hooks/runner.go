@@ -79,10 +79,10 @@ type Session struct {
 	ID string
 	// TranscriptPath is the session file ("" when sessions are off).
 	TranscriptPath string
-	// PermissionMode is Claude Code's name of the autonomy level:
-	// read_only is "plan", supervised "default", full
-	// "bypassPermissions".
-	PermissionMode string
+	// PermissionMode returns Claude Code's name of the session's
+	// permission mode ("plan", "default", "bypassPermissions"), asked at
+	// every firing since it may change (plan mode); nil says "default".
+	PermissionMode func() string
 }
 
 // A Runner fires the hooks of one session. Its methods are safe for
@@ -181,11 +181,15 @@ func (r *Runner) input(ev Event) []byte {
 	r.mu.Lock()
 	s := r.session
 	r.mu.Unlock()
+	mode := "default"
+	if s.PermissionMode != nil {
+		mode = cmp.Or(s.PermissionMode(), mode)
+	}
 	in := map[string]any{
 		"session_id":      s.ID,
 		"transcript_path": s.TranscriptPath,
 		"cwd":             r.opts.Workspace,
-		"permission_mode": cmp.Or(s.PermissionMode, "default"),
+		"permission_mode": mode,
 		"hook_event_name": ev.Name,
 	}
 	for k, v := range ev.Fields {

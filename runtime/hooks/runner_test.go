@@ -44,7 +44,7 @@ func newTestRunner(t *testing.T, hooks ...Hook) (*Runner, string) {
 	}
 	ws := t.TempDir()
 	r := New(Options{Hooks: hooks, Exec: testExec([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + ws, "SECRET_TOKEN=abc123"}), Workspace: ws})
-	r.SetSession(Session{ID: "s1", TranscriptPath: "/sessions/s1.jsonl", PermissionMode: "default"})
+	r.SetSession(Session{ID: "s1", TranscriptPath: "/sessions/s1.jsonl", PermissionMode: func() string { return "plan" }})
 	return r, ws
 }
 
@@ -85,7 +85,7 @@ func TestRunnerInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{
-		"session_id": "s1", "transcript_path": "/sessions/s1.jsonl", "cwd": ws, "permission_mode": "default",
+		"session_id": "s1", "transcript_path": "/sessions/s1.jsonl", "cwd": ws, "permission_mode": "plan",
 		"hook_event_name": "PreToolUse", "tool_name": "Write", "clawseed_tool_name": "file_write", "tool_use_id": "call_1",
 		"tool_input": map[string]any{"file_path": "/ws/a.txt", "content": "x"},
 	}

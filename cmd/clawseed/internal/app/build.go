@@ -197,7 +197,8 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{cfg: cfg, resolved: resolved, notices: o.Notices, proc: o.Process, initial: *resolved}
+	_, yes := o.Approver.(YesApprover)
+	s := &Session{cfg: cfg, resolved: resolved, notices: o.Notices, proc: o.Process, initial: *resolved, approvesAll: yes}
 	s.debug = &debugLog{workspace: cfg.Workspace}
 	o.Log = slog.New(teeHandler{next: o.Log.Handler(), debug: s.debug})
 	s.bgCtx, s.bgCancel = context.WithCancel(ctx)

@@ -190,13 +190,22 @@ func hookPost(net webNet) func(context.Context, hooks.Request) hooks.Response {
 	}
 }
 
-// permissionMode is Claude Code's name of the autonomy level, for the
-// hooks' permission_mode.
-func permissionMode(level permissions.Level) string {
-	switch level {
-	case permissions.ReadOnly:
+// PermissionMode is Claude Code's name of the session's permission mode,
+// the one place it is decided for the hooks' permission_mode and run's
+// stream-json init line: plan mode (run --plan, /plan) and read_only are
+// "plan" (nothing but reads), full autonomy or run --yes (every prompt
+// answered yes) "bypassPermissions", supervised "default" (a call that
+// needs approval is asked, or denied when nobody can answer, as in
+// `claude -p`). It is asked at every firing: plan mode comes and goes.
+func (s *Session) PermissionMode() string {
+	return permissionMode(permissions.Level(s.cfg.Autonomy.Level), s.approvesAll, s.agent != nil && s.agent.PlanMode())
+}
+
+func permissionMode(level permissions.Level, yes, plan bool) string {
+	switch {
+	case level == permissions.ReadOnly || plan:
 		return "plan"
-	case permissions.Full:
+	case yes || level == permissions.Full:
 		return "bypassPermissions"
 	}
 	return "default"
@@ -211,8 +220,7 @@ func (s *Session) hookSession() {
 	if s.writer != nil {
 		path = s.writer.Path()
 	}
-	level, _ := permissions.ParseLevel(s.cfg.Autonomy.Level)
-	s.hooks.SetSession(hooks.Session{ID: s.sessionID, TranscriptPath: path, PermissionMode: permissionMode(level)})
+	s.hooks.SetSession(hooks.Session{ID: s.sessionID, TranscriptPath: path, PermissionMode: s.PermissionMode})
 }
 
 // notifyingApprover fires the Notification hooks ("permission_prompt")

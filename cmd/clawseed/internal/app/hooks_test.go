@@ -52,11 +52,24 @@ func TestSessionApprover(t *testing.T) {
 	}
 }
 
+// TestPermissionMode: the mode name the hooks and run's init line share.
 func TestPermissionMode(t *testing.T) {
 	t.Parallel()
-	for level, want := range map[permissions.Level]string{permissions.ReadOnly: "plan", permissions.Supervised: "default", permissions.Full: "bypassPermissions"} {
-		if got := permissionMode(level); got != want {
-			t.Errorf("%s: %s, want %s", level, got, want)
+	for _, tt := range []struct {
+		level     permissions.Level
+		yes, plan bool
+		want      string
+	}{
+		{permissions.ReadOnly, false, false, "plan"},
+		{permissions.ReadOnly, true, false, "plan"},
+		{permissions.Supervised, false, false, "default"},
+		{permissions.Supervised, true, false, "bypassPermissions"},
+		{permissions.Supervised, true, true, "plan"},
+		{permissions.Full, false, false, "bypassPermissions"},
+		{permissions.Full, false, true, "plan"},
+	} {
+		if got := permissionMode(tt.level, tt.yes, tt.plan); got != tt.want {
+			t.Errorf("%s yes=%v plan=%v: %s, want %s", tt.level, tt.yes, tt.plan, got, tt.want)
 		}
 	}
 }

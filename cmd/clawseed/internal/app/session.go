@@ -95,6 +95,9 @@ type Session struct {
 	// resumed session's was restored: what /resume goes back to for a
 	// session that never switched (resume.go).
 	initial config.Resolved
+	// approvesAll: every approval prompt is answered yes (run --yes,
+	// [YesApprover]), for [Session.PermissionMode].
+	approvesAll bool
 }
 
 // Agent is the session's agent.
