@@ -26,12 +26,16 @@ import (
 // suggestPurpose names the side request of --suggest in the usage.
 const suggestPurpose = "skill description"
 
-// writableSources are the roots whose skills --suggest may rewrite: the
-// workspace's and the user's own folders (not built-ins, plugins, extra
-// roots, or skills an MCP server serves).
-var writableSources = []skills.Source{
-	skills.SourceProject, skills.SourceProjectClaude, skills.SourceProjectAgents,
-	skills.SourceUser, skills.SourceUserClaude, skills.SourceUserAgents,
+// writableSource reports whether --suggest may rewrite the skills of a
+// root: the workspace's and the user's own folders (not built-ins,
+// plugins, extra roots, or skills an MCP server serves).
+func writableSource(src skills.Source) bool {
+	switch src {
+	case skills.SourceProject, skills.SourceProjectClaude, skills.SourceProjectAgents,
+		skills.SourceUser, skills.SourceUserClaude, skills.SourceUserAgents:
+		return true
+	}
+	return false
 }
 
 // suggestTarget is the skill --suggest names, checked writable before
@@ -56,7 +60,7 @@ func newSuggestTarget(cfg *config.Config, cat *skills.Catalog, name string) (*su
 	switch {
 	case s.Source == skills.SourceBuiltin || s.Dir == "":
 		return nil, refuse("is built in: its description cannot be rewritten")
-	case !slices.Contains(writableSources, s.Source):
+	case !writableSource(s.Source):
 		return nil, refuse(fmt.Sprintf("comes from %s (%s): --suggest rewrites only skills in the workspace's and the user's skill folders", s.Source, s.Root))
 	case s.Command || s.SkillPath == "" || filepath.Base(s.SkillPath) != "SKILL.md":
 		return nil, refuse("has no SKILL.md to hold its description")
