@@ -55,7 +55,7 @@ func newSuggestTarget(cfg *config.Config, cat *skills.Catalog, name string) (*su
 		return nil, usageError(fmt.Errorf("--suggest: no skill %q (see clawseed skills list)", name))
 	}
 	refuse := func(why string) error {
-		return &exitError{code: exitFailure, err: fmt.Errorf("--suggest: skill %s %s", name, why)}
+		return fmt.Errorf("--suggest: skill %s %s", name, why)
 	}
 	switch {
 	case s.Source == skills.SourceBuiltin || s.Dir == "":
@@ -359,7 +359,7 @@ func (st *evalState) confirmSuggestion(ctx context.Context, s *suggestion) error
 		return nil
 	}
 	if err := s.write(); err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return err
 	}
 	fmt.Fprintln(out, "Written to "+termtext.EscapeLine(s.Path)+".")
 	return nil

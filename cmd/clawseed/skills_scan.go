@@ -70,7 +70,7 @@ func skillsScanRun(ctx context.Context, opts *skillsOptions, dirs []string, sari
 	for _, t := range targets {
 		findings, err := scan.Dir(ctx, t.path)
 		if err != nil {
-			return &exitError{code: exitFailure, err: fmt.Errorf("cannot scan skill folder %s: %s", t.path, confine.Why(err))}
+			return fmt.Errorf("cannot scan skill folder %s: %s", t.path, confine.Why(err))
 		}
 		if findings == nil {
 			findings = []scan.Finding{}
