@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -189,5 +190,136 @@ func TestFileSize(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// An architectureRow is a row of ARCHITECTURE.md's package table: the
+// package and the module packages its "may import" column names.
+type architectureRow struct {
+	pkg string
+	// exact are the packages named; under the folders named with /* or
+	// /... (what lies below them may be imported, none must be).
+	exact, under []string
+	// any: the column allows everything below (package main's).
+	any bool
+}
+
+// architectureRows reads the package table of ARCHITECTURE.md. A name in
+// backquotes is a module package when there is one by that path, or by
+// that name under cmd/clawseed/internal ("repl"); other names (modules,
+// symbols) are not this module's and are not checked.
+func architectureRows(t *testing.T, known map[string]bool) []architectureRow {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(moduleRoot, "ARCHITECTURE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolve := func(name string) (string, bool) {
+		for _, p := range []string{name, "cmd/clawseed/internal/" + name} {
+			if known[p] {
+				return p, true
+			}
+		}
+		return "", false
+	}
+	code := regexp.MustCompile("`([^`]+)`")
+	var rows []architectureRow
+	for line := range strings.Lines(string(data)) {
+		cells := tableCells(line)
+		if len(cells) != 3 {
+			continue
+		}
+		m := code.FindStringSubmatch(cells[0])
+		if m == nil {
+			continue
+		}
+		pkg, ok := resolve(m[1])
+		if !ok {
+			t.Errorf("ARCHITECTURE.md: no package %s", m[1])
+			continue
+		}
+		row := architectureRow{pkg: pkg, any: strings.Contains(cells[2], "everything below")}
+		for _, m := range code.FindAllStringSubmatch(cells[2], -1) {
+			name := m[1]
+			if dir, ok := strings.CutSuffix(name, "/*"); ok {
+				row.under = append(row.under, dir)
+			} else if dir, ok := strings.CutSuffix(name, "/..."); ok {
+				row.under = append(row.under, dir)
+			} else if p, ok := resolve(name); ok {
+				row.exact = append(row.exact, p)
+			}
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) < 30 {
+		t.Fatalf("ARCHITECTURE.md: only %d rows in the package table", len(rows))
+	}
+	return rows
+}
+
+// tableCells splits a Markdown table row at its unescaped bars; nil when
+// line is not a row.
+func tableCells(line string) []string {
+	line = strings.TrimSpace(line)
+	if !strings.HasPrefix(line, "|") || !strings.HasSuffix(line, "|") || len(line) < 2 {
+		return nil
+	}
+	var cells []string
+	var cell strings.Builder
+	body := line[1 : len(line)-1]
+	for i := 0; i < len(body); i++ {
+		switch {
+		case body[i] == '\\' && i+1 < len(body) && body[i+1] == '|':
+			cell.WriteByte('|')
+			i++
+		case body[i] == '|':
+			cells = append(cells, strings.TrimSpace(cell.String()))
+			cell.Reset()
+		default:
+			cell.WriteByte(body[i])
+		}
+	}
+	return append(cells, strings.TrimSpace(cell.String()))
+}
+
+// TestArchitectureImports: each row of ARCHITECTURE.md's package table
+// says what its package imports of the module, as `go list` sees it:
+// every import is named (itself or a folder above it), and every package
+// named by its path is imported. Packages of the root internal/ and of
+// cmd/clawseed have a row each.
+func TestArchitectureImports(t *testing.T) {
+	t.Parallel()
+	pkgs := listModule(t)
+	known := map[string]bool{}
+	imports := map[string][]string{}
+	for _, p := range pkgs {
+		r, _ := rel(p.ImportPath)
+		known[r] = true
+		for _, imp := range p.Imports {
+			if to, ok := rel(imp); ok {
+				imports[r] = append(imports[r], to)
+			}
+		}
+	}
+	rowOf := map[string]bool{}
+	for _, row := range architectureRows(t, known) {
+		rowOf[row.pkg] = true
+		for _, imp := range imports[row.pkg] {
+			allowed := row.any || slices.Contains(row.exact, imp) ||
+				slices.ContainsFunc(row.under, func(dir string) bool { return under(imp, dir) })
+			if !allowed {
+				t.Errorf("ARCHITECTURE.md: %s imports %s, which its row does not name", row.pkg, imp)
+			}
+		}
+		for _, named := range row.exact {
+			if !slices.Contains(imports[row.pkg], named) {
+				t.Errorf("ARCHITECTURE.md: the row of %s names %s, which it does not import", row.pkg, named)
+			}
+		}
+	}
+	for p := range known {
+		if (under(p, "internal") || under(p, "cmd/clawseed")) && !rowOf[p] {
+			t.Errorf("ARCHITECTURE.md: no row for %s", p)
+		}
 	}
 }
