@@ -125,7 +125,7 @@ func configInitRun(opts *configOptions) error {
 		path = filepath.Join(cfg.Workspace, ".clawseed", "config.toml")
 	}
 	if _, err := os.Stat(path); err == nil && !opts.Force {
-		return &exitError{code: exitFailure, err: fmt.Errorf("%s already exists (use --force to overwrite)", path)}
+		return fmt.Errorf("%s already exists (use --force to overwrite)", path)
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}

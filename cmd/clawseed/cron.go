@@ -223,7 +223,7 @@ func cronRunDue(ctx context.Context, g *globalOptions, io *IOStreams, now string
 		}
 	}
 	if failed > 0 {
-		return &exitError{code: exitFailure, err: fmt.Errorf("%d of %d jobs failed (clawseed cron runs ID shows why)", failed, len(outs))}
+		return fmt.Errorf("%d of %d jobs failed (clawseed cron runs ID shows why)", failed, len(outs))
 	}
 	return nil
 }

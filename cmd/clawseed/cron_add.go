@@ -130,7 +130,7 @@ func newCronRunCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 			case errors.Is(err, cron.ErrNotFound):
 				return usageError(err)
 			case err != nil && r.Job == "":
-				return &exitError{code: exitFailure, err: err}
+				return err
 			}
 			fmt.Fprintf(io.Out, "%s: %s (%s)\n", r.Job, r.Status, r.End.Sub(r.Start).Round(time.Second))
 			if out := strings.TrimRight(r.Output, "\n"); out != "" {
@@ -140,7 +140,7 @@ func newCronRunCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 				fmt.Fprintln(io.Err, "clawseed: "+err.Error())
 			}
 			if r.Status != cron.StatusOK {
-				return &exitError{code: exitFailure, err: fmt.Errorf("job %s: %s", r.Job, r.Status)}
+				return fmt.Errorf("job %s: %s", r.Job, r.Status)
 			}
 			return nil
 		},

@@ -5,7 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
@@ -17,8 +20,9 @@ import (
 // TestExitCode: the one mapping of errors to exit codes. A command's own
 // mark wins; app's and the configuration's errors keep their class even
 // when an interrupt caused them (as when the commands marked them); an
-// interrupt otherwise is 130 and prints nothing; anything else (cobra's
-// own errors) is a usage error.
+// interrupt otherwise is 130 and prints nothing; anything else is a
+// command that failed (cobra's own errors are marked where they arise:
+// TestCobraErrorsAreUsage).
 func TestExitCode(t *testing.T) {
 	t.Parallel()
 	canceled := fmt.Errorf("MCP server s: prompt p: %w", context.Canceled)
@@ -43,7 +47,8 @@ func TestExitCode(t *testing.T) {
 		{"lock file", &lock.Error{Path: ".clawseed/skills.lock", Line: 3, Msg: "bad"}, exitUsage, "clawseed: .clawseed/skills.lock:3: bad\n"},
 		{"prompt error, interrupted", &app.PromptError{Err: canceled}, exitUsage, "clawseed: " + canceled.Error() + "\n"},
 		{"interrupted", fmt.Errorf("turn: %w", context.Canceled), exitInterrupted, ""},
-		{"cobra's own", errors.New(`unknown flag: --nope`), exitUsage, "clawseed: unknown flag: --nope\n"},
+		{"unclassified", errors.New("read x: EIO"), exitFailure, "clawseed: read x: EIO\n"},
+		{"config, in a command's words", fmt.Errorf("memory: %w", &config.Error{File: "f.toml", Msg: "bad"}), exitUsage, ""},
 	}
 	for _, tt := range tests {
 		var errw bytes.Buffer
@@ -55,6 +60,47 @@ func TestExitCode(t *testing.T) {
 		}
 		if tt.code == exitInterrupted && errw.Len() != 0 {
 			t.Errorf("%s: printed %q for an interrupt", tt.name, errw.String())
+		}
+	}
+}
+
+// TestCobraErrorsAreUsage: what cobra refuses in a command line is a
+// usage error (exit 2) although an unclassified error is exit 1: wrong
+// argument counts in every command that checks them, bad flags, flag
+// groups, unknown commands.
+func TestCobraErrorsAreUsage(t *testing.T) {
+	t.Parallel()
+	root := newRootCmd(&IOStreams{}, &app.Process{})
+	var walk func(cmd *cobra.Command)
+	checked := 0
+	walk = func(cmd *cobra.Command) {
+		for _, sub := range cmd.Commands() {
+			walk(sub)
+		}
+		if cmd.Args == nil {
+			return
+		}
+		checked++
+		// Too many arguments for every command but the arbitrary ones.
+		err := cmd.ValidateArgs(strings.Fields("a b c d e f g h i j"))
+		if ee := (*exitError)(nil); err != nil && (!errors.As(err, &ee) || ee.code != exitUsage) {
+			t.Errorf("%s: %v is not a usage error", cmd.CommandPath(), err)
+		}
+	}
+	walk(root)
+	if checked < 30 {
+		t.Fatalf("only %d commands check their arguments", checked)
+	}
+	for _, args := range [][]string{
+		{"sessions", "show"},
+		{"version", "extra"},
+		{"chat", "--continue", "--resume", "x"},
+		{"--nope"},
+		{"memory", "list", "--nope"},
+		{"nope"},
+	} {
+		if code, _, errs := runCLI(args...); code != exitUsage {
+			t.Errorf("clawseed %v: exit %d, want %d\n%s", args, code, exitUsage, errs)
 		}
 	}
 }

@@ -192,7 +192,7 @@ func mcpToolsRun(ctx context.Context, opts *mcpOptions, server string) error {
 	}
 	if st.State != mcp.StateConnected {
 		printServerProblem(opts.io.Err, *st)
-		return &exitError{code: exitFailure, err: errors.New("MCP server " + server + " is " + st.StateText())}
+		return errors.New("MCP server " + server + " is " + st.StateText())
 	}
 	tools, _ := m.ServerTools(server)
 	out := make([]mcpToolJSON, 0, len(tools))

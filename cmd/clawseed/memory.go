@@ -109,7 +109,7 @@ func openMemoryStore(ctx context.Context, opts *memoryOptions) (app.MemoryStore,
 	}
 	s, err := open()
 	if err != nil {
-		return nil, &exitError{code: exitFailure, err: err}
+		return nil, err
 	}
 	return s, nil
 }
@@ -148,7 +148,7 @@ func memoryListRun(ctx context.Context, opts *memoryOptions) error {
 	defer s.Close()
 	mems, diags, err := s.List(ctx)
 	if err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return err
 	}
 	if opts.JSON {
 		out := struct {
@@ -222,7 +222,7 @@ func getMemory(ctx context.Context, s app.MemoryStore, name string, get func(con
 	case errors.Is(err, memory.ErrNotFound):
 		return m, usageError(fmt.Errorf("no memory named %q in %s (see clawseed memory list)", name, s.Location()))
 	case err != nil:
-		return m, &exitError{code: exitFailure, err: err}
+		return m, err
 	}
 	return m, nil
 }
@@ -285,7 +285,7 @@ func memoryExportRun(ctx context.Context, opts *memoryOptions) error {
 	defer s.Close()
 	out, err := s.Export(ctx, opts.Format)
 	if err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return err
 	}
 	_, err = fmt.Fprintln(opts.io.Out, out)
 	return err
@@ -307,7 +307,7 @@ func memoryReindexRun(ctx context.Context, opts *memoryOptions) error {
 	}
 	st, err := files.Reindex(ctx)
 	if err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return err
 	}
 	if opts.JSON {
 		return writeSessionJSON(opts.io.Out, st)

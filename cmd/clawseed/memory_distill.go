@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,10 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
-	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/providers"
-	"github.com/clawseed/clawseed/runtime/memory"
 )
 
 func newMemoryDistillCmd(g *globalOptions, io *IOStreams) *cobra.Command {
@@ -57,17 +54,10 @@ func memoryDistillRun(ctx context.Context, g *globalOptions, io *IOStreams, o ap
 	if !rep.Nothing() || rep.Pending || len(rep.Usage) > 0 {
 		printDistill(io.Out, rep, o.DryRun)
 	}
-	switch {
-	case errors.As(err, new(*config.Error)), errors.As(err, new(*config.NoProviderError)), errors.Is(err, app.ErrDistillFiles):
-		return err // exit 2, as for any command
-	case errors.Is(err, memory.ErrDistillRunning):
-		return &exitError{code: exitFailure, err: err}
-	case errors.Is(err, context.Canceled):
-		return err
-	case err != nil && rep.Dir != "":
-		// The configuration was fine: the distillation failed.
-		return &exitError{code: exitFailure, err: err}
-	case err != nil:
+	if err != nil {
+		// The configuration's errors are exit 2, an interrupt 130, a
+		// distillation that failed (or runs elsewhere) 1: errorCode's
+		// classes.
 		return err
 	}
 	if rep.Nothing() && !rep.Pending {

@@ -159,15 +159,11 @@ func exitCode(err error, stderr io.Writer) int {
 // errorCode is the exit code of an error the command did not mark itself
 // (an *exitError). The errors app and the configuration return are mapped
 // by their class, even when an interrupt caused them; an interrupt that
-// reached the command otherwise is 130. What is left, the errors cobra
-// returns itself (unknown command or flag, wrong arg count), are usage
-// errors.
+// reached the command otherwise is 130. Cobra's own errors (unknown
+// command or flag, wrong arguments) are marked usage errors where they
+// arise (usageErrors). What is left is a command that failed: exit 1.
 func errorCode(err error) int {
 	switch {
-	case errors.As(err, new(*app.StoreError)), errors.As(err, new(*app.SkillError)), errors.As(err, new(*install.Error)):
-		// The request was valid; the session store, the skill, or
-		// installing one (a fetch that failed, a skill refused) failed.
-		return exitFailure
 	case errors.As(err, new(*config.Error)), errors.As(err, new(*config.NoProviderError)),
 		errors.As(err, new(*app.PromptError)), errors.Is(err, app.ErrSessionsDisabled), errors.Is(err, app.ErrDistillFiles),
 		errors.Is(err, session.ErrNotFound), errors.Is(err, session.ErrInUse),
@@ -179,7 +175,9 @@ func errorCode(err error) int {
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
 	}
-	return exitUsage
+	// The request was valid and failed: the session store, a skill,
+	// installing one, a job, the network, the disk.
+	return exitFailure
 }
 
 func newRootCmd(io *IOStreams, proc *app.Process) *cobra.Command {
@@ -235,7 +233,41 @@ func newRootCmd(io *IOStreams, proc *app.Process) *cobra.Command {
 	root.InitDefaultCompletionCmd()
 	root.InitDefaultHelpCmd()
 	requireKnownSubcommands(root)
+	usageErrors(root)
 	return root
+}
+
+// usageErrors marks the errors cobra finds in a command line, before any
+// command runs, as usage errors (exit 2), in every command of the tree:
+// its argument checks and its flag rules (required flags, flag groups).
+// Bad flags come through the root's flag error function; an unknown
+// subcommand through requireKnownSubcommands.
+func usageErrors(cmd *cobra.Command) {
+	for _, sub := range cmd.Commands() {
+		usageErrors(sub)
+	}
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(cmd *cobra.Command, args []string) error { return asUsage(check(cmd, args)) }
+	}
+	if cmd.Runnable() && cmd.PreRunE == nil && cmd.PreRun == nil {
+		// cobra checks these after PreRunE and returns its errors as they
+		// are: checked here first, they are marked (cobra's own check then
+		// passes).
+		cmd.PreRunE = func(cmd *cobra.Command, _ []string) error {
+			if err := cmd.ValidateRequiredFlags(); err != nil {
+				return usageError(err)
+			}
+			return asUsage(cmd.ValidateFlagGroups())
+		}
+	}
+}
+
+// asUsage marks err a usage error unless it is nil or already marked.
+func asUsage(err error) error {
+	if err == nil || errors.As(err, new(*exitError)) {
+		return err
+	}
+	return usageError(err)
 }
 
 // requireKnownSubcommands makes every command group (a command with

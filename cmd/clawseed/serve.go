@@ -74,7 +74,7 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 	if opts.Migrate {
 		applied, err := app.MigrateStorage(ctx, cfg, opts.global.proc)
 		if err != nil {
-			return &exitError{code: exitFailure, err: fmt.Errorf("migrate: %w", err)}
+			return fmt.Errorf("migrate: %w", err)
 		}
 		if len(applied) > 0 {
 			log.Info("Storage migrated", "applied", strings.Join(applied, ", "))
@@ -106,7 +106,7 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 		if errors.Is(err, apiserver.ErrNeedTokens) {
 			return usageError(err)
 		}
-		return &exitError{code: exitFailure, err: err}
+		return err
 	}
 	// The scheduled jobs: on postgres each due time runs once across the
 	// replicas (River). They stop before the process closes its database.
@@ -114,7 +114,7 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 	if err != nil {
 		ln.Close()
 		srv.Close(ctx)
-		return &exitError{code: exitFailure, err: err}
+		return err
 	}
 	defer stopJobs()
 	tls := opts.TLSCert != ""
@@ -150,7 +150,7 @@ func serveRun(ctx context.Context, opts *serveOptions) error {
 		log.Warn("Shutdown", "error", closeErr)
 	}
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
-		return &exitError{code: exitFailure, err: fmt.Errorf("serve: %w", serveErr)}
+		return fmt.Errorf("serve: %w", serveErr)
 	}
 	return nil
 }

@@ -110,7 +110,7 @@ func sessionsListRun(ctx context.Context, opts *sessionsOptions) error {
 	}
 	infos, err := store.List(ctx)
 	if err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return err
 	}
 	shown := []session.Info{}
 	unreadable := 0
@@ -178,7 +178,7 @@ func sessionsShowRun(ctx context.Context, opts *sessionsOptions, arg string) err
 	}
 	s, err := store.Load(ctx, id)
 	if err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return err
 	}
 	if opts.JSON {
 		if s.Messages == nil {
@@ -208,10 +208,10 @@ func sessionsShowRun(ctx context.Context, opts *sessionsOptions, arg string) err
 func sessionsShowSummary(ctx context.Context, opts *sessionsOptions, store app.SessionStore, id string) error {
 	sum, ok, err := store.ReadSummary(ctx, id)
 	if err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return err
 	}
 	if !ok {
-		return &exitError{code: exitFailure, err: fmt.Errorf("session %s has no summary yet: it is written once the conversation has grown by [memory.session].update_every_tokens", id)}
+		return fmt.Errorf("session %s has no summary yet: it is written once the conversation has grown by [memory.session].update_every_tokens", id)
 	}
 	if !opts.JSON {
 		_, err := io.WriteString(opts.io.Out, sum.Render())
@@ -325,7 +325,7 @@ func sessionsRmRun(ctx context.Context, opts *sessionsOptions, arg string) error
 		return usageError(fmt.Errorf("session %s is open in another clawseed process; finish it there first, or use --force to delete it anyway (that process then loses what it writes)", id))
 	}
 	if err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return err
 	}
 	fmt.Fprintf(opts.io.Out, "Removed session %s.\n", id)
 	return nil

@@ -269,12 +269,12 @@ func skillsShowRun(ctx context.Context, opts *skillsOptions, name string) error 
 	cat := opts.discover(ctx, cfg)
 	s := cat.Lookup(name)
 	if s == nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("skill %q not found (see clawseed skills list)", name)}
+		return fmt.Errorf("skill %q not found (see clawseed skills list)", name)
 	}
 	// A catalog keeps no bodies: read the skill as activation does.
 	s, err = skills.Reread(s, int64(cfg.Skills.MaxSkillFileBytes))
 	if err != nil {
-		return &exitError{code: exitFailure, err: fmt.Errorf("skill %q: %v", name, err)}
+		return fmt.Errorf("skill %q: %v", name, err)
 	}
 	out := showJSON{
 		skillJSON: skillJSON{Name: s.Name, Description: s.Description, Source: string(s.Source), Path: skillPath(s),
@@ -430,10 +430,10 @@ func skillsNewRun(ctx context.Context, opts *skillsOptions, name string) error {
 	}, opts.Force)
 	if exists := (*skills.ExistsError)(nil); errors.As(err, &exists) {
 		// The same remedy as `config init` on an existing file.
-		return &exitError{code: exitFailure, err: fmt.Errorf("%w (remove it or choose another name, or use --force to replace its SKILL.md and manifest.toml with the template)", err)}
+		return fmt.Errorf("%w (remove it or choose another name, or use --force to replace its SKILL.md and manifest.toml with the template)", err)
 	}
 	if err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return err
 	}
 	if opts.JSON {
 		return writeJSON(opts.io.Out, map[string]string{"name": name, "path": dir})

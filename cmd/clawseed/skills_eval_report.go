@@ -61,12 +61,12 @@ func (st *evalState) report(sug *suggestion) evalReport {
 	cost := out.CostUSD
 	unpriced := slices.Clone(out.Unpriced)
 	if sug != nil {
-		usage.Add(sug.out.Usage)
-		cost += sug.out.CostUSD
-		unpriced = append(unpriced, sug.out.Unpriced...)
-		usage.Add(sug.ask.Usage)
-		cost += sug.ask.CostUSD
-		unpriced = append(unpriced, sug.ask.Unpriced...)
+		usage.Add(sug.Outcome.Usage)
+		cost += sug.Outcome.CostUSD
+		unpriced = append(unpriced, sug.Outcome.Unpriced...)
+		usage.Add(sug.Answer.Usage)
+		cost += sug.Answer.CostUSD
+		unpriced = append(unpriced, sug.Answer.Unpriced...)
 	}
 	slices.Sort(unpriced)
 	rep.Unpriced = orEmpty(slices.Compact(unpriced))

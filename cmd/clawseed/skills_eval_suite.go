@@ -109,9 +109,9 @@ func skillsEvalSuiteRun(ctx context.Context, opts *skillsEvalOptions, cfg *confi
 		return &exitError{code: exitUsage, err: fmt.Errorf("the suite stopped at --max-cost-usd %s: the results are partial", strconv.FormatFloat(opts.MaxCostUSD, 'f', -1, 64))}
 	case 1:
 		if rep.CasesRun == 0 {
-			return &exitError{code: exitFailure, err: errors.New("no case of the suite could be run")}
+			return errors.New("no case of the suite could be run")
 		}
-		return &exitError{code: exitFailure, err: fmt.Errorf("%d of %d case(s) scored below --threshold %s", rep.CasesRun-rep.CasesPassed, rep.CasesRun, strconv.FormatFloat(s.Threshold, 'f', -1, 64))}
+		return fmt.Errorf("%d of %d case(s) scored below --threshold %s", rep.CasesRun-rep.CasesPassed, rep.CasesRun, strconv.FormatFloat(s.Threshold, 'f', -1, 64))
 	}
 	return nil
 }

@@ -150,8 +150,14 @@ func confirm(o *installOptions, question string) (bool, error) {
 	return answer == "y" || answer == "yes", nil
 }
 
+// constError is the type of package main's sentinel errors: constants,
+// so the package holds no state.
+type constError string
+
+func (e constError) Error() string { return string(e) }
+
 // errNotConfirmed is the answer no: nothing was written.
-var errNotConfirmed = errors.New("not confirmed: nothing was written")
+const errNotConfirmed = constError("not confirmed: nothing was written")
 
 // installRefused is a skill add or update will not install, and why.
 type installRefused struct {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -43,13 +42,6 @@ type scanTarget struct {
 	name, path string
 }
 
-// scannedSkill is one skill of `skills scan --json`.
-type scannedSkill struct {
-	Name     string         `json:"name"`
-	Path     string         `json:"path"`
-	Findings []scan.Finding `json:"findings"`
-}
-
 func skillsScanRun(ctx context.Context, opts *skillsOptions, dirs []string, sarif bool, failOn string) error {
 	var threshold scan.Severity // "" for none
 	if failOn != failOnNone {
@@ -66,22 +58,23 @@ func skillsScanRun(ctx context.Context, opts *skillsOptions, dirs []string, sari
 	if err != nil {
 		return err
 	}
-	out := make([]scannedSkill, 0, len(targets))
+	out := make([]scan.Folder, 0, len(targets))
 	for _, t := range targets {
 		findings, err := scan.Dir(ctx, t.path)
 		if err != nil {
-			return &exitError{code: exitFailure, err: fmt.Errorf("cannot scan skill folder %s: %s", t.path, confine.Why(err))}
+			return fmt.Errorf("cannot scan skill folder %s: %s", t.path, confine.Why(err))
 		}
 		if findings == nil {
 			findings = []scan.Finding{}
 		}
-		out = append(out, scannedSkill{Name: t.name, Path: t.path, Findings: findings})
+		out = append(out, scan.Folder{Name: t.name, Path: t.path, Findings: findings})
 	}
 	switch {
 	case opts.JSON:
 		err = writeJSON(opts.io.Out, map[string]any{"skills": out})
 	case sarif:
-		err = writeJSON(opts.io.Out, sarifLog(out))
+		cwd, _ := os.Getwd()
+		err = writeJSON(opts.io.Out, scan.SARIF(out, version, cwd))
 	default:
 		printScan(opts.io.Out, out)
 	}
@@ -138,7 +131,7 @@ func scanTargets(ctx context.Context, opts *skillsOptions, dirs []string) ([]sca
 
 // printScan prints each skill and its findings, `file:line: severity
 // rule: message`, escaped: file names and messages come from the files.
-func printScan(w io.Writer, skills []scannedSkill) {
+func printScan(w io.Writer, skills []scan.Folder) {
 	if len(skills) == 0 {
 		fmt.Fprintln(w, "No skill folders to scan.")
 		return
@@ -171,135 +164,4 @@ func printScan(w io.Writer, skills []scannedSkill) {
 		summary += " (" + strings.Join(parts, ", ") + ")"
 	}
 	fmt.Fprintln(w, summary)
-}
-
-// The SARIF 2.1.0 log (OASIS): one run, the rules of rules.toml as the
-// driver's rules, one result per finding.
-type (
-	sarifDoc struct {
-		Schema  string     `json:"$schema"`
-		Version string     `json:"version"`
-		Runs    []sarifRun `json:"runs"`
-	}
-	sarifRun struct {
-		Tool    sarifTool     `json:"tool"`
-		Results []sarifResult `json:"results"`
-	}
-	sarifTool struct {
-		Driver sarifDriver `json:"driver"`
-	}
-	sarifDriver struct {
-		Name           string      `json:"name"`
-		InformationURI string      `json:"informationUri"`
-		Version        string      `json:"version,omitempty"`
-		Rules          []sarifRule `json:"rules"`
-	}
-	sarifRule struct {
-		ID                   string          `json:"id"`
-		ShortDescription     sarifText       `json:"shortDescription"`
-		DefaultConfiguration sarifConfig     `json:"defaultConfiguration"`
-		Properties           sarifProperties `json:"properties"`
-	}
-	sarifText struct {
-		Text string `json:"text"`
-	}
-	sarifConfig struct {
-		Level string `json:"level"`
-	}
-	sarifProperties struct {
-		// SecuritySeverity is GitHub code scanning's score (0–10, as a
-		// string) that ranks a security result.
-		SecuritySeverity string   `json:"security-severity"`
-		Tags             []string `json:"tags"`
-	}
-	sarifResult struct {
-		RuleID    string          `json:"ruleId"`
-		RuleIndex int             `json:"ruleIndex"`
-		Level     string          `json:"level"`
-		Message   sarifText       `json:"message"`
-		Locations []sarifLocation `json:"locations"`
-	}
-	sarifLocation struct {
-		PhysicalLocation sarifPhysical `json:"physicalLocation"`
-	}
-	sarifPhysical struct {
-		ArtifactLocation sarifArtifact `json:"artifactLocation"`
-		// Region is omitted for a finding about a whole file (line 0):
-		// SARIF's startLine starts at 1.
-		Region *sarifRegion `json:"region,omitempty"`
-	}
-	sarifArtifact struct {
-		URI string `json:"uri"`
-	}
-	sarifRegion struct {
-		StartLine int `json:"startLine"`
-	}
-)
-
-// sarifLevel maps a severity to SARIF's result level.
-func sarifLevel(s scan.Severity) string {
-	switch s {
-	case scan.Critical, scan.High:
-		return "error"
-	case scan.Medium:
-		return "warning"
-	}
-	return "note"
-}
-
-// securitySeverity is the score GitHub reads as critical (≥ 9), high
-// (≥ 7), medium (≥ 4) and low.
-func securitySeverity(s scan.Severity) string {
-	switch s {
-	case scan.Critical:
-		return "9.5"
-	case scan.High:
-		return "8.0"
-	case scan.Medium:
-		return "5.5"
-	}
-	return "3.0"
-}
-
-func sarifLog(skills []scannedSkill) sarifDoc {
-	rules := scan.Rules()
-	driver := sarifDriver{Name: "clawseed", InformationURI: "https://github.com/clawseed/clawseed", Version: version, Rules: make([]sarifRule, 0, len(rules))}
-	index := map[string]int{}
-	for i, r := range rules {
-		index[r.ID] = i
-		driver.Rules = append(driver.Rules, sarifRule{
-			ID: r.ID, ShortDescription: sarifText{r.Message},
-			DefaultConfiguration: sarifConfig{sarifLevel(r.Severity)},
-			Properties:           sarifProperties{SecuritySeverity: securitySeverity(r.Severity), Tags: []string{"security", "skill"}},
-		})
-	}
-	cwd, _ := os.Getwd()
-	results := []sarifResult{}
-	for _, s := range skills {
-		for _, f := range s.Findings {
-			loc := sarifPhysical{ArtifactLocation: sarifArtifact{URI: artifactURI(cwd, filepath.Join(s.Path, filepath.FromSlash(f.File)))}}
-			if f.Line > 0 {
-				loc.Region = &sarifRegion{StartLine: f.Line}
-			}
-			results = append(results, sarifResult{
-				RuleID: f.Rule, RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity),
-				Message: sarifText{f.Message}, Locations: []sarifLocation{{PhysicalLocation: loc}},
-			})
-		}
-	}
-	return sarifDoc{
-		Schema:  "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json",
-		Version: "2.1.0",
-		Runs:    []sarifRun{{Tool: sarifTool{Driver: driver}, Results: results}},
-	}
-}
-
-// artifactURI is path as a URI reference relative to the current folder
-// (what code-scanning tools resolve against the repository's root) when
-// it lies under it, else an absolute file: URI.
-func artifactURI(cwd, path string) string {
-	if rel, err := filepath.Rel(cwd, path); err == nil && cwd != "" && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return (&url.URL{Path: filepath.ToSlash(rel)}).EscapedPath()
-	}
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 }

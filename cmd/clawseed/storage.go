@@ -122,7 +122,7 @@ func storageCopyRun(ctx context.Context, opts *storageOptions, dir string, expor
 	}
 	infos, err := from.List(ctx)
 	if err != nil {
-		return &exitError{code: exitFailure, err: err}
+		return err
 	}
 	copied, skipped, failed := 0, 0, 0
 	for _, in := range infos {
@@ -163,11 +163,11 @@ func storageCopyRun(ctx context.Context, opts *storageOptions, dir string, expor
 	}
 	switch {
 	case failed > 0 && memFailed > 0:
-		return &exitError{code: exitFailure, err: fmt.Errorf("%s and %s could not be copied", plural(failed, "session"), plural(memFailed, "memory file"))}
+		return fmt.Errorf("%s and %s could not be copied", plural(failed, "session"), plural(memFailed, "memory file"))
 	case failed > 0:
-		return &exitError{code: exitFailure, err: fmt.Errorf("%s could not be copied", plural(failed, "session"))}
+		return fmt.Errorf("%s could not be copied", plural(failed, "session"))
 	case memFailed > 0:
-		return &exitError{code: exitFailure, err: fmt.Errorf("%s could not be copied", plural(memFailed, "memory file"))}
+		return fmt.Errorf("%s could not be copied", plural(memFailed, "memory file"))
 	}
 	return nil
 }
@@ -187,14 +187,14 @@ func storageCopyMemories(ctx context.Context, opts *storageOptions, cfg *config.
 	}
 	rows, diags, err := from.All(ctx)
 	if err != nil {
-		return 0, &exitError{code: exitFailure, err: err}
+		return 0, err
 	}
 	for _, d := range diags {
 		fmt.Fprintf(opts.io.Err, "✗ %s: %s\n", termtext.EscapeLine(d.Path), termtext.Escape(d.Message))
 	}
 	copied, skipped, err := to.Import(ctx, rows)
 	if err != nil {
-		return 0, &exitError{code: exitFailure, err: err}
+		return 0, err
 	}
 	verb, where := "Exported", "to "+dir
 	if !export {

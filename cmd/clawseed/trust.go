@@ -112,7 +112,7 @@ func trustError(err error) error {
 	if errors.As(err, &re) || errors.As(err, &fe) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, trust.ErrNotDir) {
 		return usageError(err)
 	}
-	return &exitError{code: exitFailure, err: err}
+	return err
 }
 
 // trustEntryJSON is one entry of `trust --list --json`.

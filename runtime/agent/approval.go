@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/clawseed/clawseed/permissions"
+	"github.com/clawseed/clawseed/runtime/hooks"
 )
 
 // The approval question: what the agent asks the [Approver] about a call
@@ -12,6 +13,25 @@ import (
 // An Approver asks the user whether a tool call may run.
 type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) (ApprovalAnswer, error)
+}
+
+// An Unattended approver answers without asking anyone (run --yes, an
+// eval's): the agent tells nobody it is waiting.
+type Unattended interface {
+	// AnswersAtOnce reports that the approver asks nobody.
+	AnswersAtOnce() bool
+}
+
+// ask puts req to the approver, which is not nil. Unless it is
+// [Unattended], a person answers it, so the Notification hooks
+// ("permission_prompt") fire first, as Claude Code's do when its prompt
+// waits: every question of this agent (a call, a skill a rule asks
+// about, a plan) and of its sub-agents, each on its own hooks.
+func (a *Agent) ask(ctx context.Context, req ApprovalRequest) (ApprovalAnswer, error) {
+	if u, ok := a.opts.Approver.(Unattended); !ok || !u.AnswersAtOnce() {
+		a.Notify(ctx, "clawseed needs your permission to use "+hooks.ClaudeToolName(req.Tool), "permission_prompt")
+	}
+	return a.opts.Approver.Approve(ctx, req)
 }
 
 // An ApprovalAnswer is the user's answer to one request.

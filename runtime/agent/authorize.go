@@ -131,7 +131,7 @@ func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, subj permiss
 			always, req.Always = al, al.Label
 		}
 	}
-	ans, err := a.opts.Approver.Approve(ctx, req)
+	ans, err := a.ask(ctx, req)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return askCancelled, nil

@@ -283,3 +283,10 @@ func (s *serialApprover) Approve(ctx context.Context, req ApprovalRequest) (Appr
 	defer s.out.unlock()
 	return s.inner.Approve(ctx, req)
 }
+
+// AnswersAtOnce passes on whether the inner approver asks nobody (the
+// sub-agent then fires no Notification hooks, [Unattended]).
+func (s *serialApprover) AnswersAtOnce() bool {
+	u, ok := s.inner.(Unattended)
+	return ok && u.AnswersAtOnce()
+}

@@ -167,7 +167,7 @@ func (a *Agent) handleExitPlan(ctx context.Context, c providers.ToolCall) provid
 		a.plan.mu.Unlock()
 		return providers.ToolResult{Content: "The plan goes to the user for review; their answer comes in a later message (plan mode ends if they approve). Stop here: no more tool calls in this turn."}
 	}
-	ans, err := a.opts.Approver.Approve(ctx, ApprovalRequest{ID: c.ID, Tool: exitPlanToolName, Summary: "plan", Args: string(callArgs(c.Args)), Class: permissions.ClassRead, Plan: plan})
+	ans, err := a.ask(ctx, ApprovalRequest{ID: c.ID, Tool: exitPlanToolName, Summary: "plan", Args: string(callArgs(c.Args)), Class: permissions.ClassRead, Plan: plan})
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return errorResult("%s", cancelledText)

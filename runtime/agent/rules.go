@@ -206,7 +206,7 @@ func (a *Agent) skillRule(ctx context.Context, name, args string) (providers.Too
 			return errorResult("Skill '%s' was not activated: the %s asks the user first, and this session cannot ask.", name, v.Rule), false
 		}
 		req := ApprovalRequest{Tool: skillToolName, Summary: strings.TrimSpace("skill " + name + " " + args), Class: permissions.ClassRead, Rule: askText(v)}
-		ans, err := a.opts.Approver.Approve(ctx, req)
+		ans, err := a.ask(ctx, req)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return errorResult("%s", cancelledText), false

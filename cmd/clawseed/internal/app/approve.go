@@ -25,3 +25,7 @@ func (YesApprover) Approve(_ context.Context, req agent.ApprovalRequest) (agent.
 	}
 	return agent.ApprovalAnswer{Decision: agent.ApproveOnce}, nil
 }
+
+// AnswersAtOnce implements [agent.Unattended]: nobody waits on --yes, so
+// no Notification hook fires.
+func (YesApprover) AnswersAtOnce() bool { return true }

@@ -396,16 +396,6 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	return nil
 }
 
-// approver is the agent's approver: chat's fires the Notification hooks
-// as it waits (not run's: --yes answers at once, and without it nobody
-// is asked).
-func (s *Session) approver(a agent.Approver) agent.Approver {
-	if _, yes := a.(YesApprover); a == nil || yes || s.hooks == nil {
-		return a
-	}
-	return notifyingApprover{Approver: a, s: s}
-}
-
 // agentOptions are the agent's options: step 9 of [Build].
 func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 	cfg, resolved := s.cfg, s.resolved
@@ -431,7 +421,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		Deferred:        cfg.Agent.DeferredTools,
 		ToolSource:      toolSource,
 		Policy:          p.policy,
-		Approver:        s.approver(o.Approver),
+		Approver:        o.Approver,
 		Hooks:           s.hooks,
 		Prompt: agent.PromptConfig{
 			SystemPrompt: cfg.Agent.SystemPrompt,

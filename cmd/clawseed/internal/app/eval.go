@@ -89,6 +89,9 @@ func (e *EvalRun) catalog(cat *skills.Catalog) *skills.Catalog {
 // evalApprover answers every call of an eval run (see [EvalRun]).
 type evalApprover struct{ allowed []string }
 
+// AnswersAtOnce implements [agent.Unattended]: an eval asks nobody.
+func (evalApprover) AnswersAtOnce() bool { return true }
+
 func (a evalApprover) Approve(_ context.Context, req agent.ApprovalRequest) (agent.ApprovalAnswer, error) {
 	// What only the user may approve (a control path written, more than
 	// the sandbox, an untrusted project's command) nobody approves here,

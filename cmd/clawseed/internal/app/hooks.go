@@ -17,7 +17,6 @@ import (
 	"github.com/clawseed/clawseed/internal/claudesettings"
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/permissions"
-	"github.com/clawseed/clawseed/runtime/agent"
 	"github.com/clawseed/clawseed/runtime/hooks"
 	"github.com/clawseed/clawseed/runtime/tools"
 	"github.com/clawseed/clawseed/skills"
@@ -221,28 +220,6 @@ func (s *Session) hookSession() {
 		path = s.writer.Path()
 	}
 	s.hooks.SetSession(hooks.Session{ID: s.sessionID, TranscriptPath: path, PermissionMode: s.PermissionMode})
-}
-
-// notifyingApprover fires the Notification hooks ("permission_prompt")
-// before the prompt waits for the user: chat's approver only — run's
-// --yes answers at once, and run without it cannot ask.
-type notifyingApprover struct {
-	agent.Approver
-	s *Session
-}
-
-// ShowsContent passes on whether the wrapped approver shows control-path
-// writes' content (the agent asks it, runtime/agent/controlwrite.go).
-func (n notifyingApprover) ShowsContent() bool {
-	ca, ok := n.Approver.(interface{ ShowsContent() bool })
-	return ok && ca.ShowsContent()
-}
-
-func (n notifyingApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.ApprovalAnswer, error) {
-	if n.s.agent != nil {
-		n.s.agent.Notify(ctx, "clawseed needs your permission to use "+hooks.ClaudeToolName(req.Tool), "permission_prompt")
-	}
-	return n.Approver.Approve(ctx, req)
 }
 
 // A HookLine is one hook as /hooks and `config show --hooks` list it.

@@ -1,54 +1,20 @@
 package app
 
 import (
-	"context"
 	"testing"
 
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/runtime/agent"
-	"github.com/clawseed/clawseed/runtime/hooks"
 )
 
-type contentApprover struct{ shows bool }
-
-func (contentApprover) Approve(context.Context, agent.ApprovalRequest) (agent.ApprovalAnswer, error) {
-	return agent.ApprovalAnswer{Decision: agent.ApproveOnce}, nil
-}
-func (c contentApprover) ShowsContent() bool { return c.shows }
-
-type plainApprover struct{}
-
-func (plainApprover) Approve(context.Context, agent.ApprovalRequest) (agent.ApprovalAnswer, error) {
-	return agent.ApprovalAnswer{Decision: agent.ApproveOnce}, nil
-}
-
-// TestSessionApprover: chat's approver is wrapped to fire Notification
-// hooks and still says whether it shows control-path writes' content (the
-// agent approves such a content only then); run's are not wrapped.
-func TestSessionApprover(t *testing.T) {
+// TestUnattendedApprovers: the approvers that ask nobody say so, so the
+// agent fires no Notification hooks for them (agent.Unattended).
+func TestUnattendedApprovers(t *testing.T) {
 	t.Parallel()
-	s := &Session{hooks: hooks.New(hooks.Options{})}
-	for _, tt := range []struct {
-		in    agent.Approver
-		shows bool
-	}{{contentApprover{true}, true}, {contentApprover{false}, false}, {plainApprover{}, false}} {
-		got := s.approver(tt.in)
-		if _, ok := got.(notifyingApprover); !ok {
-			t.Errorf("%T not wrapped", tt.in)
+	for _, a := range []agent.Approver{YesApprover{}, evalApprover{}} {
+		if u, ok := a.(agent.Unattended); !ok || !u.AnswersAtOnce() {
+			t.Errorf("%T is not unattended", a)
 		}
-		ca, ok := got.(interface{ ShowsContent() bool })
-		if !ok || ca.ShowsContent() != tt.shows {
-			t.Errorf("%T: ShowsContent lost", tt.in)
-		}
-	}
-	if _, ok := s.approver(YesApprover{}).(YesApprover); !ok {
-		t.Error("--yes wrapped")
-	}
-	if s.approver(nil) != nil {
-		t.Error("nil approver wrapped")
-	}
-	if _, ok := (&Session{}).approver(plainApprover{}).(plainApprover); !ok {
-		t.Error("wrapped with hooks off")
 	}
 }
 

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"iter"
 	"log/slog"
 	"slices"
@@ -146,7 +145,8 @@ func listingMemory(cfg *config.Config) MemoryStore {
 // unopenedRows are the rows of a database that is not opened.
 type unopenedRows struct{}
 
-var errUnopened = errors.New("the database is not opened (listing tools only)")
+// errUnopened is what every method answers.
+const errUnopened = Error("the database is not opened (listing tools only)")
 
 func (unopenedRows) Location() string { return "the database (not opened)" }
 func (unopenedRows) List(context.Context, []string, bool) ([]memory.Row, error) {

@@ -34,14 +34,18 @@ import (
 // worktreesDir is where the worktrees are made, below the workspace.
 const worktreesDir = ".clawseed/worktrees"
 
-// workspaceBound are the session tools a worktree subagent does not get:
-// they act on the session's workspace and are not rebuilt for the
-// worktree (skill_create never reaches a subagent).
+// workspaceBound reports whether a session tool is one a worktree
+// subagent does not get: it acts on the session's workspace and is not
+// rebuilt for the worktree (skill_create never reaches a subagent).
 // The file tools, shell and git are rebuilt (and left out when they
 // cannot be).
-var workspaceBound = []string{
-	"backup", "pdf_read", "cron_add", "cron_list", "cron_remove", "cron_run", "cron_runs", "cron_update",
-	"content_search", "file_edit", "file_read", "file_write", "glob_search", "shell", "git",
+func workspaceBound(name string) bool {
+	switch name {
+	case "backup", "pdf_read", "cron_add", "cron_list", "cron_remove", "cron_run", "cron_runs", "cron_update",
+		"content_search", "file_edit", "file_read", "file_write", "glob_search", "shell", "git":
+		return true
+	}
+	return false
 }
 
 // worktreeMaker is the session's agent.Options.Worktree; nil when the
@@ -118,7 +122,7 @@ func newWorktree(ctx context.Context, cfg *config.Config, conf *confinement, sb 
 			if b, ok := byName[n]; ok {
 				return b
 			}
-			if slices.Contains(workspaceBound, n) {
+			if workspaceBound(n) {
 				return nil
 			}
 			return t
