@@ -16,7 +16,8 @@ import (
 
 // The helper runs in two stages when it has namespaces ([Sandbox.wrap]).
 // The first runs as root in a user namespace of its own (mapped to the
-// user), since only a process with capabilities there may mount: it binds
+// user, [mapSelf]), since only a process with capabilities there may
+// mount: it binds
 // the read-only paths and hides the denied ones. It then starts the second
 // stage — the helper again — in a nested user namespace, where it is the
 // user again, and a new mount namespace: the mounts copied into it are
@@ -87,6 +88,9 @@ func outerStage(pol helperPolicy) int {
 		fmt.Fprintf(os.Stderr, "clawseed sandbox: %v\n", err)
 		return 126
 	}
+	if err := mapSelf(pol.UID, pol.GID); err != nil {
+		return fail(err)
+	}
 	if err := setupMounts(pol); err != nil {
 		return fail(err)
 	}
@@ -142,6 +146,31 @@ func outerStage(pol helperPolicy) int {
 		return 128 + int(ws.Signal())
 	}
 	return ws.ExitStatus()
+}
+
+// mapSelf makes the user (uid, gid outside) root in this process's user
+// namespace, as `unshare --map-root-user` does: the one mapping a user may
+// make without privilege outside, written by the process itself while it
+// holds capabilities in the namespace.
+func mapSelf(uid, gid int) error {
+	for _, w := range []struct{ file, data string }{
+		{"/proc/self/setgroups", "deny"}, // before gid_map, which needs it
+		{"/proc/self/uid_map", fmt.Sprintf("0 %d 1", uid)},
+		{"/proc/self/gid_map", fmt.Sprintf("0 %d 1", gid)},
+	} {
+		f, err := os.OpenFile(w.file, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("map the user: %w", err)
+		}
+		_, err = f.WriteString(w.data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("map the user: %s: %w", w.file, err)
+		}
+	}
+	return nil
 }
 
 // policyFile returns an anonymous memory file holding pol, at its start,

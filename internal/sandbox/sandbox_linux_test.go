@@ -13,12 +13,20 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
-// TestMain lets the test binary be the helper, as clawseed is.
+// TestMain lets the test binary be the helper, as clawseed is, and
+// makes it non-dumpable as clawseed makes itself (internal/procenv): the
+// helper must start from such a process.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == HelperArg {
 		os.Exit(HelperMain(os.Args[1:]))
+	}
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		fmt.Fprintln(os.Stderr, "prctl(PR_SET_DUMPABLE):", err)
+		os.Exit(1)
 	}
 	os.Exit(m.Run())
 }

@@ -406,9 +406,9 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd, p Policy) error {
 // which reads pol from the returned file (an anonymous memory file, so no
 // limit of the environment or the argument list applies), to close once
 // cmd has started. With namespaces, the helper starts in new user, mount
-// (and, without network, network) namespaces as root mapped to the
-// caller's user and group, so that it may mount; it is then the first of
-// two stages (helper_linux.go), and no command runs as that root.
+// (and, without network, network) namespaces, where it becomes root mapped
+// to the caller's user and group, so that it may mount; it is then the
+// first of two stages (helper_linux.go), and no command runs as that root.
 func (s *Sandbox) wrap(cmd *exec.Cmd, pol helperPolicy, namespaces bool) (*os.File, error) {
 	if len(cmd.ExtraFiles) > 0 {
 		return nil, errors.New("sandbox: a confined command cannot take extra files")
@@ -445,9 +445,12 @@ func (s *Sandbox) wrap(cmd *exec.Cmd, pol helperPolicy, namespaces bool) (*os.Fi
 	if !pol.Network {
 		attr.Cloneflags |= unix.CLONE_NEWNET
 	}
-	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}}
-	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}}
-	attr.GidMappingsEnableSetgroups = false
+	// The helper maps its user itself ([mapSelf]), keeping across its
+	// execution the capabilities it needs for that and for the mounts:
+	// clawseed could not write the maps of a child it forks, since it is
+	// not dumpable (internal/procenv), and until the child executes, the
+	// child's /proc files are root's.
+	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETUID, unix.CAP_SETGID, unix.CAP_SETFCAP}
 	cmd.SysProcAttr = attr
 	return f, nil
 }
