@@ -16,20 +16,19 @@ import (
 
 // The helper runs in two stages when it has namespaces ([Sandbox.wrap]).
 // The first runs as root in a user namespace of its own (mapped to the
-// user, [mapSelf]), since only a process with capabilities there may
-// mount: it binds
-// the read-only paths and hides the denied ones. It then starts the second
-// stage — the helper again — in a nested user namespace, where it is the
-// user again, and a new mount namespace: the mounts copied into it are
-// locked (a namespace owned by a less privileged user namespace may not
-// unmount them one by one, nor make them writable again), and the second
-// stage, executed as a user other than root there, keeps no capability.
-// It confines its thread with Landlock and executes the command, or serves
-// forks, so no command ever holds a capability with which to undo the
-// mounts. Executing the command straight from the first stage would keep
-// root's capabilities in the namespace; mapping the user to itself in one
-// namespace (the first design) leaves the helper without the capability
-// to mount at all.
+// user by itself, [mapSelf], with the capabilities clawseed passed it as
+// ambient ones), since only a process with capabilities there may mount:
+// it binds the read-only paths and hides the denied ones. It then starts
+// the second stage — the helper again — in a nested user namespace, where
+// it is the user again, and a new mount namespace: the mounts copied into
+// it are locked (a namespace owned by a less privileged user namespace may
+// not unmount them one by one, nor make them writable again), and the
+// second stage, executed as a user other than root there, keeps no
+// capability. It confines its thread with Landlock and executes the
+// command, or serves forks, so no command ever holds a capability with
+// which to undo the mounts. Executing the command straight from the first
+// stage would keep root's capabilities in the namespace; mapping the user
+// to itself in one namespace leaves the helper no capability to mount.
 
 // HelperMain is the helper ([HelperArg]): args are its arguments after
 // the program name — HelperArg, the command's path, then its argument
