@@ -53,7 +53,6 @@ type forkReply struct {
 
 // A forkServer is one running helper in serve mode.
 type forkServer struct {
-	cmd  *exec.Cmd
 	sock *os.File
 	mu   sync.Mutex // one request at a time
 	dead bool
@@ -70,8 +69,6 @@ func (s *Sandbox) startForkServer(pol helperPolicy) (*forkServer, error) {
 	cmd := exec.Command(s.exe)
 	cmd.Env = helperEnv()
 	cmd.Stderr = os.Stderr
-	// The server dies with this process; its processes are ours.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	f, err := s.wrap(cmd, pol, true)
 	if err != nil {
 		ours.Close()
@@ -86,8 +83,55 @@ func (s *Sandbox) startForkServer(pol helperPolicy) (*forkServer, error) {
 		ours.Close()
 		return nil, fmt.Errorf("sandbox: start the fork server: %w", err)
 	}
-	go cmd.Wait() // reaps the server when it ends
-	return &forkServer{cmd: cmd, sock: ours}, nil
+	// The helper started first makes the mounts and starts the server
+	// as its sibling, our child (helper_linux.go), which says its pid
+	// once it is confined; the helper ends.
+	reply, err := readHello(ours)
+	cmd.Wait()
+	if err != nil {
+		ours.Close()
+		return nil, fmt.Errorf("sandbox: start the fork server: %w", err)
+	}
+	server, err := os.FindProcess(reply.Pid)
+	if err != nil {
+		ours.Close()
+		return nil, fmt.Errorf("sandbox: start the fork server: %w", err)
+	}
+	go server.Wait() // reaps the server when it ends
+	return &forkServer{sock: ours}, nil
+}
+
+// readHello reads the server's first message: its pid, or why it did not
+// start.
+func readHello(sock *os.File) (forkReply, error) {
+	buf := make([]byte, 4096)
+	n, _, _, _, err := unix.Recvmsg(int(sock.Fd()), buf, nil, 0)
+	for err == syscall.EINTR {
+		n, _, _, _, err = unix.Recvmsg(int(sock.Fd()), buf, nil, 0)
+	}
+	if err != nil {
+		return forkReply{}, err
+	}
+	if n == 0 {
+		return forkReply{}, errors.New("the helper ended without a word")
+	}
+	var reply forkReply
+	if err := json.Unmarshal(buf[:n], &reply); err != nil {
+		return forkReply{}, fmt.Errorf("bad first message: %w", err)
+	}
+	if reply.Err != "" {
+		return forkReply{}, errors.New(reply.Err)
+	}
+	if reply.Pid <= 0 {
+		return forkReply{}, fmt.Errorf("bad first message %q", buf[:n])
+	}
+	return reply, nil
+}
+
+// hello sends the server's first message.
+func hello(r forkReply) {
+	data, _ := json.Marshal(r)
+	unix.Sendmsg(forkServerFD, data, nil, nil, 0)
 }
 
 // stop ends the server (closing its socket ends its loop).
@@ -352,10 +396,18 @@ func (s *stdio) wait(delay time.Duration) (err error, delayed bool) {
 // forks the processes asked for on the socket from it, until the socket
 // closes.
 func serve(pol helperPolicy) int {
+	// The socket is not the processes' to inherit: with it a process
+	// could ask for forks or answer in the server's place.
+	unix.CloseOnExec(forkServerFD)
+	// The server dies with clawseed (its parent: it was started as the
+	// first stage's sibling); the socket closing would end it too.
+	unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGKILL), 0, 0, 0)
 	if err := restrictThread(pol.ABI, pol.Rules, pol.Network); err != nil {
+		hello(forkReply{Err: err.Error()})
 		fmt.Fprintf(os.Stderr, "clawseed sandbox: %v\n", err)
 		return 126
 	}
+	hello(forkReply{Pid: os.Getpid()})
 	conn := forkServerFD
 	buf := make([]byte, maxForkRequest)
 	oob := make([]byte, unix.CmsgSpace(3*4))

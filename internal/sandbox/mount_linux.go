@@ -4,22 +4,27 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
 
 // setupMounts makes, in the caller's mount namespace, which must be
-// private to it (a new one), each of readOnly read-only and each of hidden
-// empty: a bind mount of the path onto itself remounted read-only, and an
-// empty read-only tmpfs over a hidden folder or /dev/null over a hidden
-// file. Hidden paths are done first, so that a read-only control folder
-// inside a hidden one stays hidden. Then each of holes inside a read-only
-// path is bound writable again, after the read-only paths outside the
-// holes and before those inside them: a worktree under the read-only
-// .clawseed/ is writable, its own control paths are not. Paths must
-// exist; links must have been resolved.
-func setupMounts(readOnly, hidden, holes []string) error {
+// private to it (a new one), each of pol.ReadOnly read-only and each of
+// pol.Hide empty: a bind mount of the path onto itself remounted
+// read-only, and an empty read-only tmpfs over a hidden folder or
+// /dev/null over a hidden file. Hidden paths are done first, so that a
+// read-only control folder inside a hidden one stays hidden. Then each of
+// pol.Holes inside a read-only path is bound writable again, after the
+// read-only paths outside the holes and before those inside them: a
+// worktree under the read-only .clawseed/ is writable, its own control
+// paths are not. Last, the folders above the read-only paths are pinned
+// ([pinned]). Paths must exist; links must have been resolved.
+func setupMounts(pol helperPolicy) error {
+	readOnly, hidden, holes := pol.ReadOnly, pol.Hide, pol.Holes
 	if len(readOnly) == 0 && len(hidden) == 0 {
 		return nil
 	}
@@ -65,7 +70,52 @@ func setupMounts(readOnly, hidden, holes []string) error {
 			return err
 		}
 	}
-	return bindReadOnly(inside)
+	if err := bindReadOnly(inside); err != nil {
+		return err
+	}
+	for _, p := range pinned(readOnly, pol.Writable) {
+		// A bind of a folder onto itself, with what is mounted inside
+		// it, keeps the flags of the mount it lies in: writable or not
+		// as before, but a mount point.
+		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("pin %s: %w", p, err)
+		}
+	}
+	// A working folder taken before the mounts would still be the one
+	// beneath them: take it again, through them.
+	if wd, err := os.Getwd(); err == nil {
+		if err := unix.Chdir(wd); err != nil {
+			return fmt.Errorf("chdir %s: %w", wd, err)
+		}
+	}
+	return nil
+}
+
+// pinned returns the folders above each read-only path that a confined
+// process could rename or remove — those whose parent lies in a writable
+// folder — shallowest first. Renaming .git would take .git/hooks with it,
+// and a copy put in its place would be writable; a mount point cannot be
+// renamed or removed (EBUSY), so each of these is bound onto itself.
+func pinned(readOnly, writable []string) []string {
+	var out []string
+	for _, r := range readOnly {
+		for a := filepath.Dir(r); a != "/" && a != "."; a = filepath.Dir(a) {
+			parent := filepath.Dir(a)
+			if !slices.ContainsFunc(writable, func(w string) bool { return within(parent, w) }) {
+				break
+			}
+			if !slices.Contains(out, a) && !slices.Contains(readOnly, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		if d := strings.Count(a, "/") - strings.Count(b, "/"); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	return out
 }
 
 // bindWritable binds p onto itself and clears the read-only flag the new

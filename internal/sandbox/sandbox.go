@@ -26,10 +26,13 @@
 // may make a mount namespace itself (root, or CAP_SYS_ADMIN), that thread
 // is one of its own. Otherwise the thread is in a fork server: the helper
 // — clawseed itself, re-executed with [HelperArg] in new user, mount and
-// network namespaces — started once per policy, which forks each process
-// with CLONE_PARENT so that it is this process's child. [Sandbox.Wrap]
-// runs the helper per process instead, for code that starts the process
-// itself.
+// network namespaces, where it is root so that it may mount, then once
+// more in a nested user namespace where it is the user again, without
+// capabilities (helper_linux.go) — started once per policy, which forks
+// each process with CLONE_PARENT so that it is this process's child.
+// [Sandbox.Wrap] runs the helper per process instead, for code that starts
+// the process itself. The folders above each read-only path are mount
+// points too, so that renaming one cannot carry the path away.
 package sandbox
 
 import (

@@ -13,12 +13,20 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
-// TestMain lets the test binary be the helper, as clawseed is.
+// TestMain lets the test binary be the helper, as clawseed is, and
+// makes it non-dumpable as clawseed makes itself (internal/procenv): the
+// helper must start from such a process.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == HelperArg {
 		os.Exit(HelperMain(os.Args[1:]))
+	}
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		fmt.Fprintln(os.Stderr, "prctl(PR_SET_DUMPABLE):", err)
+		os.Exit(1)
 	}
 	os.Exit(m.Run())
 }
@@ -39,6 +47,14 @@ func newTestSandbox(t *testing.T, helper bool) *Sandbox {
 	if helper != st.Helper {
 		if !helper {
 			t.Skip("this process cannot take namespaces on a thread (not root); the helper path is tested instead")
+		}
+		if os.Getuid() != 0 {
+			// Not root: the helper path is the only one with namespaces,
+			// and it must work wherever the kernel lets a user make them.
+			if userNamespacesWork() {
+				t.Fatalf("user namespaces work here, yet the helper path is off: %s", st.Reason)
+			}
+			t.Skipf("no user namespaces here: %s", st.Reason)
 		}
 		// Root takes the thread path; the helper path still works in a
 		// user namespace.
@@ -115,34 +131,88 @@ func TestConfines(t *testing.T) {
 			s := newTestSandbox(t, helper)
 			l := newLayout(t)
 			p := l.policy(false)
+			// readOnly cases hold only where the status says control paths
+			// are read-only (a mount namespace); busy ones must fail because
+			// the path is a mount point, not for any other reason.
 			cases := []struct {
-				name, line string
-				ok         bool
+				name, line     string
+				ok             bool
+				readOnly, busy bool
 			}{
-				{"write inside", "echo ok > inside.txt && cat inside.txt", true},
-				{"write a file in a subfolder", "mkdir -p sub && echo x > sub/y", true},
-				{"read inside", "cat file.txt", true},
-				{"read the system", "cat /etc/hostname >/dev/null || ls /usr/bin >/dev/null", true},
-				{"write outside", "echo x > " + filepath.Join(l.outside, "f"), false},
-				{"create outside via sh -c", "sh -c 'touch " + filepath.Join(l.outside, "g") + "'", false},
-				{"read a denied file", "cat " + filepath.Join(l.secret, "key"), false},
-				{"read a kept file in a denied folder", "cat " + l.kept, true},
-				{"list the way to a denied folder", "ls " + l.root, true},
-				{"write a read-only control path", "echo evil >> .git/hooks/pre-commit", false},
-				{"create a file in a read-only control folder", "echo evil > .git/hooks/post-commit", false},
-				{"write /dev/null", "echo x > /dev/null", true},
+				{name: "write inside", line: "echo ok > inside.txt && cat inside.txt", ok: true},
+				{name: "write a file in a subfolder", line: "mkdir -p sub && echo x > sub/y", ok: true},
+				{name: "read inside", line: "cat file.txt", ok: true},
+				{name: "read the system", line: "cat /etc/hostname >/dev/null || ls /usr/bin >/dev/null", ok: true},
+				{name: "write outside", line: "echo x > " + filepath.Join(l.outside, "f")},
+				{name: "create outside via sh -c", line: "sh -c 'touch " + filepath.Join(l.outside, "g") + "'"},
+				{name: "read a denied file", line: "cat " + filepath.Join(l.secret, "key")},
+				{name: "read a kept file in a denied folder", line: "cat " + l.kept, ok: true},
+				{name: "list the way to a denied folder", line: "ls " + l.root, ok: true},
+				{name: "write a read-only control path", line: "echo evil >> .git/hooks/pre-commit", readOnly: true},
+				{name: "create a file in a read-only control folder", line: "echo evil > .git/hooks/post-commit", readOnly: true},
+				{name: "rename the folder above a control path", line: "mv .git .git-old", readOnly: true, busy: true},
+				{name: "remove the folder above a control path", line: "rm -rf .git", readOnly: true},
+				{name: "rename a control path", line: "mv .git/hooks .git/hooks-old", readOnly: true, busy: true},
+				{name: "unmount a control path", line: "umount .git/hooks", readOnly: true},
+				{name: "unmount a control path lazily", line: "umount -l .git/hooks", readOnly: true},
+				{name: "bind over a control path", line: "mkdir -p w && mount --bind w .git/hooks", readOnly: true},
+				{name: "remount a control path writable", line: "mount -o remount,rw .git/hooks", readOnly: true},
+				{name: "write /dev/null", line: "echo x > /dev/null", ok: true},
 			}
 			for _, c := range cases {
+				if c.readOnly && !s.Status().ReadOnlyPaths {
+					t.Logf("%s: not checked, control paths are writable here (%s)", c.name, s.Status().Reason)
+					continue
+				}
 				out, err := run(t, s, p, l.ws, c.line)
 				if (err == nil) != c.ok {
 					t.Errorf("%s: %q: err = %v, want ok=%v; output: %s", c.name, c.line, err, c.ok, out)
+				}
+				if c.busy && !strings.Contains(out, "busy") {
+					t.Errorf("%s: %q: want a mount point's refusal (busy); output: %s", c.name, c.line, out)
 				}
 			}
 			if _, err := os.Stat(filepath.Join(l.outside, "f")); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("a file outside was written")
 			}
+			if !s.Status().ReadOnlyPaths {
+				return
+			}
 			if data, _ := os.ReadFile(filepath.Join(l.hooks, "pre-commit")); string(data) != "#!/bin/sh\n" {
 				t.Errorf("the hook was changed: %q", data)
+			}
+			for _, p := range []string{filepath.Join(l.ws, ".git-old"), filepath.Join(l.hooks, "post-commit")} {
+				if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+					t.Errorf("%s was made", p)
+				}
+			}
+		})
+	}
+}
+
+// TestNoCapabilities: a command keeps no capability, so it cannot undo
+// the mounts that make control paths read-only, whichever way it starts
+// (root keeps root's own, the thread path's).
+func TestNoCapabilities(t *testing.T) {
+	if os.Getuid() == 0 {
+		t.Skip("root: commands keep root's capabilities; TestUnprivileged runs this as another user")
+	}
+	for _, helper := range []bool{false, true} {
+		t.Run(fmt.Sprintf("helper=%v", helper), func(t *testing.T) {
+			s := newTestSandbox(t, helper)
+			l := newLayout(t)
+			out, err := run(t, s, l.policy(false), l.ws, "grep -E '^Cap(Inh|Prm|Eff|Amb):' /proc/self/status; id -u")
+			if err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				if f := strings.Fields(line); len(f) == 2 && strings.Trim(f[1], "0") != "" {
+					t.Errorf("a command has capabilities: %s", line)
+				}
+			}
+			// It runs as the user, not as root in its namespace.
+			if want := fmt.Sprint(os.Getuid()); !strings.HasSuffix(strings.TrimSpace(out), "\n"+want) {
+				t.Errorf("a command's uid: %s, want %s", out, want)
 			}
 		})
 	}
@@ -283,6 +353,7 @@ func TestWrap(t *testing.T) {
 		t.Skipf("sandbox not available here: %s", st.Reason)
 	}
 	l := newLayout(t)
+	ns := userNamespacesWork()
 	for _, c := range []struct {
 		line string
 		ok   bool
@@ -291,6 +362,9 @@ func TestWrap(t *testing.T) {
 		{"cat " + filepath.Join(l.secret, "key"), false},
 		{"touch " + filepath.Join(l.outside, "x"), false},
 		{"exec nonexistent-program-xyz", false},
+		// With user namespaces the control paths are read-only here too.
+		{"echo evil >> .git/hooks/pre-commit", !ns},
+		{"mv .git .git-old", !ns},
 	} {
 		cmd := exec.Command("/bin/sh", "-c", c.line)
 		cmd.Dir = l.ws
@@ -390,6 +464,17 @@ func TestForkServerLikeExec(t *testing.T) {
 
 	if _, err := start(t.Context(), exec.Command("/no/such/program")); err == nil {
 		t.Error("a missing program started")
+	}
+
+	// The process has nothing of the server's: with the server's socket it could ask for forks or answer for it.
+	cmd = exec.Command("/bin/ls", "-l", "/proc/self/fd")
+	out.Reset()
+	cmd.Stdout = &out
+	if wait, err = start(t.Context(), cmd); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(); err != nil || strings.Contains(out.String(), "socket:") {
+		t.Errorf("descriptors: err %v, %s, want no socket", err, out.String())
 	}
 
 	ctx, cancel := context.WithCancel(t.Context())

@@ -81,7 +81,7 @@ func (s *Sandbox) Start(ctx context.Context, cmd *exec.Cmd, p Policy) (wait func
 	}
 	pol := helperPolicy{ABI: st.ABI, Rules: s.rulesOf(p), Network: p.Network}
 	if st.ReadOnlyPaths {
-		pol.ReadOnly, pol.Hide, pol.Holes = existingReal(p.ReadOnly), p.hidden(), existingReal(p.Holes)
+		pol = p.withMounts(pol)
 	}
 	if st.Helper {
 		return s.startServed(ctx, cmd, pol)
@@ -234,7 +234,7 @@ func confineThread(st Status, pol helperPolicy) error {
 		if err := unix.Unshare(flags); err != nil {
 			return fmt.Errorf("sandbox: unshare: %w", err)
 		}
-		if err := setupMounts(pol.ReadOnly, pol.Hide, pol.Holes); err != nil {
+		if err := setupMounts(pol); err != nil {
 			return fmt.Errorf("sandbox: %w", err)
 		}
 	}
@@ -349,6 +349,24 @@ type helperPolicy struct {
 	Probe string `json:"probe,omitempty"`
 	// Serve makes the helper a fork server (forkserver_linux.go).
 	Serve bool `json:"serve,omitempty"`
+	// Writable are the real paths of [Policy.Writable], where a folder
+	// above a read-only path could be renamed ([setupMounts]).
+	Writable []string `json:"w,omitempty"`
+	// Outer makes the helper the first of two stages (helper_linux.go):
+	// it runs as root in its user namespace, makes the mounts and starts
+	// the second stage as UID and GID, the user's ids outside.
+	Outer bool `json:"outer,omitempty"`
+	UID   int  `json:"uid,omitempty"`
+	GID   int  `json:"gid,omitempty"`
+}
+
+// withMounts returns pol with what the mounts of p need: the read-only
+// paths, holes and writable folders that exist, and the denied paths to
+// hide.
+func (p Policy) withMounts(pol helperPolicy) helperPolicy {
+	pol.ReadOnly, pol.Hide, pol.Holes = existingReal(p.ReadOnly), p.hidden(), existingReal(p.Holes)
+	pol.Writable = existingReal(p.Writable)
+	return pol
 }
 
 // startHelper starts cmd through the helper ([Sandbox.wrap]).
@@ -376,7 +394,7 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd, p Policy) error {
 	s.userNSOnce.Do(func() { s.userNS = st.Helper || s.probeHelper(st.ABI) == nil })
 	pol := helperPolicy{ABI: st.ABI, Rules: s.rulesOf(p), Network: p.Network}
 	if s.userNS {
-		pol.ReadOnly, pol.Hide, pol.Holes = existingReal(p.ReadOnly), p.hidden(), existingReal(p.Holes)
+		pol = p.withMounts(pol)
 	}
 	// The policy file stays open until the garbage collector finds it:
 	// the caller starts cmd whenever it likes, and the child gets a copy.
@@ -384,32 +402,24 @@ func (s *Sandbox) Wrap(cmd *exec.Cmd, p Policy) error {
 	return err
 }
 
-// wrap makes cmd run the helper — clawseed re-executed with [HelperArg],
-// in new user, mount (and, without network, network) namespaces when
-// namespaces is set, mapped to the caller's own user and group — which
-// reads pol from the returned file (an anonymous memory file, so no limit
-// of the environment or the argument list applies), to close once cmd has
-// started.
+// wrap makes cmd run the helper — clawseed re-executed with [HelperArg] —
+// which reads pol from the returned file (an anonymous memory file, so no
+// limit of the environment or the argument list applies), to close once
+// cmd has started. With namespaces, the helper starts in new user, mount
+// (and, without network, network) namespaces, where it becomes root mapped
+// to the caller's user and group, so that it may mount; it is then the
+// first of two stages (helper_linux.go), and no command runs as that root.
 func (s *Sandbox) wrap(cmd *exec.Cmd, pol helperPolicy, namespaces bool) (*os.File, error) {
-	data, err := json.Marshal(pol)
-	if err != nil {
-		return nil, err
-	}
 	if len(cmd.ExtraFiles) > 0 {
 		return nil, errors.New("sandbox: a confined command cannot take extra files")
 	}
-	fd, err := unix.MemfdCreate("clawseed-sandbox-policy", unix.MFD_CLOEXEC)
+	uid, gid := os.Getuid(), os.Getgid()
+	if namespaces {
+		pol.Outer, pol.UID, pol.GID = true, uid, gid
+	}
+	f, err := policyFile(pol)
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: memfd: %w", err)
-	}
-	f := os.NewFile(uintptr(fd), "policy")
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("sandbox: write the policy: %w", err)
-	}
-	if _, err := f.Seek(0, 0); err != nil {
-		f.Close()
-		return nil, err
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	target := cmd.Path
 	if pol.Probe != "" {
@@ -435,79 +445,12 @@ func (s *Sandbox) wrap(cmd *exec.Cmd, pol helperPolicy, namespaces bool) (*os.Fi
 	if !pol.Network {
 		attr.Cloneflags |= unix.CLONE_NEWNET
 	}
-	uid, gid := os.Getuid(), os.Getgid()
-	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
-	attr.GidMappingsEnableSetgroups = false
+	// The helper maps its user itself ([mapSelf]), keeping across its
+	// execution the capabilities it needs for that and for the mounts:
+	// clawseed could not write the maps of a child it forks, since it is
+	// not dumpable (internal/procenv), and until the child executes, the
+	// child's /proc files are root's.
+	attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETUID, unix.CAP_SETGID, unix.CAP_SETFCAP}
 	cmd.SysProcAttr = attr
 	return f, nil
-}
-
-// HelperMain is the helper ([HelperArg]): args are its arguments after
-// the program name — HelperArg, the command's path, then its argument
-// vector. It reads the policy, binds the read-only paths, confines its
-// thread and executes the command in its place; it returns only on
-// failure, with 126 (127 when the command does not exist).
-func HelperMain(args []string) int {
-	runtime.LockOSThread()
-	if len(args) < 3 || args[0] != HelperArg {
-		fmt.Fprintln(os.Stderr, "clawseed sandbox: bad helper arguments")
-		return 126
-	}
-	f := os.NewFile(helperPolicyFD, "policy")
-	var pol helperPolicy
-	err := json.NewDecoder(f).Decode(&pol)
-	f.Close()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "clawseed sandbox: read the policy: %v\n", err)
-		return 126
-	}
-	if err := setupMounts(pol.ReadOnly, pol.Hide, pol.Holes); err != nil {
-		fmt.Fprintf(os.Stderr, "clawseed sandbox: %v\n", err)
-		return 126
-	}
-	if pol.Serve {
-		return serve(pol)
-	}
-	if err := restrictThread(pol.ABI, pol.Rules, pol.Network); err != nil {
-		fmt.Fprintf(os.Stderr, "clawseed sandbox: %v\n", err)
-		return 126
-	}
-	if pol.Probe != "" {
-		return probeAnswer(pol.Probe)
-	}
-	target, argv := args[1], args[2:]
-	err = syscall.Exec(target, argv, os.Environ())
-	fmt.Fprintf(os.Stderr, "clawseed sandbox: %s: %v\n", target, err)
-	if errors.Is(err, syscall.ENOENT) {
-		return 127
-	}
-	return 126
-}
-
-// probeAnswer prints "ok" when file, bound read-only, cannot be written.
-func probeAnswer(file string) int {
-	f, err := os.OpenFile(file, os.O_WRONLY, 0)
-	if err == nil {
-		f.Close()
-		fmt.Println("the read-only bind did not hold")
-		return 1
-	}
-	if !errors.Is(err, syscall.EROFS) {
-		fmt.Println(err)
-		return 1
-	}
-	fmt.Println("ok")
-	return 0
-}
-
-// helperEnv is the environment of a helper clawseed starts itself (the
-// fork server, the probe): nothing of the user's, but GORACE, which only a
-// race-detector build reads — its tests set atexit_sleep_ms=0, without
-// which every such process would sleep a second at exit.
-func helperEnv() []string {
-	if v, ok := os.LookupEnv("GORACE"); ok {
-		return []string{"GORACE=" + v}
-	}
-	return []string{}
 }
