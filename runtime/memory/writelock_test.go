@@ -39,9 +39,11 @@ func TestWriteWaitsForTheFolderLock(t *testing.T) {
 			} else {
 				defer unlock()
 			}
+			// start is taken before the deadline is set, so that a Save
+			// that waits out the whole timeout never measures less.
+			start := time.Now()
 			ctx, cancel := context.WithTimeout(context.Background(), tt.timeout)
 			defer cancel()
-			start := time.Now()
 			_, _, err = s.Save(ctx, Memory{Name: "waited", Type: TypeUser, Description: "d", Body: "b"})
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("Save: err = %v, want %v", err, tt.wantErr)
