@@ -24,10 +24,17 @@ func TestWorkspaceEdit(t *testing.T) {
 		{"not an edit tool", Subject{Tool: "skill_create", Writes: []string{"/ws/.clawseed/skills/x/SKILL.md"}}, "/ws", false},
 		{"a command", Subject{Tool: "shell", Class: ClassExec, Writes: []string{"/ws/a"}}, "/ws", false},
 		{"no workspace", Subject{Tool: "file_write", Writes: []string{"/ws/a"}}, "", false},
+		{"a relative workspace", Subject{Tool: "file_write", Writes: []string{"/ws/a"}}, "ws", false},
 	} {
 		if got := WorkspaceEdit(tt.s, tt.ws); got != tt.want {
 			t.Errorf("%s: WorkspaceEdit = %v, want %v", tt.name, got, tt.want)
 		}
+	}
+	// A workspace reached through a link: each written form inside one of
+	// its forms.
+	linked := Subject{Tool: "file_write", Writes: []string{"/home/u/ws/a.go", "/data/ws/a.go"}}
+	if !WorkspaceEdit(linked, "/home/u/ws", "/data/ws") || WorkspaceEdit(linked, "/home/u/ws") {
+		t.Error("a workspace's forms are not each accepted")
 	}
 }
 
