@@ -114,6 +114,15 @@ type Policy struct {
 	// whatever approves it otherwise. The tools stay visible (the tools
 	// array, and so the prompt cache, does not change with the mode).
 	Plan bool
+	// AcceptEdits is accept-edits mode (Shift+Tab in chat): under
+	// supervised autonomy a call that only edits files inside the
+	// workspace ([Call].WorkspaceEdit) is allowed without asking;
+	// commands, the network and every other write still ask. It widens
+	// nothing else: read_only still refuses, always_ask still asks, and
+	// what the caller decides before the policy (deny rules, control
+	// paths, sandbox escalations) stands; the tool's own refusals
+	// (forbidden_paths, paths outside its roots) apply when it runs.
+	AcceptEdits bool
 }
 
 // A Call is what [Policy.DecideCall] knows of one tool call.
@@ -130,6 +139,9 @@ type Call struct {
 	// establishes it; a call that asks for more is the caller's to ask
 	// about whatever this says (runtime/agent authorize).
 	Sandboxed bool
+	// WorkspaceEdit is true when the call only edits files inside the
+	// workspace ([WorkspaceEdit]): what [Policy].AcceptEdits approves.
+	WorkspaceEdit bool
 }
 
 // Visible reports whether a tool of this name and class is registered for the
@@ -160,7 +172,8 @@ func (p Policy) Decide(name string, class Class, preApproved bool) Decision {
 //  1. full autonomy allows everything;
 //  2. read_only allows read-class calls and denies the rest;
 //  3. supervised: always_ask asks;
-//  4. a read-class, pre-approved or auto-approved call is allowed;
+//  4. a read-class, pre-approved or auto-approved call is allowed, and
+//     in accept-edits mode a workspace edit;
 //  5. a sandboxed call is allowed when AutoApproveSandboxed is on;
 //  6. anything else asks.
 //
@@ -181,7 +194,7 @@ func (p Policy) DecideCall(c Call) Decision {
 	if matchAny(p.AlwaysAsk, c.Tool) {
 		return Ask
 	}
-	if c.Class == ClassRead || c.PreApproved || p.autoApproved(c.Tool, c.Class) {
+	if c.Class == ClassRead || c.PreApproved || p.autoApproved(c.Tool, c.Class) || p.AcceptEdits && c.WorkspaceEdit {
 		return Allow
 	}
 	if c.Sandboxed && p.AutoApproveSandboxed {

@@ -55,10 +55,9 @@ func startTerminalUI(in, out *os.File, history *repl.History, chat *repl.Chat, i
 			}
 			return s.Sessions(ctx)
 		},
-		TogglePlan: func() {
+		CycleMode: func() {
 			if s := current(); s != nil {
-				ag := s.Agent()
-				ag.SetPlanMode(!ag.PlanMode())
+				s.Agent().CycleMode()
 			}
 		},
 		Status: func() repl.StatusReport {

@@ -58,8 +58,8 @@ func (v verdict) denied() bool {
 //     read_only denies non-reads, always_ask asks, then pre-approval (an
 //     allow rule — of the settings files or added by an "always" answer
 //     —, a skill's allowed-tools),
-//     auto_approve and — for a sandboxed call — auto_approve_sandboxed
-//     allow.
+//     auto_approve, accept-edits mode for an edit inside the workspace
+//     and — for a sandboxed call — auto_approve_sandboxed allow.
 //
 // ApproveNetwork, offered when req.CanAllowNetwork, approves once and
 // returns allowedWithNetwork.
@@ -99,7 +99,12 @@ func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, subj permiss
 		// skill's allowed-tools.
 		pre := policy.Level == permissions.Supervised &&
 			(rule.Kind == permissions.RuleAllow || req.hookAllow || a.skillAllows(subj))
-		switch policy.DecideCall(permissions.Call{Tool: req.Tool, Class: req.Class, PreApproved: pre, Sandboxed: req.Sandboxed}) {
+		call := permissions.Call{Tool: req.Tool, Class: req.Class, PreApproved: pre, Sandboxed: req.Sandboxed}
+		if policy.AcceptEdits {
+			// The workspace in every form, as the written paths are.
+			call.WorkspaceEdit = permissions.WorkspaceEdit(subj, a.pathForms([]string{a.opts.Prompt.Workspace})...)
+		}
+		switch policy.DecideCall(call) {
 		case permissions.Deny:
 			return notAllowed, nil
 		case permissions.Allow:

@@ -65,9 +65,12 @@ const (
 	EventTodos EventType = "todos"
 	// EventPlanMode: plan mode was turned on or off (PlanMode says which).
 	EventPlanMode EventType = "plan_mode"
-	EventUsage    EventType = "usage"
-	EventError    EventType = "error"
-	EventTurnEnd  EventType = "turn_end"
+	// EventAcceptEdits: accept-edits mode was turned on or off
+	// (AcceptEdits says which; plan.go).
+	EventAcceptEdits EventType = "accept_edits"
+	EventUsage       EventType = "usage"
+	EventError       EventType = "error"
+	EventTurnEnd     EventType = "turn_end"
 )
 
 // Turn statuses carried by [EventTurnEnd] and [TurnResult].
@@ -128,6 +131,9 @@ type Event struct {
 	Todos []session.Todo `json:"todos,omitempty"`
 	// PlanMode is whether plan mode is on, on a plan_mode event.
 	PlanMode bool `json:"plan_mode,omitempty"`
+	// AcceptEdits is whether accept-edits mode is on, on an accept_edits
+	// event.
+	AcceptEdits bool `json:"accept_edits,omitempty"`
 }
 
 // An ExtractionInfo is what one background memory extraction changed.

@@ -39,6 +39,9 @@ func exitPlanSpec() providers.ToolSpec {
 type planState struct {
 	mu sync.Mutex
 	on bool
+	// acceptEdits is accept-edits mode (permissions.Policy.AcceptEdits),
+	// never on with plan mode: the modes are one cycle (CycleMode).
+	acceptEdits bool
 	// note tells the model of a change the user made, with the next user
 	// message ("" when there is nothing to tell).
 	note string
@@ -81,6 +84,10 @@ func (a *Agent) switchPlan(on bool, note string) bool {
 		return false
 	}
 	a.plan.on = on
+	endEdits := on && a.plan.acceptEdits
+	if on {
+		a.plan.acceptEdits = false // plan mode ends accept-edits mode
+	}
 	switch {
 	case a.plan.note != "" && note != "":
 		a.plan.note = "" // on and off again before the model heard: nothing changed for it
@@ -88,8 +95,61 @@ func (a *Agent) switchPlan(on bool, note string) bool {
 		a.plan.note = note
 	}
 	a.plan.mu.Unlock()
+	if endEdits {
+		a.opts.Sink(Event{Type: EventAcceptEdits})
+	}
 	a.opts.Sink(Event{Type: EventPlanMode, PlanMode: on})
 	return true
+}
+
+// AcceptEditsAvailable reports whether accept-edits mode can change
+// anything here: only under supervised autonomy (full asks nothing,
+// read_only allows no write), and never in an untrusted workspace (§9.1),
+// whose files the model reads may ask it for edits nobody would see.
+func (a *Agent) AcceptEditsAvailable() bool {
+	return a.opts.Policy.Level == permissions.Supervised && !a.opts.UntrustedWorkspace
+}
+
+// AcceptEdits reports whether accept-edits mode is on.
+func (a *Agent) AcceptEdits() bool {
+	a.plan.mu.Lock()
+	defer a.plan.mu.Unlock()
+	return a.plan.acceptEdits
+}
+
+// SetAcceptEdits turns accept-edits mode on or off (Shift+Tab): file
+// edits inside the workspace are then approved without asking
+// (permissions.Policy.AcceptEdits, decided where every call is, in
+// authorize). Turning it on ends plan mode. It reports whether the mode
+// changed; it does not turn on where it is not available.
+func (a *Agent) SetAcceptEdits(on bool) bool {
+	if on && !a.AcceptEditsAvailable() {
+		return false
+	}
+	if on {
+		a.SetPlanMode(false)
+	}
+	a.plan.mu.Lock()
+	changed := a.plan.acceptEdits != on
+	a.plan.acceptEdits = on
+	a.plan.mu.Unlock()
+	if changed {
+		a.opts.Sink(Event{Type: EventAcceptEdits, AcceptEdits: on})
+	}
+	return changed
+}
+
+// CycleMode is Shift+Tab, as Claude Code cycles: the configured autonomy,
+// then accept-edits mode (where available), then plan mode, then back.
+func (a *Agent) CycleMode() {
+	switch {
+	case a.PlanMode():
+		a.SetPlanMode(false)
+	case a.AcceptEdits() || !a.AcceptEditsAvailable():
+		a.SetPlanMode(true)
+	default:
+		a.SetAcceptEdits(true)
+	}
 }
 
 // takePlanNote returns what the next user message tells the model of the
@@ -117,6 +177,7 @@ func (a *Agent) takePlanStop() string {
 func (a *Agent) policy() permissions.Policy {
 	p := a.opts.Policy
 	p.Plan = p.Plan || a.PlanMode()
+	p.AcceptEdits = a.AcceptEdits() && a.AcceptEditsAvailable()
 	return p
 }
 

@@ -39,6 +39,8 @@ type Agent interface {
 	// PlanMode and SetPlanMode read and switch plan mode (/plan, Shift+Tab).
 	PlanMode() bool
 	SetPlanMode(on bool) bool
+	// AcceptEdits reads accept-edits mode (Shift+Tab).
+	AcceptEdits() bool
 	// Todos is the model's todo list.
 	Todos() []session.Todo
 }

@@ -32,6 +32,14 @@ func PlanModeLine(on bool) string {
 	return "Plan mode off."
 }
 
+// AcceptEditsLine is what chat says of accept-edits mode when it changes.
+func AcceptEditsLine(on bool) string {
+	if on {
+		return "Accept edits on: file edits inside the workspace run without asking; commands and the network still ask."
+	}
+	return "Accept edits off."
+}
+
 // todoHeading is the line above the list when it changes.
 func todoHeading(items []session.Todo) string {
 	if len(items) == 0 {

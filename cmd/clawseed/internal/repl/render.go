@@ -140,6 +140,8 @@ func (r *Renderer) Handle(ev agent.Event) {
 		r.write(TodoLines(ev.Todos))
 	case agent.EventPlanMode:
 		r.line(styled(termtext.Cyan, PlanModeLine(ev.PlanMode)))
+	case agent.EventAcceptEdits:
+		r.line(styled(termtext.Cyan, AcceptEditsLine(ev.AcceptEdits)))
 	case agent.EventError:
 		r.endLine()
 		r.writeSpans(true, styled(termtext.Red, "✗ "+termtext.Escape(ev.Text)), plain("\n"))

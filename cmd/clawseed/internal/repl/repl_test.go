@@ -250,6 +250,7 @@ func (f *fakeAgent) UsageByModel() []providers.ModelUsage {
 func (f *fakeAgent) UsageByPurpose() []providers.PurposeUsage { return f.byPurpose }
 func (f *fakeAgent) CollectExtraction()                       { f.collects++ }
 func (f *fakeAgent) PlanMode() bool                           { return f.plan }
+func (f *fakeAgent) AcceptEdits() bool                        { return false }
 func (f *fakeAgent) Todos() []session.Todo                    { return f.todos }
 func (f *fakeAgent) SetPlanMode(on bool) bool {
 	changed := f.plan != on

@@ -40,8 +40,9 @@ type StatusReport struct {
 	Cost providers.Bill
 	// Active are the active skills' names, in activation order.
 	Active []string
-	// PlanMode is set while plan mode is on.
-	PlanMode bool
+	// PlanMode is set while plan mode is on, AcceptEdits while
+	// accept-edits mode is.
+	PlanMode, AcceptEdits bool
 	// TodosDone of Todos are the model's todo list items completed.
 	TodosDone, Todos int
 }
@@ -72,7 +73,7 @@ func (c *Chat) StatusReport() StatusReport {
 	byModel := c.Agent.UsageByModel()
 	r.Tokens = providers.TotalUsage(byModel)
 	r.Cost = providers.Charge(byModel, c.price)
-	r.PlanMode = c.Agent.PlanMode()
+	r.PlanMode, r.AcceptEdits = c.Agent.PlanMode(), c.Agent.AcceptEdits()
 	for _, t := range c.Agent.Todos() {
 		r.Todos++
 		if t.Status == session.TodoCompleted {
@@ -119,8 +120,11 @@ func writeStatus(w io.Writer, r StatusReport) {
 	}
 	if r.Autonomy != "" {
 		a := line(r.Autonomy)
-		if r.PlanMode {
+		switch {
+		case r.PlanMode:
 			a += " (plan mode: reads only until you approve a plan)"
+		case r.AcceptEdits:
+			a += " (accept edits: file edits in the workspace are not asked about)"
 		}
 		row("autonomy", a)
 	}

@@ -69,3 +69,31 @@ func TestPlanModeOverHTTP(t *testing.T) {
 		t.Errorf("out.txt %q, %v", data, err)
 	}
 }
+
+// TestTodoEventsOverHTTP: a turn whose model keeps a todo list streams the
+// whole list as a clawseed_todos event, and the event log replays it.
+func TestTodoEventsOverHTTP(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, []providertest.Response{
+		{ToolCalls: []providertest.Call{{Name: "todo_write", Args: `{"todos":[{"content":"Read main.go","status":"completed"},{"content":"Fix the bug","status":"in_progress"}]}`}}},
+		{Text: "on it"},
+	}, "")
+	id := h.create(h.ws)
+	const want = "[map[content:Read main.go status:completed] map[content:Fix the bug status:in_progress]]"
+	todos := func(evs []sseEvent) []string {
+		var got []string
+		for _, e := range evs {
+			if e.data["subtype"] == "clawseed_todos" {
+				got = append(got, fmt.Sprint(e.data["todos"]))
+			}
+		}
+		return got
+	}
+	evs := h.turn(id, "fix it", nil)
+	if got := todos(evs); len(got) != 1 || got[0] != want {
+		t.Errorf("todos events %q in %s", got, types(evs))
+	}
+	if got := todos(h.events(id, 0)); len(got) != 1 || got[0] != want {
+		t.Errorf("replayed todos events %q", got)
+	}
+}

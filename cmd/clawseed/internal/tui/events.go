@@ -120,6 +120,9 @@ func (s *eventState) handle(ev agent.Event) {
 		// the block still being written, which stays in the live area.
 		s.renderOther(ev)
 		s.u.send(planModeMsg{on: ev.PlanMode})
+	case agent.EventAcceptEdits:
+		s.renderOther(ev)
+		s.u.send(acceptEditsMsg{on: ev.AcceptEdits})
 	default:
 		s.flushTextLocked()
 		s.renderOther(ev)

@@ -54,7 +54,7 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case "shift+tab":
-		return m.togglePlan()
+		return m.cycleMode()
 	case "up", "ctrl+p":
 		if m.menu.open() {
 			m.menu.move(-1)

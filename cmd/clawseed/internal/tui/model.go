@@ -89,7 +89,9 @@ type model struct {
 
 	// planMode and todos follow the agent's events (plan.go).
 	planMode bool
-	todos    []session.Todo
+	// acceptEdits follows the agent's accept_edits events (plan.go).
+	acceptEdits bool
+	todos       []session.Todo
 }
 
 func newModel(o Options, u *UI) *model {
@@ -184,6 +186,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case planModeMsg:
 		m.planMode = msg.on
+		return m, nil
+	case acceptEditsMsg:
+		m.acceptEdits = msg.on
 		return m, nil
 	case todosMsg:
 		m.todos = msg.items
@@ -330,7 +335,7 @@ func (m *model) View() tea.View {
 		b.WriteString(m.input.View())
 	}
 	b.WriteString("\n" + rule)
-	if line := m.planLine(w); line != "" {
+	if line := m.modeLine(w); line != "" {
 		b.WriteString("\n" + line)
 	}
 	if menu := m.menu.view(m.color, w); menu != "" {

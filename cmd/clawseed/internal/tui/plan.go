@@ -13,13 +13,16 @@ import (
 	"github.com/clawseed/clawseed/runtime/session"
 )
 
-// Plan mode and the todo list on screen (issue 31): Shift+Tab switches
-// plan mode, a line under the editor says it is on, and the model's todo
-// list shows above the editor while it has open items.
+// The modes and the todo list on screen (issue 31): Shift+Tab cycles the
+// session's modes (the configured autonomy, accept edits, plan), a line
+// under the editor says which is on, and the model's todo list shows
+// above the editor while it has open items.
 
 type (
 	// planModeMsg says plan mode changed.
 	planModeMsg struct{ on bool }
+	// acceptEditsMsg says accept-edits mode changed.
+	acceptEditsMsg struct{ on bool }
 	// todosMsg replaces the todo list shown.
 	todosMsg struct{ items []session.Todo }
 )
@@ -27,26 +30,29 @@ type (
 // maxTodoLines bounds the todo list above the editor.
 const maxTodoLines = 8
 
-// togglePlan is Shift+Tab: the session's mode is switched off the
-// program's goroutine (the agent's event comes back through the sink,
-// which prints), and the line under the editor follows its event.
-func (m *model) togglePlan() tea.Cmd {
-	toggle := m.ui.opts.TogglePlan
-	if toggle == nil {
+// cycleMode is Shift+Tab: the session's mode is switched off the
+// program's goroutine (the agent's events come back through the sink,
+// which prints), and the line under the editor follows its events.
+func (m *model) cycleMode() tea.Cmd {
+	cycle := m.ui.opts.CycleMode
+	if cycle == nil {
 		return nil
 	}
 	return func() tea.Msg {
-		toggle()
+		cycle()
 		return nil
 	}
 }
 
-// planLine is the line under the editor in plan mode.
-func (m *model) planLine(w int) string {
-	if !m.planMode {
-		return ""
+// modeLine is the line under the editor in plan or accept-edits mode.
+func (m *model) modeLine(w int) string {
+	switch {
+	case m.planMode:
+		return render(m.color, styleWarn, ansi.Truncate("⏸ plan mode: the model reads and plans · shift+tab to leave", w, "…"))
+	case m.acceptEdits:
+		return render(m.color, styleAccent, ansi.Truncate("⏵⏵ accept edits: file edits run without asking · shift+tab to cycle", w, "…"))
 	}
-	return render(m.color, styleWarn, ansi.Truncate("⏸ plan mode: the model reads and plans · shift+tab to leave", w, "…"))
+	return ""
 }
 
 // todoView is the todo list above the editor while it has open items:

@@ -14,10 +14,10 @@ import (
 
 // The todo list shows above the editor while items are open (the item in
 // progress marked), and plan mode as a line under it; Shift+Tab asks the
-// session to switch the mode.
+// session for its next mode.
 func TestTodosAndPlanMode(t *testing.T) {
 	toggled := make(chan struct{}, 1)
-	h := newHarness(t, 72, 24, Options{TogglePlan: func() { toggled <- struct{}{} }})
+	h := newHarness(t, 72, 24, Options{CycleMode: func() { toggled <- struct{}{} }})
 	h.sendTurn("fix the login bug")
 	h.ui.Handle(agent.Event{Type: agent.EventTurnStart})
 	h.ui.Handle(agent.Event{Type: agent.EventPlanMode, PlanMode: true})
@@ -36,6 +36,30 @@ func TestTodosAndPlanMode(t *testing.T) {
 	s := h.waitFor("Plan mode off")
 	if s = h.settle(); strings.Contains(s, "shift+tab to leave") || strings.Contains(s, "☰ todos") {
 		t.Fatalf("the plan line or a finished list stayed:\n%s", s)
+	}
+	h.typeText("bye")
+	h.press(tea.KeyEnter, 0)
+	h.result(got)
+}
+
+// Accept-edits mode shows as its line under the editor until plan mode
+// (the next mode of the cycle) takes its place, and Shift+Tab asks the
+// session for the next mode each time.
+func TestAcceptEditsMode(t *testing.T) {
+	cycled := make(chan struct{}, 1)
+	h := newHarness(t, 72, 24, Options{CycleMode: func() { cycled <- struct{}{} }})
+	got := h.read()
+	h.press(tea.KeyTab, tea.ModShift)
+	<-cycled
+	h.ui.Handle(agent.Event{Type: agent.EventAcceptEdits, AcceptEdits: true})
+	h.golden("accept-edits", h.waitFor("shift+tab to cycle"))
+	h.press(tea.KeyTab, tea.ModShift)
+	<-cycled
+	h.ui.Handle(agent.Event{Type: agent.EventAcceptEdits})
+	h.ui.Handle(agent.Event{Type: agent.EventPlanMode, PlanMode: true})
+	h.waitFor("shift+tab to leave")
+	if s := h.settle(); strings.Contains(s, "shift+tab to cycle") {
+		t.Fatalf("the accept-edits line stayed in plan mode:\n%s", s)
 	}
 	h.typeText("bye")
 	h.press(tea.KeyEnter, 0)

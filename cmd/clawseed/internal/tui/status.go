@@ -22,8 +22,11 @@ func statusLine(r repl.StatusReport) string {
 		parts = append(parts, fmt.Sprintf("cache %.0f%%", pct))
 	}
 	parts = append(parts, cost(r))
-	if r.PlanMode {
+	switch {
+	case r.PlanMode:
 		parts = append(parts, "plan mode")
+	case r.AcceptEdits:
+		parts = append(parts, "accept edits")
 	}
 	if r.TodosDone < r.Todos {
 		parts = append(parts, fmt.Sprintf("todos %d/%d", r.TodosDone, r.Todos))

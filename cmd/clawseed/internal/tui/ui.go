@@ -71,9 +71,10 @@ type Options struct {
 	// Sessions lists this workspace's other sessions for the /resume
 	// picker, newest first; nil leaves /resume to the chat.
 	Sessions func(ctx context.Context) ([]session.Info, error)
-	// TogglePlan switches the session's plan mode (Shift+Tab); called off
-	// the program's goroutine. nil: the key does nothing.
-	TogglePlan func()
+	// CycleMode moves the session to its next mode (Shift+Tab: the
+	// configured autonomy, accept edits, plan; agent.CycleMode); called
+	// off the program's goroutine. nil: the key does nothing.
+	CycleMode func()
 	// Now is the clock (tests fix it); nil is time.Now.
 	Now func() time.Time
 	// Env is the environment the program sees (terminal type, colour

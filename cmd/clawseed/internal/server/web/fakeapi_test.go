@@ -403,6 +403,9 @@ func (f *fakeAPI) turn(s *fakeSession, n int) {
 	s.emit(map[string]any{"type": "user", "parent_tool_use_id": nil, "session_id": s.id, "message": map[string]any{
 		"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": call,
 			"content": "ok  \texample.com/app\t0.012s", "is_error": false}}}})
+	s.emit(map[string]any{"type": "system", "subtype": "clawseed_todos", "session_id": s.id, "todos": []any{
+		map[string]any{"content": "Run the tests", "status": "completed"},
+		map[string]any{"content": "Report <b>them</b>", "status": "in_progress"}}})
 	f.text(fakeAnswer, s)
 	s.emit(map[string]any{"type": "assistant", "parent_tool_use_id": nil, "session_id": s.id, "message": map[string]any{
 		"role": "assistant", "content": []any{map[string]any{"type": "text", "text": fakeAnswer}}}})

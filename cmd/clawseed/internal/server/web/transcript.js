@@ -84,6 +84,7 @@ export class Transcript {
     this.approvals = new Map(); // call id → approval view
     this.pending = new Map(); // parent call id ("" top level) → streamed message
     this.turnEl = null;
+    this.todosEl = null; // the todo list shown
   }
 
   // history renders a SessionDetail's messages. With untilPrompt it stops
@@ -223,12 +224,44 @@ export class Transcript {
       case "compact_boundary":
         this.note("Earlier messages were compacted.");
         break;
+      case "clawseed_todos":
+        this.todos(Array.isArray(ev.todos) ? ev.todos : []);
+        break;
+      case "clawseed_plan_mode":
+        this.note(ev.plan_mode ? "Plan mode on: the model reads and plans, and changes nothing until you approve its plan." : "Plan mode off.");
+        break;
       case "clawseed_memory_extracted":
         if ((ev.stored || []).length > 0) {
           this.note("Remembered: " + ev.stored.join(", ") + ".");
         }
         break;
     }
+  }
+
+  // todos shows the model's todo list as it now stands (each event has the
+  // whole list): it replaces the list shown before, at the end of the turn
+  // so far. The marks are the terminal's.
+  todos(items) {
+    const doc = this.doc;
+    const marks = { completed: "☒", in_progress: "◐", pending: "☐" };
+    const box = el(doc, "section", "todos");
+    const done = items.filter((t) => t && t.status === "completed").length;
+    box.append(el(doc, "h3", "todos-title", items.length === 0 ? "Todo list cleared" : "Todo list · " + done + "/" + items.length + " done"));
+    const list = el(doc, "ul", "todo-list");
+    for (const t of items) {
+      const status = t && Object.hasOwn(marks, t.status) ? t.status : "pending";
+      const li = el(doc, "li", "todo " + status.replace("_", "-"));
+      const mark = el(doc, "span", "todo-mark", marks[status]);
+      mark.setAttribute("aria-label", status.replace("_", " "));
+      li.append(mark, " ", el(doc, "span", "todo-text", String((t && t.content) ?? "")));
+      list.append(li);
+    }
+    box.append(list);
+    if (this.todosEl) {
+      this.todosEl.remove();
+    }
+    this.todosEl = box;
+    this.target("").append(box);
   }
 
   // streamEvent shows a response as it is written: text deltas rendered as

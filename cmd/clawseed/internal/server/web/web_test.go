@@ -84,6 +84,7 @@ func TestPageTurn(t *testing.T) {
 		XSS, Scripts, Images, Streaming, Tools, Approvals int
 		H2, Strong, TableCode, GoCode, Links, ToolResult  string
 		ApprovalState, Status, ListTitle, Text, Usage     string
+		Todos                                             string
 	}
 	v := eval[turnView](t, ctx, `(() => {
 		const t = document.getElementById("transcript");
@@ -106,6 +107,7 @@ func TestPageTurn(t *testing.T) {
 			ListTitle: document.querySelector("#session-list .title").textContent,
 			Text: answer.textContent,
 			Usage: document.getElementById("usage").textContent,
+			Todos: [...t.querySelectorAll(".turn .todos :is(h3, li)")].map((e) => e.textContent).join(" | "),
 		};
 	})()`)
 	want := turnView{
@@ -113,6 +115,7 @@ func TestPageTurn(t *testing.T) {
 		H2: "Result", Strong: "tests", TableCode: "app", GoCode: `fmt.Println("<b>hi</b>")`,
 		Links: "https://example.com/docs", ToolResult: "ok  \texample.com/app\t0.012s",
 		ApprovalState: "Approved.", Status: "Turn finished.", ListTitle: "run the tests",
+		Todos: "Todo list · 1/2 done | ☒ Run the tests | ◐ Report <b>them</b>",
 	}
 	got := v
 	got.Text, got.Usage = "", ""
