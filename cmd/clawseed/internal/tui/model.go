@@ -23,6 +23,9 @@ type (
 		prompt string
 		reply  chan<- readResult
 		status string
+		// commands are the / menu's entries now (skills come and go):
+		// asked on the worker goroutine, see Options.Commands.
+		commands []repl.MenuEntry
 		// gen is the last input sent: its turn is over.
 		gen int
 	}
@@ -149,12 +152,7 @@ func placeholder(width int) string {
 	return ""
 }
 
-func (m *model) now() time.Time {
-	if m.ui.opts.Now != nil {
-		return m.ui.opts.Now()
-	}
-	return time.Now()
-}
+func (m *model) now() time.Time { return m.ui.now() }
 
 func (m *model) Init() tea.Cmd { return textarea.Blink }
 
@@ -231,6 +229,12 @@ func (m *model) startRead(msg readMsg) tea.Cmd {
 	m.status = msg.status
 	m.live = liveView{}
 	m.doneGen = max(m.doneGen, msg.gen)
+	m.menu.commands = msg.commands
+	if strings.HasPrefix(m.input.Value(), "/") {
+		// Typed ahead: the menu shows the entries of now (the skills
+		// once the session is built).
+		m.refreshMenu()
+	}
 	m.busySince = time.Time{}
 	if len(m.queued) > 0 {
 		next := m.queued[0]
@@ -246,7 +250,6 @@ func (m *model) startRead(msg readMsg) tea.Cmd {
 	if msg.prompt != "" && msg.prompt != repl.Prompt {
 		m.prompt = strings.TrimSpace(msg.prompt)
 	}
-	m.menu.commands = nil // refreshed lazily: skills may have changed
 	return nil
 }
 

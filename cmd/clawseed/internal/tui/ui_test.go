@@ -292,3 +292,59 @@ func TestPrintAfterStop(t *testing.T) {
 		t.Fatalf("the late text is lost: %q", raw.String())
 	}
 }
+
+// The / menu before the first prompt (the session not built yet) offers
+// what Commands gave when the UI was made; each prompt brings the entries
+// of then, asked on the caller's goroutine — a menu typed ahead shows them.
+func TestSlashMenuBeforeSession(t *testing.T) {
+	// built is set before ReadLine starts: Commands runs on New's and
+	// ReadLine's goroutines, never the program's (-race checks it).
+	built := false
+	commands := func() []repl.MenuEntry {
+		out := []repl.MenuEntry{{Name: "/help", Help: "show this help"}}
+		if built {
+			out = append(out, repl.MenuEntry{Name: "/pdf", Args: "[FILE]", Help: "Extract text and tables from PDF files"})
+		}
+		return out
+	}
+	h := newHarness(t, 70, 14, Options{Commands: commands})
+	h.waitFor("Type a message")
+	h.typeText("/")
+	h.waitFor("show this help")
+	h.waitFor("/last") // the UI's own command
+	h.typeText("pd")
+	h.settle()
+	built = true
+	got := make(chan readResult, 1)
+	go func() {
+		text, err := h.ui.ReadLine(context.Background(), "you> ")
+		got <- readResult{text: text, err: err}
+	}()
+	h.waitFor("Extract text")
+	h.press(tea.KeyEnter, 0) // completes the skill: it takes arguments
+	h.typeText("a.pdf")
+	h.press(tea.KeyEnter, 0)
+	if res := h.result(got); res.text != "/pdf a.pdf" {
+		t.Fatalf("ReadLine = %q", res.text)
+	}
+}
+
+// A line as wide as the terminal keeps its last character: bubbletea
+// erases to the end of the line after each printed line, which at the
+// right edge takes the last cell, so the scrollback is one column
+// narrower. Output that lays itself out (banner, trust question) is told
+// that width.
+func TestFullWidthLine(t *testing.T) {
+	const width = 40
+	h := newHarness(t, width, 10, Options{})
+	full := strings.Repeat("0123456789", width/10)
+	fmt.Fprintln(h.ui.Writer(), full)
+	fmt.Fprintln(h.ui.Writer(), "end")
+	screen := h.waitFor("end")
+	if !strings.Contains(strings.ReplaceAll(screen, "\n", ""), full) {
+		t.Errorf("a %d-column line lost characters:\n%s", width, screen)
+	}
+	if got := h.ui.lw.Width(); got != width-1 {
+		t.Errorf("the width command output lays itself out to = %d, want %d", got, width-1)
+	}
+}
