@@ -230,10 +230,11 @@ func (m *model) startRead(msg readMsg) tea.Cmd {
 	m.live = liveView{}
 	m.doneGen = max(m.doneGen, msg.gen)
 	m.menu.commands = msg.commands
+	var menuCmd tea.Cmd
 	if strings.HasPrefix(m.input.Value(), "/") {
 		// Typed ahead: the menu shows the entries of now (the skills
 		// once the session is built).
-		m.refreshMenu()
+		menuCmd = m.refreshMenu()
 	}
 	m.busySince = time.Time{}
 	if len(m.queued) > 0 {
@@ -241,16 +242,16 @@ func (m *model) startRead(msg readMsg) tea.Cmd {
 		m.queued = m.queued[1:]
 		msg.reply <- next
 		if next.err != nil {
-			return nil
+			return menuCmd
 		}
-		return m.startBusy()
+		return tea.Batch(menuCmd, m.startBusy())
 	}
 	m.setReading(&msg)
 	m.prompt = ""
 	if msg.prompt != "" && msg.prompt != repl.Prompt {
 		m.prompt = strings.TrimSpace(msg.prompt)
 	}
-	return nil
+	return menuCmd
 }
 
 func (m *model) setReading(r *readMsg) {
