@@ -327,7 +327,7 @@ func (s *eventState) printBlocks(src string) {
 
 // pushLive sends the live area's content to the program.
 func (s *eventState) pushLive() {
-	live := liveView{Activity: s.activity, gen: s.gen}
+	live := liveView{Activity: s.activity, gen: s.gen, ended: s.turnEnded}
 	live.Pending = s.stream.Pending()
 	for _, c := range s.calls {
 		live.Calls = append(live.Calls, s.u.style(styleAccent, "⋯ "+c.header))

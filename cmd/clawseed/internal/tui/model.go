@@ -56,6 +56,9 @@ type liveView struct {
 	// gen is the input the turn answers: a live view of a turn already
 	// over (a sink call that raced the next prompt) is dropped.
 	gen int
+	// ended is set once the turn is over (its EventTurnEnd): the prompt
+	// comes next, and Esc or Ctrl-C are not the turn's any more.
+	ended bool
 }
 
 // model is the program's state; only the program's goroutine touches it.
@@ -153,6 +156,14 @@ func placeholder(width int) string {
 }
 
 func (m *model) now() time.Time { return m.ui.now() }
+
+// turnRunning reports whether the agent works on what was sent (a turn, a
+// command such as /compact): Esc and Ctrl-C interrupt it. Between a
+// turn's end and the next prompt they do not — an interrupt then would
+// wait in the chat's channel and cancel the next turn.
+func (m *model) turnRunning() bool {
+	return m.reading == nil && !m.busySince.IsZero() && !m.live.ended
+}
 
 func (m *model) Init() tea.Cmd { return textarea.Blink }
 

@@ -315,11 +315,7 @@ func TestSlashMenuBeforeSession(t *testing.T) {
 	h.typeText("pd")
 	h.settle()
 	built = true
-	got := make(chan readResult, 1)
-	go func() {
-		text, err := h.ui.ReadLine(context.Background(), "you> ")
-		got <- readResult{text: text, err: err}
-	}()
+	got := h.readNoWait()
 	h.waitFor("Extract text")
 	h.press(tea.KeyEnter, 0) // completes the skill: it takes arguments
 	h.typeText("a.pdf")
@@ -347,4 +343,43 @@ func TestFullWidthLine(t *testing.T) {
 	if got := h.ui.lw.Width(); got != width-1 {
 		t.Errorf("the width command output lays itself out to = %d, want %d", got, width-1)
 	}
+}
+
+// Ctrl-C after the turn ended but before the next prompt is asked (the
+// chat prints the summary first) is the prompt's: it does not interrupt
+// a turn that is over — an interrupt left in the channel would cancel the
+// next one — and it is not lost: a quick Ctrl-C twice still quits.
+func TestCtrlCBetweenTurnAndPrompt(t *testing.T) {
+	ints := make(chan os.Signal, 1)
+	h := newHarness(t, 60, 10, Options{Interrupts: ints})
+	h.sendTurn("go")
+	h.ui.Handle(agent.Event{Type: agent.EventTurnStart})
+	h.ui.Handle(agent.Event{Type: agent.EventTurnEnd, Status: agent.StatusOK})
+	h.press('c', tea.ModCtrl)
+	h.waitFor("queued: Ctrl-C")
+	if res := h.result(h.readNoWait()); !errors.Is(res.err, repl.ErrInterrupt) {
+		t.Fatalf("the next prompt got %q, %v; want the Ctrl-C", res.text, res.err)
+	}
+	select {
+	case <-ints:
+		t.Fatal("Ctrl-C after the turn ended interrupted (the next turn would be cancelled)")
+	default:
+	}
+	// Before any prompt (the session is being built) it waits too.
+	h.press('c', tea.ModCtrl)
+	h.waitFor("queued: Ctrl-C")
+	if res := h.result(h.readNoWait()); !errors.Is(res.err, repl.ErrInterrupt) {
+		t.Fatalf("the prompt got %q, %v; want the Ctrl-C", res.text, res.err)
+	}
+}
+
+// readNoWait runs ReadLine in the background and returns at once (h.read
+// waits for the prompt, which a key queued before answers at once).
+func (h *harness) readNoWait() <-chan readResult {
+	ch := make(chan readResult, 1)
+	go func() {
+		text, err := h.ui.ReadLine(context.Background(), "you> ")
+		ch <- readResult{text: text, err: err}
+	}()
+	return ch
 }
