@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -93,11 +94,12 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 		notices  = opts.io.Err
 		ui       *tui.UI
 		// sess is set once the session is built (the UI starts before, for
-		// the trust question).
-		sess *app.Session
+		// the trust question); the UI's program reads it (@ completion,
+		// Shift+Tab, the /resume picker) on its own goroutines.
+		sess atomic.Pointer[app.Session]
 	)
 	if useTerminalUI(stdin, opts.io.Terminal, os.Getenv) {
-		ui = startTerminalUI(stdin, opts.io.Terminal, history, chat, interrupts, func() *app.Session { return sess })
+		ui = startTerminalUI(stdin, opts.io.Terminal, history, chat, interrupts, sess.Load)
 		defer ui.Stop()
 		reader, approver, sink = ui, ui, ui.Handle
 		chat.Out, chat.Err, notices = ui.Writer(), ui.Writer(), ui.Writer()
@@ -139,7 +141,7 @@ func chatRun(ctx context.Context, opts *chatOptions) error {
 	}
 	defer s.Shutdown()
 	defer app.StartScheduler(ctx, cfg, log)()
-	sess = s
+	sess.Store(s)
 	chat.Agent = s.Agent()
 	chat.Reader = reader
 	chat.Attach = s.Attach

@@ -30,9 +30,9 @@ func startTerminalUI(in, out *os.File, history *repl.History, chat *repl.Chat, i
 		In: in, Out: out,
 		Color:   termtext.ColorEnabled(true, os.Getenv),
 		History: repl.UnescapeHistory(history.Load()),
-		Commands: func() []repl.MenuEntry {
-			return append(chat.MenuEntries(), repl.MenuEntry{Name: "/last", Help: "show the last tool result in full (also Ctrl-O)"})
-		},
+		// Called on this goroutine, which sets chat.Agent (see
+		// tui.Options.Commands): before, the built-in commands only.
+		Commands:   chat.MenuEntries,
 		Interrupts: interrupts,
 		Files: func() []string {
 			if s := current(); s != nil {

@@ -68,6 +68,8 @@ type MenuEntry struct {
 
 // MenuEntries lists the / menu: the built-in commands in /help order, then
 // the user-invocable skills with their descriptions, then MCP prompts.
+// Before the session is built (no Agent yet: the trust question) it lists
+// the built-in commands only.
 func (c *Chat) MenuEntries() []MenuEntry {
 	var out []MenuEntry
 	for _, b := range builtinCommands {
@@ -86,6 +88,9 @@ func (c *Chat) MenuEntries() []MenuEntry {
 
 // invocable returns the skills the user can run as /NAME.
 func (c *Chat) invocable() []*skills.Skill {
+	if c.Agent == nil { // the session is not built yet
+		return nil
+	}
 	set := c.Agent.Skills()
 	if set == nil {
 		return nil

@@ -31,13 +31,8 @@ const diffContext = 3
 // It is the caller's, which reads the file through the session's confined
 // reader: Diff does no I/O.
 func Diff(tool string, args json.RawMessage, current func(path string) (string, bool)) (path string, hunks []textdiff.Hunk, ok bool) {
-	v, found := lookupVerb(tool)
-	if !found || v.tool != "file_edit" && v.tool != "file_write" {
-		return "", nil, false
-	}
-	a, valid := parseArgs(args)
-	path = a.str("path", "file_path")
-	if !valid || path == "" {
+	v, a, path, ok := edited(tool, args)
+	if !ok {
 		return "", nil, false
 	}
 	cur, have := "", false
@@ -63,6 +58,29 @@ func Diff(tool string, args json.RawMessage, current func(path string) (string, 
 	}
 	whole := strings.Count(oldS, "\n") + strings.Count(newS, "\n")
 	return path, textdiff.Hunks(oldS, newS, whole), true
+}
+
+// EditedPath is the file a call of a file-editing tool changes (as
+// [Diff] names it); ok is false for any other call. A front end reads the
+// file's content when the call is made, to show the diff once it is done.
+func EditedPath(tool string, args json.RawMessage) (path string, ok bool) {
+	_, _, path, ok = edited(tool, args)
+	return path, ok
+}
+
+// edited parses a call of file_edit or file_write (or its Claude Code
+// name) and returns its verb, arguments and path.
+func edited(tool string, raw json.RawMessage) (v verb, a args, path string, ok bool) {
+	v, found := lookupVerb(tool)
+	if !found || v.tool != "file_edit" && v.tool != "file_write" {
+		return verb{}, args{}, "", false
+	}
+	a, valid := parseArgs(raw)
+	path = a.str("path", "file_path")
+	if !valid || path == "" {
+		return verb{}, args{}, "", false
+	}
+	return v, a, path, true
 }
 
 // RenderDiff renders hunks as terminal lines: a title "path (+A -D)" when

@@ -10,9 +10,10 @@ import (
 	"github.com/clawseed/clawseed/internal/mdterm"
 )
 
-// BenchmarkKeystroke is the program's work between a key press and the
-// frame it draws: Update with the key, then View, on an editor holding a
-// 10-line message with the status line and no menu.
+// BenchmarkKeystroke is the model's work for a key press: Update with the
+// key, then View composing the frame, on an editor holding a 10-line
+// message with the status line and no menu. bubbletea's renderer (diffing
+// and writing the frame) and the terminal are not in it.
 func BenchmarkKeystroke(b *testing.B) {
 	u := New(Options{Width: 120, Height: 40, Now: fixedNow})
 	m := newModel(u.opts, u)

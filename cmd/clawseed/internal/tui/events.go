@@ -58,7 +58,27 @@ type runningCall struct {
 	id, name, args, header, parent string
 	tail                           []string
 	partial                        string
+	// before is the content of the file an edit or write changes, read
+	// when the call was made (haveBefore: it was read; a new file has
+	// none): the diff shown after the call is from it.
+	before     string
+	haveBefore bool
 }
+
+// readBefore keeps the current content of the file the call edits or
+// writes, read as the approval reads it (Options.Current); by the time
+// the result comes the file has changed.
+func (c *runningCall) readBefore(current func(path string) (string, bool)) {
+	if current == nil {
+		return
+	}
+	if path, ok := toolview.EditedPath(c.name, json.RawMessage(c.args)); ok {
+		c.before, c.haveBefore = current(path)
+	}
+}
+
+// current is the file's content before the call, for toolview.Diff.
+func (c *runningCall) current(string) (string, bool) { return c.before, c.haveBefore }
 
 func newEventState(u *UI) *eventState {
 	return &eventState{u: u}
@@ -90,7 +110,8 @@ func (s *eventState) handle(ev agent.Event) {
 	case agent.EventToolCall:
 		s.flushTextLocked()
 		s.turnTools++
-		c := &runningCall{id: ev.ID, name: ev.Name, args: ev.Args, header: toolview.Header(ev.Name, json.RawMessage(ev.Args), s.u.Width()-4)}
+		c := &runningCall{id: ev.ID, name: ev.Name, args: ev.Args, header: toolview.Header(ev.Name, json.RawMessage(ev.Args), s.u.printWidth()-4)}
+		c.readBefore(s.u.opts.Current)
 		s.calls = append(s.calls, c)
 		s.activity = "Running " + c.header
 	case agent.EventToolResult:
@@ -145,7 +166,7 @@ func (s *eventState) handleSub(ev agent.Event) {
 	switch ev.Type {
 	case agent.EventToolCall:
 		s.calls = append(s.calls, &runningCall{id: ev.ID, parent: ev.Parent, name: ev.Name,
-			header: "│ " + toolview.Header(ev.Name, json.RawMessage(ev.Args), s.u.Width()-6)})
+			header: "│ " + toolview.Header(ev.Name, json.RawMessage(ev.Args), s.u.printWidth()-6)})
 	case agent.EventToolOutput:
 		if c := s.call(ev.ID); c != nil {
 			c.output(ev.Text)
@@ -194,14 +215,14 @@ func (s *eventState) take(id string) *runningCall {
 func (s *eventState) finishCall(ev agent.Event) {
 	c := s.take(ev.ID)
 	if c == nil {
-		c = &runningCall{name: ev.Name, header: toolview.Header(ev.Name, json.RawMessage(ev.Args), s.u.Width()-4)}
+		c = &runningCall{name: ev.Name, header: toolview.Header(ev.Name, json.RawMessage(ev.Args), s.u.printWidth()-4)}
 	}
-	w := s.u.Width()
+	w := s.u.printWidth()
 	var b strings.Builder
 	b.WriteString(s.mark(ev.IsError) + " " + s.u.style(styleAccent, c.header))
 	diffShown := false
 	if !ev.IsError {
-		if path, hunks, ok := toolview.Diff(c.name, json.RawMessage(c.args), nil); ok && len(hunks) > 0 {
+		if path, hunks, ok := toolview.Diff(c.name, json.RawMessage(c.args), c.current); ok && len(hunks) > 0 {
 			for _, l := range toolview.RenderDiff(path, hunks, w-2, diffLines, s.u.color) {
 				b.WriteString("\n  " + l)
 			}
@@ -245,7 +266,7 @@ func (c *runningCall) output(text string) {
 
 // markdown renders finished Markdown blocks for the scrollback.
 func (s *eventState) markdown(src string) string {
-	return strings.TrimRight(mdterm.Render(src, mdterm.Options{Width: s.u.Width(), Color: s.u.color}), "\n")
+	return strings.TrimRight(mdterm.Render(src, mdterm.Options{Width: s.u.printWidth(), Color: s.u.color}), "\n")
 }
 
 // endReasoning prints the reasoning streamed so far, dimmed and cut.
@@ -258,7 +279,7 @@ func (s *eventState) endReasoning() {
 	if text == "" {
 		return
 	}
-	shown, more := toolview.Result(text, reasoningLines, s.u.Width()-2)
+	shown, more := toolview.Result(text, reasoningLines, s.u.printWidth()-2)
 	var b strings.Builder
 	for i, l := range shown {
 		mark := "  "
@@ -309,7 +330,7 @@ func (s *eventState) printBlocks(src string) {
 
 // pushLive sends the live area's content to the program.
 func (s *eventState) pushLive() {
-	live := liveView{Activity: s.activity, gen: s.gen}
+	live := liveView{Activity: s.activity, gen: s.gen, ended: s.turnEnded}
 	live.Pending = s.stream.Pending()
 	for _, c := range s.calls {
 		live.Calls = append(live.Calls, s.u.style(styleAccent, "⋯ "+c.header))
@@ -348,7 +369,7 @@ func (s *eventState) flush() (status string) {
 	s.before = now
 	s.mu.Unlock()
 	if ended {
-		s.u.print(s.u.style(styleDim, turnSummary(time.Since(s.turnStart), s.turnTools, before, now)))
+		s.u.print(s.u.style(styleDim, turnSummary(s.u.now().Sub(s.turnStart), s.turnTools, before, now)))
 	}
 	return statusLine(now)
 }
@@ -358,7 +379,7 @@ func (s *eventState) flush() (status string) {
 func (s *eventState) startTurn() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.turnStart, s.turnTools, s.turnEnded = time.Now(), 0, false
+	s.turnStart, s.turnTools, s.turnEnded = s.u.now(), 0, false
 	s.gen++
 }
 

@@ -3,11 +3,13 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/repl"
+	"github.com/clawseed/clawseed/providers"
 	"github.com/clawseed/clawseed/runtime/agent"
 )
 
@@ -21,15 +23,40 @@ func (h *harness) sendTurn(text string) {
 
 // A turn as the scrollback keeps it: Markdown rendered block by block,
 // each tool call with its result under it (parallel calls too), an edit
-// as a diff, long results cut with "+N lines".
+// and a write over an existing file as diffs from the file's content
+// before the call (real line numbers), long results cut with "+N lines";
+// then the turn's summary, the status line, and Ctrl-O showing the last
+// result whole.
 func TestTurnTranscript(t *testing.T) {
-	h := newHarness(t, 72, 40, Options{})
+	// The files as the session's reader sees them: the calls change them
+	// before their results come.
+	files := map[string]string{
+		"main.go":   "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n",
+		"notes.txt": "one\ntwo\nthree\nfour\nfive\n",
+	}
+	var (
+		mu     sync.Mutex // Status runs on ReadLine's goroutine
+		status = repl.StatusReport{SessionStatus: repl.SessionStatus{Model: "fake-model"}}
+	)
+	setStatus := func(r repl.StatusReport) { mu.Lock(); status = r; mu.Unlock() }
+	h := newHarness(t, 80, 48, Options{
+		Current: func(path string) (string, bool) { text, ok := files[path]; return text, ok },
+		Status:  func() repl.StatusReport { mu.Lock(); defer mu.Unlock(); return status },
+	})
 	h.sendTurn("fix the greeting")
 	ev := func(e agent.Event) { h.ui.Handle(e) }
 	ev(agent.Event{Type: agent.EventTurnStart})
 	for _, d := range []string{"## Plan\n\nI will **read** the", " file, then `edit` it.\n\n- one\n- two\n\n"} {
 		ev(agent.Event{Type: agent.EventTextDelta, Text: d})
 	}
+	// An edit at line 6 and a write over an existing file: the diffs come
+	// from the content read at the call.
+	ev(agent.Event{Type: agent.EventToolCall, ID: "c3", Name: "file_edit", Args: `{"path":"main.go","old_string":"fmt.Println(\"hi\")","new_string":"fmt.Println(\"hello\")"}`})
+	files["main.go"] = strings.Replace(files["main.go"], `"hi"`, `"hello"`, 1)
+	ev(agent.Event{Type: agent.EventToolResult, ID: "c3", Name: "file_edit", Result: "edited main.go"})
+	ev(agent.Event{Type: agent.EventToolCall, ID: "c4", Name: "file_write", Args: `{"path":"notes.txt","content":"one\ntwo\nTHREE\nfour\nfive\n"}`})
+	files["notes.txt"] = "one\ntwo\nTHREE\nfour\nfive\n"
+	ev(agent.Event{Type: agent.EventToolResult, ID: "c4", Name: "file_write", Result: "wrote notes.txt"})
 	ev(agent.Event{Type: agent.EventToolCall, ID: "c1", Name: "file_read", Args: `{"path":"main.go"}`})
 	ev(agent.Event{Type: agent.EventToolCall, ID: "c2", Name: "shell", Args: `{"command":"go test ./... \u0026\u0026 echo ok"}`})
 	ev(agent.Event{Type: agent.EventToolOutput, ID: "c2", Text: "=== RUN TestA\n--- PASS: TestA\n=== RUN"})
@@ -40,12 +67,20 @@ func TestTurnTranscript(t *testing.T) {
 	}
 	ev(agent.Event{Type: agent.EventToolResult, ID: "c2", Name: "shell", Result: "ok\n"})
 	ev(agent.Event{Type: agent.EventToolResult, ID: "c1", Name: "file_read", Result: strings.Join(long, "\n")})
-	ev(agent.Event{Type: agent.EventToolCall, ID: "c3", Name: "file_edit", Args: `{"path":"main.go","old_string":"fmt.Println(\"hi\")","new_string":"fmt.Println(\"hello\")"}`})
-	ev(agent.Event{Type: agent.EventToolResult, ID: "c3", Name: "file_edit", Result: "edited main.go"})
 	ev(agent.Event{Type: agent.EventTextDelta, Text: "Done: the greeting now says *hello*."})
+	setStatus(repl.StatusReport{
+		SessionStatus: repl.SessionStatus{Model: "fake-model"},
+		ContextTokens: 84000, ContextWindow: 200000, ContextPercent: 42,
+		Tokens: providers.Usage{InputTokens: 12300, OutputTokens: 456, CachedInputTokens: 9000},
+		Cost:   providers.Bill{USD: 0.0123},
+		Active: []string{"pdf"},
+	})
 	ev(agent.Event{Type: agent.EventTurnEnd, Status: agent.StatusOK})
-	h.read() // the next prompt prints what the turn left
-	h.golden("turn", h.waitFor("Done: the greeting"))
+	h.read() // the next prompt prints what the turn left, and its summary
+	h.waitFor("· 0.0s · 4 tool calls · ↑12.3k ↓456 tokens · cache 73% · $0.0123")
+	h.waitFor("fake-model · context 42% · 12.8k tokens · cache 73% · $0.0123 · skills: pdf")
+	h.press('o', tea.ModCtrl) // the last result, whole
+	h.golden("turn", h.waitFor("line 12"))
 }
 
 // The block still streaming is re-wrapped when the terminal is resized;

@@ -27,7 +27,7 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case m.menu.open():
 			m.menu.close()
-		case m.reading == nil && !m.busySince.IsZero():
+		case m.turnRunning():
 			m.ui.interrupt()
 			m.hint = "interrupting…"
 		}
@@ -92,7 +92,7 @@ func (m *model) key(msg tea.KeyPressMsg) tea.Cmd {
 // empty editor tells the chat (twice quits).
 func (m *model) ctrlC() tea.Cmd {
 	switch {
-	case m.reading == nil && !m.busySince.IsZero():
+	case m.turnRunning():
 		m.ui.interrupt()
 		m.hint = "interrupting…"
 	case m.input.Value() != "":
@@ -101,6 +101,10 @@ func (m *model) ctrlC() tea.Cmd {
 		m.menu.close()
 	case m.reading != nil:
 		m.answer(readResult{err: repl.ErrInterrupt})
+	default:
+		// The prompt is not asked yet (a turn just ended, the session is
+		// being built): it takes the key when it comes, as Ctrl-D.
+		m.queued = append(m.queued, readResult{err: repl.ErrInterrupt, shown: "Ctrl-C"})
 	}
 	return nil
 }

@@ -19,7 +19,8 @@ const menuRows = 8
 // its description) when the input is "/word", a workspace file when the
 // word at the cursor is "@path".
 type menu struct {
-	// commands are the / entries, fetched when first needed.
+	// commands are the / entries, as the worker last sent them (see
+	// Options.Commands): the program never asks for them itself.
 	commands []repl.MenuEntry
 	// files lists the workspace's files; fileList is its result, fetched
 	// once in the background.
@@ -82,9 +83,6 @@ func (m *model) refreshMenu() tea.Cmd {
 // typed, then those that hold it.
 func (m *model) slashItems(word string) {
 	mn := &m.menu
-	if mn.commands == nil && m.ui.opts.Commands != nil {
-		mn.commands = m.ui.opts.Commands()
-	}
 	q := strings.ToLower(strings.TrimPrefix(word, "/"))
 	var prefix, inner []menuItem
 	for _, c := range mn.commands {

@@ -23,6 +23,9 @@ type (
 		prompt string
 		reply  chan<- readResult
 		status string
+		// commands are the / menu's entries now (skills come and go):
+		// asked on the worker goroutine, see Options.Commands.
+		commands []repl.MenuEntry
 		// gen is the last input sent: its turn is over.
 		gen int
 	}
@@ -53,6 +56,9 @@ type liveView struct {
 	// gen is the input the turn answers: a live view of a turn already
 	// over (a sink call that raced the next prompt) is dropped.
 	gen int
+	// ended is set once the turn is over (its EventTurnEnd): the prompt
+	// comes next, and Esc or Ctrl-C are not the turn's any more.
+	ended bool
 }
 
 // model is the program's state; only the program's goroutine touches it.
@@ -151,11 +157,14 @@ func placeholder(width int) string {
 	return ""
 }
 
-func (m *model) now() time.Time {
-	if m.ui.opts.Now != nil {
-		return m.ui.opts.Now()
-	}
-	return time.Now()
+func (m *model) now() time.Time { return m.ui.now() }
+
+// turnRunning reports whether the agent works on what was sent (a turn, a
+// command such as /compact): Esc and Ctrl-C interrupt it. Between a
+// turn's end and the next prompt they do not — an interrupt then would
+// wait in the chat's channel and cancel the next turn.
+func (m *model) turnRunning() bool {
+	return m.reading == nil && !m.busySince.IsZero() && !m.live.ended
 }
 
 func (m *model) Init() tea.Cmd { return textarea.Blink }
@@ -236,23 +245,29 @@ func (m *model) startRead(msg readMsg) tea.Cmd {
 	m.status = msg.status
 	m.live = liveView{}
 	m.doneGen = max(m.doneGen, msg.gen)
+	m.menu.commands = msg.commands
+	var menuCmd tea.Cmd
+	if strings.HasPrefix(m.input.Value(), "/") {
+		// Typed ahead: the menu shows the entries of now (the skills
+		// once the session is built).
+		menuCmd = m.refreshMenu()
+	}
 	m.busySince = time.Time{}
 	if len(m.queued) > 0 {
 		next := m.queued[0]
 		m.queued = m.queued[1:]
 		msg.reply <- next
 		if next.err != nil {
-			return nil
+			return menuCmd
 		}
-		return m.startBusy()
+		return tea.Batch(menuCmd, m.startBusy())
 	}
 	m.setReading(&msg)
 	m.prompt = ""
 	if msg.prompt != "" && msg.prompt != repl.Prompt {
 		m.prompt = strings.TrimSpace(msg.prompt)
 	}
-	m.menu.commands = nil // refreshed lazily: skills may have changed
-	return nil
+	return menuCmd
 }
 
 func (m *model) setReading(r *readMsg) {

@@ -53,7 +53,11 @@ type Options struct {
 	// History holds earlier inputs, oldest first (↑ and Ctrl-R).
 	History []string
 	// Commands lists the entries of the / menu: built-in commands, then
-	// user-invocable skills. It is called from the worker goroutine.
+	// user-invocable skills (the UI adds its own /last). It is called on
+	// the chat's worker goroutine only — by New, then by each ReadLine —
+	// and its entries reach the program in a message: what it reads (the
+	// session, built after the UI starts) needs no lock, and the menu
+	// shows what New got (the built-in commands) until the first prompt.
 	Commands func() []repl.MenuEntry
 	// Files lists the workspace's files (slash-separated, relative) for
 	// @path completion; nil turns completion off.
@@ -115,6 +119,7 @@ func New(o Options) *UI {
 	}
 	u.width.Store(int64(w))
 	m := newModel(o, u)
+	m.menu.commands = u.commands()
 	u.drawn = make(chan struct{})
 	var out io.Writer = &firstWrite{w: o.Out, drawn: u.drawn}
 	if f, ok := o.Out.(*os.File); ok {
@@ -190,21 +195,33 @@ func (u *UI) Stop() error {
 	return u.err
 }
 
+// now is the UI's clock (Options.Now).
+func (u *UI) now() time.Time {
+	if u.opts.Now != nil {
+		return u.opts.Now()
+	}
+	return time.Now()
+}
+
 // Width is the terminal's width now.
 func (u *UI) Width() int { return int(u.width.Load()) }
+
+// printWidth is the width of what goes into the scrollback: one column
+// less than the terminal's. bubbletea ends each printed line with ESC[K
+// (erase to the end of the line); after a line exactly as wide as the
+// terminal the cursor still sits on its last cell, which that erases.
+func (u *UI) printWidth() int { return max(u.Width()-1, 1) }
 
 // Writer is where command output goes: escaped like any text (see
 // [termtext.Writer]), wrapped to the width, printed above the live area.
 func (u *UI) Writer() io.Writer { return u.out }
 
 // print puts already escaped and styled text into the scrollback, wrapped
-// to the width. It may be called from the worker and the turn's
+// to printWidth. It may be called from the worker and the turn's
 // goroutines.
 func (u *UI) print(text string) {
 	text = strings.TrimSuffix(text, "\n")
-	if w := u.Width(); w > 0 {
-		text = ansi.Wrap(text, w, "")
-	}
+	text = ansi.Wrap(text, u.printWidth(), "")
 	u.printMu.Lock()
 	defer u.printMu.Unlock()
 	select {
@@ -235,9 +252,10 @@ func (u *UI) send(msg tea.Msg) {
 // prompt is shown above the editor unless it is the chat's own.
 func (u *UI) ReadLine(ctx context.Context, prompt string) (string, error) {
 	status := u.events.flush()
+	commands := u.commands()
 	for {
 		reply := make(chan readResult, 1)
-		u.send(readMsg{prompt: prompt, reply: reply, status: status, gen: u.events.generation()})
+		u.send(readMsg{prompt: prompt, reply: reply, status: status, commands: commands, gen: u.events.generation()})
 		select {
 		case res := <-reply:
 			if res.err != nil {
@@ -272,6 +290,16 @@ func (u *UI) ReadLine(ctx context.Context, prompt string) (string, error) {
 
 // lastCommand shows the last tool result in full (also Ctrl-O).
 const lastCommand = "/last"
+
+// commands are the / menu's entries: Options.Commands and the UI's own.
+// It runs on the worker goroutine (see Options.Commands).
+func (u *UI) commands() []repl.MenuEntry {
+	var out []repl.MenuEntry
+	if u.opts.Commands != nil {
+		out = u.opts.Commands()
+	}
+	return append(out, repl.MenuEntry{Name: lastCommand, Help: "show the last tool result in full (also Ctrl-O)"})
+}
 
 // echo is how a sent input shows in the scrollback.
 func (u *UI) echo(text string) string {
@@ -318,9 +346,9 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Width is the terminal's width: command output that lays itself out
-// (the banner, the trust question) asks it.
-func (w *lineWriter) Width() int { return w.u.Width() }
+// Width is the width command output that lays itself out (the banner,
+// the trust question) fits: the scrollback's (printWidth).
+func (w *lineWriter) Width() int { return w.u.printWidth() }
 
 // flush prints a half line.
 func (w *lineWriter) flush() {

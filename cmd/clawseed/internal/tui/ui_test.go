@@ -292,3 +292,94 @@ func TestPrintAfterStop(t *testing.T) {
 		t.Fatalf("the late text is lost: %q", raw.String())
 	}
 }
+
+// The / menu before the first prompt (the session not built yet) offers
+// what Commands gave when the UI was made; each prompt brings the entries
+// of then, asked on the caller's goroutine — a menu typed ahead shows them.
+func TestSlashMenuBeforeSession(t *testing.T) {
+	// built is set before ReadLine starts: Commands runs on New's and
+	// ReadLine's goroutines, never the program's (-race checks it).
+	built := false
+	commands := func() []repl.MenuEntry {
+		out := []repl.MenuEntry{{Name: "/help", Help: "show this help"}}
+		if built {
+			out = append(out, repl.MenuEntry{Name: "/pdf", Args: "[FILE]", Help: "Extract text and tables from PDF files"})
+		}
+		return out
+	}
+	h := newHarness(t, 70, 14, Options{Commands: commands})
+	h.waitFor("Type a message")
+	h.typeText("/")
+	h.waitFor("show this help")
+	h.waitFor("/last") // the UI's own command
+	h.typeText("pd")
+	h.settle()
+	built = true
+	got := h.readNoWait()
+	h.waitFor("Extract text")
+	h.press(tea.KeyEnter, 0) // completes the skill: it takes arguments
+	h.typeText("a.pdf")
+	h.press(tea.KeyEnter, 0)
+	if res := h.result(got); res.text != "/pdf a.pdf" {
+		t.Fatalf("ReadLine = %q", res.text)
+	}
+}
+
+// A line as wide as the terminal keeps its last character: bubbletea
+// erases to the end of the line after each printed line, which at the
+// right edge takes the last cell, so the scrollback is one column
+// narrower. Output that lays itself out (banner, trust question) is told
+// that width.
+func TestFullWidthLine(t *testing.T) {
+	const width = 40
+	h := newHarness(t, width, 10, Options{})
+	full := strings.Repeat("0123456789", width/10)
+	fmt.Fprintln(h.ui.Writer(), full)
+	fmt.Fprintln(h.ui.Writer(), "end")
+	screen := h.waitFor("end")
+	if !strings.Contains(strings.ReplaceAll(screen, "\n", ""), full) {
+		t.Errorf("a %d-column line lost characters:\n%s", width, screen)
+	}
+	if got := h.ui.lw.Width(); got != width-1 {
+		t.Errorf("the width command output lays itself out to = %d, want %d", got, width-1)
+	}
+}
+
+// Ctrl-C after the turn ended but before the next prompt is asked (the
+// chat prints the summary first) is the prompt's: it does not interrupt
+// a turn that is over — an interrupt left in the channel would cancel the
+// next one — and it is not lost: a quick Ctrl-C twice still quits.
+func TestCtrlCBetweenTurnAndPrompt(t *testing.T) {
+	ints := make(chan os.Signal, 1)
+	h := newHarness(t, 60, 10, Options{Interrupts: ints})
+	h.sendTurn("go")
+	h.ui.Handle(agent.Event{Type: agent.EventTurnStart})
+	h.ui.Handle(agent.Event{Type: agent.EventTurnEnd, Status: agent.StatusOK})
+	h.press('c', tea.ModCtrl)
+	h.waitFor("queued: Ctrl-C")
+	if res := h.result(h.readNoWait()); !errors.Is(res.err, repl.ErrInterrupt) {
+		t.Fatalf("the next prompt got %q, %v; want the Ctrl-C", res.text, res.err)
+	}
+	select {
+	case <-ints:
+		t.Fatal("Ctrl-C after the turn ended interrupted (the next turn would be cancelled)")
+	default:
+	}
+	// Before any prompt (the session is being built) it waits too.
+	h.press('c', tea.ModCtrl)
+	h.waitFor("queued: Ctrl-C")
+	if res := h.result(h.readNoWait()); !errors.Is(res.err, repl.ErrInterrupt) {
+		t.Fatalf("the prompt got %q, %v; want the Ctrl-C", res.text, res.err)
+	}
+}
+
+// readNoWait runs ReadLine in the background and returns at once (h.read
+// waits for the prompt, which a key queued before answers at once).
+func (h *harness) readNoWait() <-chan readResult {
+	ch := make(chan readResult, 1)
+	go func() {
+		text, err := h.ui.ReadLine(context.Background(), "you> ")
+		ch <- readResult{text: text, err: err}
+	}()
+	return ch
+}
