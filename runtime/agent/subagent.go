@@ -444,8 +444,9 @@ func (a *Agent) knownSubagents() string {
 	return "known: " + strings.Join(names, ", ")
 }
 
-// agentVisible reports whether the Agent tool is offered: definitions
-// exist and the policy shows it.
-func agentVisible(opts Options) bool {
-	return opts.Subagents != nil && len(opts.Subagents.Agents) > 0 && opts.Policy.Visible(agentToolName, permissions.ClassRead)
+// OffersAgentTool reports whether a session with the subagents cat and
+// policy offers the Agent tool: definitions exist and the policy shows
+// it. The app asks too, so that a permission rule on Agent names a tool.
+func OffersAgentTool(cat *subagents.Catalog, policy permissions.Policy) bool {
+	return cat != nil && len(cat.Agents) > 0 && policy.Visible(agentToolName, permissions.ClassRead)
 }
