@@ -248,7 +248,7 @@ func New(opts Options) (*Agent, error) {
 	a.skillTool = a.opts.SkillsEnabled && opts.Policy.Visible(skillToolName, permissions.ClassRead)
 	a.todoTool = opts.Planning && opts.Policy.Visible(todoToolName, permissions.ClassRead)
 	a.planTool = opts.Planning && opts.Policy.Visible(exitPlanToolName, permissions.ClassRead)
-	if a.agentTool = agentVisible(opts); a.agentTool {
+	if a.agentTool = OffersAgentTool(opts.Subagents, opts.Policy); a.agentTool {
 		a.agentSpec = agentToolSpec(opts.Subagents)
 	}
 	// The skills' files as the session starts: a skill that differs later

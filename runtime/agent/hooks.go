@@ -15,7 +15,7 @@ import (
 //   - UserPromptSubmit before a turn's message is added (Turn): a block
 //     refuses the prompt, context is prefixed to it;
 //   - PreToolUse after a call's arguments parsed, before approval
-//     (prepare, and Skill calls in runCalls): deny is the call's error
+//     (prepare, Agent calls included, and Skill calls in runCalls): deny is the call's error
 //     result, ask forces the prompt, allow (the user's own hooks only)
 //     pre-approves it, updatedInput replaces the arguments, and
 //     additionalContext is appended to the call's result, whatever it is

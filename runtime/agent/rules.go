@@ -53,15 +53,6 @@ func (a *Agent) subject(name string, tool Tool, args json.RawMessage, summary st
 	if s.Shell == nil && name == "shell" {
 		s.Shell = permissions.SimpleShellLine(summary) // a shell without its own reading
 	}
-	if name == agentToolName && s.Name == "" {
-		// Agent(explorer) names the subagent a call runs (Claude Code's
-		// Agent tool: subagent_type).
-		var a struct {
-			Type string `json:"subagent_type"`
-		}
-		_ = json.Unmarshal(args, &a)
-		s.Name = a.Type
-	}
 	s.Reads, s.Writes = a.pathForms(s.Reads), a.pathForms(s.Writes)
 	return s
 }

@@ -89,9 +89,6 @@ func TestPermissionRules(t *testing.T) {
 			refusal: "writes .clawseed/config.toml"},
 		{name: "allow not past read_only", policy: permissions.Policy{Level: permissions.ReadOnly}, rules: []string{"allow", "Bash"},
 			calls: []providertest.Call{sh("ls", "off")}, refusal: "Unknown tool: shell"},
-		{name: "Agent deny", policy: full, rules: []string{"deny", "Agent(explorer)"},
-			calls:   []providertest.Call{{Name: "Agent", Args: `{"subagent_type":"explorer","prompt":"x"}`}, {Name: "Agent", Args: `{"subagent_type":"other","prompt":"x"}`}},
-			refusal: `Tool call denied by the deny rule "Agent(explorer)"`},
 		{name: "Read deny", policy: full, rules: []string{"deny", "Read(./secrets/**)"},
 			calls: []providertest.Call{{Name: "file_read", Args: `{"path":"secrets/key"}`}, {Name: "file_read", Args: `{"path":"docs/a"}`}},
 			ran:   []string{"read docs/a"}, refusal: `denied by the deny rule "Read(./secrets/**)"`},
@@ -103,7 +100,7 @@ func TestPermissionRules(t *testing.T) {
 			reader := &readFake{}
 			var ap *scriptedApprover
 			env := newEnv(t, []providertest.Response{{ToolCalls: tt.calls}, {Text: "ok"}}, func(o *Options) {
-				o.Tools = []Tool{tool, reader, echoTool("Agent", permissions.ClassExec)}
+				o.Tools = []Tool{tool, reader}
 				o.Policy = tt.policy
 				o.ControlPath = controlPath
 				o.PreApproved = tt.pre

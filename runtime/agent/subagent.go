@@ -19,7 +19,8 @@ import (
 // ([subagents.Definition]) on a task: a sub-agent (child.go) with the
 // definition's system prompt, preloaded skills, tools and model, whose
 // final text is the call's result. Like Skill, the call never reaches a
-// tool implementation: the agent handles it. Subagents never get the Agent
+// tool implementation: the agent handles it, after the checks and hooks
+// of every call (agentCallTool). Subagents never get the Agent
 // tool (they are made without definitions), so they do not nest.
 
 const agentToolName = "Agent"
@@ -71,6 +72,57 @@ func (a *Agent) isAgentCall(c providers.ToolCall) bool {
 	return c.Name == agentToolName && a.agentTool
 }
 
+// agentCallTool is the Agent tool as the pre-call path (prepare) sees
+// it, so that its calls pass the checks of every call: the rate limit,
+// PreToolUse hooks, permission rules (`Agent(explorer)` names the
+// subagent), the autonomy policy and the approval prompt. It is of the
+// read class: what a subagent does is approved call by call. Its calls
+// never reach Run: runAgentCalls runs them.
+type agentCallTool struct{ spec providers.ToolSpec }
+
+func (t agentCallTool) Spec() providers.ToolSpec { return t.spec }
+
+func (agentCallTool) Class() permissions.Class { return permissions.ClassRead }
+
+func (agentCallTool) Run(context.Context, json.RawMessage) providers.ToolResult {
+	return errorResult("the Agent tool runs through the agent, not as a tool")
+}
+
+// agentCallArgs are an Agent call's arguments.
+type agentCallArgs struct {
+	Description  string `json:"description"`
+	Prompt       string `json:"prompt"`
+	SubagentType string `json:"subagent_type"`
+	Isolation    string `json:"isolation"`
+}
+
+// Summary describes an Agent call in an approval prompt.
+func (agentCallTool) Summary(args json.RawMessage) string {
+	var v agentCallArgs
+	_ = json.Unmarshal(args, &v)
+	name := cmp.Or(strings.TrimSpace(v.SubagentType), subagents.GeneralPurpose)
+	return "subagent " + name + ": " + oneLine(v.Description, maxSubagentDescription)
+}
+
+// PermissionSubject names the subagent a call runs, for `Agent(name)`
+// rules (Claude Code's Agent tool: subagent_type).
+func (agentCallTool) PermissionSubject(args json.RawMessage) permissions.Subject {
+	var v agentCallArgs
+	_ = json.Unmarshal(args, &v)
+	return permissions.Subject{Name: v.SubagentType}
+}
+
+// callTool resolves the tool a call names: one of the session's, or the
+// Agent tool, which the agent runs itself but whose calls pass the same
+// checks (agentCallTool).
+func (a *Agent) callTool(c providers.ToolCall) (Tool, bool) {
+	if a.isAgentCall(c) {
+		return agentCallTool{spec: a.agentSpec}, true
+	}
+	t, ok := a.tools[c.Name]
+	return t, ok
+}
+
 // An agentCall is one Agent call ready to run: its checks passed (and the
 // user approved it, where that was asked).
 type agentCall struct {
@@ -79,26 +131,40 @@ type agentCall struct {
 	prompt string
 	spec   childSpec
 	run    childRun
+	// context is what PreToolUse hooks told the model of the call, for
+	// the end of its result.
+	context string
 }
 
 // runAgentCalls runs consecutive Agent calls of one response, answering
-// results (one per call). The checks and approval prompts come first, one
-// call at a time in call order; then the subagents run, at most
-// MaxParallelSubagents at once, sharing a sink and an approver that take
-// one at a time; then their transcripts are recorded in call order.
+// results (one per call). Each call first passes the pre-call path of
+// every tool call (prepare: PreToolUse hooks, permission rules, approval)
+// and the Agent tool's own checks, one call at a time in call order; then
+// the subagents run, at most MaxParallelSubagents at once, sharing a sink
+// and an approver that take one at a time; then their transcripts are
+// recorded and the calls completed (afterCall: PostToolUse hooks) in call
+// order, on the turn's goroutine.
 func (a *Agent) runAgentCalls(ctx context.Context, calls []providers.ToolCall, results []providers.ToolResult) {
 	sink, approver := a.opts.Sink, newSerialApprover(a.out, a.opts.Approver)
 	var ready []*agentCall
+	ran := make([]bool, len(calls)) // the calls that passed prepare (PostToolUse)
 	for i, c := range calls {
 		if ctx.Err() != nil {
 			break
 		}
-		ac, res := a.prepareAgentCall(ctx, c)
-		if ac == nil {
+		p, res, ok := a.prepare(ctx, i, c)
+		if !ok {
 			results[i] = a.withID(c, res)
 			continue
 		}
-		ac.index = i
+		ran[i] = true
+		calls[i].Args, c.Args = string(p.args), string(p.args) // a hook's updatedInput, as run
+		ac, res := a.prepareAgentCall(ctx, c)
+		if ac == nil {
+			results[i] = a.withID(c, withContext(res, p.context))
+			continue
+		}
+		ac.index, ac.context = i, p.context
 		ac.spec.sink, ac.spec.approver = sink, approver
 		ready = append(ready, ac)
 	}
@@ -124,21 +190,19 @@ func (a *Agent) runAgentCalls(ctx context.Context, calls []providers.ToolCall, r
 	wg.Wait()
 	for _, ac := range ready {
 		c := calls[ac.index]
-		results[ac.index] = a.withID(c, a.finishAgentCall(ctx, c, ac))
+		results[ac.index] = a.withID(c, withContext(a.finishAgentCall(ctx, c, ac), ac.context))
+	}
+	for i, c := range calls {
+		a.afterCall(ctx, c, results, i, ran[i])
 	}
 }
 
-// prepareAgentCall checks one Agent call and readies its sub-agent: the
-// arguments, the subagent, the rate limit, the user's approval for a
+// prepareAgentCall checks one Agent call that passed prepare and readies
+// its sub-agent: the arguments, the subagent, the user's approval for a
 // definition of an untrusted workspace, its model and preloaded skills. It
 // returns nil and the call's error result when the call may not run.
 func (a *Agent) prepareAgentCall(ctx context.Context, c providers.ToolCall) (*agentCall, providers.ToolResult) {
-	var args struct {
-		Description  string `json:"description"`
-		Prompt       string `json:"prompt"`
-		SubagentType string `json:"subagent_type"`
-		Isolation    string `json:"isolation"`
-	}
+	var args agentCallArgs
 	if err := json.Unmarshal(callArgs(c.Args), &args); err != nil {
 		return nil, errorResult("Invalid arguments for Agent: %v", err)
 	}
@@ -152,9 +216,6 @@ func (a *Agent) prepareAgentCall(ctx context.Context, c providers.ToolCall) (*ag
 	def := a.opts.Subagents.Lookup(name)
 	if def == nil {
 		return nil, errorResult("Unknown subagent_type '%s'. Available: %s.", name, strings.Join(a.opts.Subagents.Names(), ", "))
-	}
-	if !a.takeAction() {
-		return nil, a.rateLimited()
 	}
 	mem, err := a.subagentMemory(def)
 	if err != nil {
@@ -383,8 +444,9 @@ func (a *Agent) knownSubagents() string {
 	return "known: " + strings.Join(names, ", ")
 }
 
-// agentVisible reports whether the Agent tool is offered: definitions
-// exist and the policy shows it.
-func agentVisible(opts Options) bool {
-	return opts.Subagents != nil && len(opts.Subagents.Agents) > 0 && opts.Policy.Visible(agentToolName, permissions.ClassRead)
+// OffersAgentTool reports whether a session with the subagents cat and
+// policy offers the Agent tool: definitions exist and the policy shows
+// it. The app asks too, so that a permission rule on Agent names a tool.
+func OffersAgentTool(cat *subagents.Catalog, policy permissions.Policy) bool {
+	return cat != nil && len(cat.Agents) > 0 && policy.Visible(agentToolName, permissions.ClassRead)
 }

@@ -236,7 +236,7 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 	if c.Name == invalidCallName {
 		return pendingCall{}, errorResult("Invalid tool call: %s", c.Args), false
 	}
-	tool, ok := a.tools[c.Name]
+	tool, ok := a.callTool(c)
 	if !ok {
 		return pendingCall{}, errorResult("Unknown tool: %s", toolNameText(c.Name)), false
 	}

@@ -375,7 +375,7 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 		usage: p.usage, memory: s.memory, proc: o.Process,
 	})
 	// The permission rules, with the tools they name.
-	s.perms = sessionPermissions(cfg, s.settings, visibleTools(cfg, p.policy, p.tools))
+	s.perms = sessionPermissions(cfg, s.settings, visibleTools(cfg, p.policy, p.tools, s.subagents))
 	s.perms.notify(o.Notices)
 	p.perms = &agent.SkillPermissions{}
 	p.active = skills.NewActiveSet(skills.ActiveConfig{

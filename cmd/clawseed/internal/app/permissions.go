@@ -13,6 +13,7 @@ import (
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/subagents"
 )
 
 // A session's permission rules come from Claude Code's settings files
@@ -226,8 +227,9 @@ func untrustedSettingsAsks(cfg *config.Config) []string {
 }
 
 // visibleTools are the names of the tools the model may call, Skill
-// included when skills are on (MCP tools come later).
-func visibleTools(cfg *config.Config, policy permissions.Policy, list []agent.Tool) []string {
+// included when skills are on and Agent when subagents (cat) are
+// offered (MCP tools come later).
+func visibleTools(cfg *config.Config, policy permissions.Policy, list []agent.Tool, cat *subagents.Catalog) []string {
 	var names []string
 	for _, t := range list {
 		if name := t.Spec().Name; policy.Visible(name, t.Class()) {
@@ -236,6 +238,9 @@ func visibleTools(cfg *config.Config, policy permissions.Policy, list []agent.To
 	}
 	if cfg.Skills.Enabled && policy.Visible("Skill", permissions.ClassRead) {
 		names = append(names, "Skill")
+	}
+	if agent.OffersAgentTool(cat, policy) {
+		names = append(names, "Agent")
 	}
 	return names
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,6 +10,8 @@ import (
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/claudesettings"
+	"github.com/clawseed/clawseed/permissions"
+	"github.com/clawseed/clawseed/subagents"
 )
 
 // TestSessionPermissions: the rules of the settings files in the order
@@ -99,5 +102,35 @@ func TestPermissionsListingEscapes(t *testing.T) {
 	out.Reset()
 	if err := sessionPermissions(cfg, &claudesettings.Set{}, nil).write(&out); err != nil || !strings.HasPrefix(out.String(), "No permission rules") {
 		t.Errorf("empty listing %q, %v", out.String(), err)
+	}
+}
+
+// TestVisibleToolsAgent: the Agent tool counts as a tool of the session
+// when subagents are offered, so a rule on Agent draws no warning; not
+// when the policy hides it or no subagent exists.
+func TestVisibleToolsAgent(t *testing.T) {
+	t.Parallel()
+	cfg := config.Default()
+	cat := &subagents.Catalog{Agents: []*subagents.Definition{{Name: "general-purpose"}}}
+	supervised := permissions.Policy{Level: permissions.Supervised}
+	tests := []struct {
+		name   string
+		policy permissions.Policy
+		cat    *subagents.Catalog
+		want   bool
+	}{
+		{"offered", supervised, cat, true},
+		{"denied_tools", permissions.Policy{Level: permissions.Supervised, Denied: []string{"Agent"}}, cat, false},
+		{"no subagents", supervised, &subagents.Catalog{}, false},
+	}
+	for _, tt := range tests {
+		if got := slices.Contains(visibleTools(cfg, tt.policy, nil, tt.cat), "Agent"); got != tt.want {
+			t.Errorf("%s: Agent visible = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	set := &claudesettings.Set{Files: []*claudesettings.Settings{{Path: "/home/u/.claude/settings.json", Scope: claudesettings.ScopeUser,
+		Permissions: claudesettings.Permissions{Deny: []string{"Agent(Explore)"}}}}}
+	if r := sessionPermissions(cfg, set, visibleTools(cfg, supervised, nil, cat)); len(r.warnings) != 0 {
+		t.Errorf("warnings %v, want none", r.warnings)
 	}
 }
