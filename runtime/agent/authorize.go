@@ -99,7 +99,7 @@ func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, subj permiss
 		// skill's allowed-tools.
 		pre := policy.Level == permissions.Supervised &&
 			(rule.Kind == permissions.RuleAllow || req.hookAllow || a.skillAllows(subj))
-		switch policy.DecideCall(permissions.Call{Tool: req.Tool, Class: req.Class, PreApproved: pre, Sandboxed: req.Sandboxed}) {
+		switch policy.DecideCall(permissions.Call{Tool: req.Tool, Class: req.Class, PreApproved: pre, Sandboxed: req.sandboxedOffline()}) {
 		case permissions.Deny:
 			return notAllowed, nil
 		case permissions.Allow:
