@@ -20,6 +20,11 @@ import (
 // file, --config, or --no-sandbox. (There is no environment variable for
 // it either: a repository's .envrc could set it.)
 //
+// The same holds for the sandbox of the MCP servers a trusted project
+// file defines (an untrusted one's never start): their writable folders
+// may be inside the workspace, or ones the user's own entry of that server
+// lists, never elsewhere.
+//
 // An untrusted project file gets this through projectRules (onOnly,
 // tighten, ignored), reported with the rest of what it did not get; a
 // trusted one through narrowSandbox, with a warning. Which keys, and what
@@ -52,7 +57,65 @@ func sandboxWidens(key toml.Key, before, now *Config) (why string, widens bool) 
 			}
 		}
 	}
+	if isMCPWritable(key) {
+		name := key[2]
+		user := now.resolveAll(before.MCP.Servers[name].Writable)
+		for _, p := range now.resolveAll(now.MCP.Servers[name].Writable) {
+			if !slices.Contains(user, p) && !within(realPrefix(p), now.Workspace) {
+				return fmt.Sprintf("a project file may not let an MCP server write outside the workspace (%s; %s)", p, own), true
+			}
+		}
+	}
 	return "", false
+}
+
+// isMCPWritable reports whether key is an MCP server's writable list.
+func isMCPWritable(key toml.Key) bool {
+	return len(key) == 4 && key[0] == "mcp" && key[1] == "servers" && key[3] == "writable"
+}
+
+// narrowedKeys are the keys tree sets that may only narrow the sandbox:
+// narrowedSandboxKeys, then each MCP server's writable, by name.
+func narrowedKeys(tree map[string]any) []toml.Key {
+	keys := slices.Clone(narrowedSandboxKeys)
+	mcp, _ := tree["mcp"].(map[string]any)
+	servers, _ := mcp["servers"].(map[string]any)
+	for _, name := range sortedKeys(servers) {
+		keys = append(keys, toml.Key{"mcp", "servers", name, "writable"})
+	}
+	return keys
+}
+
+// resolveAll resolves paths as [Config.ResolvePath] does.
+func (c *Config) resolveAll(paths []string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, c.ResolvePath(p))
+	}
+	return out
+}
+
+// realPrefix resolves the links of the longest part of the absolute path
+// p that exists, keeping the rest as it is: where the sandbox will find
+// the folder (it resolves links), so that a repository's link
+// (workspace/out -> ~) does not pass for a folder of the workspace.
+func realPrefix(p string) string {
+	var rest []string
+	for dir := p; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(append([]string{real}, rest...)...)
+		}
+		if filepath.Dir(dir) == dir {
+			return p
+		}
+		rest = append([]string{filepath.Base(dir)}, rest...)
+	}
+}
+
+// within reports whether the clean absolute path p is dir or lies beneath
+// it.
+func within(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
 }
 
 // whySandboxOff completes "ignored: " for a project file's
@@ -60,18 +123,18 @@ func sandboxWidens(key toml.Key, before, now *Config) (why string, widens bool) 
 const whySandboxOff = "a project file may not turn the sandbox off (set it in your own config file, or pass --no-sandbox)"
 
 // narrowSandbox undoes what a trusted project file (tree, applied on top
-// of before) set of narrowedSandboxKeys that widens the sandbox, with a warning
+// of before) set of narrowedKeys that widens the sandbox, with a warning
 // naming the file and line. It works on the decoded values, so ${VAR}
 // expansion cannot slip past it.
 func (d *decoder) narrowSandbox(tree map[string]any, before *Config) {
-	for _, key := range narrowedSandboxKeys {
+	for _, key := range narrowedKeys(tree) {
 		raw, ok := lookupTree(tree, key)
 		if !ok {
 			continue
 		}
 		why, widens := sandboxWidens(key, before, d.c)
 		if !widens {
-			if reflect.DeepEqual(valueAt(before, key).Interface(), valueAt(d.c, key).Interface()) {
+			if !isMCPWritable(key) && reflect.DeepEqual(valueAt(before, key).Interface(), valueAt(d.c, key).Interface()) {
 				// The same value: the layer that chose it stays its source
 				// (config show must not credit the project with the user's
 				// enabled = false).

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -324,5 +325,58 @@ func TestSandboxWritableWithoutHome(t *testing.T) {
 	want := `sandbox.writable: "~/.cache": the home folder is not known, so "~" cannot be expanded; write an absolute path`
 	if err == nil || err.Error() != want {
 		t.Errorf("checkWritable = %v, want %s", err, want)
+	}
+}
+
+// TestSandboxProjectMCPWritable: a trusted project file's MCP server may
+// write folders of the workspace, or those the user's own entry of that
+// server lists; a folder elsewhere (~, or a link of the repository that
+// leads out of the workspace, as the sandbox resolves it) drops the list,
+// with a warning naming the line.
+func TestSandboxProjectMCPWritable(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, user, writable string
+		want                 []string // nil: the list is dropped
+	}{
+		{name: "workspace folders", writable: `["out", "sub/dir", "."]`, want: []string{"out", "sub/dir", "."}},
+		{name: "home", writable: `["out", "~"]`},
+		{name: "absolute outside", writable: `["/srv/data"]`},
+		{name: "a link out of the workspace", writable: `["link/x"]`},
+		{name: "a parent", writable: `[".."]`},
+		{name: "the user's own", user: "[mcp.servers.s]\ncommand = \"srv\"\nwritable = [\"/srv/data\"]\n",
+			writable: `["/srv/data", "out"]`, want: []string{"/srv/data", "out"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSandbox(t)
+			if err := os.Symlink(s.home, filepath.Join(s.ws, "link")); err != nil {
+				t.Fatal(err)
+			}
+			if tt.user != "" {
+				writeFile(t, s.userFile(), tt.user)
+			}
+			project := writeFile(t, s.projectFile(), "[mcp.servers.s]\ncommand = \"srv\"\nwritable = "+tt.writable+"\n")
+			opts := s.opts(nil)
+			opts.Trusted = func(string) bool { return true }
+			c := mustLoad(t, opts)
+			got := c.MCP.Servers["s"].Writable
+			var wantWarnings []string
+			want := tt.want
+			if want == nil {
+				want = []string{}
+				if tt.user != "" {
+					want = []string{"/srv/data"}
+				}
+				wantWarnings = []string{project + ":3: mcp.servers.s.writable = " + tt.writable + " ignored: a project file may not let an MCP server write outside the workspace"}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("writable (-want +got)\n%s", diff)
+			}
+			if len(c.Warnings) != len(wantWarnings) || len(wantWarnings) > 0 && !strings.HasPrefix(c.Warnings[0], wantWarnings[0]) {
+				t.Errorf("warnings %q, want %q", c.Warnings, wantWarnings)
+			}
+		})
 	}
 }
