@@ -15,6 +15,25 @@ const (
 	EscalationNoSandbox = "no sandbox"
 )
 
+// SandboxState is how one call of a tool that starts commands runs in the
+// OS sandbox (issue 21), once approved: the approval prompt says so, and
+// only [SandboxNoNetwork] without an escalation may run unasked
+// (auto_approve_sandboxed).
+type SandboxState int
+
+const (
+	// SandboxUnknown: the tool starts no command, or does not say.
+	SandboxUnknown SandboxState = iota
+	// SandboxNone: the command runs without the sandbox (it is off, this
+	// platform has none, or the call asks to leave it).
+	SandboxNone
+	// SandboxNoNetwork: confined, without network.
+	SandboxNoNetwork
+	// SandboxNetwork: confined, with the network ([sandbox].network = "on",
+	// or the call asks for it).
+	SandboxNetwork
+)
+
 // networkKey is the context key of [WithNetwork].
 type networkKey struct{}
 

@@ -5,7 +5,9 @@
 // (the allowlist parser, an approval given too quickly) can still only do
 // what the sandbox allows.
 //
-// On Linux the policy is enforced by Landlock (files, TCP; ABI 1 and
+// On macOS it is enforced by Seatbelt (sandbox-exec with a profile
+// generated from the policy, seatbelt.go). On Linux the policy is
+// enforced by Landlock (files, TCP; ABI 1 and
 // later, network rules from ABI 4, signal and abstract-socket scoping from
 // ABI 6) and, where the process may create them, a private mount namespace
 // (control paths bound read-only) and network namespace:
@@ -90,6 +92,9 @@ type Status struct {
 	// Helper is true when a process starts through the re-executed helper
 	// (an unprivileged user namespace) rather than a confined thread.
 	Helper bool
+	// Seatbelt is true on macOS, where sandbox-exec applies a generated
+	// profile (seatbelt.go) instead of Landlock.
+	Seatbelt bool
 	// Reason says why Active, NetworkRules or ReadOnlyPaths is false.
 	Reason string
 }
@@ -101,6 +106,9 @@ func (s Status) String() string {
 			return "not available; commands are not sandboxed"
 		}
 		return "not available (" + s.Reason + "); commands are not sandboxed"
+	}
+	if s.Seatbelt {
+		return "seatbelt (sandbox-exec), network rules on, control paths read-only"
 	}
 	parts := []string{fmt.Sprintf("landlock v%d", s.ABI)}
 	switch {

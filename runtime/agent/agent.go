@@ -53,15 +53,16 @@ type summarizer interface {
 }
 
 // A sandboxedTool's calls may run inside the OS sandbox (issue 21).
-// SandboxMode reports, for one call, whether it will run sandboxed with the
-// network off (then auto_approve_sandboxed may run it unasked), and what it
-// asks beyond that: "" for nothing, else a short phrase such as
-// "network access" or "no sandbox". A call that asks for more is always
+// SandboxMode reports, for one call, how it will run once approved
+// (sandboxed without network, then auto_approve_sandboxed may run it
+// unasked; sandboxed with the network; not sandboxed), and what it asks
+// beyond what the sandbox gives: "" for nothing, else a short phrase such
+// as "network access" or "no sandbox". A call that asks for more is always
 // asked, like a control-path write, whatever the autonomy level,
 // auto_approve or an earlier "always" say; an approver that cannot show a
 // person the question (run without --yes) refuses it, run --yes approves it.
 type sandboxedTool interface {
-	SandboxMode(args json.RawMessage) (sandboxed bool, escalation string)
+	SandboxMode(args json.RawMessage) (state permissions.SandboxState, escalation string)
 }
 
 // An Agent holds one conversation. It is not safe for concurrent turns.

@@ -69,9 +69,10 @@ type ApprovalRequest struct {
 	// shows each file's content, and "always" is not offered (it counts
 	// as once).
 	Writes []ControlWrite
-	// Sandboxed is set when the call will run inside the OS sandbox with
-	// the network off (issue 21); the prompt says so.
-	Sandboxed bool
+	// Sandbox is how the call runs in the OS sandbox once approved (issue
+	// 21): the prompt says so. SandboxUnknown for a tool that starts no
+	// command.
+	Sandbox permissions.SandboxState
 	// Escalation is what the call asks for beyond the sandbox
 	// (permissions.EscalationNetwork, permissions.EscalationNoSandbox or
 	// another short phrase), "" for nothing. Such a call is asked whatever
@@ -109,6 +110,13 @@ type ApprovalRequest struct {
 	// (any yes), edit (a yes with [ApprovalAnswer].Plan) or reject with a
 	// reason (Deny). "Always" and "network" are never offered with it.
 	Plan string
+}
+
+// sandboxedOffline reports whether the call runs in the sandbox without
+// network and asks for nothing more: auto_approve_sandboxed may run it
+// unasked, and "with network" may be offered.
+func (r ApprovalRequest) sandboxedOffline() bool {
+	return r.Sandbox == permissions.SandboxNoNetwork && r.Escalation == ""
 }
 
 // An Approval is the user's answer.

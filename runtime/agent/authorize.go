@@ -99,7 +99,7 @@ func (a *Agent) authorize(ctx context.Context, req ApprovalRequest, subj permiss
 		// skill's allowed-tools.
 		pre := policy.Level == permissions.Supervised &&
 			(rule.Kind == permissions.RuleAllow || req.hookAllow || a.skillAllows(subj))
-		call := permissions.Call{Tool: req.Tool, Class: req.Class, PreApproved: pre, Sandboxed: req.Sandboxed}
+		call := permissions.Call{Tool: req.Tool, Class: req.Class, PreApproved: pre, Sandboxed: req.sandboxedOffline()}
 		if policy.AcceptEdits {
 			// The workspace in every form, as the written paths are.
 			call.WorkspaceEdit = permissions.WorkspaceEdit(subj, a.pathForms([]string{a.opts.Prompt.Workspace})...)

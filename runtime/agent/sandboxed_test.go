@@ -16,8 +16,10 @@ import (
 
 // sandboxFake is a shell that implements sandboxedTool: a call runs
 // sandboxed without network unless its arguments ask for the network
-// ("net") or for no sandbox ("bare"), or the sandbox is off ("off": not
-// sandboxed, asking nothing, as with [sandbox].enabled = false). A call
+// ("net") or for no sandbox ("bare"), the user's config gives commands the
+// network ("online": sandboxed with it, asking nothing), or the sandbox is
+// off ("off": not sandboxed, asking nothing, as with [sandbox].enabled =
+// false). A call
 // with "writes" names a file it writes (fileWriter). It records each call
 // it ran, "+net" when the context allowed the network.
 type sandboxFake struct {
@@ -28,6 +30,7 @@ type sandboxFake struct {
 type sandboxArgs struct {
 	Command        string
 	Net, Bare, Off bool
+	Online         bool
 	Writes         string
 }
 
@@ -50,17 +53,19 @@ func (f *sandboxFake) Run(ctx context.Context, args json.RawMessage) providers.T
 	return providers.ToolResult{Content: "ran " + ran}
 }
 
-func (f *sandboxFake) SandboxMode(args json.RawMessage) (bool, string) {
+func (f *sandboxFake) SandboxMode(args json.RawMessage) (permissions.SandboxState, string) {
 	a := parseSandboxArgs(args)
 	switch {
 	case a.Off:
-		return false, ""
+		return permissions.SandboxNone, ""
 	case a.Net:
-		return false, permissions.EscalationNetwork
+		return permissions.SandboxNetwork, permissions.EscalationNetwork
 	case a.Bare:
-		return false, permissions.EscalationNoSandbox
+		return permissions.SandboxNone, permissions.EscalationNoSandbox
+	case a.Online:
+		return permissions.SandboxNetwork, ""
 	}
-	return true, ""
+	return permissions.SandboxNoNetwork, ""
 }
 
 func (f *sandboxFake) Writes(args json.RawMessage) []permissions.FileWrite {
@@ -76,7 +81,8 @@ func parseSandboxArgs(args json.RawMessage) sandboxArgs {
 	return a
 }
 
-// sh is a shell call; mode is "", "net", "bare", "off", or "writes:PATH".
+// sh is a shell call; mode is "", "net", "bare", "online", "off", or
+// "writes:PATH".
 func sh(command, mode string) providertest.Call {
 	m := map[string]any{"command": command}
 	switch path, isWrite := strings.CutPrefix(mode, "writes:"); {
@@ -198,20 +204,22 @@ func TestSandboxedApproval(t *testing.T) {
 	}
 }
 
-// TestSandboxedRequest: the approval request says whether the call is
-// sandboxed, what it asks for, and offers the network only to a call
-// sandboxed without it.
+// TestSandboxedRequest: the approval request says how the call runs in the
+// sandbox — without network, with it, not at all — what it asks for,
+// and offers the network only to a call sandboxed without it. A call with
+// the network from the user's config is asked (auto_approve_sandboxed
+// covers only calls without it), and says it is sandboxed.
 func TestSandboxedRequest(t *testing.T) {
 	t.Parallel()
 	type shown struct {
-		Sandboxed       bool
+		Sandbox         permissions.SandboxState
 		Escalation      string
 		CanAllowNetwork bool
 	}
 	tool := &sandboxFake{}
-	ap := &scriptedApprover{answers: []Approval{ApproveOnce, ApproveOnce, ApproveOnce, ApproveOnce}}
+	ap := &scriptedApprover{answers: []Approval{ApproveOnce, ApproveOnce, ApproveOnce, ApproveOnce, ApproveOnce}}
 	env := newEnv(t, []providertest.Response{
-		{ToolCalls: []providertest.Call{sh("a", ""), sh("b", "net"), sh("c", "bare"), sh("d", "off")}}, {Text: "ok"},
+		{ToolCalls: []providertest.Call{sh("a", ""), sh("b", "net"), sh("c", "bare"), sh("d", "off"), sh("e", "online")}}, {Text: "ok"},
 	}, func(o *Options) {
 		o.Tools = []Tool{tool}
 		o.Policy = permissions.Policy{Level: permissions.Supervised}
@@ -220,10 +228,16 @@ func TestSandboxedRequest(t *testing.T) {
 	if _, err := env.agent.Turn(context.Background(), "go"); err != nil {
 		t.Fatal(err)
 	}
-	want := []shown{{true, "", true}, {false, permissions.EscalationNetwork, false}, {false, permissions.EscalationNoSandbox, false}, {false, "", false}}
+	want := []shown{
+		{permissions.SandboxNoNetwork, "", true},
+		{permissions.SandboxNetwork, permissions.EscalationNetwork, false},
+		{permissions.SandboxNone, permissions.EscalationNoSandbox, false},
+		{permissions.SandboxNone, "", false},
+		{permissions.SandboxNetwork, "", false},
+	}
 	var got []shown
 	for _, r := range ap.asked {
-		got = append(got, shown{r.Sandboxed, r.Escalation, r.CanAllowNetwork})
+		got = append(got, shown{r.Sandbox, r.Escalation, r.CanAllowNetwork})
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("requests %+v, want %+v", got, want)

@@ -277,11 +277,8 @@ func (a *Agent) approve(ctx context.Context, index int, c providers.ToolCall, to
 	req := ApprovalRequest{ID: c.ID, Tool: c.Name, Summary: summary, Args: string(args), Class: class, Writes: a.controlWrites(tool, args),
 		HookReason: hook.reason, HookAsked: hook.ask, hookAllow: hook.allow}
 	if st, ok := tool.(sandboxedTool); ok {
-		req.Sandboxed, req.Escalation = st.SandboxMode(args)
-		if req.Escalation != "" {
-			req.Sandboxed = false // it asks to leave the sandbox's limits
-		}
-		req.CanAllowNetwork = req.Sandboxed
+		req.Sandbox, req.Escalation = st.SandboxMode(args)
+		req.CanAllowNetwork = req.sandboxedOffline()
 	}
 	v, err := a.authorize(ctx, req, a.subject(c.Name, tool, args, summary, class))
 	if v.denied() {

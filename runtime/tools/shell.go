@@ -103,26 +103,25 @@ type shellTool struct {
 	shell *shell
 }
 
-// SandboxMode implements the agent's sandboxedTool: a call runs confined
-// without network unless the sandbox is missing, the user's config gives
-// commands the network, or the call asks for the network or for no
-// sandbox (its escalation, which the agent always asks about).
-func (t *shellTool) SandboxMode(args json.RawMessage) (sandboxed bool, escalation string) {
+// SandboxMode implements the agent's sandboxedTool: how a call runs once
+// approved — confined without network unless the sandbox is missing (not
+// sandboxed), the user's config gives commands the network, or the call
+// asks for the network or for no sandbox (its escalation, which the agent
+// always asks about). It mirrors run.
+func (t *shellTool) SandboxMode(args json.RawMessage) (state permissions.SandboxState, escalation string) {
 	var a shellArgs
 	_ = json.Unmarshal(args, &a)
-	if !t.shell.sandboxed {
-		return false, ""
+	switch {
+	case !t.shell.sandboxed:
+		return permissions.SandboxNone, ""
+	case a.Sandbox == sandboxOff:
+		return permissions.SandboxNone, permissions.EscalationNoSandbox
+	case t.shell.network:
+		return permissions.SandboxNetwork, ""
+	case a.Sandbox == sandboxNetwork:
+		return permissions.SandboxNetwork, permissions.EscalationNetwork
 	}
-	switch a.Sandbox {
-	case sandboxNetwork:
-		if t.shell.network {
-			return false, ""
-		}
-		return false, permissions.EscalationNetwork
-	case sandboxOff:
-		return false, permissions.EscalationNoSandbox
-	}
-	return !t.shell.network, ""
+	return permissions.SandboxNoNetwork, ""
 }
 
 func (t *shell) run(ctx context.Context, args shellArgs) providers.ToolResult {

@@ -20,22 +20,25 @@ func TestShellSandboxMode(t *testing.T) {
 		name       string
 		opts       CoreOptions
 		args       string
-		sandboxed  bool
+		state      permissions.SandboxState
 		escalation string
 	}{
-		{"no sandbox", CoreOptions{}, `{"command":"ls"}`, false, ""},
-		{"no sandbox, network asked", CoreOptions{}, `{"command":"ls","sandbox":"network"}`, false, ""},
-		{"sandboxed", CoreOptions{Start: start, Sandboxed: true}, `{"command":"ls"}`, true, ""},
-		{"network asked", CoreOptions{Start: start, Sandboxed: true}, `{"command":"ls","sandbox":"network"}`, false, permissions.EscalationNetwork},
-		{"off asked", CoreOptions{Start: start, Sandboxed: true}, `{"command":"ls","sandbox":"off"}`, false, permissions.EscalationNoSandbox},
-		{"network on in config", CoreOptions{Start: start, Sandboxed: true, Network: true}, `{"command":"ls"}`, false, ""},
-		{"network on, network asked", CoreOptions{Start: start, Sandboxed: true, Network: true}, `{"command":"ls","sandbox":"network"}`, false, ""},
+		{"no sandbox", CoreOptions{}, `{"command":"ls"}`, permissions.SandboxNone, ""},
+		{"no sandbox, network asked", CoreOptions{}, `{"command":"ls","sandbox":"network"}`, permissions.SandboxNone, ""},
+		{"no sandbox, off asked", CoreOptions{}, `{"command":"ls","sandbox":"off"}`, permissions.SandboxNone, ""},
+		{"starter without a sandbox", CoreOptions{Start: start}, `{"command":"ls"}`, permissions.SandboxNone, ""},
+		{"sandboxed", CoreOptions{Start: start, Sandboxed: true}, `{"command":"ls"}`, permissions.SandboxNoNetwork, ""},
+		{"network asked", CoreOptions{Start: start, Sandboxed: true}, `{"command":"ls","sandbox":"network"}`, permissions.SandboxNetwork, permissions.EscalationNetwork},
+		{"off asked", CoreOptions{Start: start, Sandboxed: true}, `{"command":"ls","sandbox":"off"}`, permissions.SandboxNone, permissions.EscalationNoSandbox},
+		{"network on in config", CoreOptions{Start: start, Sandboxed: true, Network: true}, `{"command":"ls"}`, permissions.SandboxNetwork, ""},
+		{"network on, network asked", CoreOptions{Start: start, Sandboxed: true, Network: true}, `{"command":"ls","sandbox":"network"}`, permissions.SandboxNetwork, ""},
+		{"network on, off asked", CoreOptions{Start: start, Sandboxed: true, Network: true}, `{"command":"ls","sandbox":"off"}`, permissions.SandboxNone, permissions.EscalationNoSandbox},
 	}
 	for _, c := range cases {
 		sh := newShell(&Sandbox{Workspace: t.TempDir()}, c.opts).(*shellTool)
 		s, e := sh.SandboxMode(json.RawMessage(c.args))
-		if s != c.sandboxed || e != c.escalation {
-			t.Errorf("%s: got (%v, %q), want (%v, %q)", c.name, s, e, c.sandboxed, c.escalation)
+		if s != c.state || e != c.escalation {
+			t.Errorf("%s: got (%v, %q), want (%v, %q)", c.name, s, e, c.state, c.escalation)
 		}
 	}
 }

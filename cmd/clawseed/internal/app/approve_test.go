@@ -23,7 +23,7 @@ func TestYesApprover(t *testing.T) {
 		{"plain", agent.ApprovalRequest{Tool: "shell"}, agent.ApproveOnce, nil},
 		{"network escalation", agent.ApprovalRequest{Tool: "shell", Escalation: permissions.EscalationNetwork}, agent.ApproveOnce, nil},
 		{"no sandbox escalation", agent.ApprovalRequest{Tool: "shell", Escalation: permissions.EscalationNoSandbox}, agent.ApproveOnce, nil},
-		{"sandboxed, network offered", agent.ApprovalRequest{Tool: "shell", Sandboxed: true, CanAllowNetwork: true}, agent.ApproveOnce, nil},
+		{"sandboxed, network offered", agent.ApprovalRequest{Tool: "shell", Sandbox: permissions.SandboxNoNetwork, CanAllowNetwork: true}, agent.ApproveOnce, nil},
 		{"control write", agent.ApprovalRequest{Tool: "file_write", Writes: []agent.ControlWrite{{Path: ".clawseed/config.toml"}}}, agent.ApproveOnce, nil},
 		{"untrusted skill", agent.ApprovalRequest{Tool: "shell", Untrusted: true, Escalation: permissions.EscalationNetwork}, agent.Deny, ErrUntrustedYes},
 	}

@@ -220,7 +220,12 @@ func (c *confinement) prepareMCP(server string, cmd *exec.Cmd) error {
 	cmd.Env = setEnv(cmd.Env, "XDG_CACHE_HOME", filepath.Join(state, "cache"))
 	cmd.Env = setEnv(cmd.Env, "npm_config_cache", filepath.Join(state, "npm"))
 	writable := append([]string{state}, c.mcpWritable[server]...)
-	return c.box.Wrap(cmd, sandbox.Policy{Deny: c.deny, Keep: c.keep, Writable: writable, Network: true})
+	// A writable list may hold the workspace: its control paths stay
+	// read-only, as for commands. The state folder is a hole in the
+	// read-only $CLAWSEED_HOME; the writable list makes none (a project's
+	// server naming .clawseed/skills may not write there).
+	return c.box.Wrap(cmd, sandbox.Policy{Deny: c.deny, Keep: c.keep, Writable: writable,
+		ReadOnly: c.readOnly, Holes: []string{state}, Network: true})
 }
 
 // makeTemp creates the session's TMPDIR. Commands get it as TMPDIR, TMP

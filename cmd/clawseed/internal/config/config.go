@@ -90,7 +90,7 @@ type Config struct {
 	// defined, removed before it was applied (dropModelEntries).
 	droppedModels []string
 	// refused is what a trusted project file set that no project file
-	// may (refuseSandboxOff), for Show.
+	// may (narrowSandbox), for Show.
 	refused []Ignored
 	// permissionRules are the [permissions] entries of every file, each
 	// with the file that set it (permissions.go).
@@ -236,9 +236,9 @@ type Autonomy struct {
 }
 
 // Sandbox is the [sandbox] table: the OS sandbox every command clawseed
-// starts runs in (issue 21). An untrusted project file may only tighten it
-// (projectRules), and no project file may turn it off
-// (refuseSandboxOff): only the user's own files and --no-sandbox can.
+// starts runs in (issue 21). A project file may only narrow it
+// (projectRules when untrusted, narrowSandbox when trusted): only the
+// user's own files and --no-sandbox can widen it.
 type Sandbox struct {
 	// Enabled false runs commands without the sandbox.
 	Enabled bool `toml:"enabled"`

@@ -69,12 +69,16 @@ func (c *Config) applyFile(path string, data []byte, kind fileKind) error {
 	}
 	perms := c.Permissions
 	if kind != projectFile || c.Trusted {
+		var before *Config
 		if kind == projectFile {
 			c.markProjectServers(tree)
-			d.refuseSandboxOff(tree)
+			before = c.snapshot()
 		}
 		if err := d.applyStruct(tree, reflect.ValueOf(c).Elem(), nil); err != nil {
 			return err
+		}
+		if before != nil {
+			d.narrowSandbox(tree, before)
 		}
 		d.addPermissions(tree, perms, c.Permissions, kind == projectFile)
 		return nil

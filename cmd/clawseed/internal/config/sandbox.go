@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -10,40 +11,142 @@ import (
 )
 
 // The [sandbox] table (issue 21) decides how far every command clawseed
-// starts can reach. It is the user's: an untrusted project file may only
-// tighten it (projectRules), and no project file, trusted or not, may turn
-// it off. A repository's config changes with every pull, so trusting the
-// workspace once does not let its later commits switch the sandbox off;
-// that takes the user's own file, --config, or --no-sandbox. (There is no
-// environment variable for it either: a repository's .envrc could set it.)
+// starts can reach. It is the user's: a project file, trusted or not, may
+// only narrow it. A repository's config changes with every pull, so
+// trusting the workspace once does not let its later commits switch the
+// sandbox off, drop its requirement, open the network to commands or make
+// folders outside the workspace writable (writable = ["~"] would let an
+// auto-approved command append to ~/.bashrc); that takes the user's own
+// file, --config, or --no-sandbox. (There is no environment variable for
+// it either: a repository's .envrc could set it.)
+//
+// The same holds for the sandbox of the MCP servers a trusted project
+// file defines (an untrusted one's never start): their writable folders
+// may be inside the workspace, or ones the user's own entry of that server
+// lists, never elsewhere.
+//
+// An untrusted project file gets this through projectRules (onOnly,
+// tighten, ignored), reported with the rest of what it did not get; a
+// trusted one through narrowSandbox, with a warning. Which keys, and what
+// widens each, is sandboxWidens.
 
-// sandboxEnabledKey is the one key a project file may never set to false.
-var sandboxEnabledKey = toml.Key{"sandbox", "enabled"}
+// narrowedSandboxKeys are the keys of [sandbox] a project file may only narrow,
+// in the order the table declares them.
+var narrowedSandboxKeys = []toml.Key{{"sandbox", "enabled"}, {"sandbox", "required"}, {"sandbox", "network"}, {"sandbox", "writable"}}
+
+// sandboxWidens reports whether the value of key in now reaches further
+// than in before, and if so why a project file may not set it (completing
+// "ignored: ").
+func sandboxWidens(key toml.Key, before, now *Config) (why string, widens bool) {
+	const own = "set it in your own config file"
+	switch key.String() {
+	case "sandbox.enabled":
+		return whySandboxOff, before.Sandbox.Enabled && !now.Sandbox.Enabled
+	case "sandbox.required":
+		return "a project file may not stop requiring the sandbox (" + own + ")",
+			before.Sandbox.Required && !now.Sandbox.Required
+	case "sandbox.network":
+		// An invalid value is left for validate to report at its line.
+		return "a project file may not let commands use the network (" + own + ")",
+			now.Sandbox.NetworkOn() && !before.Sandbox.NetworkOn()
+	case "sandbox.writable":
+		user := before.SandboxWritable()
+		for _, p := range now.SandboxWritable() {
+			if !slices.Contains(user, p) {
+				return "a project file may not let commands write outside the workspace, only drop folders of your list (" + own + ")", true
+			}
+		}
+	}
+	if isMCPWritable(key) {
+		name := key[2]
+		user := now.resolveAll(before.MCP.Servers[name].Writable)
+		for _, p := range now.resolveAll(now.MCP.Servers[name].Writable) {
+			if !slices.Contains(user, p) && !within(realPrefix(p), now.Workspace) {
+				return fmt.Sprintf("a project file may not let an MCP server write outside the workspace (%s; %s)", p, own), true
+			}
+		}
+	}
+	return "", false
+}
+
+// isMCPWritable reports whether key is an MCP server's writable list.
+func isMCPWritable(key toml.Key) bool {
+	return len(key) == 4 && key[0] == "mcp" && key[1] == "servers" && key[3] == "writable"
+}
+
+// narrowedKeys are the keys tree sets that may only narrow the sandbox:
+// narrowedSandboxKeys, then each MCP server's writable, by name.
+func narrowedKeys(tree map[string]any) []toml.Key {
+	keys := slices.Clone(narrowedSandboxKeys)
+	mcp, _ := tree["mcp"].(map[string]any)
+	servers, _ := mcp["servers"].(map[string]any)
+	for _, name := range sortedKeys(servers) {
+		keys = append(keys, toml.Key{"mcp", "servers", name, "writable"})
+	}
+	return keys
+}
+
+// resolveAll resolves paths as [Config.ResolvePath] does.
+func (c *Config) resolveAll(paths []string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, c.ResolvePath(p))
+	}
+	return out
+}
+
+// realPrefix resolves the links of the longest part of the absolute path
+// p that exists, keeping the rest as it is: where the sandbox will find
+// the folder (it resolves links), so that a repository's link
+// (workspace/out -> ~) does not pass for a folder of the workspace.
+func realPrefix(p string) string {
+	var rest []string
+	for dir := p; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(append([]string{real}, rest...)...)
+		}
+		if filepath.Dir(dir) == dir {
+			return p
+		}
+		rest = append([]string{filepath.Base(dir)}, rest...)
+	}
+}
+
+// within reports whether the clean absolute path p is dir or lies beneath
+// it.
+func within(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+}
 
 // whySandboxOff completes "ignored: " for a project file's
 // `enabled = false`.
 const whySandboxOff = "a project file may not turn the sandbox off (set it in your own config file, or pass --no-sandbox)"
 
-// refuseSandboxOff drops `[sandbox] enabled = false` from a trusted
-// project file's tree before it is applied, with a warning naming the
-// file and line, when it would turn the sandbox off. (An untrusted project
-// file gets the same through its onOnly rule, reported with the rest of
-// what it did not get.)
-func (d *decoder) refuseSandboxOff(tree map[string]any) {
-	table, ok := tree["sandbox"].(map[string]any)
-	if !ok {
-		return
+// narrowSandbox undoes what a trusted project file (tree, applied on top
+// of before) set of narrowedKeys that widens the sandbox, with a warning
+// naming the file and line. It works on the decoded values, so ${VAR}
+// expansion cannot slip past it.
+func (d *decoder) narrowSandbox(tree map[string]any, before *Config) {
+	for _, key := range narrowedKeys(tree) {
+		raw, ok := lookupTree(tree, key)
+		if !ok {
+			continue
+		}
+		why, widens := sandboxWidens(key, before, d.c)
+		if !widens {
+			if !isMCPWritable(key) && reflect.DeepEqual(valueAt(before, key).Interface(), valueAt(d.c, key).Interface()) {
+				// The same value: the layer that chose it stays its source
+				// (config show must not credit the project with the user's
+				// enabled = false).
+				d.c.restore(before, key)
+			}
+			continue
+		}
+		d.c.restore(before, key)
+		line, value := d.line(key), shorten(rawValue(raw, key[len(key)-1]))
+		d.c.refused = append(d.c.refused, Ignored{File: d.file, Line: line, Key: key.String(), Value: value, Why: why})
+		d.c.Warnings = append(d.c.Warnings, fmt.Sprintf("%s:%d: %s = %s ignored: %s", d.file, line, key, value, why))
 	}
-	if on, ok := table["enabled"].(bool); !ok || on {
-		return
-	}
-	delete(table, "enabled")
-	if !d.c.Sandbox.Enabled {
-		return // off already, by the user's own choice
-	}
-	line := d.line(sandboxEnabledKey)
-	d.c.refused = append(d.c.refused, Ignored{File: d.file, Line: line, Key: sandboxEnabledKey.String(), Value: "false", Why: whySandboxOff})
-	d.c.Warnings = append(d.c.Warnings, fmt.Sprintf("%s:%d: sandbox.enabled = false ignored: %s", d.file, line, whySandboxOff))
 }
 
 // refusedFor returns what was refused of key in a trusted project file,

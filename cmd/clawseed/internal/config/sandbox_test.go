@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,11 +37,12 @@ func TestSandboxDefaults(t *testing.T) {
 	}
 }
 
-// TestSandboxUntrusted: an untrusted project file may only tighten the
-// sandbox — turn it on, require it, turn the network off, turn
-// auto_approve_sandboxed off — and what would loosen it is ignored and
-// reported; trusted, its values apply, except `enabled = false`
-// (TestSandboxOffOnlyFromTheUser).
+// TestSandboxUntrusted: a project file may only narrow the sandbox — turn
+// it on, require it, turn the network off, drop writable folders — and
+// what would widen it is ignored: reported with the rest of what an
+// untrusted file did not get, or, trusted, with a warning naming the file
+// and line (refused). auto_approve_sandboxed is approval, not reach: a
+// trusted project sets it as it sets autonomy.level.
 func TestSandboxUntrusted(t *testing.T) {
 	t.Parallel()
 	defaults := sandboxKeys{Enabled: true, Network: "off", Writable: []string{}, AutoApprove: true}
@@ -48,16 +50,41 @@ func TestSandboxUntrusted(t *testing.T) {
 		name, user, project string
 		untrusted, trusted  sandboxKeys
 		ignored             []ignoredWant
+		refused             []string // a trusted file's warnings, after "FILE:"
 	}{
 		{
 			name:      "loosening is ignored",
 			project:   "[sandbox]\nenabled = false\nrequired = false\nnetwork = \"on\"\nwritable = [\"/\"]\n",
 			untrusted: defaults,
-			trusted:   sandboxKeys{Enabled: true, Network: "on", Writable: []string{"/"}, AutoApprove: true},
+			trusted:   defaults,
 			ignored: []ignoredWant{
 				{"sandbox.enabled", "false", "may turn this on, not off", 2},
 				{"sandbox.network", `"on"`, `may only turn the network off (user: "off")`, 4},
 				{"sandbox.writable", `["/"]`, "may not let commands write outside the workspace", 5},
+			},
+			refused: []string{
+				"2: sandbox.enabled = false ignored: a project file may not turn the sandbox off (set it in your own config file, or pass --no-sandbox)",
+				`4: sandbox.network = "on" ignored: a project file may not let commands use the network (set it in your own config file)`,
+				`5: sandbox.writable = ["/"] ignored: a project file may not let commands write outside the workspace, only drop folders of your list (set it in your own config file)`,
+			},
+		},
+		{
+			name:      "writable may only drop the user's folders",
+			user:      "[sandbox]\nwritable = [\"~/.cache\", \"/opt/tools\"]\n",
+			project:   "[sandbox]\nwritable = [\"/opt/tools/\"]\n",
+			untrusted: sandboxKeys{Enabled: true, Network: "off", Writable: []string{"~/.cache", "/opt/tools"}, AutoApprove: true},
+			trusted:   sandboxKeys{Enabled: true, Network: "off", Writable: []string{"/opt/tools/"}, AutoApprove: true},
+			ignored:   []ignoredWant{{"sandbox.writable", `["/opt/tools/"]`, "may not let commands write outside the workspace", 2}},
+		},
+		{
+			name:      "a home folder is not narrowing",
+			user:      "[sandbox]\nwritable = [\"~/.cache\"]\n",
+			project:   "[sandbox]\nwritable = [\"~/.cache\", \"~\"]\n",
+			untrusted: sandboxKeys{Enabled: true, Network: "off", Writable: []string{"~/.cache"}, AutoApprove: true},
+			trusted:   sandboxKeys{Enabled: true, Network: "off", Writable: []string{"~/.cache"}, AutoApprove: true},
+			ignored:   []ignoredWant{{"sandbox.writable", `["~/.cache", "~"]`, "may not let commands write outside the workspace", 2}},
+			refused: []string{
+				`2: sandbox.writable = ["~/.cache", "~"] ignored: a project file may not let commands write outside the workspace, only drop folders of your list (set it in your own config file)`,
 			},
 		},
 		{
@@ -65,11 +92,12 @@ func TestSandboxUntrusted(t *testing.T) {
 			user:      "[sandbox]\nrequired = true\n[autonomy]\nauto_approve_sandboxed = false\n",
 			project:   "[sandbox]\nrequired = false\n[autonomy]\nauto_approve_sandboxed = true\n",
 			untrusted: sandboxKeys{Enabled: true, Required: true, Network: "off", Writable: []string{}},
-			trusted:   defaults,
+			trusted:   sandboxKeys{Enabled: true, Required: true, Network: "off", Writable: []string{}, AutoApprove: true},
 			ignored: []ignoredWant{
 				{"sandbox.required", "false", "may turn this on, not off", 2},
 				{"autonomy.auto_approve_sandboxed", "true", "may turn this off, not on", 4},
 			},
+			refused: []string{"2: sandbox.required = false ignored: a project file may not stop requiring the sandbox (set it in your own config file)"},
 		},
 		{
 			name:      "tightening applies",
@@ -89,8 +117,9 @@ func TestSandboxUntrusted(t *testing.T) {
 			name:      "a project may not read the environment into them",
 			project:   "[sandbox]\nnetwork = \"${NET:-on}\"\n",
 			untrusted: defaults,
-			trusted:   sandboxKeys{Enabled: true, Network: "on", Writable: []string{}, AutoApprove: true},
+			trusted:   defaults,
 			ignored:   []ignoredWant{{"sandbox.network", `"${NET:-on}"`, "may not read environment variables", 2}},
+			refused:   []string{`2: sandbox.network = "${NET:-on}" ignored: a project file may not let commands use the network (set it in your own config file)`},
 		},
 	}
 	for _, tt := range tests {
@@ -110,11 +139,18 @@ func TestSandboxUntrusted(t *testing.T) {
 				opts.Trusted = func(string) bool { return trusted }
 				c := mustLoad(t, opts)
 				want, wantIgnored := tt.untrusted, tt.ignored
+				var wantWarnings []string
 				if trusted {
 					want, wantIgnored = tt.trusted, nil
+					for _, r := range tt.refused {
+						wantWarnings = append(wantWarnings, project+":"+r)
+					}
 				}
 				if diff := cmp.Diff(want, sandboxOf(c)); diff != "" {
 					t.Errorf("sandbox (-want +got)\n%s", diff)
+				}
+				if diff := cmp.Diff(wantWarnings, c.Warnings); diff != "" {
+					t.Errorf("warnings (-want +got)\n%s", diff)
 				}
 				checkIgnored(t, c, project, wantIgnored)
 				var out strings.Builder
@@ -289,5 +325,58 @@ func TestSandboxWritableWithoutHome(t *testing.T) {
 	want := `sandbox.writable: "~/.cache": the home folder is not known, so "~" cannot be expanded; write an absolute path`
 	if err == nil || err.Error() != want {
 		t.Errorf("checkWritable = %v, want %s", err, want)
+	}
+}
+
+// TestSandboxProjectMCPWritable: a trusted project file's MCP server may
+// write folders of the workspace, or those the user's own entry of that
+// server lists; a folder elsewhere (~, or a link of the repository that
+// leads out of the workspace, as the sandbox resolves it) drops the list,
+// with a warning naming the line.
+func TestSandboxProjectMCPWritable(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, user, writable string
+		want                 []string // nil: the list is dropped
+	}{
+		{name: "workspace folders", writable: `["out", "sub/dir", "."]`, want: []string{"out", "sub/dir", "."}},
+		{name: "home", writable: `["out", "~"]`},
+		{name: "absolute outside", writable: `["/srv/data"]`},
+		{name: "a link out of the workspace", writable: `["link/x"]`},
+		{name: "a parent", writable: `[".."]`},
+		{name: "the user's own", user: "[mcp.servers.s]\ncommand = \"srv\"\nwritable = [\"/srv/data\"]\n",
+			writable: `["/srv/data", "out"]`, want: []string{"/srv/data", "out"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSandbox(t)
+			if err := os.Symlink(s.home, filepath.Join(s.ws, "link")); err != nil {
+				t.Fatal(err)
+			}
+			if tt.user != "" {
+				writeFile(t, s.userFile(), tt.user)
+			}
+			project := writeFile(t, s.projectFile(), "[mcp.servers.s]\ncommand = \"srv\"\nwritable = "+tt.writable+"\n")
+			opts := s.opts(nil)
+			opts.Trusted = func(string) bool { return true }
+			c := mustLoad(t, opts)
+			got := c.MCP.Servers["s"].Writable
+			var wantWarnings []string
+			want := tt.want
+			if want == nil {
+				want = []string{}
+				if tt.user != "" {
+					want = []string{"/srv/data"}
+				}
+				wantWarnings = []string{project + ":3: mcp.servers.s.writable = " + tt.writable + " ignored: a project file may not let an MCP server write outside the workspace"}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("writable (-want +got)\n%s", diff)
+			}
+			if len(c.Warnings) != len(wantWarnings) || len(wantWarnings) > 0 && !strings.HasPrefix(c.Warnings[0], wantWarnings[0]) {
+				t.Errorf("warnings %q, want %q", c.Warnings, wantWarnings)
+			}
+		})
 	}
 }

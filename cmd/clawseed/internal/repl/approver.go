@@ -174,20 +174,28 @@ func Choices(req agent.ApprovalRequest) ApprovalChoices {
 }
 
 // SandboxNote says, after the tool's name, how the call runs in the OS
-// sandbox (issue 21): "" when the tool does not say.
+// sandbox (issue 21): what it asks beyond the sandbox, else whether it is
+// sandboxed, with or without the network, or not sandboxed at all (the
+// sandbox is off or missing here); "" for a tool that starts no command.
 func SandboxNote(req agent.ApprovalRequest) string {
 	switch req.Escalation {
 	case "":
-		if req.Sandboxed {
-			return " (sandboxed, no network)"
-		}
-		return ""
 	case permissions.EscalationNetwork:
 		return " (asks for network access)"
 	case permissions.EscalationNoSandbox:
 		return " (asks to run without the sandbox)"
+	default:
+		return " (asks for " + Preview(req.Escalation, previewRunes) + ")"
 	}
-	return " (asks for " + Preview(req.Escalation, previewRunes) + ")"
+	switch req.Sandbox {
+	case permissions.SandboxNoNetwork:
+		return " (sandboxed, no network)"
+	case permissions.SandboxNetwork:
+		return " (sandboxed, with network)"
+	case permissions.SandboxNone:
+		return " (not sandboxed)"
+	}
+	return ""
 }
 
 // isTell reports whether an answer is `t`: no, and tell the model why.

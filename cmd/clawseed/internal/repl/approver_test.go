@@ -17,9 +17,9 @@ import (
 // again; control characters are escaped.
 func TestApproverSandbox(t *testing.T) {
 	t.Parallel()
-	sandboxed := agent.ApprovalRequest{Tool: "shell", Summary: "npm test", Sandboxed: true, CanAllowNetwork: true, Always: "`npm test`"}
-	network := agent.ApprovalRequest{Tool: "shell", Summary: "curl example.com", Escalation: permissions.EscalationNetwork}
-	bare := agent.ApprovalRequest{Tool: "shell", Summary: "sudo make install", Escalation: permissions.EscalationNoSandbox}
+	sandboxed := agent.ApprovalRequest{Tool: "shell", Summary: "npm test", Sandbox: permissions.SandboxNoNetwork, CanAllowNetwork: true, Always: "`npm test`"}
+	network := agent.ApprovalRequest{Tool: "shell", Summary: "curl example.com", Sandbox: permissions.SandboxNetwork, Escalation: permissions.EscalationNetwork}
+	bare := agent.ApprovalRequest{Tool: "shell", Summary: "sudo make install", Sandbox: permissions.SandboxNone, Escalation: permissions.EscalationNoSandbox}
 	tests := []struct {
 		name   string
 		req    agent.ApprovalRequest
@@ -37,7 +37,7 @@ func TestApproverSandbox(t *testing.T) {
 		{"sandboxed always", sandboxed, []string{"x", "a"}, agent.ApproveAlways,
 			"Allow shell (sandboxed, no network): npm test? [y]es / [n]o / [a]lways allow `npm test` this session / [w] with network / [t] no, and tell the model why ",
 			"Please answer y, n, a, w or t.\n"},
-		{"sandboxed, network not offered", agent.ApprovalRequest{Tool: "shell", Summary: "ls", Sandboxed: true, Always: "`ls`"}, []string{"w", "n"}, agent.Deny,
+		{"sandboxed, network not offered", agent.ApprovalRequest{Tool: "shell", Summary: "ls", Sandbox: permissions.SandboxNoNetwork, Always: "`ls`"}, []string{"w", "n"}, agent.Deny,
 			"Allow shell (sandboxed, no network): ls? [y]es / [n]o / [a]lways allow `ls` this session / [t] no, and tell the model why ", "Please answer y, n, a or t.\n"},
 		{"network escalation", network, []string{"a", "w", "y"}, agent.ApproveOnce,
 			"Allow shell (asks for network access): curl example.com? [y]es / [n]o / [t] no, and tell the model why ",
@@ -47,8 +47,12 @@ func TestApproverSandbox(t *testing.T) {
 			"Allow shell (asks to run without the sandbox): sudo make install? [y]es / [n]o / [t] no, and tell the model why ", ""},
 		{"other escalation, escaped", agent.ApprovalRequest{Tool: "sh\x1bell", Summary: "x\x07", Escalation: "the \x1b[31mGPU"}, []string{"y"}, agent.ApproveOnce,
 			`Allow sh\x1bell (asks for the \x1b[31mGPU): x\x07? [y]es / [n]o / [t] no, and tell the model why `, ""},
-		{"unsandboxed", agent.ApprovalRequest{Tool: "shell", Summary: "ls", Always: "`ls`"}, []string{"w", "y"}, agent.ApproveOnce,
-			"Allow shell: ls? [y]es / [n]o / [a]lways allow `ls` this session / [t] no, and tell the model why ", "Please answer y, n, a or t.\n"},
+		{"sandboxed, with the network of the config", agent.ApprovalRequest{Tool: "shell", Summary: "npm install", Sandbox: permissions.SandboxNetwork, Always: "`npm install`"}, []string{"w", "y"}, agent.ApproveOnce,
+			"Allow shell (sandboxed, with network): npm install? [y]es / [n]o / [a]lways allow `npm install` this session / [t] no, and tell the model why ", "Please answer y, n, a or t.\n"},
+		{"not sandboxed", agent.ApprovalRequest{Tool: "shell", Summary: "ls", Sandbox: permissions.SandboxNone, Always: "`ls`"}, []string{"w", "y"}, agent.ApproveOnce,
+			"Allow shell (not sandboxed): ls? [y]es / [n]o / [a]lways allow `ls` this session / [t] no, and tell the model why ", "Please answer y, n, a or t.\n"},
+		{"a tool that starts no command", agent.ApprovalRequest{Tool: "file_write", Summary: "a.go", Always: "writes to a.go"}, []string{"y"}, agent.ApproveOnce,
+			"Allow file_write: a.go? [y]es / [n]o / [a]lways allow writes to a.go this session / [t] no, and tell the model why ", ""},
 		{"always not offered", agent.ApprovalRequest{Tool: "shell", Summary: "ls; rm x"}, []string{"a", "y"}, agent.ApproveOnce,
 			"Allow shell: ls; rm x? [y]es / [n]o / [t] no, and tell the model why ", "Please answer y, n or t.\n"},
 		{"always label escaped", agent.ApprovalRequest{Tool: "file_edit", Summary: "a\x1b.go", Always: "edits to a\x1b.go"}, []string{"a"}, agent.ApproveAlways,
