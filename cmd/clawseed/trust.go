@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/trust"
 	"github.com/clawseed/clawseed/internal/termtext"
 )
@@ -87,10 +88,11 @@ func trustRun(opts *trustOptions, args []string) error {
 		return trustError(err)
 	}
 	real := shownPath(dir)
+	app.ForgetTrustAnswer(cfg.Home, real)
 	if opts.Recursive {
-		fmt.Fprintf(opts.io.Out, "Trusted %s and every folder beneath it. Their project config (.clawseed/config.toml) and project skills that run commands now apply in full.\n", termtext.EscapeLine(real))
+		fmt.Fprintf(opts.io.Out, "Trusted %s and every folder beneath it. Their project config (.clawseed/config.toml) and project skills that run commands now apply in full, whatever their project files become (a recursive entry records none).\n", termtext.EscapeLine(real))
 	} else {
-		fmt.Fprintf(opts.io.Out, "Trusted %s. Its project config (.clawseed/config.toml) and its project skills that run commands now apply in full.\n", termtext.EscapeLine(real))
+		fmt.Fprintf(opts.io.Out, "Trusted %s. Its project config (.clawseed/config.toml) and its project skills that run commands now apply in full, as long as its project files stay as they are now (a change to .clawseed/config.toml, .mcp.json or .claude/settings*.json needs trusting again).\n", termtext.EscapeLine(real))
 	}
 	return nil
 }
