@@ -317,7 +317,9 @@ func TestChangedWorkspaceRefused(t *testing.T) {
 	}
 	want := "workspace " + h.ws + " is not trusted on the server: " + planted + " changed since you trusted this workspace (check the change, then run `clawseed trust " + h.ws + "` there)"
 	code, body := h.do("POST", "/v1/sessions", fmt.Sprintf(`{"workspace":%q}`, h.ws))
-	var e struct{ Error struct{ Code, Message string } }
+	var e struct {
+		Error struct{ Code, Message string }
+	}
 	json.Unmarshal([]byte(body), &e)
 	if code != http.StatusForbidden || e.Error.Code != "workspace_untrusted" || e.Error.Message != want {
 		t.Errorf("%d %s\nwant 403 workspace_untrusted %q", code, body, want)
