@@ -1,8 +1,6 @@
 package mcp
 
 import (
-	"github.com/clawseed/clawseed/internal/origin"
-
 	"context"
 	"errors"
 	"net/http"
@@ -13,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clawseed/clawseed/internal/origin"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -12,8 +12,6 @@
 package httppost
 
 import (
-	"github.com/clawseed/clawseed/internal/origin"
-
 	"bytes"
 	"context"
 	"errors"
@@ -24,6 +22,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/clawseed/clawseed/internal/origin"
 )
 
 // UserAgent names the client. The SDKs sent "OpenAI/Go <version>" or

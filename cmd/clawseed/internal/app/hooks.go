@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/clawseed/clawseed/runtime/tools/netguard"
 	"io"
 	"net/http"
 	"net/url"
@@ -19,6 +18,7 @@ import (
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/runtime/hooks"
 	"github.com/clawseed/clawseed/runtime/tools"
+	"github.com/clawseed/clawseed/runtime/tools/netguard"
 	"github.com/clawseed/clawseed/skills"
 )
 

@@ -3,12 +3,12 @@ package app
 import (
 	"bytes"
 	"context"
-	"github.com/clawseed/clawseed/internal/confine"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
