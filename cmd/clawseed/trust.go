@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/trust"
 	"github.com/clawseed/clawseed/internal/termtext"
 )
@@ -34,6 +35,10 @@ func newTrustCmd(g *globalOptions, io *IOStreams) *cobra.Command {
 project skills that run commands apply in full. In a workspace that is not
 trusted, the project config may only lower privileges and project skills that
 run commands need approval. Your home folder and / can never be trusted.
+Trust covers the project files that decide what runs (.clawseed/config.toml,
+.mcp.json, .claude/settings.json, .claude/settings.local.json) as they are when
+you trust the workspace: when one changes, it is untrusted until you trust it
+again. A --recursive entry records none and keeps trusting what is beneath.
 
   clawseed trust [DIR] [--recursive]   trust DIR (default: the workspace)
   clawseed trust --list [--json]       list the trusted workspaces
@@ -87,10 +92,11 @@ func trustRun(opts *trustOptions, args []string) error {
 		return trustError(err)
 	}
 	real := shownPath(dir)
+	app.ForgetTrustAnswer(cfg.Home, real)
 	if opts.Recursive {
-		fmt.Fprintf(opts.io.Out, "Trusted %s and every folder beneath it. Their project config (.clawseed/config.toml) and project skills that run commands now apply in full.\n", termtext.EscapeLine(real))
+		fmt.Fprintf(opts.io.Out, "Trusted %s and every folder beneath it. Their project config (.clawseed/config.toml) and project skills that run commands now apply in full, whatever their project files become (a recursive entry records none).\n", termtext.EscapeLine(real))
 	} else {
-		fmt.Fprintf(opts.io.Out, "Trusted %s. Its project config (.clawseed/config.toml) and its project skills that run commands now apply in full.\n", termtext.EscapeLine(real))
+		fmt.Fprintf(opts.io.Out, "Trusted %s. Its project config (.clawseed/config.toml) and its project skills that run commands now apply in full, as long as its project files stay as they are now (a change to .clawseed/config.toml, .mcp.json or .claude/settings*.json needs trusting again).\n", termtext.EscapeLine(real))
 	}
 	return nil
 }
@@ -122,6 +128,9 @@ type trustEntryJSON struct {
 	Trusted   string `json:"trusted"`
 	// Ignored says why an entry written by hand has no effect.
 	Ignored string `json:"ignored,omitempty"`
+	// Changed says which of the folder's project files changed since it
+	// was trusted: it is not trusted until trusted again.
+	Changed string `json:"changed,omitempty"`
 }
 
 func trustList(opts *trustOptions, store *trust.Store) error {
@@ -131,6 +140,8 @@ func trustList(opts *trustOptions, store *trust.Store) error {
 		j := trustEntryJSON{Path: e.Path, Recursive: e.Recursive, Trusted: e.Trusted.UTC().Format(time.RFC3339)}
 		if err := store.Refusal(e); err != nil {
 			j.Ignored = err.Error()
+		} else if !e.Recursive {
+			j.Changed = store.Check(e.Path).Reason()
 		}
 		out = append(out, j)
 	}
@@ -149,8 +160,11 @@ func trustList(opts *trustOptions, store *trust.Store) error {
 			scope = "recursive"
 		}
 		note := ""
-		if out[i].Ignored != "" {
+		switch {
+		case out[i].Ignored != "":
 			note = "\tignored: " + termtext.EscapeLine(out[i].Ignored)
+		case out[i].Changed != "":
+			note = "\tnot trusted now: " + termtext.EscapeLine(out[i].Changed)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s%s\n", termtext.EscapeLine(e.Path), scope, listTime(e.Trusted), note)
 	}

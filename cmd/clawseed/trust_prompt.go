@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -25,13 +23,20 @@ import (
 // workspace: a no is remembered (a marker in $CLAWSEED_HOME/cache), and
 // /trust changes it later. No answer (end of input, Ctrl-C) is not a no:
 // the workspace stays untrusted for this run and is asked about again.
+// A workspace the user trusted whose project files changed since is asked
+// about again, whatever an earlier no said, and the question says which
+// changed; a no to that is remembered for that change.
 func askTrust(ctx context.Context, cfg *config.Config, cat *skills.Catalog, in repl.LineReader, out io.Writer) (bool, error) {
 	asks := app.TrustAsks(cfg, cat)
 	if cfg.Trusted || len(asks) == 0 || cfg.Home == "" {
 		return false, nil
 	}
-	marker := filepath.Join(cfg.Home, "cache", "trust-asked", workspaceKey(cfg.Workspace))
-	if _, err := os.Stat(marker); err == nil {
+	marker := app.TrustAnswerFile(cfg.Home, cfg.Workspace)
+	answered := cfg.Workspace + "\n"
+	if cfg.TrustChanged != "" {
+		answered += cfg.TrustChanged + "\n"
+	}
+	if data, err := os.ReadFile(marker); err == nil && string(data) == answered {
 		return false, nil
 	}
 	width := outputWidth(out)
@@ -49,7 +54,7 @@ func askTrust(ctx context.Context, cfg *config.Config, cat *skills.Catalog, in r
 	}
 	if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
 		if err := os.MkdirAll(filepath.Dir(marker), 0o700); err == nil {
-			os.WriteFile(marker, []byte(cfg.Workspace+"\n"), 0o600)
+			os.WriteFile(marker, []byte(answered), 0o600)
 		}
 		printWrapped(out, "Not trusted: the project's config may only lower privileges, its skills run no commands unasked, and their allowed-tools pre-approve nothing. /trust changes this.", width)
 		return false, nil
@@ -58,12 +63,6 @@ func askTrust(ctx context.Context, cfg *config.Config, cat *skills.Catalog, in r
 		return false, err
 	}
 	return true, nil
-}
-
-// workspaceKey names a workspace's marker file.
-func workspaceKey(ws string) string {
-	sum := sha256.Sum256([]byte(ws))
-	return hex.EncodeToString(sum[:8])
 }
 
 // printWrapped prints text word-wrapped to width columns (termtext.Wrap).

@@ -42,9 +42,9 @@ func TestTrustCommand(t *testing.T) {
 		out, errs string
 	}{
 		{name: "grant the workspace",
-			out: "Trusted " + ws + ". Its project config (.clawseed/config.toml) and its project skills that run commands now apply in full.\n"},
+			out: "Trusted " + ws + ". Its project config (.clawseed/config.toml) and its project skills that run commands now apply in full, as long as its project files stay as they are now (a change to .clawseed/config.toml, .mcp.json or .claude/settings*.json needs trusting again).\n"},
 		{name: "grant recursively", args: []string{other}, flags: trustOptions{Recursive: true},
-			out: "Trusted " + other + " and every folder beneath it. Their project config (.clawseed/config.toml) and project skills that run commands now apply in full.\n"},
+			out: "Trusted " + other + " and every folder beneath it. Their project config (.clawseed/config.toml) and project skills that run commands now apply in full, whatever their project files become (a recursive entry records none).\n"},
 		{name: "list", flags: trustOptions{List: true},
 			out: "PATH" + strings.Repeat(" ", len(ws)-2) + "SCOPE        TRUSTED\n" +
 				ws + "  this folder  " + listTime(now) + "\n" +

@@ -93,11 +93,14 @@ func SessionInUse(ctx context.Context, cfg *config.Config, p *Process, id string
 // StoreTrusts reports whether the trust store of cfg's CLAWSEED_HOME
 // trusts the directory dir: the server's rule for a workspace (neither
 // --trust nor CLAWSEED_TRUST_WORKSPACE, which trust the one workspace of a
-// command line, count for the workspaces of a server's clients).
-func StoreTrusts(cfg *config.Config, dir string) (bool, error) {
+// command line, count for the workspaces of a server's clients). When the
+// user trusted dir but its project files changed since, why says which
+// (trust.Verdict.Reason).
+func StoreTrusts(cfg *config.Config, dir string) (ok bool, why string, err error) {
 	st, err := trust.Load(trustStorePath(cfg.Home))
 	if err != nil {
-		return false, fmt.Errorf("trust store: %w", err)
+		return false, "", fmt.Errorf("trust store: %w", err)
 	}
-	return st.IsTrusted(filepath.Clean(dir)), nil
+	v := st.Check(filepath.Clean(dir))
+	return v.Trusted, v.Reason(), nil
 }

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -33,21 +35,25 @@ func trustStorePath(home string) string { return filepath.Join(home, trust.Defau
 // WorkspaceTrusted answers config.LoadOptions.Trusted. flag is --trust;
 // home is the CLAWSEED_HOME the configuration will resolve ([HomeFor]). A
 // trust store that cannot be read counts as trusting nothing, with a
-// warning on stderr.
-func WorkspaceTrusted(flag bool, stderr io.Writer, home string) func(string) bool {
-	return func(ws string) bool {
+// warning on stderr. --trust and CLAWSEED_TRUST_WORKSPACE=1 trust the
+// workspace as it is; the store trusts it only while its project files
+// are as they were when the user trusted it (trust.Store.Check), and
+// otherwise says which changed.
+func WorkspaceTrusted(flag bool, stderr io.Writer, home string) func(string) (bool, string) {
+	return func(ws string) (bool, string) {
 		if flag || os.Getenv(TrustEnv) == "1" {
-			return true
+			return true, ""
 		}
 		if home == "" {
-			return false
+			return false, ""
 		}
 		st, err := trust.Load(trustStorePath(home))
 		if err != nil {
 			fmt.Fprintln(stderr, "warning: "+termtext.EscapeLine(err.Error())+"; the workspace is treated as untrusted")
-			return false
+			return false, ""
 		}
-		return st.IsTrusted(ws)
+		v := st.Check(ws)
+		return v.Trusted, v.Reason()
 	}
 }
 
@@ -119,7 +125,8 @@ func projectSkillAsks(cat *skills.Catalog) (commands []string, allowed []*skills
 }
 
 // UntrustedLine is the one stderr line of `run` in an untrusted workspace
-// that asks for something; "" otherwise.
+// that asks for something, or that the user trusted before its project
+// files changed (it says which); "" otherwise.
 func UntrustedLine(cfg *config.Config, cat *skills.Catalog) string {
 	if cfg.Trusted {
 		return ""
@@ -158,6 +165,13 @@ func UntrustedLine(cfg *config.Config, cat *skills.Catalog) string {
 		}
 		what = append(what, fmt.Sprintf("the allowed-tools of project %s %s (nothing pre-approved)", noun, strings.Join(names, ", ")))
 	}
+	if cfg.TrustChanged != "" {
+		line := "clawseed: untrusted workspace: " + termtext.EscapeLine(cfg.TrustChanged)
+		if len(what) > 0 {
+			line += ": ignored " + strings.Join(what, ", ")
+		}
+		return line + " (check the change, then run `clawseed trust` to trust it as it is now, or run with --trust)"
+	}
 	if len(what) == 0 {
 		return ""
 	}
@@ -179,8 +193,14 @@ func TrustQuestion(cfg *config.Config, asks []string, width int) string {
 	add := func(text, first, rest string) {
 		lines = append(lines, termtext.Wrap(text, width, first, rest)...)
 	}
-	add("This workspace is not trusted:", "", "")
-	add(termtext.EscapeLine(cfg.Workspace), "  ", "  ")
+	if cfg.TrustChanged != "" {
+		add("This workspace is no longer trusted:", "", "")
+		add(termtext.EscapeLine(cfg.Workspace), "  ", "  ")
+		add(termtext.EscapeLine(cfg.TrustChanged)+"; trust covers its project files as they were when you trusted it.", "", "")
+	} else {
+		add("This workspace is not trusted:", "", "")
+		add(termtext.EscapeLine(cfg.Workspace), "  ", "  ")
+	}
 	add("Its project files ask for what an untrusted workspace does not get:", "", "")
 	for _, a := range asks {
 		add(termtext.EscapeLine(a), "  - ", "    ")
@@ -190,13 +210,32 @@ func TrustQuestion(cfg *config.Config, asks []string, width int) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
-// GrantTrust records the workspace in the trust store.
+// GrantTrust records the workspace in the trust store, with its project
+// files as they are now.
 func GrantTrust(cfg *config.Config) error {
 	st, err := trust.Load(trustStorePath(cfg.Home))
 	if err != nil {
 		return err
 	}
-	return st.Grant(cfg.Workspace, false, time.Now())
+	if err := st.Grant(cfg.Workspace, false, time.Now()); err != nil {
+		return err
+	}
+	ForgetTrustAnswer(cfg.Home, cfg.Workspace)
+	return nil
+}
+
+// TrustAnswerFile is where chat remembers a no to its trust question
+// about the workspace ws (a real path) in CLAWSEED_HOME home.
+func TrustAnswerFile(home, ws string) string {
+	sum := sha256.Sum256([]byte(ws))
+	return filepath.Join(home, "cache", "trust-asked", hex.EncodeToString(sum[:8]))
+}
+
+// ForgetTrustAnswer removes chat's remembered no for ws once the user
+// trusts it: when its project files change later, chat asks again, even
+// if the same files changed when the user said no.
+func ForgetTrustAnswer(home, ws string) {
+	os.Remove(TrustAnswerFile(home, ws))
 }
 
 // trustWord is the banner's and session header's word for the decision.

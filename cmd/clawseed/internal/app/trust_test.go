@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/skills"
 )
 
 // TestTrustQuestion: chat's trust question is wrapped to the width and
@@ -41,5 +42,35 @@ func TestTrustQuestion(t *testing.T) {
 	}
 	if text := TrustQuestion(cfg, asks, 30); !strings.Contains(text, "\n    activation: make deploy\n") {
 		t.Errorf("an item's next line has no hanging indent:\n%s", text)
+	}
+}
+
+// TestTrustChangedMessages: a workspace the user trusted whose project
+// files changed since says so, in chat's question and in run's line, even
+// when nothing else is asked for; the reason is escaped.
+func TestTrustChangedMessages(t *testing.T) {
+	t.Parallel()
+	cfg := config.Default()
+	cfg.Workspace = "/w"
+	cfg.Home = "/home/ada/.clawseed"
+	cfg.Trusted = false
+	cfg.TrustChanged = "/w/.mcp.json\x1b[2J changed since you trusted this workspace"
+	q := TrustQuestion(cfg, []string{"mcpServers.x = x"}, 0)
+	if !strings.HasPrefix(q, "This workspace is no longer trusted:\n  /w\n/w/.mcp.json\\x1b[2J changed since you trusted this workspace; trust covers its project files as they were when you trusted it.\n") {
+		t.Errorf("question:\n%s", q)
+	}
+	cat := &skills.Catalog{}
+	want := "clawseed: untrusted workspace: /w/.mcp.json\\x1b[2J changed since you trusted this workspace (check the change, then run `clawseed trust` to trust it as it is now, or run with --trust)"
+	if got := UntrustedLine(cfg, cat); got != want {
+		t.Errorf("run's line\n got %q\nwant %q", got, want)
+	}
+	cfg.Ignored = []config.Ignored{{Key: "mcpServers.x"}}
+	want = "clawseed: untrusted workspace: /w/.mcp.json\\x1b[2J changed since you trusted this workspace: ignored mcpServers.x (check the change, then run `clawseed trust` to trust it as it is now, or run with --trust)"
+	if got := UntrustedLine(cfg, cat); got != want {
+		t.Errorf("run's line\n got %q\nwant %q", got, want)
+	}
+	cfg.Trusted, cfg.TrustChanged = true, ""
+	if got := UntrustedLine(cfg, cat); got != "" {
+		t.Errorf("trusted: %q", got)
 	}
 }

@@ -59,6 +59,10 @@ type Config struct {
 	// projectRules), no project MCP server starts, and project skills run
 	// no command unasked.
 	Trusted bool `toml:"-"`
+	// TrustChanged says why a workspace the user trusted is not trusted
+	// now: which of its project files changed since (trust.Verdict.Reason);
+	// "" when trusted or never trusted.
+	TrustChanged string `toml:"-"`
 	// Bare is --bare: no automatic discovery (no skill roots but managed
 	// ones, --add-dir and --skill; no identity or instruction files, no
 	// project MCP server, no Claude Code plugins, no nested skill
@@ -79,13 +83,13 @@ type Config struct {
 
 	userHome    string
 	lookupEnv   func(string) (string, bool)
-	trusted     func(workspace string) bool // LoadOptions.Trusted
-	projectFile string                      // the project file read, "" when none
-	trustAsked  bool                        // Trusted was decided (asked at most once)
-	mcp         mcpState                    // what [Config.MCPServers] adds to MCP.Servers
-	sources     map[string]origin           // dotted key → the layer that set it
-	unresolved  map[string]unresolved       // dotted key → the ${VAR} that was unset
-	merged      map[string]bool             // restriction lists an untrusted project file added to
+	trusted     func(workspace string) (bool, string) // LoadOptions.Trusted
+	projectFile string                                // the project file read, "" when none
+	trustAsked  bool                                  // Trusted was decided (asked at most once)
+	mcp         mcpState                              // what [Config.MCPServers] adds to MCP.Servers
+	sources     map[string]origin                     // dotted key → the layer that set it
+	unresolved  map[string]unresolved                 // dotted key → the ${VAR} that was unset
+	merged      map[string]bool                       // restriction lists an untrusted project file added to
 	// droppedModels are the model entries an untrusted project file
 	// defined, removed before it was applied (dropModelEntries).
 	droppedModels []string

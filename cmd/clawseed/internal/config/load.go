@@ -37,11 +37,11 @@ type LoadOptions struct {
 	// Home is the user's home directory; "" means os.UserHomeDir.
 	Home string
 	// Trusted reports whether the workspace (its resolved real path) is
-	// trusted (§9.1); it is asked at most once, and only when the workspace
-	// has project input: a project file, or a .mcp.json while [mcp] is
-	// enabled. nil means trusted (tests, and callers that do not load a
+	// trusted (§9.1) and, when it is not though the user trusted it, why
+	// (the project files that changed since: [Config.TrustChanged]); it is
+	// asked once. nil means trusted (tests, and callers that do not load a
 	// project file).
-	Trusted func(workspace string) bool
+	Trusted func(workspace string) (trusted bool, changed string)
 	// Bare is --bare: the workspace's .mcp.json is not read (see
 	// [Config.Bare]).
 	Bare bool
@@ -194,7 +194,14 @@ func (c *Config) decideTrust() {
 		return
 	}
 	c.trustAsked = true
-	c.Trusted = c.trusted == nil || c.trusted(c.Workspace)
+	if c.trusted == nil {
+		c.Trusted = true
+		return
+	}
+	c.Trusted, c.TrustChanged = c.trusted(c.Workspace)
+	if c.Trusted {
+		c.TrustChanged = ""
+	}
 }
 
 func (c *Config) addFile(path string, data []byte, kind fileKind) error {

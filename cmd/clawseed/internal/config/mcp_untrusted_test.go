@@ -51,7 +51,7 @@ func TestMCPUntrusted(t *testing.T) {
 	opts := s.opts(nil)
 	opts.LookupEnv = func(k string) (string, bool) { read = append(read, k); return e.lookup(k) }
 	asked := 0
-	opts.Trusted = func(string) bool { asked++; return false }
+	opts.Trusted = func(string) (bool, string) { asked++; return false, "" }
 	c := mustLoad(t, opts)
 	if c.Trusted || asked != 1 {
 		t.Errorf("Trusted %v, asked %d times", c.Trusted, asked)
@@ -114,7 +114,7 @@ func TestMCPUntrusted(t *testing.T) {
 	// the user's github (its keys win), the .mcp.json servers are expanded
 	// and validated ("bad name" is refused).
 	opts = s.opts(env{"GITHUB_TOKEN": "ghp_secret", "UNSET_VAR": "y", "NOT_SET": "https://x.test"})
-	opts.Trusted = func(string) bool { return true }
+	opts.Trusted = func(string) (bool, string) { return true, "" }
 	if _, err := Load(opts); err == nil || !strings.Contains(err.Error(), mcpJSON+`:8: mcpServers."bad name": invalid server name`) {
 		t.Errorf("trusted, bad name: %v", err)
 	}
@@ -150,7 +150,7 @@ func TestMCPJSONAloneIsProjectInput(t *testing.T) {
 	mcpJSON := writeFile(t, s.mcpJSON(), `{"mcpServers": {"srv": {"command": "./run-me"}}}`)
 	opts := s.opts(nil)
 	var asked []string
-	opts.Trusted = func(ws string) bool { asked = append(asked, ws); return false }
+	opts.Trusted = func(ws string) (bool, string) { asked = append(asked, ws); return false, "" }
 	c := mustLoad(t, opts)
 	if c.Trusted || c.HasProjectFile() || !slices.Equal(asked, []string{s.ws}) {
 		t.Errorf("Trusted %v, HasProjectFile %v, asked %v", c.Trusted, c.HasProjectFile(), asked)
@@ -172,7 +172,7 @@ func TestMCPJSONAloneIsProjectInput(t *testing.T) {
 	// With [mcp] disabled the file is not read: no servers, no error.
 	writeFile(t, s.userFile(), "[mcp]\nenabled = false\n")
 	opts = s.opts(nil)
-	opts.Trusted = func(string) bool { return false }
+	opts.Trusted = func(string) (bool, string) { return false, "" }
 	if c := mustLoad(t, opts); c.Trusted || len(c.MCPServers()) != 0 || len(c.Ignored) != 0 {
 		t.Errorf("disabled: Trusted %v, servers %v, ignored %v", c.Trusted, c.MCPServers(), c.Ignored)
 	}
@@ -196,7 +196,7 @@ func TestMCPUntrustedMayOnlyDisable(t *testing.T) {
 		}
 		writeFile(t, s.projectFile(), tt.project)
 		opts := s.opts(nil)
-		opts.Trusted = func(string) bool { return false }
+		opts.Trusted = func(string) (bool, string) { return false, "" }
 		c := mustLoad(t, opts)
 		if c.MCP.Enabled != tt.want || len(c.Ignored) != tt.ignored {
 			t.Errorf("user %q, project %q: enabled %v, ignored %v", tt.user, tt.project, c.MCP.Enabled, c.Ignored)

@@ -141,7 +141,7 @@ func TestMCPJSONErrors(t *testing.T) {
 				s := newSandbox(t)
 				path := writeFile(t, s.mcpJSON(), tt.json)
 				opts := s.opts(nil)
-				opts.Trusted = func(string) bool { return trusted }
+				opts.Trusted = func(string) (bool, string) { return trusted, "" }
 				_, err := Load(opts)
 				ce := asConfigError(t, err)
 				if ce.File != path || ce.Line != tt.line || !strings.Contains(ce.Msg, tt.want) {

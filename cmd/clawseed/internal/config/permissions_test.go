@@ -18,7 +18,7 @@ func TestPermissionsLayers(t *testing.T) {
 		writeFile(t, s.userFile(), user)
 		writeFile(t, s.projectFile(), project)
 		opts := s.opts(nil)
-		opts.Trusted = func(string) bool { return trusted }
+		opts.Trusted = func(string) (bool, string) { return trusted, "" }
 		c := mustLoad(t, opts)
 		want := Permissions{
 			Deny:  []string{"Bash(rm *)", "Read(./secrets/**)"},

@@ -41,7 +41,7 @@ func TestMemoryRecall(t *testing.T) {
 				project = writeFile(t, s.projectFile(), tt.project)
 			}
 			opts := s.opts(nil)
-			opts.Trusted = func(string) bool { return tt.trusted }
+			opts.Trusted = func(string) (bool, string) { return tt.trusted, "" }
 			c, err := Load(opts)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(asConfigError(t, err).Error(), tt.wantErr) {

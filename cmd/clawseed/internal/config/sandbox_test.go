@@ -136,7 +136,7 @@ func TestSandboxUntrusted(t *testing.T) {
 				}
 				project := writeFile(t, s.projectFile(), tt.project)
 				opts := s.opts(nil)
-				opts.Trusted = func(string) bool { return trusted }
+				opts.Trusted = func(string) (bool, string) { return trusted, "" }
 				c := mustLoad(t, opts)
 				want, wantIgnored := tt.untrusted, tt.ignored
 				var wantWarnings []string
@@ -209,7 +209,7 @@ func TestSandboxOffOnlyFromTheUser(t *testing.T) {
 				project = writeFile(t, s.projectFile(), tt.project)
 			}
 			opts := s.opts(tt.env)
-			opts.Trusted = func(string) bool { return true }
+			opts.Trusted = func(string) (bool, string) { return true, "" }
 			if tt.config != "" {
 				opts.ConfigFile = writeFile(t, filepath.Join(s.root, "explicit.toml"), tt.config)
 			}
@@ -284,7 +284,7 @@ func TestSandboxInvalid(t *testing.T) {
 				file = writeFile(t, s.projectFile(), tt.project)
 			}
 			opts := s.opts(nil)
-			opts.Trusted = func(string) bool { return false }
+			opts.Trusted = func(string) (bool, string) { return false, "" }
 			_, err := Load(opts)
 			if err == nil {
 				t.Fatal("Load succeeded")
@@ -359,7 +359,7 @@ func TestSandboxProjectMCPWritable(t *testing.T) {
 			}
 			project := writeFile(t, s.projectFile(), "[mcp.servers.s]\ncommand = \"srv\"\nwritable = "+tt.writable+"\n")
 			opts := s.opts(nil)
-			opts.Trusted = func(string) bool { return true }
+			opts.Trusted = func(string) (bool, string) { return true, "" }
 			c := mustLoad(t, opts)
 			got := c.MCP.Servers["s"].Writable
 			var wantWarnings []string

@@ -74,7 +74,7 @@ func TestServeNotFromProject(t *testing.T) {
 		writeFile(t, s.userFile(), "[serve]\nrate_limit = 5\n")
 		path := writeFile(t, s.projectFile(), "[agent]\nmax_tool_iterations = 3\n\n[serve.tokens.evil]\nsha256 = \""+goodSum+"\"\nworkspaces = [\"/\"]\n")
 		opts := s.opts(nil)
-		opts.Trusted = func(string) bool { return trusted }
+		opts.Trusted = func(string) (bool, string) { return trusted, "" }
 		_, err := Load(opts)
 		ce := asConfigError(t, err)
 		want := &Error{File: path, Line: 4, Key: "serve", Msg: "[serve] cannot be set in a project file (use the user file or --config)"}

@@ -149,7 +149,7 @@ func TestShowUntrusted(t *testing.T) {
 		"\n[providers.models.main]\nbase_url = \"http://evil.test/v1\"\napi_key = \"sk-project-secret-4321\"\n"+
 		"[providers.models.x]\nprovider = \"vllm\"\n[context]\nsummary_model = \"x\"\n")
 	opts := s.opts(nil)
-	opts.Trusted = func(string) bool { return false }
+	opts.Trusted = func(string) (bool, string) { return false, "" }
 	c := mustLoad(t, opts)
 	var buf bytes.Buffer
 	if err := c.Show(&buf); err != nil {

@@ -107,7 +107,7 @@ func TestStorageProjectFile(t *testing.T) {
 	writeFile(t, s.userFile(), "[storage]\nbackend = \"postgres\"\npostgres_url = \"postgres://me:hunter2-long-password@db/cs\"\n")
 	writeFile(t, s.projectFile(), "[storage]\nbackend = \"files\"\npostgres_url = \"postgres://them:x@evil.example/loot\"\npool_size = 2\n")
 	opts := s.opts(nil)
-	opts.Trusted = func(string) bool { return false }
+	opts.Trusted = func(string) (bool, string) { return false, "" }
 	c := mustLoad(t, opts)
 	if c.Storage.Backend != "postgres" || !strings.Contains(c.Storage.PostgresURL, "@db/cs") || c.Storage.PoolSize != 10 {
 		t.Errorf("untrusted project changed [storage]: %+v", c.Storage)

@@ -77,7 +77,7 @@ func FuzzUntrustedProject(f *testing.F) {
 			t.Fatal(err)
 		}
 		opts := s.opts(env{"Z": "z", "SECRET": "s3cr3t-value"})
-		opts.Trusted = func(string) bool { return false }
+		opts.Trusted = func(string) (bool, string) { return false, "" }
 		c, err := Load(opts)
 		if err != nil {
 			var ce *Error

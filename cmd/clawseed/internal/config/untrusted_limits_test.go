@@ -131,7 +131,7 @@ func TestUntrustedLimitsOnlyLower(t *testing.T) {
 				}
 				project := writeFile(t, s.projectFile(), fmt.Sprintf("%s = %s\n", n.key, tc.value))
 				opts := s.opts(nil)
-				opts.Trusted = func(string) bool { return tc.trusted }
+				opts.Trusted = func(string) (bool, string) { return tc.trusted, "" }
 				c := mustLoad(t, opts)
 				got := fmt.Sprint(valueAt(c, n.key).Interface())
 				if n.kind == reflect.Float64 {

@@ -133,7 +133,7 @@ func TestUntrustedModelChoice(t *testing.T) {
 				}
 				project := writeFile(t, s.projectFile(), tt.project)
 				opts := s.opts(tt.env)
-				opts.Trusted = func(string) bool { return trusted }
+				opts.Trusted = func(string) (bool, string) { return trusted, "" }
 				c := mustLoad(t, opts)
 				want, wantIgnored := tt.want, tt.ignored
 				if trusted {
@@ -160,7 +160,7 @@ func TestUntrustedResolveNamed(t *testing.T) {
 	e := env{"OPENAI_API_KEY": "sk-oai", "CLAWSEED_API_KEY": "sk-user", "GROQ_API_KEY": "gsk"}
 	for _, trusted := range []bool{false, true} {
 		opts := s.opts(e)
-		opts.Trusted = func(string) bool { return trusted }
+		opts.Trusted = func(string) (bool, string) { return trusted, "" }
 		c := mustLoad(t, opts)
 		for _, tt := range []struct {
 			name      string
@@ -226,7 +226,7 @@ func TestUntrustedProviderErrors(t *testing.T) {
 			}
 			writeFile(t, s.projectFile(), tt.project)
 			opts := s.opts(nil)
-			opts.Trusted = func(string) bool { return false }
+			opts.Trusted = func(string) (bool, string) { return false, "" }
 			c := mustLoad(t, opts)
 			err := c.CheckSession(nil)
 			if err == nil {
@@ -245,7 +245,7 @@ func TestUntrustedProviderErrors(t *testing.T) {
 				}
 			}
 			// Trusted, the same files work.
-			opts.Trusted = func(string) bool { return true }
+			opts.Trusted = func(string) (bool, string) { return true, "" }
 			if err := mustLoad(t, opts).CheckSession(nil); err != nil {
 				t.Errorf("trusted: %v", err)
 			}

@@ -437,7 +437,7 @@ func TestUntrustedProjectRules(t *testing.T) {
 				project := writeFile(t, s.projectFile(), tt.project)
 				opts := s.opts(tt.env)
 				var asked []string
-				opts.Trusted = func(ws string) bool { asked = append(asked, ws); return trusted }
+				opts.Trusted = func(ws string) (bool, string) { asked = append(asked, ws); return trusted, "" }
 				c := mustLoad(t, opts)
 				if diff := cmp.Diff([]string{s.ws}, asked); diff != "" {
 					t.Errorf("Trusted asked about (-want +got)\n%s", diff)
@@ -499,7 +499,7 @@ func TestUntrustedHostileRepository(t *testing.T) {
 	user := writeFile(t, s.userFile(), "[autonomy]\nallowed_commands = [\"git\", \"ls\"]\n")
 	project := writeFile(t, s.projectFile(), hostileProject)
 	opts := s.opts(nil)
-	opts.Trusted = func(string) bool { return false }
+	opts.Trusted = func(string) (bool, string) { return false, "" }
 	c := mustLoad(t, opts)
 
 	var keys []string

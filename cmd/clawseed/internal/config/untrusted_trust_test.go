@@ -11,14 +11,25 @@ import (
 // Config.Trusted says what Load decided.
 func TestTrustDecision(t *testing.T) {
 	t.Parallel()
-	never := func(string) bool { return false }
+	never := func(string) (bool, string) { return false, "" }
 
 	s := newSandbox(t)
 	opts := s.opts(nil)
 	asked := 0
-	opts.Trusted = func(string) bool { asked++; return false }
+	opts.Trusted = func(string) (bool, string) { asked++; return false, "" }
 	if c := mustLoad(t, opts); c.Trusted || asked != 1 || c.HasProjectFile() || c.IgnoredSummary() != "" {
 		t.Errorf("no project file: Trusted %v (asked %d times), HasProjectFile %v, summary %q", c.Trusted, asked, c.HasProjectFile(), c.IgnoredSummary())
+	}
+
+	// Why a workspace the user trusted is not trusted now is kept for
+	// the messages; a trusted one has no such reason.
+	opts.Trusted = func(string) (bool, string) { return false, "/w/.mcp.json changed since you trusted this workspace" }
+	if c := mustLoad(t, opts); c.Trusted || c.TrustChanged != "/w/.mcp.json changed since you trusted this workspace" {
+		t.Errorf("changed: Trusted %v, TrustChanged %q", c.Trusted, c.TrustChanged)
+	}
+	opts.Trusted = func(string) (bool, string) { return true, "stale" }
+	if c := mustLoad(t, opts); !c.Trusted || c.TrustChanged != "" {
+		t.Errorf("trusted: Trusted %v, TrustChanged %q", c.Trusted, c.TrustChanged)
 	}
 
 	writeFile(t, s.projectFile(), "[autonomy]\nlevel = \"full\"\n")

@@ -154,9 +154,9 @@ func (h *harness) load(ws string) (*config.Config, error) {
 	return config.Load(config.LoadOptions{
 		Workspace: ws, Cwd: ws, Home: h.home,
 		LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
-		Trusted: func(dir string) bool {
-			ok, _ := app.StoreTrusts(&config.Config{Home: h.csHome}, dir)
-			return ok
+		Trusted: func(dir string) (bool, string) {
+			ok, why, _ := app.StoreTrusts(&config.Config{Home: h.csHome}, dir)
+			return ok, why
 		},
 	})
 }

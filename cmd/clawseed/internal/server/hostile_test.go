@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/trust"
 	"github.com/clawseed/clawseed/providers/providertest"
 )
 
@@ -300,5 +301,37 @@ func TestClientIP(t *testing.T) {
 		if got := s.scheme(r); got != tt.scheme {
 			t.Errorf("%s %q: scheme %s, want %s", tt.peer, tt.proto, got, tt.scheme)
 		}
+	}
+}
+
+// TestChangedWorkspaceRefused: a workspace trusted on the server whose
+// project files changed since (a .mcp.json a command of one of its
+// sessions could create) is refused with the reason until the user trusts
+// it again.
+func TestChangedWorkspaceRefused(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, "")
+	planted := filepath.Join(h.ws, ".mcp.json")
+	if err := os.WriteFile(planted, []byte(`{"mcpServers": {"x": {"command": "true"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "workspace " + h.ws + " is not trusted on the server: " + planted + " changed since you trusted this workspace (check the change, then run `clawseed trust " + h.ws + "` there)"
+	code, body := h.do("POST", "/v1/sessions", fmt.Sprintf(`{"workspace":%q}`, h.ws))
+	var e struct {
+		Error struct{ Code, Message string }
+	}
+	json.Unmarshal([]byte(body), &e)
+	if code != http.StatusForbidden || e.Error.Code != "workspace_untrusted" || e.Error.Message != want {
+		t.Errorf("%d %s\nwant 403 workspace_untrusted %q", code, body, want)
+	}
+	st, err := trust.Load(filepath.Join(h.csHome, trust.DefaultFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Grant(h.ws, false, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := h.do("POST", "/v1/sessions", fmt.Sprintf(`{"workspace":%q}`, h.ws)); code != http.StatusCreated {
+		t.Errorf("trusted again: %d %s", code, body)
 	}
 }

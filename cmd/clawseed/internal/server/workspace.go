@@ -48,12 +48,19 @@ func (s *Server) workspace(p *principal, raw string) (string, *apiError) {
 
 // trusted checks step 4 of the rule for a resolved workspace.
 func (s *Server) trusted(real string) *apiError {
-	ok, err := app.StoreTrusts(s.cfg, real)
+	ok, why, err := app.StoreTrusts(s.cfg, real)
 	if err != nil {
 		s.log.Error("Trust store unreadable", "error", err)
 		return errorf(http.StatusInternalServerError, "trust_store", "the server's trust store cannot be read")
 	}
-	if !ok {
+	switch {
+	case !ok && why != "":
+		// Trusted once, but a project file changed since: whoever can
+		// write the workspace must not be able to grant themselves what
+		// trust gives, so the user looks at the change and trusts again.
+		return errorf(http.StatusForbidden, "workspace_untrusted",
+			"workspace %s is not trusted on the server: %s (check the change, then run `clawseed trust %s` there)", real, why, real)
+	case !ok:
 		return errorf(http.StatusForbidden, "workspace_untrusted",
 			"workspace %s is not trusted on the server (run `clawseed trust %s` there)", real, real)
 	}

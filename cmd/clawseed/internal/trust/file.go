@@ -108,13 +108,19 @@ func parse(path string, data []byte) ([]Entry, error) {
 	return entries, nil
 }
 
-// entryLine is the line of key in the i-th [[workspace]] entry, else of
+// entryLine is the line of key (in toml.Key.String form: "files.\".mcp.json\"")
+// in the i-th [[workspace]] entry, else of its first part there, else of
 // the entry's header, else of the first workspace key (an inline array of
 // tables, whose elements have no header); 0 when unknown.
 func entryLine(lines map[string]int, i int, key string) int {
 	elem := "workspace[" + strconv.Itoa(i) + "]"
-	if l, ok := lines[elem+"."+toml.Key{key}.String()]; ok && key != "" {
+	if l, ok := lines[elem+"."+key]; ok && key != "" {
 		return l
+	}
+	if first, _, dotted := strings.Cut(key, "."); dotted {
+		if l, ok := lines[elem+"."+first]; ok {
+			return l
+		}
 	}
 	if l, ok := lines[elem]; ok {
 		return l
@@ -122,7 +128,8 @@ func entryLine(lines map[string]int, i int, key string) int {
 	return lines["workspace"]
 }
 
-// entryOf checks one [[workspace]] table; fail builds the error for a key.
+// entryOf checks one [[workspace]] table; fail builds the error for a key
+// (in toml.Key.String form, "" for the entry).
 func entryOf(t map[string]any, fail func(key, msg string) error) (Entry, error) {
 	var e Entry
 	keys := make([]string, 0, len(t))
@@ -131,8 +138,8 @@ func entryOf(t map[string]any, fail func(key, msg string) error) (Entry, error) 
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		if k != "path" && k != "recursive" && k != "trusted" {
-			return e, fail(k, "unknown key (a [[workspace]] has path, recursive and trusted)")
+		if k != "path" && k != "recursive" && k != "trusted" && k != "files" {
+			return e, fail(toml.Key{k}.String(), "unknown key (a [[workspace]] has path, recursive, trusted and files)")
 		}
 	}
 	p, ok := t["path"].(string)
@@ -163,7 +170,51 @@ func entryOf(t map[string]any, fail func(key, msg string) error) (Entry, error) 
 	if y := e.Trusted.Year(); y < 1 || y > 9999 {
 		return e, fail("trusted", "the year is out of range")
 	}
+	if raw, ok := t["files"]; ok {
+		files, err := filesOf(raw, e.Recursive, fail)
+		if err != nil {
+			return e, err
+		}
+		e.Files = files
+	}
 	return e, nil
+}
+
+// filesOf checks an entry's files table: the recorded state of some of
+// [ProjectFiles]. An empty table is no record (nil), as when it is left out.
+func filesOf(raw any, recursive bool, fail func(key, msg string) error) (map[string]string, error) {
+	t, ok := raw.(map[string]any)
+	switch {
+	case !ok:
+		return nil, fail("files", "expected a table of file states, got "+typeName(raw))
+	case recursive && len(t) > 0:
+		return nil, fail("files", "a recursive entry records no files (it trusts folders nobody looked at)")
+	}
+	names := make([]string, 0, len(t))
+	for k := range t {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	var out map[string]string
+	for _, name := range names {
+		key := toml.Key{"files", name}.String()
+		if !isProjectFile(name) {
+			return nil, fail(key, "not a project file trust records (those are "+strings.Join(ProjectFiles(), ", ")+")")
+		}
+		v, ok := t[name].(string)
+		if !ok || !validState(v) {
+			got := typeName(t[name])
+			if ok {
+				got = strconv.Quote(v)
+			}
+			return nil, fail(key, `expected "absent" or "sha256:" and 64 lowercase hex digits, got `+got)
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[name] = v
+	}
+	return out, nil
 }
 
 // isLocal reports whether t came from a TOML date or time without an
@@ -228,6 +279,8 @@ func syntaxError(path string, data []byte, err error) error {
 const fileHeader = `# Workspaces clawseed trusts: their project config and project skills that
 # run commands apply. Change it with "clawseed trust [--recursive] DIR" and
 # "clawseed trust --revoke DIR"; list it with "clawseed trust --list".
+# An entry's files are its project files as they were when it was trusted:
+# when one changes, the workspace is no longer trusted until trusted again.
 `
 
 // encode writes entries (sorted) in the one form clawseed uses, so that
@@ -242,6 +295,11 @@ func encode(entries []Entry) ([]byte, error) {
 		}
 		fmt.Fprintf(&b, "\n[[workspace]]\npath = %s\nrecursive = %t\ntrusted = %s\n",
 			tomltext.Quote(e.Path), e.Recursive, t.Format(time.RFC3339))
+		for _, name := range ProjectFiles() { // sorted: the same bytes every time
+			if st, ok := e.Files[name]; ok {
+				fmt.Fprintf(&b, "files.%s = %s\n", toml.Key{name}.String(), tomltext.Quote(st))
+			}
+		}
 	}
 	return b.Bytes(), nil
 }

@@ -32,6 +32,11 @@ type Entry struct {
 	Path      string // real, absolute path
 	Recursive bool   // every folder beneath Path is trusted too
 	Trusted   time.Time
+	// Files is the state of each of [ProjectFiles] when the folder was
+	// trusted ([Absent] or "sha256:…"), for an exact entry; nil for a
+	// recursive one (it covers folders nobody looked at) and for an entry
+	// written before clawseed recorded them (it counts as changed).
+	Files map[string]string
 }
 
 // A Store is the trust file's entries, in memory.
@@ -95,24 +100,88 @@ func (s *Store) List() []Entry { return slices.Clone(s.entries) }
 // an entry for it written by hand is ignored), or nil when it counts.
 func (s *Store) Refusal(e Entry) error { return s.refusal(e.Path, e.Recursive) }
 
-// IsTrusted reports whether dir (resolved to its real path) is trusted: an
-// exact entry, or a recursive entry for a folder above it. It is never true
-// for the home folder or a filesystem root, whatever the file says.
-func (s *Store) IsTrusted(dir string) bool {
+// IsTrusted reports whether dir is trusted: [Store.Check]'s verdict.
+func (s *Store) IsTrusted(dir string) bool { return s.Check(dir).Trusted }
+
+// A Verdict is the store's answer about one workspace.
+type Verdict struct {
+	Trusted bool
+	// Workspace is the real path looked up ("" when it does not resolve).
+	Workspace string
+	// Changed are the names of the [ProjectFiles] that differ from when
+	// the workspace's own entry was granted (sorted), when that is why it
+	// is not trusted.
+	Changed []string
+	// Unrecorded: the workspace's own entry was written before clawseed
+	// recorded its project files, so they count as changed.
+	Unrecorded bool
+}
+
+// Reason says why a workspace the user trusted is not trusted now (its
+// project files changed since), "" when there is no such reason.
+func (v Verdict) Reason() string {
+	switch {
+	case v.Trusted:
+		return ""
+	case v.Unrecorded:
+		return "this workspace was trusted by an earlier clawseed, which did not record its project files (" +
+			strings.Join(ProjectFiles(), ", ") + ")"
+	case len(v.Changed) > 0:
+		paths := make([]string, len(v.Changed))
+		for i, c := range v.Changed {
+			paths[i] = filepath.Join(v.Workspace, filepath.FromSlash(c))
+		}
+		if len(paths) > 1 {
+			paths[len(paths)-1] = "and " + paths[len(paths)-1]
+		}
+		sep := ", "
+		if len(paths) == 2 {
+			sep = " "
+		}
+		return strings.Join(paths, sep) + " changed since you trusted this workspace"
+	}
+	return ""
+}
+
+// Check says whether dir (resolved to its real path) is trusted: by an
+// exact entry whose recorded project files ([ProjectFiles]) are as they
+// are now, or by a recursive entry for it or a folder above it (which
+// records no files: it keeps trusting whatever is there). It is never
+// trusted for the home folder or a filesystem root, whatever the file says.
+func (s *Store) Check(dir string) Verdict {
 	real, err := realPath(dir)
 	if err != nil || s.refusal(real, false) != nil {
-		return false
+		return Verdict{}
 	}
-	for _, e := range s.entries {
-		if (e.Path == real || e.Recursive && within(real, e.Path)) && s.refusal(e.Path, e.Recursive) == nil {
-			return true
+	v := Verdict{Workspace: real}
+	var exact *Entry
+	for i, e := range s.entries {
+		if s.refusal(e.Path, e.Recursive) != nil {
+			continue
+		}
+		switch {
+		case e.Recursive && (e.Path == real || within(real, e.Path)):
+			v.Trusted = true
+			return v
+		case e.Path == real:
+			exact = &s.entries[i]
 		}
 	}
-	return false
+	switch {
+	case exact == nil:
+	case exact.Files == nil:
+		v.Unrecorded = true
+	default:
+		v.Changed = changedFiles(exact.Files, snapshot(real))
+		v.Trusted = len(v.Changed) == 0
+	}
+	return v
 }
 
 // Grant trusts dir (its real path), and with recursive every folder beneath
-// it; granting again updates the time and the flag. The home folder, a
+// it; granting again updates the time and the flag. An exact entry records
+// the state of the folder's [ProjectFiles] now: trust covers them as they
+// are (see [Store.Check]). The home folder, a
 // filesystem root, and recursively any folder holding the home folder are
 // refused with a *RefusedError. The file is saved atomically.
 func (s *Store) Grant(dir string, recursive bool, now time.Time) error {
@@ -128,6 +197,9 @@ func (s *Store) Grant(dir string, recursive bool, now time.Time) error {
 		return fmt.Errorf("cannot trust %q: its path is not valid UTF-8, which %s cannot hold", real, DefaultFile)
 	}
 	e := Entry{Path: real, Recursive: recursive, Trusted: now.UTC().Truncate(time.Second)}
+	if !recursive {
+		e.Files = snapshot(real)
+	}
 	return s.update(func(cur []Entry) ([]Entry, error) {
 		cur = slices.DeleteFunc(cur, func(o Entry) bool { return o.Path == real })
 		return append(cur, e), nil

@@ -299,7 +299,7 @@ func TestRevoke(t *testing.T) {
 			t.Errorf("Revoke(%s) = %q, want %q", tc.dir, got, tc.want)
 		}
 	}
-	want := []Entry{{Path: filepath.Join(h.home, "src-old"), Trusted: t1}}
+	want := []Entry{{Path: filepath.Join(h.home, "src-old"), Trusted: t1, Files: noFiles()}}
 	for name, st := range map[string]*Store{"in memory": s, "reloaded": h.load(t)} {
 		if diff := cmp.Diff(want, st.List()); diff != "" {
 			t.Errorf("%s: entries (-want +got):\n%s", name, diff)
@@ -333,7 +333,7 @@ func TestChangesApplyToTheFileNow(t *testing.T) {
 	if err := early.Grant(h.sub, false, t2); err != nil {
 		t.Fatal(err)
 	}
-	want := []Entry{{Path: h.proj, Trusted: t1}, {Path: h.sub, Trusted: t2}}
+	want := []Entry{{Path: h.proj, Trusted: t1, Files: noFiles()}, {Path: h.sub, Trusted: t2, Files: noFiles()}}
 	if diff := cmp.Diff(want, h.load(t).List()); diff != "" {
 		t.Errorf("entries on disk (-want +got):\n%s", diff)
 	}
@@ -374,6 +374,9 @@ func TestFileModeAndFolder(t *testing.T) {
 func TestFileBytesAreDeterministic(t *testing.T) {
 	h := newTree(t)
 	orders := [][]string{{h.sub, h.other, h.proj}, {h.proj, h.sub, h.other}, {h.other, h.proj, h.sub}}
+	if err := os.WriteFile(filepath.Join(h.sub, ".mcp.json"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var files []string
 	for _, order := range orders {
 		os.Remove(h.store)
@@ -399,11 +402,21 @@ trusted = 2026-11-23T14:00:00Z
 path = "` + h.sub + `"
 recursive = false
 trusted = 2026-11-23T14:00:00Z
+files.".claude/settings.json" = "absent"
+files.".claude/settings.local.json" = "absent"
+files.".clawseed/clawseed.toml" = "absent"
+files.".clawseed/config.toml" = "absent"
+files.".mcp.json" = "sha256:1ba0bf1efb43d0a1812522052f28e4c5d08e4a63b71b852ef91db6ad55b0539e"
 
 [[workspace]]
 path = "` + h.other + `"
 recursive = false
 trusted = 2026-11-23T14:00:00Z
+files.".claude/settings.json" = "absent"
+files.".claude/settings.local.json" = "absent"
+files.".clawseed/clawseed.toml" = "absent"
+files.".clawseed/config.toml" = "absent"
+files.".mcp.json" = "absent"
 `
 	if h.other < h.proj {
 		t.Fatalf("test assumes %s sorts after %s", h.other, h.proj)
@@ -448,7 +461,16 @@ func TestDamagedFile(t *testing.T) {
 		{"unknown top key", "\n\nversion = 1\n", `F:3: version: unknown key (the file holds only [[workspace]] entries)`},
 		{"unknown table", ok + "[extra]\nx = 1\n", `F:5: extra: unknown key (the file holds only [[workspace]] entries)`},
 		{"unknown entry key", ok + "\n[[workspace]]\npath = \"/v\"\ntrusted = 2026-11-23T14:00:00Z\nauto = true\n",
-			`F:9: workspace.auto: unknown key (a [[workspace]] has path, recursive and trusted)`},
+			`F:9: workspace.auto: unknown key (a [[workspace]] has path, recursive, trusted and files)`},
+		{"files not a table", ok + "files = \"absent\"\n", `F:5: workspace.files: expected a table of file states, got a string`},
+		{"files of a recursive entry", "[[workspace]]\npath = \"/w\"\nrecursive = true\ntrusted = 2026-11-23T14:00:00Z\nfiles.\".mcp.json\" = \"absent\"\n",
+			`F:5: workspace.files: a recursive entry records no files (it trusts folders nobody looked at)`},
+		{"unknown file", ok + "files.\".mcp.json\" = \"absent\"\nfiles.\"README.md\" = \"absent\"\n",
+			`F:6: workspace.files."README.md": not a project file trust records (those are .claude/settings.json, .claude/settings.local.json, .clawseed/clawseed.toml, .clawseed/config.toml, .mcp.json)`},
+		{"bad state", ok + "files.\".mcp.json\" = \"sha256:ABC\"\n",
+			`F:5: workspace.files.".mcp.json": expected "absent" or "sha256:" and 64 lowercase hex digits, got "sha256:ABC"`},
+		{"state not a string", ok + "\n[workspace.files]\n\".mcp.json\" = 1\n",
+			`F:1: workspace.files.".mcp.json": expected "absent" or "sha256:" and 64 lowercase hex digits, got an integer`},
 		{"no path", ok + "[[workspace]]\ntrusted = 2026-11-23T14:00:00Z\n",
 			`F:5: workspace: an entry without a path (every [[workspace]] needs path = "/the/folder")`},
 		{"path not a string", "[[workspace]]\ntrusted = 2026-11-23T14:00:00Z\n  path = 5\n", `F:3: workspace.path: expected a string, got an integer`},
@@ -488,15 +510,19 @@ func TestDamagedFile(t *testing.T) {
 }
 
 func TestLoadAcceptsWhatItWrites(t *testing.T) {
-	src := "# hand edited\n[[workspace]]\n\"path\" = '/a/b/' # a comment\ntrusted = 2026-11-23T15:00:00.7+01:00\n\n" +
-		"[[workspace]]\npath = \"/a\"\nrecursive = true\ntrusted = 2026-11-22T00:00:00Z\n"
+	src := "# hand edited\n[[workspace]]\n\"path\" = '/a/b/' # a comment\ntrusted = 2026-11-23T15:00:00.7+01:00\n" +
+		"files.'.mcp.json' = 'absent'\n\n" +
+		"[[workspace]]\npath = \"/a\"\nrecursive = true\ntrusted = 2026-11-22T00:00:00Z\nfiles = {}\n\n" +
+		"[[workspace]]\npath = \"/c\"\ntrusted = 2026-11-22T00:00:00Z\n[workspace.files]\n\".claude/settings.json\" = \"sha256:" + strings.Repeat("0f", 32) + "\"\n"
 	got, err := parse("F", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []Entry{
 		{Path: "/a", Recursive: true, Trusted: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)},
-		{Path: "/a/b", Trusted: t1},
+		{Path: "/a/b", Trusted: t1, Files: map[string]string{".mcp.json": Absent}},
+		{Path: "/c", Trusted: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC),
+			Files: map[string]string{".claude/settings.json": "sha256:" + strings.Repeat("0f", 32)}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("entries (-want +got):\n%s", diff)
