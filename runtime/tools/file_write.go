@@ -19,7 +19,7 @@ type fileWriteArgs struct {
 }
 
 func newFileWrite(sb *Sandbox) Tool {
-	run := func(_ context.Context, args fileWriteArgs) providers.ToolResult {
+	run := func(ctx context.Context, args fileWriteArgs) providers.ToolResult {
 		real, err := sb.ResolveWrite(args.Path)
 		if err != nil {
 			return errorResult("%s", err)
@@ -27,7 +27,7 @@ func newFileWrite(sb *Sandbox) Tool {
 		if fi, err := os.Stat(real); err == nil && fi.IsDir() {
 			return errorResult("Path %s is a directory; give a file path.", args.Path)
 		}
-		if err := sb.writeFileAtomic(real, []byte(args.Content)); err != nil {
+		if err := sb.writeFileAtomic(ctx, real, []byte(args.Content)); err != nil {
 			return errorResult("Cannot write %s: %v.", args.Path, err)
 		}
 		return textResult(fmt.Sprintf("Wrote %d bytes to %s", len(args.Content), args.Path))
