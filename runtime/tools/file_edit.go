@@ -38,7 +38,7 @@ func newFileEdit(sb *Sandbox) Tool {
 			return errorResult("%s", msg)
 		}
 		if err := sb.writeFileAtomic(ctx, real, []byte(content)); err != nil {
-			return errorResult("Cannot write %s: %v.", args.Path, err)
+			return writeFailed(args.Path, err)
 		}
 		noun := "occurrence"
 		if n > 1 {

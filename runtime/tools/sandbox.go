@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -347,7 +348,11 @@ func (sb *Sandbox) writeFileAtomic(ctx context.Context, real string, data []byte
 	if ws == "" || err != nil || rel == "." {
 		return fmt.Errorf("path %s is not a file inside the workspace", real)
 	}
-	return confine.WriteFile(ws, rel, data, func(p string) error { return sb.checkWrite(ctx, p) })
+	err = confine.WriteFile(ws, rel, data, func(p string) error { return sb.checkWrite(ctx, p) })
+	if r, ok := errors.AsType[*pathRefusal](err); ok {
+		return r // a sentence for the model, as it is
+	}
+	return err
 }
 
 // checkWrite applies the write rules to the file p as the writer opened
@@ -369,7 +374,7 @@ func (sb *Sandbox) checkWrite(ctx context.Context, p string) error {
 		return refusal("Path %s is in a read-only folder (%s); nothing was written.", sb.display(p), sb.readOnlyRootOf(p, p))
 	}
 	if name, ok := sb.Control.Match(p); ok && !permissions.WriteApproved(ctx, name) {
-		return refusal("The write lands in %s (%s), which decides what clawseed runs or allows, and the call was not approved to write there: a link on its path changed after the approval. Nothing was written.", sb.display(p), name)
+		return refusal("The write would land in %s (%s), which decides what clawseed runs or allows, and this call was not approved to write there: a link on its path changed after the call was approved. Nothing was written.", sb.display(p), name)
 	}
 	return nil
 }
