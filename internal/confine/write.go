@@ -1,12 +1,16 @@
 package confine
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // ErrLink is the error of a [WriteFile] that met a symbolic link on the
@@ -14,6 +18,23 @@ import (
 // there now was put in after the check, and is refused rather than
 // followed.
 var ErrLink = errors.New("a folder on its path is a symbolic link (it changed after the path was checked); nothing was written")
+
+// An Entry is what [WriteEntry] puts at a path: a file's content (the
+// zero Entry is an empty file), a symbolic link, or a folder.
+type Entry struct {
+	// Content is the file's content (nil: empty).
+	Content io.Reader
+	// Mode is the file's or folder's permission bits; zero keeps an
+	// existing file's, else 0644 (a folder: 0755).
+	Mode fs.FileMode
+	// ModTime, when set, is the file's modification time.
+	ModTime time.Time
+	// Link, when set, makes a symbolic link to Link (as written, not
+	// checked here) instead of a file.
+	Link string
+	// Dir makes the folder (and keeps it when it is one) instead.
+	Dir bool
+}
 
 // WriteFile writes data to the file rel (relative to root, clean, without
 // "..") atomically: a temporary file in the same folder renamed over it,
@@ -41,14 +62,23 @@ var ErrLink = errors.New("a folder on its path is a symbolic link (it changed af
 //
 // root itself is opened by name: it is the caller's, resolved by it.
 func WriteFile(root, rel string, data []byte, check func(path string) error) error {
+	return WriteEntry(root, rel, Entry{Content: bytes.NewReader(data)}, check)
+}
+
+// WriteEntry is [WriteFile] for any [Entry]: a file with a given mode and
+// time, a symbolic link (made under a temporary name and renamed over rel,
+// so what was at rel is replaced, not followed), or a folder (made if
+// missing, opened without following a link, its mode set). check sees
+// each one's path as opened, before anything is made there.
+func WriteEntry(root, rel string, e Entry, check func(path string) error) error {
 	rel = filepath.Clean(rel)
 	if !filepath.IsAbs(root) || filepath.IsAbs(rel) || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return fmt.Errorf("write %s in %s: not a file below the folder", rel, root)
+		return fmt.Errorf("write %s in %s: not a path below the folder", rel, root)
 	}
 	root = filepath.Clean(root)
 	dir, name := filepath.Split(rel)
-	dir = filepath.Clean(dir) // "." for a file at root
-	if err := writeBelow(root, dir, name, data, check); err != nil {
+	dir = filepath.Clean(dir) // "." for an entry at root
+	if err := writeBelow(root, dir, name, e, check); err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Join(root, rel), err)
 	}
 	return nil

@@ -5,6 +5,7 @@ package confine
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,9 +13,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// writeBelow is [WriteFile] once its arguments are checked: dir is the
-// folder relative to root ("." for root itself), name the file's name.
-func writeBelow(root, dir, name string, data []byte, check func(string) error) error {
+// writeBelow is [WriteEntry] once its arguments are checked: dir is the
+// folder relative to root ("." for root itself), name the entry's name.
+func writeBelow(root, dir, name string, e Entry, check func(string) error) error {
 	rootFD, err := openDirFD(unix.AT_FDCWD, root)
 	if err != nil {
 		return &os.PathError{Op: "open", Path: root, Err: err}
@@ -32,7 +33,13 @@ func writeBelow(root, dir, name string, data []byte, check func(string) error) e
 	if err := check(filepath.Join(opened, name)); err != nil {
 		return err
 	}
-	return writeAt(fd, name, data)
+	switch {
+	case e.Dir:
+		return makeDirAt(fd, name, e.Mode)
+	case e.Link != "":
+		return linkAt(fd, name, e.Link)
+	}
+	return writeAt(fd, name, e)
 }
 
 // openedPath returns the path of the folder opened as root/dir: what the
@@ -118,32 +125,58 @@ func isLink(dirFD int, name string) bool {
 	return unix.Fstatat(dirFD, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK
 }
 
-// writeAt writes data to name in the open folder dirFD through a
+// writeAt writes e's content to name in the open folder dirFD through a
 // temporary file renamed over it.
-func writeAt(dirFD int, name string, data []byte) error {
-	perm := uint32(0o644)
+func writeAt(dirFD int, name string, e Entry) error {
+	perm := uint32(e.Mode.Perm())
+	if e.Mode == 0 {
+		perm = 0o644
+	}
 	var st unix.Stat_t
 	if err := unix.Fstatat(dirFD, name, &st, unix.AT_SYMLINK_NOFOLLOW); err == nil {
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFDIR:
 			return fmt.Errorf("%s is a directory", name)
 		case unix.S_IFREG:
-			perm = uint32(st.Mode) & 0o777
+			if e.Mode == 0 {
+				perm = uint32(st.Mode) & 0o777 // an existing file keeps its mode
+			}
 		}
 	}
 	tmp := tempName(name)
-	fd, err := unix.Openat(dirFD, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
+	fd, err := unix.Openat(dirFD, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return &os.PathError{Op: "create", Path: tmp, Err: err}
 	}
 	f := os.NewFile(uintptr(fd), tmp)
-	_, err = f.Write(data)
+	if e.Content != nil {
+		_, err = io.Copy(f, e.Content)
+	}
 	if err == nil {
-		err = f.Chmod(os.FileMode(perm)) // the umask narrowed the create
+		err = f.Chmod(os.FileMode(perm)) // not the umask's
+	}
+	if err == nil && !e.ModTime.IsZero() {
+		err = unix.Futimes(fd, []unix.Timeval{unix.NsecToTimeval(e.ModTime.UnixNano()), unix.NsecToTimeval(e.ModTime.UnixNano())})
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	return renameInto(dirFD, tmp, name, err)
+}
+
+// linkAt makes name in dirFD a symbolic link to target, under a temporary
+// name renamed over name.
+func linkAt(dirFD int, name, target string) error {
+	tmp := tempName(name)
+	if err := unix.Symlinkat(target, dirFD, tmp); err != nil {
+		return &os.LinkError{Op: "symlink", Old: target, New: tmp, Err: err}
+	}
+	return renameInto(dirFD, tmp, name, nil)
+}
+
+// renameInto renames tmp over name in dirFD unless err, and removes tmp
+// when that fails.
+func renameInto(dirFD int, tmp, name string, err error) error {
 	if err == nil {
 		if err = unix.Renameat(dirFD, tmp, dirFD, name); err != nil {
 			err = &os.LinkError{Op: "rename", Old: tmp, New: name, Err: err}
@@ -153,4 +186,27 @@ func writeAt(dirFD int, name string, data []byte) error {
 		_ = unix.Unlinkat(dirFD, tmp, 0)
 	}
 	return err
+}
+
+// makeDirAt makes the folder name in dirFD when missing and sets its mode
+// on the folder opened without following a link.
+func makeDirAt(dirFD int, name string, mode os.FileMode) error {
+	if mode == 0 {
+		mode = 0o755
+	}
+	if err := unix.Mkdirat(dirFD, name, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
+		return &os.PathError{Op: "mkdir", Path: name, Err: err}
+	}
+	fd, err := openDirFD(dirFD, name)
+	if err != nil {
+		if isLink(dirFD, name) {
+			return ErrLink
+		}
+		return &os.PathError{Op: "open", Path: name, Err: err}
+	}
+	defer unix.Close(fd)
+	if err := unix.Fchmod(fd, uint32(mode.Perm())); err != nil {
+		return &os.PathError{Op: "chmod", Path: name, Err: err}
+	}
+	return nil
 }

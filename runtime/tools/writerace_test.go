@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"archive/tar"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,4 +109,47 @@ func assertNoTemp(t *testing.T, dir string) {
 			t.Errorf("temporary file left in %s: %s", dir, en.Name())
 		}
 	}
+}
+
+// TestRestoreControlPathSwappedAfterApproval: backup's restore writes
+// through the same writer, so its files and links land only where they
+// were checked; d made a link to .git/hooks after the restore was approved
+// leads nothing there.
+func TestRestoreControlPathSwappedAfterApproval(t *testing.T) {
+	t.Parallel()
+	e, hooks := raceEnv(t)
+	craftArchive(t, e, "race.tar.gz", []craftEntry{
+		{name: "d/pre-commit", body: "#!/bin/sh\necho PWNED\n"},
+		{name: "d/post-commit", link: "../evil.sh", typ: tar.TypeSymlink},
+		{name: "notes.txt", body: "n\n"},
+	}, true)
+	tl := newBackupTool(e, BackupOptions{})
+	w, ok := tl.(interface {
+		Writes(json.RawMessage) []permissions.FileWrite
+	})
+	if !ok {
+		t.Fatal("backup names no writes")
+	}
+	args := map[string]any{"action": "restore", "name": "race.tar.gz", "confirm": true}
+	raw, _ := json.Marshal(args)
+	for _, fw := range w.Writes(raw) { // the approval: no control path
+		if name, ok := e.sb.Control.Match(fw.Path); ok {
+			t.Fatalf("%s is a control path (%s) before the link exists", fw.Path, name)
+		}
+	}
+	symlink(t, ".git/hooks", filepath.Join(e.ws, "d")) // the racer
+
+	res := call(t, tl, args) // restore names what it writes, links unresolved: the link is refused
+	if !res.IsError || strings.Count(res.Content, "a folder on its path is a symbolic link") != 2 {
+		t.Errorf("restore through the swapped link: %+v", res)
+	}
+	for _, n := range []string{"pre-commit", "post-commit"} {
+		if _, err := os.Lstat(filepath.Join(hooks, n)); !os.IsNotExist(err) {
+			t.Errorf(".git/hooks/%s was written (%v)", n, err)
+		}
+	}
+	if readFile(t, filepath.Join(e.ws, "notes.txt")) != "n\n" {
+		t.Error("notes.txt was not restored")
+	}
+	assertNoTemp(t, hooks)
 }
