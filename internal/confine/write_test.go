@@ -6,8 +6,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -156,4 +158,42 @@ func noTemp(t *testing.T, dir string) {
 			t.Errorf("temporary file left in %s: %s", dir, e.Name())
 		}
 	}
+}
+
+// TestWriteEntry: a file with a mode and time, a link replacing what was
+// at its name, a folder made with its mode; each checked where it lands.
+func TestWriteEntry(t *testing.T) {
+	t.Parallel()
+	root := writeRoot(t)
+	var checked []string
+	check := func(p string) error { checked = append(checked, p); return nil }
+	when := time.Date(2026, 11, 23, 8, 30, 0, 0, time.UTC)
+	if err := WriteEntry(root, "d/f.sh", Entry{Content: strings.NewReader("x"), Mode: 0o700, ModTime: when}, check); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(root, "d/f.sh")); err != nil || fi.Mode().Perm() != 0o700 || !fi.ModTime().Equal(when) {
+		t.Errorf("file: %v %v", fi, err)
+	}
+	write(t, filepath.Join(root, "d/old"), "old")
+	if err := WriteEntry(root, "d/old", Entry{Link: "f.sh"}, check); err != nil {
+		t.Fatal(err)
+	}
+	if target, err := os.Readlink(filepath.Join(root, "d/old")); err != nil || target != "f.sh" {
+		t.Errorf("link: %q %v", target, err)
+	}
+	if err := WriteEntry(root, "d/sub", Entry{Dir: true, Mode: 0o750}, check); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(filepath.Join(root, "d/sub")); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o750 {
+		t.Errorf("folder: %v %v", fi, err)
+	}
+	// A folder entry at a link is refused, not followed.
+	if err := WriteEntry(root, "d/old", Entry{Dir: true}, check); !errors.Is(err, ErrLink) {
+		t.Errorf("folder at a link: %v", err)
+	}
+	want := []string{filepath.Join(root, "d/f.sh"), filepath.Join(root, "d/old"), filepath.Join(root, "d/sub"), filepath.Join(root, "d/old")}
+	if !slices.Equal(checked, want) {
+		t.Errorf("checked %q, want %q", checked, want)
+	}
+	noTemp(t, filepath.Join(root, "d"))
 }
