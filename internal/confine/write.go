@@ -17,7 +17,7 @@ import (
 // way to the file's folder: the path was checked without it, so a link
 // there now was put in after the check, and is refused rather than
 // followed.
-var ErrLink = errors.New("a folder on its path is a symbolic link (it changed after the path was checked); nothing was written")
+var ErrLink = errors.New("a folder on its path is a symbolic link, which a write does not follow (the path was checked without it); nothing was written")
 
 // An Entry is what [WriteEntry] puts at a path: a file's content (the
 // zero Entry is an empty file), a symbolic link, or a folder.
