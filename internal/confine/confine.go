@@ -19,6 +19,11 @@
 //
 // The forbidden_paths rule ([Forbidden]) lives here, and the file tools'
 // sandbox uses it too, so both apply the same rule.
+//
+// [WriteFile] and [WriteEntry] are the other direction: the one writer of
+// the file tools (and backup's restore), which reaches a file's folder
+// without following links and lets the caller check the file as opened,
+// so a check made before the write still holds where the bytes land.
 package confine
 
 import (

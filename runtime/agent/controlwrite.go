@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -76,6 +77,18 @@ func (a *Agent) controlWrites(tool Tool, args json.RawMessage) []ControlWrite {
 			cw.Complete = false
 		}
 		out = append(out, cw)
+	}
+	return out
+}
+
+// approvedControls returns the control paths of writes the user approved,
+// for the writer's check at write time ([permissions.WithApprovedWrites]).
+func approvedControls(writes []ControlWrite) []string {
+	var out []string
+	for _, w := range writes {
+		if !slices.Contains(out, w.Control) {
+			out = append(out, w.Control)
+		}
 	}
 	return out
 }

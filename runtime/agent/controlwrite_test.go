@@ -226,3 +226,34 @@ func TestForkControlWritesAsk(t *testing.T) {
 		t.Errorf("the fork wrote %q", *w.wrote)
 	}
 }
+
+// TestApprovedControlWritesReachTheTool: the control paths a call was asked
+// about and approved go with that call alone to the tool, whose writer
+// checks them again where the bytes land (security finding F3); a call
+// allowed unasked carries none, so a link swapped in after its approval
+// cannot lead it into a control path.
+func TestApprovedControlWritesReachTheTool(t *testing.T) {
+	t.Parallel()
+	w := newWriterFake()
+	approved := map[string]bool{}
+	w.fakeTool.run = func(ctx context.Context, args json.RawMessage) providers.ToolResult {
+		var a struct{ Path string }
+		json.Unmarshal(args, &a)
+		approved[a.Path] = permissions.WriteApproved(ctx, ".clawseed/")
+		return providers.ToolResult{Content: "wrote " + a.Path}
+	}
+	calls := []providertest.Call{writeCall(".clawseed/config.toml", "x"), writeCall("notes.txt", "n")}
+	env := newEnv(t, []providertest.Response{{ToolCalls: calls}, {Text: "ok"}}, func(o *Options) {
+		o.Tools = []Tool{w}
+		o.Policy = permissions.Policy{Level: permissions.Supervised, AutoApprove: []string{"file_write"}}
+		o.ControlPath = controlPath
+		o.Approver = &scriptedApprover{answers: []Approval{ApproveOnce}}
+	})
+	if _, err := env.agent.Turn(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{".clawseed/config.toml": true, "notes.txt": false}
+	if len(approved) != 2 || approved[".clawseed/config.toml"] != true || approved["notes.txt"] != false {
+		t.Errorf("approved control writes per call %v, want %v", approved, want)
+	}
+}

@@ -48,6 +48,9 @@ type pendingCall struct {
 	// network: the user allowed this call the network
 	// ([permissions.WithNetwork]).
 	network bool
+	// controls are the control paths the call was asked about and
+	// approved ([permissions.WithApprovedWrites]).
+	controls []string
 	// context is what PreToolUse hooks told the model of the call, for
 	// the end of its result.
 	context string
@@ -313,7 +316,8 @@ func (a *Agent) approve(ctx context.Context, index int, c providers.ToolCall, to
 		}
 		return pendingCall{}, errorResult("%s", withReason(fmt.Sprintf("The user denied the %s call.", c.Name), err)), false
 	}
-	return pendingCall{index: index, id: c.ID, name: c.Name, tool: tool, args: args, network: v == allowedWithNetwork}, providers.ToolResult{}, true
+	return pendingCall{index: index, id: c.ID, name: c.Name, tool: tool, args: args, network: v == allowedWithNetwork,
+		controls: approvedControls(req.Writes)}, providers.ToolResult{}, true
 }
 
 func (a *Agent) rateLimited() providers.ToolResult {
@@ -378,6 +382,9 @@ func (a *Agent) runOne(ctx context.Context, p pendingCall) (res providers.ToolRe
 	if p.network {
 		callCtx = permissions.WithNetwork(callCtx) // this call only
 	}
+	// The writer refuses a control path the call was not asked about,
+	// wherever a link has led the write since the approval.
+	callCtx = permissions.WithApprovedWrites(callCtx, p.controls)
 	if hide := a.readFilter(name); hide != nil {
 		callCtx = permissions.WithReadFilter(callCtx, hide) // searches leave out what Read rules deny
 	}

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/clawseed/clawseed/providers"
 )
 
@@ -288,7 +289,7 @@ func (t *backupTool) restore(ctx context.Context, folder *backupFolder, name str
 		return errorResult("Cannot open the workspace: %v.", err)
 	}
 	defer root.Close()
-	r := &restorer{t: t, root: root, ws: ws}
+	r := &restorer{t: t, root: root, ws: ws, check: func(p string) error { return t.sb.checkWrite(ctx, p) }}
 	_, err = t.walkArchive(ctx, folder, name, &archiveCheck{}, r.entry)
 	r.checkLinks()
 	if err != nil {
@@ -308,6 +309,8 @@ type restorer struct {
 	links             []string
 	dirs              int
 	refused           []string
+	// check is [Sandbox.checkWrite] with the call's approvals.
+	check func(path string) error
 }
 
 func (r *restorer) summary() string {
@@ -334,28 +337,19 @@ func (r *restorer) entry(h *tar.Header, name string, body io.Reader) error {
 		r.refused = append(r.refused, name+" is a directory in the workspace")
 		return nil
 	}
-	if err := r.root.MkdirAll(filepath.Dir(rel), 0o755); err != nil && filepath.Dir(rel) != "." {
-		r.refused = append(r.refused, fmt.Sprintf("%s: %v", name, err))
-		return nil
-	}
 	var err error
 	switch h.Typeflag {
 	case tar.TypeDir:
-		if err = r.root.MkdirAll(rel, 0o755); err == nil {
-			err = r.root.Chmod(rel, fs.FileMode(h.Mode).Perm()|0o700)
+		if err = r.write(rel, confine.Entry{Dir: true, Mode: fs.FileMode(h.Mode).Perm() | 0o700}); err == nil {
 			r.dirs++
 		}
 	case tar.TypeSymlink:
-		tmp := r.tempName(rel)
-		if err = r.root.Symlink(h.Linkname, tmp); err == nil {
-			if err = r.root.Rename(tmp, rel); err != nil {
-				_ = r.root.Remove(tmp)
-			} else {
-				r.links = append(r.links, name)
-			}
+		if err = r.write(rel, confine.Entry{Link: h.Linkname}); err == nil {
+			r.links = append(r.links, name)
 		}
 	default:
-		if err = r.writeFile(rel, h, body); err == nil {
+		e := confine.Entry{Content: io.LimitReader(body, h.Size), Mode: fs.FileMode(h.Mode).Perm(), ModTime: h.ModTime}
+		if err = r.write(rel, e); err == nil {
 			if exists {
 				r.replaced = append(r.replaced, name)
 			} else {
@@ -363,10 +357,21 @@ func (r *restorer) entry(h *tar.Header, name string, body io.Reader) error {
 			}
 		}
 	}
-	if err != nil {
+	if pr, ok := errors.AsType[*pathRefusal](err); ok {
+		r.refused = append(r.refused, pr.Error())
+	} else if err != nil {
 		r.refused = append(r.refused, fmt.Sprintf("%s: %v", name, err))
 	}
 	return nil
+}
+
+// write puts one entry at rel through the file tools' writer
+// ([confine.WriteEntry]): the folder reached without following a link,
+// the entry checked where it lands ([Sandbox.checkWrite]) against the
+// control paths the restore was approved to write, a link at rel replaced
+// rather than followed.
+func (r *restorer) write(rel string, e confine.Entry) error {
+	return confine.WriteEntry(r.ws, rel, e, r.check)
 }
 
 // allowed checks an entry's path with the sandbox: inside the workspace,
@@ -393,35 +398,6 @@ func restoreAllowed(sb *Sandbox, ws, name string) error {
 		return refusal("Path %s is forbidden by [autonomy].forbidden_paths.", name)
 	}
 	return nil
-}
-
-func (r *restorer) tempName(rel string) string {
-	return filepath.Join(filepath.Dir(rel), "."+filepath.Base(rel)+".restore-"+randomSuffix())
-}
-
-// writeFile writes a temporary file next to rel and renames it over rel:
-// a link at rel is replaced, never written through.
-func (r *restorer) writeFile(rel string, h *tar.Header, body io.Reader) error {
-	tmp := r.tempName(rel)
-	f, err := r.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(f, io.LimitReader(body, h.Size))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = r.root.Chmod(tmp, fs.FileMode(h.Mode).Perm())
-	}
-	if err == nil {
-		_ = r.root.Chtimes(tmp, h.ModTime, h.ModTime)
-		err = r.root.Rename(tmp, rel)
-	}
-	if err != nil {
-		_ = r.root.Remove(tmp)
-	}
-	return err
 }
 
 // checkLinks removes restored links that resolve outside the workspace

@@ -21,7 +21,7 @@ type fileEditArgs struct {
 }
 
 func newFileEdit(sb *Sandbox) Tool {
-	run := func(_ context.Context, args fileEditArgs) providers.ToolResult {
+	run := func(ctx context.Context, args fileEditArgs) providers.ToolResult {
 		if msg := checkEdit(args); msg != "" {
 			return errorResult("%s", msg)
 		}
@@ -37,8 +37,8 @@ func newFileEdit(sb *Sandbox) Tool {
 		if msg != "" {
 			return errorResult("%s", msg)
 		}
-		if err := sb.writeFileAtomic(real, []byte(content)); err != nil {
-			return errorResult("Cannot write %s: %v.", args.Path, err)
+		if err := sb.writeFileAtomic(ctx, real, []byte(content)); err != nil {
+			return writeFailed(args.Path, err)
 		}
 		noun := "occurrence"
 		if n > 1 {

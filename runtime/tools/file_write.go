@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"os"
 
@@ -19,7 +20,7 @@ type fileWriteArgs struct {
 }
 
 func newFileWrite(sb *Sandbox) Tool {
-	run := func(_ context.Context, args fileWriteArgs) providers.ToolResult {
+	run := func(ctx context.Context, args fileWriteArgs) providers.ToolResult {
 		real, err := sb.ResolveWrite(args.Path)
 		if err != nil {
 			return errorResult("%s", err)
@@ -27,8 +28,8 @@ func newFileWrite(sb *Sandbox) Tool {
 		if fi, err := os.Stat(real); err == nil && fi.IsDir() {
 			return errorResult("Path %s is a directory; give a file path.", args.Path)
 		}
-		if err := sb.writeFileAtomic(real, []byte(args.Content)); err != nil {
-			return errorResult("Cannot write %s: %v.", args.Path, err)
+		if err := sb.writeFileAtomic(ctx, real, []byte(args.Content)); err != nil {
+			return writeFailed(args.Path, err)
 		}
 		return textResult(fmt.Sprintf("Wrote %d bytes to %s", len(args.Content), args.Path))
 	}
@@ -36,4 +37,13 @@ func newFileWrite(sb *Sandbox) Tool {
 	return withFileWrites(t, func(a fileWriteArgs) string { return a.Path }, func(a fileWriteArgs) []permissions.FileWrite {
 		return []permissions.FileWrite{{Path: sb.absolute(a.Path), Content: []byte(a.Content)}}
 	})
+}
+
+// writeFailed is the result of a write [Sandbox.writeFileAtomic] refused
+// (its sentence for the model) or could not do.
+func writeFailed(path string, err error) providers.ToolResult {
+	if r, ok := errors.AsType[*pathRefusal](err); ok {
+		return errorResult("%s", r)
+	}
+	return errorResult("Cannot write %s: %v.", path, err)
 }

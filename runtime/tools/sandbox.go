@@ -1,15 +1,14 @@
 package tools
 
 import (
-	"crypto/rand"
-	"encoding/hex"
+	"context"
+	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/clawseed/clawseed/internal/confine"
+	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/runtime/tools/shellpolicy"
 )
 
@@ -326,11 +325,18 @@ func (sb *Sandbox) displayFunc() func(real string) string {
 }
 
 // writeFileAtomic writes data to real, a path returned by [Sandbox.ResolveWrite],
-// creating parent directories. It writes a temporary file next to the target
-// and renames it over the target, all through an [os.Root] on the workspace,
-// so a symlink swapped in after resolution still cannot lead outside. An
+// creating parent directories, through [confine.WriteFile]: the folder is
+// reached from the write root without following a link in any component,
+// and the file as opened is checked again ([Sandbox.checkWrite]) before a
+// byte is written, so a link swapped in after the call was approved or the
+// path resolved cannot lead the write anywhere the rules refuse. It writes
+// a temporary file next to the target and renames it over the target. An
 // existing file keeps its permissions.
-func (sb *Sandbox) writeFileAtomic(real string, data []byte) error {
+//
+// This is the one writer of the file tools' writes (file_write,
+// file_edit); ctx is the call's, which says which control paths the user
+// approved it to write ([permissions.WithApprovedWrites]).
+func (sb *Sandbox) writeFileAtomic(ctx context.Context, real string, data []byte) error {
 	ws := ""
 	for _, r := range sb.writeRoots() {
 		if within(real, r.real) {
@@ -342,43 +348,33 @@ func (sb *Sandbox) writeFileAtomic(real string, data []byte) error {
 	if ws == "" || err != nil || rel == "." {
 		return fmt.Errorf("path %s is not a file inside the workspace", real)
 	}
-	root, err := os.OpenRoot(ws)
-	if err != nil {
-		return err
+	err = confine.WriteFile(ws, rel, data, func(p string) error { return sb.checkWrite(ctx, p) })
+	if r, ok := errors.AsType[*pathRefusal](err); ok {
+		return r // a sentence for the model, as it is
 	}
-	defer root.Close()
+	return err
+}
 
-	perm := fs.FileMode(0o644)
-	if fi, err := root.Stat(rel); err == nil {
-		if fi.IsDir() {
-			return fmt.Errorf("%s is a directory", rel)
-		}
-		perm = fi.Mode().Perm()
+// checkWrite applies the write rules to the file p as the writer opened
+// it (absolute, no link on its way), at the moment of the write: inside a
+// write root, outside forbidden_paths and the read-only roots, and not a
+// control path unless the call was asked about that control path and
+// approved. The control-path rule is [ControlPaths.Match], the one the
+// approval applied.
+func (sb *Sandbox) checkWrite(ctx context.Context, p string) error {
+	rules := sb.rules(false)
+	root, ok := rules.root(p, true)
+	if !ok {
+		return refusal("Path %s is outside the workspace (%s); nothing was written.", p, sb.workspace())
 	}
-	dir := filepath.Dir(rel)
-	if err := root.MkdirAll(dir, 0o755); err != nil {
-		return err
+	if rules.isForbidden(p, root, true) {
+		return refusal("Path %s is forbidden by [autonomy].forbidden_paths; nothing was written.", sb.display(p))
 	}
-	var suffix [6]byte
-	_, _ = rand.Read(suffix[:])
-	tmp := filepath.Join(dir, "."+filepath.Base(rel)+".tmp-"+hex.EncodeToString(suffix[:]))
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
+	if sb.inReadOnlyRoot(p, p) {
+		return refusal("Path %s is in a read-only folder (%s); nothing was written.", sb.display(p), sb.readOnlyRootOf(p, p))
 	}
-	_, werr := f.Write(data)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = root.Chmod(tmp, perm)
-	}
-	if werr == nil {
-		werr = root.Rename(tmp, rel)
-	}
-	if werr != nil {
-		_ = root.Remove(tmp)
-		return werr
+	if name, ok := sb.Control.Match(p); ok && !permissions.WriteApproved(ctx, name) {
+		return refusal("The write would land in %s (%s), which decides what clawseed runs or allows, and this call was not approved to write there: a link on its path changed after the call was approved. Nothing was written.", sb.display(p), name)
 	}
 	return nil
 }

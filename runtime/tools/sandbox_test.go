@@ -167,7 +167,7 @@ func TestWriteFileAtomicKeepsMode(t *testing.T) {
 	if err := os.Chmod(p, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.sb.writeFileAtomic(p, []byte("new")); err != nil {
+	if err := e.sb.writeFileAtomic(t.Context(), p, []byte("new")); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := os.Stat(p)
@@ -181,7 +181,7 @@ func TestWriteFileAtomicKeepsMode(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("temporary file left behind: %v", entries)
 	}
-	if err := e.sb.writeFileAtomic(filepath.Join(e.outside, "x"), nil); err == nil {
+	if err := e.sb.writeFileAtomic(t.Context(), filepath.Join(e.outside, "x"), nil); err == nil {
 		t.Error("writeFileAtomic outside the workspace succeeded")
 	}
 }
