@@ -7,6 +7,9 @@ import (
 	"strings"
 	"unicode"
 
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/clawseed/clawseed/internal/confine"
 )
 
@@ -228,16 +231,40 @@ func (c *ControlPaths) matchSame(real string) (string, bool) {
 	}
 }
 
-// foldPath is p for comparisons: case folded, without Unicode format
-// characters (zero-width joiners and the like).
+// foldPath is p for comparisons: two names a case-insensitive file system
+// takes for one fold to the same string, and a few more (asking is the
+// safe side). It is Unicode's canonical caseless match (decomposition and
+// full case folding, as APFS and ext4's casefold folders compare: ſ is s,
+// the Kelvin sign k, ß ss), without the format characters HFS+ ignores
+// (zero-width joiners and the like), with each letter's lower case of its
+// upper case (NTFS compares upper cases: the dotless ı is I there), and
+// with every dotted or dotless i taken for i (İ folds to i and a combining
+// dot above; in Turkish it is the upper case of i). Match, skillFolderOf
+// and the control entries all compare through it.
 func foldPath(p string) string {
-	return strings.Map(func(r rune) rune {
+	p = strings.Map(func(r rune) rune {
 		if unicode.Is(unicode.Cf, r) {
 			return -1
 		}
-		return unicode.ToLower(r)
+		return r
 	}, p)
+	p = norm.NFD.String(cases.Fold().String(norm.NFD.String(p)))
+	var b strings.Builder
+	b.Grow(len(p))
+	prev := rune(-1)
+	for _, r := range p {
+		if r == combiningDotAbove && prev == 'i' {
+			continue
+		}
+		r = unicode.ToLower(unicode.ToUpper(r))
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
 }
+
+// combiningDotAbove is what the decomposition of İ adds to I.
+const combiningDotAbove = '\u0307'
 
 // ReadOnlyTargets returns what the OS sandbox keeps read-only for commands
 // (internal/sandbox binds them read-only where it can): every control path,
