@@ -167,3 +167,62 @@ func TestControlPathsMatchFolded(t *testing.T) {
 		}
 	}
 }
+
+// TestControlPathsHome: the home folder's files that programs run outside
+// the sandbox read as commands are control paths (security review F8),
+// where the workspace is the home folder, and where it is a dotfiles
+// repository linked into it; the entries under .config follow
+// XDG_CONFIG_HOME.
+func TestControlPathsHome(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(root, "home")
+	dotfiles := filepath.Join(home, "dotfiles")
+	xdg := filepath.Join(root, "xdg")
+	if err := os.MkdirAll(dotfiles, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dotfiles, "zshrc"), filepath.Join(home, ".zshrc")); err != nil {
+		t.Fatal(err) // GNU stow's way: ~/.zshrc is a link into the repository
+	}
+	inHome := NewControlPaths(ControlConfig{Workspace: home, Home: home})
+	inDotfiles := NewControlPaths(ControlConfig{Workspace: dotfiles, Home: home, ConfigHome: xdg})
+	tests := []struct {
+		cp            *ControlPaths
+		path, control string
+	}{
+		{inHome, ".bashrc", ".bashrc"},
+		{inHome, ".profile", ".profile"},
+		{inHome, ".BASH_PROFILE", ".bash_profile"},
+		{inHome, ".zshrc", ".zshrc"},
+		{inHome, ".gitconfig", ".gitconfig"},
+		{inHome, ".config/git/config", ".config/git/"},
+		{inHome, ".config/fish/config.fish", ".config/fish/"},
+		{inHome, ".config/systemd/user/x.service", ".config/systemd/"},
+		{inHome, ".config/autostart/x.desktop", ".config/autostart/"},
+		{inHome, ".local/bin/git", ".local/bin/"},
+		{inHome, "bin/ls", "bin/"},
+		{inHome, ".ssh/authorized_keys", ".ssh/"},
+		{inHome, ".ssh/config", ".ssh/"},
+		{inHome, ".claude/settings.json", ".claude/"},
+		{inHome, ".vimrc", ".vimrc"},
+		{inHome, ".npmrc", ".npmrc"},
+		{inHome, ".bashrc.bak", ""},
+		{inHome, ".local/share/x", ""},
+		{inHome, ".config/other/x", ""},
+		{inHome, "notes.txt", ""},
+		{inDotfiles, "zshrc", filepath.Join(home, ".zshrc")}, // ~/.zshrc leads here
+		{inDotfiles, filepath.Join(xdg, "git", "config"), filepath.Join(xdg, "git") + "/"},
+		{inDotfiles, filepath.Join(home, ".config", "git", "config"), ""}, // not where git reads it
+		{inDotfiles, "bashrc", ""},
+	}
+	for _, tt := range tests {
+		got, ok := tt.cp.Match(tt.path)
+		if ok != (tt.control != "") || got != tt.control {
+			t.Errorf("Match(%q) = %q, %v; want %q", tt.path, got, ok, tt.control)
+		}
+	}
+}
