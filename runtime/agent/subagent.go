@@ -264,7 +264,7 @@ func (a *Agent) prepareAgentCall(ctx context.Context, c providers.ToolCall) (*ag
 	prompt := a.subagentPrompt(def, tools, mem)
 	// The worktree comes last: every check before it may refuse the call
 	// without leaving a worktree behind.
-	wt, bad := a.subagentWorktree(ctx, cmp.Or(strings.TrimSpace(args.Isolation), def.Isolation), cmp.Or(args.Description, def.Name))
+	wt, bad := a.subagentWorktree(ctx, c.ID, def.Name, cmp.Or(strings.TrimSpace(args.Isolation), def.Isolation), cmp.Or(args.Description, def.Name))
 	if bad != "" {
 		return nil, errorResult("Subagent '%s' cannot run: %s", def.Name, bad)
 	}
