@@ -126,6 +126,19 @@ func existingReal(paths []string) []string {
 	return out
 }
 
+// readOnlyMounts returns the read-only paths that exist (real) and lie
+// inside a writable folder or hold one: only there does a read-only bind
+// change what a process may write, since Landlock refuses writes
+// everywhere else. Each bind is a mount per process started, and the home
+// folder's control paths (~/.bashrc, ~/.gitconfig, …) are many and are
+// outside the workspace but where it is the home folder.
+func (p Policy) readOnlyMounts() []string {
+	writable := existingReal(p.Writable)
+	return slices.DeleteFunc(existingReal(p.ReadOnly), func(r string) bool {
+		return !slices.ContainsFunc(writable, func(w string) bool { return within(r, w) || within(w, r) })
+	})
+}
+
 // within reports whether p is dir or lies beneath it (both clean and
 // absolute).
 func within(p, dir string) bool {

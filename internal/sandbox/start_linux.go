@@ -361,10 +361,10 @@ type helperPolicy struct {
 }
 
 // withMounts returns pol with what the mounts of p need: the read-only
-// paths, holes and writable folders that exist, and the denied paths to
-// hide.
+// paths that exist where something is writable, the holes and writable
+// folders that exist, and the denied paths to hide.
 func (p Policy) withMounts(pol helperPolicy) helperPolicy {
-	pol.ReadOnly, pol.Hide, pol.Holes = existingReal(p.ReadOnly), p.hidden(), existingReal(p.Holes)
+	pol.ReadOnly, pol.Hide, pol.Holes = p.readOnlyMounts(), p.hidden(), existingReal(p.Holes)
 	pol.Writable = existingReal(p.Writable)
 	return pol
 }

@@ -115,7 +115,7 @@ func controlCannotAsk(tool string, writes []ControlWrite) string {
 	for i, w := range writes {
 		paths[i] = w.Path
 	}
-	return fmt.Sprintf("Tool call denied: %s writes %s, which decides what clawseed runs or allows (its config, skills, commands, MCP servers, git's hooks and config, or identity files), so the user must approve it seeing the content, whatever auto_approve or the autonomy level say, and this session cannot ask (run with --yes to approve such writes, or ask the user to make the change).",
+	return fmt.Sprintf("Tool call denied: %s writes %s, which decides what clawseed runs or allows (its config, skills, commands, MCP servers, git's hooks and config, identity files, or the start-up files of the user's shell, git and other programs), so the user must approve it seeing the content, whatever auto_approve or the autonomy level say, and this session cannot ask (run with --yes to approve such writes, or ask the user to make the change).",
 		tool, strings.Join(paths, ", "))
 }
 

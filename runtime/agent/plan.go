@@ -171,9 +171,13 @@ func (a *Agent) takePlanStop() string {
 	return p
 }
 
+// Policy is the tool policy as it stands (policy), for what tells others
+// of it: the permission mode the hooks and stream-json's init line see.
+func (a *Agent) Policy() permissions.Policy { return a.policy() }
+
 // policy is the tool policy as it stands: the configured one with the
-// plan mode. Every decision on a call reads it, and a sub-agent starts
-// with it.
+// plan mode and accept-edits mode. Every decision on a call reads it, and a
+// sub-agent starts with it.
 func (a *Agent) policy() permissions.Policy {
 	p := a.opts.Policy
 	p.Plan = p.Plan || a.PlanMode()

@@ -235,3 +235,30 @@ func TestPermissionRulesSkill(t *testing.T) {
 		})
 	}
 }
+
+// TestAgentCallName pins the one name of the subagent an Agent call runs:
+// subagent_type trimmed, general-purpose when left out or blank, the same
+// for the rules (PermissionSubject), the approval (Summary) and, spelled
+// out by Normalize, the hooks (security review F4).
+func TestAgentCallName(t *testing.T) {
+	tests := []struct{ args, name, normal string }{
+		{`{"prompt":"p","description":"d"}`, "general-purpose", `{"description":"d","prompt":"p","subagent_type":"general-purpose"}`},
+		{`{"prompt":"p","subagent_type":"  "}`, "general-purpose", `{"prompt":"p","subagent_type":"general-purpose"}`},
+		{`{"prompt":"p","subagent_type":" Explore "}`, "Explore", `{"prompt":"p","subagent_type":"Explore"}`},
+		{`{"subagent_type":"Explore","prompt":"p"}`, "Explore", `{"subagent_type":"Explore","prompt":"p"}`},
+		{`{"subagent_type":7}`, "general-purpose", `{"subagent_type":7}`}, // refused by the run
+	}
+	var tool agentCallTool
+	for _, tt := range tests {
+		args := json.RawMessage(tt.args)
+		if got := tool.PermissionSubject(args).Name; got != tt.name {
+			t.Errorf("PermissionSubject(%s) = %q, want %q", tt.args, got, tt.name)
+		}
+		if got := tool.Summary(args); !strings.HasPrefix(got, "subagent "+tt.name+": ") {
+			t.Errorf("Summary(%s) = %q, want the name %q", tt.args, got, tt.name)
+		}
+		if got := string(tool.Normalize(args)); got != tt.normal {
+			t.Errorf("Normalize(%s) = %s, want %s", tt.args, got, tt.normal)
+		}
+	}
+}

@@ -96,12 +96,40 @@ type agentCallArgs struct {
 	Isolation    string `json:"isolation"`
 }
 
+// name is the subagent the call runs: subagent_type trimmed, and
+// general-purpose when it is left out or blank. It is the one answer for
+// everything that looks at the call — the rules, the hooks, the approval
+// and the run —, so a rule on Agent(general-purpose) holds for a call that
+// leaves the name out.
+func (v agentCallArgs) name() string {
+	return cmp.Or(strings.TrimSpace(v.SubagentType), subagents.GeneralPurpose)
+}
+
+// Normalize spells out in an Agent call's arguments the subagent it runs
+// (agentCallArgs.name), before the hooks and the rules see them. Arguments
+// that do not decode are left as they are: the call fails on them.
+func (agentCallTool) Normalize(args json.RawMessage) json.RawMessage {
+	var v agentCallArgs
+	if json.Unmarshal(args, &v) != nil || v.SubagentType == v.name() {
+		return args
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(args, &fields) != nil || fields == nil {
+		return args
+	}
+	fields["subagent_type"], _ = json.Marshal(v.name())
+	out, err := json.Marshal(fields) // sorted keys: the same call, the same text
+	if err != nil {
+		return args
+	}
+	return out
+}
+
 // Summary describes an Agent call in an approval prompt.
 func (agentCallTool) Summary(args json.RawMessage) string {
 	var v agentCallArgs
 	_ = json.Unmarshal(args, &v)
-	name := cmp.Or(strings.TrimSpace(v.SubagentType), subagents.GeneralPurpose)
-	return "subagent " + name + ": " + oneLine(v.Description, maxSubagentDescription)
+	return "subagent " + v.name() + ": " + oneLine(v.Description, maxSubagentDescription)
 }
 
 // PermissionSubject names the subagent a call runs, for `Agent(name)`
@@ -109,7 +137,7 @@ func (agentCallTool) Summary(args json.RawMessage) string {
 func (agentCallTool) PermissionSubject(args json.RawMessage) permissions.Subject {
 	var v agentCallArgs
 	_ = json.Unmarshal(args, &v)
-	return permissions.Subject{Name: v.SubagentType}
+	return permissions.Subject{Name: v.name()}
 }
 
 // callTool resolves the tool a call names: one of the session's, or the
@@ -209,10 +237,7 @@ func (a *Agent) prepareAgentCall(ctx context.Context, c providers.ToolCall) (*ag
 	if strings.TrimSpace(args.Prompt) == "" {
 		return nil, errorResult("Invalid arguments for Agent: \"prompt\" is required (the task for the subagent).")
 	}
-	name := strings.TrimSpace(args.SubagentType)
-	if name == "" {
-		name = subagents.GeneralPurpose
-	}
+	name := args.name()
 	def := a.opts.Subagents.Lookup(name)
 	if def == nil {
 		return nil, errorResult("Unknown subagent_type '%s'. Available: %s.", name, strings.Join(a.opts.Subagents.Names(), ", "))
@@ -239,7 +264,7 @@ func (a *Agent) prepareAgentCall(ctx context.Context, c providers.ToolCall) (*ag
 	prompt := a.subagentPrompt(def, tools, mem)
 	// The worktree comes last: every check before it may refuse the call
 	// without leaving a worktree behind.
-	wt, bad := a.subagentWorktree(ctx, cmp.Or(strings.TrimSpace(args.Isolation), def.Isolation), cmp.Or(args.Description, def.Name))
+	wt, bad := a.subagentWorktree(ctx, c.ID, def.Name, cmp.Or(strings.TrimSpace(args.Isolation), def.Isolation), cmp.Or(args.Description, def.Name))
 	if bad != "" {
 		return nil, errorResult("Subagent '%s' cannot run: %s", def.Name, bad)
 	}

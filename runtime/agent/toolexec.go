@@ -29,6 +29,21 @@ type callClasser interface {
 	CallClass(args json.RawMessage) permissions.Class
 }
 
+// A normalizer spells out what a call leaves to defaults that decide
+// what it does (the Agent tool's subagent_type), so that the hooks, the
+// rules, the approval and the run see one call.
+type normalizer interface {
+	Normalize(args json.RawMessage) json.RawMessage
+}
+
+// normalized returns a call's arguments as tool normalizes them.
+func normalized(tool Tool, args json.RawMessage) json.RawMessage {
+	if n, ok := tool.(normalizer); ok {
+		return n.Normalize(args)
+	}
+	return args
+}
+
 // An orderedTool's calls in one response run one after another in call
 // order even when the response only reads and its calls run concurrently
 // (backup list before verify); other tools' calls still run beside them. A
@@ -253,12 +268,13 @@ func (a *Agent) prepare(ctx context.Context, index int, c providers.ToolCall) (p
 	}
 	// PreToolUse hooks see the call first; what they rewrite goes through
 	// the same checks and approval as what the model wrote.
+	args = normalized(tool, args)
 	hook := a.preToolHooks(ctx, c, args)
 	if hook.denied {
 		return pendingCall{}, withContext(errorResult("%s", hook.reason), hook.context), false
 	}
 	if hook.args != nil {
-		args = hook.args
+		args = normalized(tool, hook.args)
 	}
 	p, res, ok := a.approve(ctx, index, c, tool, args, hook)
 	if !ok {

@@ -63,8 +63,9 @@ func finishWorktree(ctx context.Context, w *Worktree) string {
 }
 
 // subagentWorktree makes the worktree of a subagent run with isolation
-// ("" for none: nil), or says why it cannot.
-func (a *Agent) subagentWorktree(ctx context.Context, isolation, label string) (*Worktree, string) {
+// ("" for none: nil), or says why it cannot. id is the Agent call's, name
+// the subagent's.
+func (a *Agent) subagentWorktree(ctx context.Context, id, name, isolation, label string) (*Worktree, string) {
 	switch isolation {
 	case "":
 		return nil, ""
@@ -75,15 +76,51 @@ func (a *Agent) subagentWorktree(ctx context.Context, isolation, label string) (
 	if a.opts.Worktree == nil {
 		return nil, "isolation \"worktree\" is not available in this session."
 	}
-	// Making it writes the repository (a branch, a folder): the policy
-	// decides it as a write of git's, so plan mode (and read_only) refuse
-	// it whatever approved the Agent call.
-	if a.policy().Decide("git", permissions.ClassWrite, false) == permissions.Deny {
-		return nil, a.notAllowedText("Isolation \"worktree\" (a new git worktree and branch)")
+	if why := a.approveWorktree(ctx, id, name, label); why != "" {
+		return nil, why
 	}
 	w, err := a.opts.Worktree(ctx, label)
 	if err != nil {
 		return nil, fmt.Sprintf("its worktree could not be made: %v.", err)
 	}
 	return w, ""
+}
+
+// worktreeWhat names what making a worktree does, in refusals.
+const worktreeWhat = "a new git worktree and branch"
+
+// gitToolName is the git tool's name: making a worktree is decided as a
+// call of it.
+const gitToolName = "git"
+
+// approveWorktree decides making a subagent's worktree, which writes the
+// repository (a branch, a folder), as a git write that runs `git worktree
+// add`: whatever approved the Agent call (a read), the rules, the policy
+// and the user decide it as they decide any other write — plan mode and
+// read_only refuse it, supervised asks (and refuses where nobody can
+// answer), full autonomy and auto_approve = ["git"] allow it. It returns
+// why it may not be made, "" when it may.
+func (a *Agent) approveWorktree(ctx context.Context, id, name, label string) string {
+	summary := "git worktree add (a new worktree and branch for subagent " + name + ": " + oneLine(label, maxSubagentDescription) + ")"
+	req := ApprovalRequest{ID: id, Tool: gitToolName, Summary: summary, Class: permissions.ClassWrite}
+	subj := permissions.Subject{Tool: gitToolName, Class: permissions.ClassWrite, Summary: summary,
+		Shell: &permissions.ShellLine{Commands: [][]permissions.Word{permissions.Words("git", "worktree", "add")}}}
+	switch v, err := a.authorize(ctx, req, subj); v {
+	case ruleDenied:
+		return err.Error()
+	case notAllowed:
+		return a.notAllowedText("Isolation \"worktree\" (" + worktreeWhat + ")")
+	case cannotAsk:
+		if err != nil {
+			return err.Error() // an ask rule's
+		}
+		return fmt.Sprintf("isolation \"worktree\" (%s) needs the user's approval and this session cannot ask (run with --yes, or add %q to [autonomy].auto_approve).", worktreeWhat, gitToolName)
+	case askCancelled:
+		return cancelledText
+	case askFailed:
+		return "Approval failed: " + err.Error()
+	case userDenied:
+		return withReason("the user denied its worktree ("+worktreeWhat+").", err)
+	}
+	return ""
 }

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"unicode"
 
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/clawseed/clawseed/internal/confine"
 )
 
@@ -15,7 +18,9 @@ import (
 // (.clawseed/, .claude/, .agents/), its MCP servers (.mcp.json), git's
 // hooks, config and modules (.git/, .gitmodules), the identity files the
 // system prompt is made of, the user's CLAWSEED_HOME and ~/.claude/ and
-// ~/.agents/, every skill root, and every project skill folder at any
+// ~/.agents/, the home folder's files that programs run outside the
+// sandbox read as commands (homeControlFiles: ~/.bashrc, ~/.gitconfig, …),
+// every skill root, and every project skill folder at any
 // depth (a nested folder's skills join discovery). A write there is never auto-approved:
 // the agent asks whatever auto_approve, the autonomy level or an earlier
 // "always" say, and shows what will be written (agent.ApprovalRequest).
@@ -50,12 +55,18 @@ type ControlConfig struct {
 	WorkspaceFiles []string
 	// Files are further files (absolute): the config files read.
 	Files []string
-	// Dirs are further directories (absolute): CLAWSEED_HOME, ~/.claude,
-	// ~/.agents, the skill roots.
+	// Dirs are further directories (absolute): CLAWSEED_HOME, the skill
+	// roots.
 	Dirs []string
 	// AddDirs are the folders added to the workspace (--add-dir): the file
 	// tools write there too, so each has the workspace's fixed entries.
 	AddDirs []string
+	// Home is the user's home folder (absolute): its fixed entries
+	// (homeControlDirs, homeControlFiles) are control paths.
+	Home string
+	// ConfigHome is $XDG_CONFIG_HOME (absolute; "" for Home/.config),
+	// where configControlDirs are.
+	ConfigHome string
 }
 
 // workspaceControlDirs and workspaceControlFiles are the fixed control
@@ -65,6 +76,35 @@ type ControlConfig struct {
 var (
 	workspaceControlDirs  = []string{".clawseed", ".claude", ".agents", ".git"}
 	workspaceControlFiles = []string{".mcp.json", ".gitmodules", "CLAUDE.md", "CLAUDE.local.md"}
+)
+
+// homeControlDirs, homeControlFiles and configControlDirs (in
+// XDG_CONFIG_HOME) are the fixed control paths of the home folder: Claude
+// Code's and the agents' folders, and what programs the user runs outside
+// the sandbox read as commands to run — the shells' start-up files, git's
+// configuration (core.fsmonitor, core.hooksPath and aliases run commands),
+// the folders ahead on PATH (~/.local/bin, ~/bin), ssh's (ProxyCommand,
+// authorized_keys), the session's and systemd's start-up entries and
+// environment, and editors' and package managers' start-up files. They
+// matter where the workspace is the home folder or holds these files (a
+// dotfiles repository linked into it): a sandboxed command could otherwise
+// change them unasked, and they run unconfined later.
+// docs/security-and-trust.md lists them.
+var (
+	homeControlDirs = []string{
+		".claude", ".agents",
+		".ssh", ".local/bin", "bin", ".bashrc.d",
+		".vim", ".emacs.d",
+	}
+	homeControlFiles = []string{
+		".profile", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases",
+		".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout",
+		".kshrc", ".mkshrc", ".cshrc", ".tcshrc", ".login", ".logout",
+		".xprofile", ".xinitrc", ".xsession", ".xsessionrc", ".pam_environment",
+		".gitconfig", ".vimrc", ".exrc", ".emacs",
+		".npmrc", ".yarnrc", ".yarnrc.yml",
+	}
+	configControlDirs = []string{"git", "fish", "autostart", "systemd", "environment.d", "nvim", "emacs"}
 )
 
 // NewControlPaths returns the control paths of a configuration.
@@ -86,6 +126,27 @@ func NewControlPaths(cfg ControlConfig) *ControlPaths {
 		}
 		for _, f := range append(append([]string(nil), workspaceControlFiles...), cfg.WorkspaceFiles...) {
 			c.files = append(c.files, entry(c.name(filepath.Join(dir, f), ""), filepath.Join(dir, f)))
+		}
+	}
+	if home := cfg.Home; home != "" && filepath.IsAbs(home) {
+		home = filepath.Clean(home)
+		configHome := cfg.ConfigHome
+		if configHome == "" || !filepath.IsAbs(configHome) {
+			configHome = filepath.Join(home, ".config")
+		}
+		var dirs []string
+		for _, d := range homeControlDirs {
+			dirs = append(dirs, filepath.Join(home, filepath.FromSlash(d)))
+		}
+		for _, d := range configControlDirs {
+			dirs = append(dirs, filepath.Join(configHome, d))
+		}
+		for _, d := range dirs {
+			c.dirs = append(c.dirs, entry(c.name(d, "/"), d))
+		}
+		for _, f := range homeControlFiles {
+			f = filepath.Join(home, f)
+			c.files = append(c.files, entry(c.name(f, ""), f))
 		}
 	}
 	for _, f := range cfg.Files {
@@ -228,16 +289,40 @@ func (c *ControlPaths) matchSame(real string) (string, bool) {
 	}
 }
 
-// foldPath is p for comparisons: case folded, without Unicode format
-// characters (zero-width joiners and the like).
+// foldPath is p for comparisons: two names a case-insensitive file system
+// takes for one fold to the same string, and a few more (asking is the
+// safe side). It is Unicode's canonical caseless match (decomposition and
+// full case folding, as APFS and ext4's casefold folders compare: ſ is s,
+// the Kelvin sign k, ß ss), without the format characters HFS+ ignores
+// (zero-width joiners and the like), with each letter's lower case of its
+// upper case (NTFS compares upper cases: the dotless ı is I there), and
+// with every dotted or dotless i taken for i (İ folds to i and a combining
+// dot above; in Turkish it is the upper case of i). Match, skillFolderOf
+// and the control entries all compare through it.
 func foldPath(p string) string {
-	return strings.Map(func(r rune) rune {
+	p = strings.Map(func(r rune) rune {
 		if unicode.Is(unicode.Cf, r) {
 			return -1
 		}
-		return unicode.ToLower(r)
+		return r
 	}, p)
+	p = norm.NFD.String(cases.Fold().String(norm.NFD.String(p)))
+	var b strings.Builder
+	b.Grow(len(p))
+	prev := rune(-1)
+	for _, r := range p {
+		if r == combiningDotAbove && prev == 'i' {
+			continue
+		}
+		r = unicode.ToLower(unicode.ToUpper(r))
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
 }
+
+// combiningDotAbove is what the decomposition of İ adds to I.
+const combiningDotAbove = '\u0307'
 
 // ReadOnlyTargets returns what the OS sandbox keeps read-only for commands
 // (internal/sandbox binds them read-only where it can): every control path,

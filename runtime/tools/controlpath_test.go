@@ -109,3 +109,120 @@ func TestControlPathsSameFolder(t *testing.T) {
 		t.Errorf("Match(later/config.toml) = %q, %v", got, ok)
 	}
 }
+
+// TestFoldPath: control paths compare names as the case-insensitive file
+// systems do (APFS and ext4's casefold folders: canonical decomposition
+// and full Unicode case folding; NTFS: upper cases), or more loosely (every
+// dotted or dotless i is i), never less (security review F5: lower-casing
+// missed the long s).
+func TestFoldPath(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		a, b string
+		same bool
+	}{
+		{".clawseed", ".CLAWSEED", true},
+		{".clawseed", ".claw\u017feed", true}, // ſ, LATIN SMALL LETTER LONG S
+		{"AGENTS.md", "AGENT\u017f.md", true}, // ſ folds to s, and S to s
+		{".mcp.json", ".mcp.j\u017fon", true},
+		{"skills", "\u017fkills", true},
+		{"skills", "s\u212aills", true},        // K, KELVIN SIGN
+		{".git", ".g\u0131t", true},            // ı, dotless i: NTFS's upper case of it is I
+		{".git", ".G\u0130T", true},            // İ: i in Turkish, i and a dot above elsewhere
+		{".git", ".gi\u0307t", true},           // i and a combining dot above (APFS: İ)
+		{".g\u0130t", ".gi\u0307t", true},      // İ and i with a combining dot are one name
+		{"caf\u00e9", "cafe\u0301", true},      // é composed and decomposed (APFS, NFD)
+		{".claw\u200bseed", ".clawseed", true}, // a format character, ignored by HFS+
+		{"stra\u00dfe", "STRASSE", true},       // ß: full folding
+		{".clawseed", ".clawseeds", false},
+		{filepath.Join("a", "b"), filepath.Join("A", "B"), true}, // separators kept
+	}
+	for _, tt := range tests {
+		if got := foldPath(tt.a) == foldPath(tt.b); got != tt.same {
+			t.Errorf("foldPath(%q) == foldPath(%q) is %v, want %v (%q, %q)", tt.a, tt.b, got, tt.same, foldPath(tt.a), foldPath(tt.b))
+		}
+	}
+}
+
+// TestControlPathsMatchFolded: a control path spelled with characters a
+// case-insensitive file system folds into its name is a control path even
+// where nothing exists yet to compare by identity.
+func TestControlPathsMatchFolded(t *testing.T) {
+	t.Parallel()
+	cp := NewControlPaths(ControlConfig{Workspace: t.TempDir(), WorkspaceFiles: []string{"AGENTS.md"}})
+	tests := []struct{ path, control string }{
+		{".claw\u017feed/config.toml", ".clawseed/"},
+		{"AGENT\u017f.md", "AGENTS.md"},
+		{".mcp.j\u017fon", ".mcp.json"},
+		{".gitmodule\u017f", ".gitmodules"},
+		{".g\u0131t/hooks/pre-commit", ".git/"},
+		{"sub/.claude/\u017fkills/x/SKILL.md", "sub/.claude/\u017fkills/"},
+		{"sub/.claude/s\u212aills/x/SKILL.md", "sub/.claude/s\u212aills/"},
+		{"sub/.\u0391gents/skills/x/SKILL.md", ""}, // Greek capital alpha: another name
+	}
+	for _, tt := range tests {
+		got, ok := cp.Match(tt.path)
+		if ok != (tt.control != "") || got != tt.control {
+			t.Errorf("Match(%q) = %q, %v; want %q", tt.path, got, ok, tt.control)
+		}
+	}
+}
+
+// TestControlPathsHome: the home folder's files that programs run outside
+// the sandbox read as commands are control paths (security review F8),
+// where the workspace is the home folder, and where it is a dotfiles
+// repository linked into it; the entries under .config follow
+// XDG_CONFIG_HOME.
+func TestControlPathsHome(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(root, "home")
+	dotfiles := filepath.Join(home, "dotfiles")
+	xdg := filepath.Join(root, "xdg")
+	if err := os.MkdirAll(dotfiles, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dotfiles, "zshrc"), filepath.Join(home, ".zshrc")); err != nil {
+		t.Fatal(err) // GNU stow's way: ~/.zshrc is a link into the repository
+	}
+	inHome := NewControlPaths(ControlConfig{Workspace: home, Home: home})
+	inDotfiles := NewControlPaths(ControlConfig{Workspace: dotfiles, Home: home, ConfigHome: xdg})
+	tests := []struct {
+		cp            *ControlPaths
+		path, control string
+	}{
+		{inHome, ".bashrc", ".bashrc"},
+		{inHome, ".profile", ".profile"},
+		{inHome, ".BASH_PROFILE", ".bash_profile"},
+		{inHome, ".zshrc", ".zshrc"},
+		{inHome, ".gitconfig", ".gitconfig"},
+		{inHome, ".config/git/config", ".config/git/"},
+		{inHome, ".config/fish/config.fish", ".config/fish/"},
+		{inHome, ".config/systemd/user/x.service", ".config/systemd/"},
+		{inHome, ".config/autostart/x.desktop", ".config/autostart/"},
+		{inHome, ".local/bin/git", ".local/bin/"},
+		{inHome, "bin/ls", "bin/"},
+		{inHome, ".ssh/authorized_keys", ".ssh/"},
+		{inHome, ".ssh/config", ".ssh/"},
+		{inHome, ".claude/settings.json", ".claude/"},
+		{inHome, ".vimrc", ".vimrc"},
+		{inHome, ".npmrc", ".npmrc"},
+		{inHome, ".bashrc.bak", ""},
+		{inHome, ".local/share/x", ""},
+		{inHome, ".config/other/x", ""},
+		{inHome, "notes.txt", ""},
+		{inDotfiles, "zshrc", filepath.Join(home, ".zshrc")}, // ~/.zshrc leads here
+		{inDotfiles, filepath.Join(xdg, "git", "config"), filepath.Join(xdg, "git") + "/"},
+		{inDotfiles, filepath.Join(home, ".config", "git", "config"), ""}, // not where git reads it
+		{inDotfiles, "bashrc", ""},
+	}
+	for _, tt := range tests {
+		got, ok := tt.cp.Match(tt.path)
+		if ok != (tt.control != "") || got != tt.control {
+			t.Errorf("Match(%q) = %q, %v; want %q", tt.path, got, ok, tt.control)
+		}
+	}
+}

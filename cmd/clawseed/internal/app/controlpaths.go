@@ -1,6 +1,7 @@
 package app
 
 import (
+	"os"
 	"path/filepath"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
@@ -11,9 +12,11 @@ import (
 )
 
 // controlPaths are the files whose writes the agent always asks about
-// (§9): the workspace's fixed ones (tools.ControlPaths), its identity
-// and instruction files, the config files read, CLAWSEED_HOME, ~/.claude and ~/.agents,
-// and every skill root (extra roots included).
+// (§9): the workspace's and the home folder's fixed ones
+// (tools.ControlPaths: ~/.claude, ~/.agents, the shells' start-up files,
+// git's configuration, …), the workspace's identity and instruction files,
+// the config files read, CLAWSEED_HOME, and every skill root (extra roots
+// included).
 func controlPaths(cfg *config.Config) *tools.ControlPaths {
 	return tools.NewControlPaths(controlConfig(cfg))
 }
@@ -46,9 +49,7 @@ func controlConfig(cfg *config.Config) tools.ControlConfig {
 	if cfg.Home != "" {
 		cc.Dirs = []string{cfg.Home}
 	}
-	if home := homeDir(); home != "" {
-		cc.Dirs = append(cc.Dirs, filepath.Join(home, ".claude"), filepath.Join(home, ".agents"))
-	}
+	cc.Home, cc.ConfigHome = homeDir(), os.Getenv("XDG_CONFIG_HOME")
 	for _, r := range skillOptions(cfg).Roots {
 		cc.Dirs = append(cc.Dirs, r.Path)
 	}

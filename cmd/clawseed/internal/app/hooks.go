@@ -191,21 +191,30 @@ func hookPost(net webNet) func(context.Context, hooks.Request) hooks.Response {
 
 // PermissionMode is Claude Code's name of the session's permission mode,
 // the one place it is decided for the hooks' permission_mode and run's
-// stream-json init line: plan mode (run --plan, /plan) and read_only are
-// "plan" (nothing but reads), full autonomy or run --yes (every prompt
-// answered yes) "bypassPermissions", supervised "default" (a call that
-// needs approval is asked, or denied when nobody can answer, as in
-// `claude -p`). It is asked at every firing: plan mode comes and goes.
+// stream-json init line. It is read from the agent's policy, the one every
+// decision on a call reads (plan mode and accept-edits mode come and go,
+// so it is asked at every firing): plan mode (run --plan, /plan) and
+// read_only are "plan" (nothing but reads), full autonomy or run --yes
+// (every prompt answered yes) "bypassPermissions", accept-edits mode
+// (Shift+Tab) "acceptEdits" (file edits in the workspace run unasked),
+// supervised "default" (a call that needs approval is asked, or denied
+// when nobody can answer, as in `claude -p`).
 func (s *Session) PermissionMode() string {
-	return permissionMode(permissions.Level(s.cfg.Autonomy.Level), s.approvesAll, s.agent != nil && s.agent.PlanMode())
+	p := permissions.Policy{Level: permissions.Level(s.cfg.Autonomy.Level)}
+	if s.agent != nil {
+		p = s.agent.Policy()
+	}
+	return permissionMode(p, s.approvesAll)
 }
 
-func permissionMode(level permissions.Level, yes, plan bool) string {
+func permissionMode(p permissions.Policy, yes bool) string {
 	switch {
-	case level == permissions.ReadOnly || plan:
+	case p.Level == permissions.ReadOnly || p.Plan:
 		return "plan"
-	case yes || level == permissions.Full:
+	case yes || p.Level == permissions.Full:
 		return "bypassPermissions"
+	case p.AcceptEdits:
+		return "acceptEdits"
 	}
 	return "default"
 }

@@ -18,24 +18,29 @@ func TestUnattendedApprovers(t *testing.T) {
 	}
 }
 
-// TestPermissionMode: the mode name the hooks and run's init line share.
+// TestPermissionMode: the mode name the hooks and run's init line share,
+// from the agent's policy (security review F6: accept-edits mode was
+// "default").
 func TestPermissionMode(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		level     permissions.Level
-		yes, plan bool
-		want      string
+		level                  permissions.Level
+		yes, plan, acceptEdits bool
+		want                   string
 	}{
-		{permissions.ReadOnly, false, false, "plan"},
-		{permissions.ReadOnly, true, false, "plan"},
-		{permissions.Supervised, false, false, "default"},
-		{permissions.Supervised, true, false, "bypassPermissions"},
-		{permissions.Supervised, true, true, "plan"},
-		{permissions.Full, false, false, "bypassPermissions"},
-		{permissions.Full, false, true, "plan"},
+		{permissions.ReadOnly, false, false, false, "plan"},
+		{permissions.ReadOnly, true, false, false, "plan"},
+		{permissions.Supervised, false, false, false, "default"},
+		{permissions.Supervised, false, false, true, "acceptEdits"},
+		{permissions.Supervised, true, false, true, "bypassPermissions"},
+		{permissions.Supervised, true, false, false, "bypassPermissions"},
+		{permissions.Supervised, true, true, false, "plan"},
+		{permissions.Full, false, false, false, "bypassPermissions"},
+		{permissions.Full, false, true, false, "plan"},
 	} {
-		if got := permissionMode(tt.level, tt.yes, tt.plan); got != tt.want {
-			t.Errorf("%s yes=%v plan=%v: %s, want %s", tt.level, tt.yes, tt.plan, got, tt.want)
+		p := permissions.Policy{Level: tt.level, Plan: tt.plan, AcceptEdits: tt.acceptEdits}
+		if got := permissionMode(p, tt.yes); got != tt.want {
+			t.Errorf("%s yes=%v plan=%v acceptEdits=%v: %s, want %s", tt.level, tt.yes, tt.plan, tt.acceptEdits, got, tt.want)
 		}
 	}
 }

@@ -234,7 +234,7 @@ func (a *Approver) ShowsContent() bool { return true }
 // control path it falls under, and its new content (or the change) with
 // control characters escaped, one "│ " line per line.
 func showWrites(out io.Writer, req agent.ApprovalRequest) {
-	fmt.Fprintf(out, "%s writes files that decide what clawseed runs or allows (config, skills, MCP servers, git, identity files); it is asked every time:\n", req.Tool)
+	fmt.Fprintf(out, "%s writes files that decide what clawseed runs or allows (config, skills, MCP servers, git, identity files, start-up files); it is asked every time:\n", req.Tool)
 	for _, w := range req.Writes {
 		fmt.Fprintf(out, "  %s (under %s):\n", termtext.EscapeLine(w.Path), termtext.EscapeLine(w.Control))
 		text := strings.TrimSuffix(termtext.Escape(w.Show), "\n")

@@ -168,7 +168,7 @@ func TestApproverShowsControlWrites(t *testing.T) {
 	if err != nil || got.Decision != agent.ApproveOnce {
 		t.Fatalf("got %v, %v", got, err)
 	}
-	want := "file_write writes files that decide what clawseed runs or allows (config, skills, MCP servers, git, identity files); it is asked every time:\n" +
+	want := "file_write writes files that decide what clawseed runs or allows (config, skills, MCP servers, git, identity files, start-up files); it is asked every time:\n" +
 		"  .clawseed/config.toml (under .clawseed/):\n" +
 		"    │ [autonomy]\n" +
 		"    │ level = \"full\"\n" +
