@@ -298,8 +298,9 @@ func TestStatusString(t *testing.T) {
 }
 
 // BenchmarkStart measures what confinement adds to starting a command:
-// /bin/true unconfined, on a confined thread, and through the helper. The
-// differences are in docs/performance.md.
+// /bin/true unconfined, through the fork server started from a thread
+// that took the namespaces (root), and through the one the helper started
+// in user namespaces. The differences are in docs/performance.md.
 func BenchmarkStart(b *testing.B) {
 	exe, err := os.Executable()
 	if err != nil {
