@@ -23,11 +23,12 @@ import (
 const helperArg = "__sandbox-exec"
 
 // ReachMain is a program the tests run as a confined command: it tries to
-// reach every thread of the processes around it — its ancestors (clawseed,
+// reach every thread of the processes around it (getfd: pidfd_getfd, once
+// a process) — its ancestors (clawseed,
 // which the fork server makes every command's parent) and the fork servers
 // among their children — and prints one line per thread:
 //
-//	pid=P tid=T role=ancestor|server readv=R writev=W mem=M ptrace=A signal=S
+//	pid=P tid=T role=ancestor|server readv=R writev=W mem=M ptrace=A [getfd=G] signal=S
 //
 // each result "refused" (EPERM, EACCES, ESRCH) or what happened ("ok", or
 // another error, which means the permission checks passed). With -find S
@@ -145,8 +146,27 @@ func probe(pid, tid int, find string) string {
 	}
 	_, _, errno := syscall.Syscall6(syscall.SYS_PTRACE, unix.PTRACE_SEIZE, uintptr(tid), 0, 0, 0, 0)
 	s += " ptrace=" + result(errnoErr(errno))
+	if tid == pid {
+		s += " getfd=" + getfd(pid)
+	}
 	_, _, errno = syscall.Syscall(syscall.SYS_TGKILL, uintptr(pid), uintptr(tid), 0)
 	return s + " signal=" + result(errnoErr(errno))
+}
+
+// getfd tries to take a copy of the process's standard input (any
+// descriptor needs the same right: the fork server's socket to clawseed
+// is another), as pidfd_getfd does it.
+func getfd(pid int) string {
+	pidfd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return result(err)
+	}
+	defer unix.Close(pidfd)
+	fd, err := unix.PidfdGetfd(pidfd, 0, 0)
+	if err == nil {
+		unix.Close(fd)
+	}
+	return result(err)
 }
 
 func errnoErr(e syscall.Errno) error {
