@@ -51,3 +51,44 @@ func TestCommandCannotReach(t *testing.T) {
 		})
 	}
 }
+
+// TestServerKilledByCommand: what a command can still do to the fork
+// server, which shares its domain, is kill it; the next command starts
+// through a new one.
+func TestServerKilledByCommand(t *testing.T) {
+	for _, helper := range []bool{false, true} {
+		t.Run(fmt.Sprintf("helper=%v", helper), func(t *testing.T) {
+			s := newTestSandbox(t, helper)
+			l := newLayout(t)
+			p := l.policy(false)
+			if out, err := run(t, s, p, l.ws, "true"); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			pids := s.serverPids()
+			if len(pids) != 1 {
+				t.Fatalf("%d fork servers, want 1", len(pids))
+			}
+			// The kill may also end the shell's wait with an error: the
+			// server's end is what counts.
+			run(t, s, p, l.ws, fmt.Sprintf("kill -9 %d; sleep 0.1", pids[0]))
+			out, err := run(t, s, p, l.ws, "echo again")
+			if err != nil || strings.TrimSpace(out) != "again" {
+				t.Fatalf("after the server was killed: %v: %q", err, out)
+			}
+			if now := s.serverPids(); len(now) != 1 || now[0] == pids[0] {
+				t.Errorf("fork servers %v after the command killed %d", now, pids[0])
+			}
+		})
+	}
+}
+
+// serverPids returns the pids of the running fork servers.
+func (s *Sandbox) serverPids() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var pids []int
+	for _, fs := range s.servers {
+		pids = append(pids, fs.pid)
+	}
+	return pids
+}
