@@ -28,7 +28,8 @@ func TestUnprivileged(t *testing.T) {
 	out := sandboxtest.RunUnprivileged(t, nil,
 		"-test.run=^(TestConfines|TestNoCapabilities|TestCommandCannotReach|TestServerKilledByCommand|TestNetwork|TestWrap|TestHideInsideWritable|TestForkServerLikeExec|TestHoleInReadOnly)$",
 		"-test.v")
-	for _, want := range []string{"--- PASS: TestConfines/helper=true", "--- PASS: TestNoCapabilities/helper=true", "--- PASS: TestCommandCannotReach/helper=true"} {
+	for _, want := range []string{"--- PASS: TestConfines/helper=true", "--- PASS: TestNoCapabilities/helper=true", "--- PASS: TestCommandCannotReach/helper=true",
+		"--- PASS: TestServerKilledByCommand/helper=true"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("as an ordinary user, no %q:\n%s", want, out)
 		}
