@@ -18,6 +18,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/clawseed/clawseed/internal/sandbox"
+	"github.com/clawseed/clawseed/internal/sandbox/sandboxtest"
 
 	"github.com/clawseed/clawseed/providers/providertest"
 	"github.com/clawseed/clawseed/runtime/mcp/mcptest"
@@ -30,6 +31,9 @@ func TestMain(m *testing.M) {
 		"clawseed": func() { os.Exit(runProcess(testProcess(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		// The test MCP server (runtime/mcp/mcptest), for [mcp.servers].
 		"mcptestserver": func() { os.Exit(mcptest.Main()) },
+		// What a confined command tries against clawseed and the fork
+		// server (sandbox_reach.txtar).
+		"clawseed-reach": func() { os.Exit(sandboxtest.ReachMain(os.Args[1:])) },
 	})
 }
 

@@ -15,7 +15,7 @@ import (
 // the control paths (.git/hooks) must be read-only there too. One wire is
 // enough: the sandbox does not depend on it.
 func TestScriptsUnprivileged(t *testing.T) {
-	scripts := []string{"sandbox_shell", "sandbox_network", "sandbox_confined", "control_paths_home"}
+	scripts := []string{"sandbox_shell", "sandbox_network", "sandbox_confined", "control_paths_home", "sandbox_reach"}
 	var files []string
 	for _, s := range scripts {
 		files = append(files, "testdata/script/"+s+".txtar")

@@ -17,14 +17,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Without the right to make namespaces on a thread, confining a process
-// would cost a start of the helper — a start of the whole clawseed binary,
-// several milliseconds — per process. A fork server avoids that: the
-// helper is started once per policy in its namespaces, confines one of its
-// threads and forks every process of that policy from it on request, with
-// CLONE_PARENT, so that the process is this process's child (waited for
-// here, killed with its group here) while it inherits the server thread's
-// namespaces and Landlock domain.
+// Confining a process in the process itself would cost a start of the
+// helper — a start of the whole clawseed binary, several milliseconds — per
+// process. A fork server avoids that: the helper is started once per policy
+// in its namespaces, confines one of its threads and forks every process of
+// that policy from it on request, with CLONE_PARENT, so that the process is
+// this process's child (waited for here, killed with its group here) while
+// it inherits the server thread's namespaces and Landlock domain. The
+// server, not a thread of clawseed, holds that domain: a command may ptrace
+// or signal a task in its own domain as far as the other checks allow, and
+// the server is not dumpable and has no capability (restrictThread), so a
+// command can at most kill it, and a new one is started.
 
 // forkServerFD is where the helper in serve mode finds its socket.
 const forkServerFD = 4
@@ -53,13 +56,16 @@ type forkReply struct {
 
 // A forkServer is one running helper in serve mode.
 type forkServer struct {
+	pid  int // the server's, for the tests
 	sock *os.File
 	mu   sync.Mutex // one request at a time
 	dead bool
 }
 
-// startForkServer starts the helper in serve mode with pol.
-func (s *Sandbox) startForkServer(pol helperPolicy) (*forkServer, error) {
+// startForkServer starts the helper in serve mode with pol: in user
+// namespaces of its own on the helper path (st.Helper), else from a thread
+// that took the namespaces itself ([startOnThread]).
+func (s *Sandbox) startForkServer(st Status, pol helperPolicy) (*forkServer, error) {
 	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: socketpair: %w", err)
@@ -69,7 +75,7 @@ func (s *Sandbox) startForkServer(pol helperPolicy) (*forkServer, error) {
 	cmd := exec.Command(s.exe)
 	cmd.Env = helperEnv()
 	cmd.Stderr = os.Stderr
-	f, err := s.wrap(cmd, pol, true)
+	f, err := s.wrap(cmd, pol, st.Helper)
 	if err != nil {
 		ours.Close()
 		theirs.Close()
@@ -77,28 +83,39 @@ func (s *Sandbox) startForkServer(pol helperPolicy) (*forkServer, error) {
 	}
 	defer f.Close()
 	cmd.ExtraFiles = append(cmd.ExtraFiles, theirs) // fd 4
-	err = cmd.Start()
+	if st.Helper {
+		err = cmd.Start()
+		if err != nil {
+			err = fmt.Errorf("sandbox: start the fork server: %w", err)
+		}
+	} else {
+		err = startOnThread(st, pol, cmd) // which waits for it
+	}
 	theirs.Close()
 	if err != nil {
 		ours.Close()
-		return nil, fmt.Errorf("sandbox: start the fork server: %w", err)
+		return nil, err
 	}
-	// The helper started first makes the mounts and starts the server
-	// as its sibling, our child (helper_linux.go), which says its pid
-	// once it is confined; the helper ends.
+	// On the helper path the helper started first makes the mounts and
+	// starts the server as its sibling, our child (helper_linux.go); the
+	// helper ends. Either way the server says its pid once it is confined.
 	reply, err := readHello(ours)
-	cmd.Wait()
+	if st.Helper {
+		cmd.Wait()
+	}
 	if err != nil {
 		ours.Close()
 		return nil, fmt.Errorf("sandbox: start the fork server: %w", err)
 	}
-	server, err := os.FindProcess(reply.Pid)
-	if err != nil {
-		ours.Close()
-		return nil, fmt.Errorf("sandbox: start the fork server: %w", err)
+	if st.Helper {
+		server, err := os.FindProcess(reply.Pid)
+		if err != nil {
+			ours.Close()
+			return nil, fmt.Errorf("sandbox: start the fork server: %w", err)
+		}
+		go server.Wait() // reaps the server when it ends
 	}
-	go server.Wait() // reaps the server when it ends
-	return &forkServer{sock: ours}, nil
+	return &forkServer{pid: reply.Pid, sock: ours}, nil
 }
 
 // readHello reads the server's first message: its pid, or why it did not
@@ -392,9 +409,10 @@ func (s *stdio) wait(delay time.Duration) (err error, delayed bool) {
 	return err, delayed
 }
 
-// serve is the helper's serve mode: it confines this (locked) thread and
-// forks the processes asked for on the socket from it, until the socket
-// closes.
+// serve is the helper's serve mode: it confines this (locked) thread —
+// which also makes the server not dumpable and leaves the thread no
+// capability (restrictThread) — and forks the processes asked for on the
+// socket from it, until the socket closes.
 func serve(pol helperPolicy) int {
 	// The socket is not the processes' to inherit: with it a process
 	// could ask for forks or answer in the server's place.

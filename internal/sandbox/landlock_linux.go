@@ -68,9 +68,12 @@ type rulesetAttr struct {
 }
 
 // restrictThread confines the calling OS thread (the caller has locked
-// its goroutine to it) and every process it forks from now on: no new
-// privileges, and the Landlock ruleset of rules, with TCP refused unless
-// network. It returns an error when Landlock cannot be applied.
+// its goroutine to it) and every process it forks from now on: the process
+// not dumpable, no capability nor any way to gain one ([dropPrivileges]),
+// and the Landlock ruleset of rules, with TCP refused unless network. It
+// returns an error when any of it cannot be applied. Every confined
+// process gets its domain here: the fork server's thread, or the helper
+// that executes a command in its place.
 func restrictThread(abi int, rules []rule, network bool) error {
 	if abi < 1 {
 		return errors.New("landlock is not available")
@@ -103,8 +106,14 @@ func restrictThread(abi int, rules []rule, network bool) error {
 			return err
 		}
 	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+	// The process holding the domain is not dumpable, and the thread
+	// (so every command) keeps no capability: a command shares this
+	// domain, which alone would let it ptrace the holder.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_DUMPABLE): %w", err)
+	}
+	if err := dropPrivileges(); err != nil {
+		return err
 	}
 	if _, _, errno := syscall.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, fd, 0, 0); errno != 0 {
 		return fmt.Errorf("landlock_restrict_self: %w", errno)

@@ -89,8 +89,10 @@ type Status struct {
 	// ReadOnlyPaths is true when control paths can be made read-only
 	// (a private mount namespace).
 	ReadOnlyPaths bool
-	// Helper is true when a process starts through the re-executed helper
-	// (an unprivileged user namespace) rather than a confined thread.
+	// Helper is true when the fork server that starts processes is made
+	// by the re-executed helper in an unprivileged user namespace, rather
+	// than started from a thread of clawseed's that took the namespaces
+	// itself (root or CAP_SYS_ADMIN).
 	Helper bool
 	// Seatbelt is true on macOS, where sandbox-exec applies a generated
 	// profile (seatbelt.go) instead of Landlock.

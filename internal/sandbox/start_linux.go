@@ -21,18 +21,17 @@ import (
 
 // A Sandbox starts processes under policies ([Sandbox.Start]). It probes
 // the machine once, at the first use, and keeps the rules of each policy
-// and, on the thread path, one confined thread per policy. The zero value
-// is not usable: make one with [New].
+// and one fork server per policy (forkserver_linux.go). The zero value is
+// not usable: make one with [New].
 type Sandbox struct {
 	exe, argv0 string
 
 	probeOnce sync.Once
 	status    Status
 
-	mu       sync.Mutex
-	rules    map[string][]rule
-	spawners map[string]*spawner
-	servers  map[string]*forkServer
+	mu      sync.Mutex
+	rules   map[string][]rule
+	servers map[string]*forkServer
 
 	// userNS says whether the helper can take namespaces ([Sandbox.Wrap]);
 	// probed once, when first needed.
@@ -40,15 +39,15 @@ type Sandbox struct {
 	userNS     bool
 }
 
-// maxSpawners bounds the confined threads kept: a policy whose read-only
-// paths changed (a control folder created) gets a new one.
-const maxSpawners = 8
+// maxServers bounds the fork servers kept: a policy whose read-only paths
+// changed (a control folder created) gets a new one.
+const maxServers = 8
 
 // New returns a Sandbox whose helper is the executable exe, started with
 // argv0 as its name: clawseed itself, normally "/proc/self/exe" (the
 // running binary even if its file was replaced) and os.Args[0].
 func New(exe, argv0 string) *Sandbox {
-	return &Sandbox{exe: exe, argv0: argv0, rules: map[string][]rule{}, spawners: map[string]*spawner{}, servers: map[string]*forkServer{}}
+	return &Sandbox{exe: exe, argv0: argv0, rules: map[string][]rule{}, servers: map[string]*forkServer{}}
 }
 
 // Unavailable returns a Sandbox that confines nothing and says why: what
@@ -83,22 +82,17 @@ func (s *Sandbox) Start(ctx context.Context, cmd *exec.Cmd, p Policy) (wait func
 	if st.ReadOnlyPaths {
 		pol = p.withMounts(pol)
 	}
-	if st.Helper {
-		return s.startServed(ctx, cmd, pol)
-	}
-	sp, err := s.spawnerOf(st, pol)
-	if err != nil {
-		return nil, err
-	}
-	if err := sp.start(cmd); err != nil {
-		return nil, err
-	}
-	return cmd.Wait, nil
+	return s.startServed(ctx, cmd, st, pol)
 }
 
 // startServed starts cmd through the fork server of pol, starting the
-// server first (and once more if it ended).
-func (s *Sandbox) startServed(ctx context.Context, cmd *exec.Cmd, pol helperPolicy) (func() error, error) {
+// server first (and once more if it ended). Every path forks commands
+// from a fork server, never from a thread of clawseed's own: the process
+// holding a command's Landlock domain is one with nothing to steal, not
+// dumpable and without capabilities ([restrictThread]), and clawseed has
+// no thread in that domain, so a command can neither read its memory nor
+// (with Landlock's signal scoping) signal it.
+func (s *Sandbox) startServed(ctx context.Context, cmd *exec.Cmd, st Status, pol helperPolicy) (func() error, error) {
 	data, _ := json.Marshal(pol)
 	sum := sha256.Sum256(data)
 	key := hex.EncodeToString(sum[:])
@@ -106,7 +100,7 @@ func (s *Sandbox) startServed(ctx context.Context, cmd *exec.Cmd, pol helperPoli
 		s.mu.Lock()
 		fs, ok := s.servers[key]
 		if !ok {
-			if len(s.servers) >= maxSpawners {
+			if len(s.servers) >= maxServers {
 				for k, old := range s.servers {
 					old.stop()
 					delete(s.servers, k)
@@ -114,7 +108,7 @@ func (s *Sandbox) startServed(ctx context.Context, cmd *exec.Cmd, pol helperPoli
 				}
 			}
 			var err error
-			if fs, err = s.startForkServer(pol); err != nil {
+			if fs, err = s.startForkServer(st, pol); err != nil {
 				s.mu.Unlock()
 				return nil, err
 			}
@@ -133,14 +127,10 @@ func (s *Sandbox) startServed(ctx context.Context, cmd *exec.Cmd, pol helperPoli
 	}
 }
 
-// Close ends the confined threads and fork servers.
+// Close ends the fork servers.
 func (s *Sandbox) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for k, sp := range s.spawners {
-		sp.stop()
-		delete(s.spawners, k)
-	}
 	for k, fs := range s.servers {
 		fs.stop()
 		delete(s.servers, k)
@@ -164,68 +154,36 @@ func (s *Sandbox) rulesOf(p Policy) []rule {
 	return r
 }
 
-// spawnerOf returns the confined thread of a policy, making it first.
-func (s *Sandbox) spawnerOf(st Status, pol helperPolicy) (*spawner, error) {
-	data, _ := json.Marshal(pol)
-	sum := sha256.Sum256(data)
-	key := hex.EncodeToString(sum[:])
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if sp, ok := s.spawners[key]; ok {
-		return sp, nil
-	}
-	if len(s.spawners) >= maxSpawners {
-		for k, sp := range s.spawners {
-			sp.stop()
-			delete(s.spawners, k)
-			break
-		}
-	}
-	sp := newSpawner(st, pol)
-	if sp.err != nil {
-		return nil, sp.err
-	}
-	s.spawners[key] = sp
-	return sp, nil
-}
-
-// A spawner is a goroutine locked to an OS thread that took the policy's
-// namespaces and Landlock domain; every process it starts is forked from
-// that thread and inherits them. The thread is never handed back to the
-// runtime: it ends with the goroutine.
-type spawner struct {
-	reqs chan spawnReq
-	err  error
-	once sync.Once
-}
-
-type spawnReq struct {
-	cmd  *exec.Cmd
-	done chan error
-}
-
-func newSpawner(st Status, pol helperPolicy) *spawner {
-	sp := &spawner{reqs: make(chan spawnReq)}
-	ready := make(chan error)
+// startOnThread starts cmd, the fork server of pol on the thread path,
+// from an OS thread of its own that first takes the policy's mount and
+// (without network) network namespaces, when the status says this process
+// may, and drops every capability ([dropPrivileges]): the server inherits
+// the namespaces and starts without capabilities in any of its threads.
+// The thread then waits for the server and ends with it (it is never handed
+// back to the runtime); the server's death signal is tied to it.
+func startOnThread(st Status, pol helperPolicy, cmd *exec.Cmd) error {
+	errc := make(chan error, 1)
 	go func() {
-		runtime.LockOSThread() // for good: the thread is confined
-		err := confineThread(st, pol)
-		ready <- err
-		if err != nil {
+		runtime.LockOSThread() // for good: the thread changed its namespaces and credentials
+		if err := namespaceThread(st, pol); err != nil {
+			errc <- err
 			return
 		}
-		for req := range sp.reqs {
-			req.done <- req.cmd.Start()
+		if err := cmd.Start(); err != nil {
+			errc <- fmt.Errorf("sandbox: start the fork server: %w", err)
+			return
 		}
+		errc <- nil
+		cmd.Wait()
 	}()
-	sp.err = <-ready
-	return sp
+	return <-errc
 }
 
-// confineThread takes a mount namespace with the read-only and hiding
+// namespaceThread takes a mount namespace with the read-only and hiding
 // mounts and, without network, a network namespace (when the status says
-// the process may), then the Landlock domain.
-func confineThread(st Status, pol helperPolicy) error {
+// the process may), then drops the thread's capabilities. The Landlock
+// domain is the fork server's own to take (serve).
+func namespaceThread(st Status, pol helperPolicy) error {
 	if st.ReadOnlyPaths || st.NetNamespace {
 		flags := unix.CLONE_NEWNS
 		if !pol.Network && st.NetNamespace {
@@ -238,19 +196,11 @@ func confineThread(st Status, pol helperPolicy) error {
 			return fmt.Errorf("sandbox: %w", err)
 		}
 	}
-	if err := restrictThread(st.ABI, pol.Rules, pol.Network); err != nil {
+	if err := dropPrivileges(); err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
 	return nil
 }
-
-func (sp *spawner) start(cmd *exec.Cmd) error {
-	done := make(chan error, 1)
-	sp.reqs <- spawnReq{cmd: cmd, done: done}
-	return <-done
-}
-
-func (sp *spawner) stop() { sp.once.Do(func() { close(sp.reqs) }) }
 
 // probe finds how this process can confine others: Landlock's ABI, then
 // whether a thread may take mount and network namespaces itself (root or

@@ -1,7 +1,9 @@
 // Package sandboxtest runs a test binary again as an ordinary user, for
 // the tests of the sandbox's unprivileged path when the tests run as root:
-// root confines on a thread of its own, every other user through the
-// helper in user namespaces, which a root run does not reach.
+// root's fork server takes its namespaces on a thread of clawseed's, every
+// other user's is made by the helper in user namespaces, which a root run
+// does not reach. [ReachMain] is what a confined command runs to try to
+// reach clawseed and the fork server (reach_linux.go).
 package sandboxtest
 
 import (
