@@ -132,10 +132,19 @@ func configInitRun(opts *configOptions) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, clawseed.ConfigExample, 0o644); err != nil {
+	data := clawseed.ConfigExample
+	if opts.Project {
+		data = config.ProjectStarter(data)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.io.Out, "Wrote %s\n", path)
+	if opts.Project {
+		// Trust covers the project config as it was when trusted: the
+		// user's own starter file keeps a trusted workspace trusted.
+		return app.RecordTrustedWrite(cfg, ".clawseed/config.toml")
+	}
 	return nil
 }
 

@@ -210,6 +210,22 @@ func TrustQuestion(cfg *config.Config, asks []string, width int) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
+// RecordTrustedWrite records, in the trust store, the state of the project
+// file name (a [trust.ProjectFiles] name) that clawseed has just written
+// for the user, when the workspace was trusted before (cfg.Trusted): the
+// user's own `config init --project` does not make the workspace ask
+// again. An untrusted workspace gains nothing.
+func RecordTrustedWrite(cfg *config.Config, name string) error {
+	if !cfg.Trusted {
+		return nil
+	}
+	st, err := trust.Load(trustStorePath(cfg.Home))
+	if err != nil {
+		return err
+	}
+	return st.Record(cfg.Workspace, name)
+}
+
 // GrantTrust records the workspace in the trust store, with its project
 // files as they are now.
 func GrantTrust(cfg *config.Config) error {

@@ -62,10 +62,12 @@ func (c *Config) applyFile(path string, data []byte, kind fileKind) error {
 		return d.errAt(toml.Key{"workspace_dir"}, "workspace_dir cannot be set in a project file "+
 			"(use the user file, --config, CLAWSEED_WORKSPACE or --workspace)")
 	}
-	if _, ok := tree["serve"]; ok && kind == projectFile {
-		// Tokens, their workspaces and autonomy are the operator's
-		// (serve.go): a repository may not let anyone in.
-		return d.errAt(toml.Key{"serve"}, "[serve] cannot be set in a project file (use the user file or --config)")
+	if kind == projectFile {
+		for _, name := range sortedKeys(tree) {
+			if userOnlyTable(name) {
+				return d.errAt(toml.Key{name}, "["+name+"] cannot be set in a project file (use the user file or --config)")
+			}
+		}
 	}
 	perms := c.Permissions
 	if kind != projectFile || c.Trusted {

@@ -192,3 +192,35 @@ func TestExampleServeTokens(t *testing.T) {
 		t.Errorf("example max_autonomy %q, want the default %q", got, want)
 	}
 }
+
+// TestProjectStarter: the starter `config init --project` writes loads as a
+// trusted project file with no error and no warning (the whole example
+// did not: its [serve] table is the user's only, so every later command
+// exited 2), and keeps every other table.
+func TestProjectStarter(t *testing.T) {
+	t.Parallel()
+	starter := ProjectStarter(clawseed.ConfigExample)
+	if bytes.Contains(starter, []byte("\n[serve")) || bytes.Contains(starter, []byte("[serve.tokens")) {
+		t.Fatalf("starter keeps [serve]:\n%s", starter)
+	}
+	for _, table := range []string{"[providers]", "[skills]", "[sandbox]", "[mcp]", "[memory]"} {
+		if !bytes.Contains(starter, []byte("\n"+table)) {
+			t.Errorf("starter lost %s", table)
+		}
+	}
+	s := newSandbox(t)
+	writeFile(t, filepath.Join(s.ws, ProjectDirName, "config.toml"), string(starter))
+	c, err := Load(s.opts(nil))
+	if err != nil {
+		t.Fatalf("the project starter does not load: %v", err)
+	}
+	if len(c.Warnings) != 0 {
+		t.Errorf("warnings: %q", c.Warnings)
+	}
+	// The whole example, as a project file, is refused: what the starter
+	// is for.
+	writeFile(t, filepath.Join(s.ws, ProjectDirName, "config.toml"), string(clawseed.ConfigExample))
+	if _, err := Load(s.opts(nil)); err == nil || !strings.Contains(err.Error(), "[serve] cannot be set in a project file") {
+		t.Errorf("the whole example as a project file: %v", err)
+	}
+}

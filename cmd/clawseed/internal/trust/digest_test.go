@@ -3,6 +3,7 @@ package trust
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -233,5 +234,51 @@ func TestVerdictReason(t *testing.T) {
 		if got := tc.v.Reason(); got != tc.want {
 			t.Errorf("%+v: Reason\n got %q\nwant %q", tc.v, got, tc.want)
 		}
+	}
+}
+
+// TestRecord: Record takes in the present state of the one project file
+// named (clawseed's own write for the user), so the workspace stays
+// trusted, but never another changed file's; it changes nothing for a
+// recursive entry, a folder with no entry, or a name that is not a project
+// file.
+func TestRecord(t *testing.T) {
+	h := newTree(t)
+	s := h.load(t)
+	if err := s.Grant(h.proj, false, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	put(t, h.proj, ".clawseed/config.toml", "[agent]\n")
+	if v := s.Check(h.proj); v.Trusted {
+		t.Fatal("a new project config went unnoticed")
+	}
+	if err := s.Record(h.proj, ".clawseed/config.toml"); err != nil {
+		t.Fatal(err)
+	}
+	if v := h.load(t).Check(h.proj); !v.Trusted {
+		t.Errorf("after Record: %+v", v)
+	}
+	put(t, h.proj, ".mcp.json", "{}")
+	put(t, h.proj, ".clawseed/config.toml", "[agent]\nmax_tool_iterations = 3\n")
+	if err := s.Record(h.proj, ".clawseed/config.toml"); err != nil {
+		t.Fatal(err)
+	}
+	if v := h.load(t).Check(h.proj); v.Trusted || !slices.Equal(v.Changed, []string{".mcp.json"}) {
+		t.Errorf("Record hid another file: %+v", v)
+	}
+	if err := s.Record(h.proj, "notes.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Grant(h.other, true, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(h.store)
+	for _, dir := range []string{h.other, h.sub} {
+		if err := s.Record(dir, ".mcp.json"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after, _ := os.ReadFile(h.store); string(after) != string(before) {
+		t.Errorf("Record changed the store for a recursive entry or a folder without one:\n%s", cmp.Diff(string(before), string(after)))
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -203,6 +204,35 @@ func (s *Store) Grant(dir string, recursive bool, now time.Time) error {
 	return s.update(func(cur []Entry) ([]Entry, error) {
 		cur = slices.DeleteFunc(cur, func(o Entry) bool { return o.Path == real })
 		return append(cur, e), nil
+	})
+}
+
+// Record records the present state of name, one of [ProjectFiles], in
+// dir's exact entry, and nothing else: for a file clawseed itself has just
+// written at the user's request (`config init --project`) in a workspace
+// that was trusted, so that the user's own write does not make it ask
+// again. Every other file keeps the state recorded when it was trusted, so
+// one changed by anything else is still reported. It does nothing when dir
+// has no exact entry that records files (a recursive entry, an older
+// entry), or name is not a project file.
+func (s *Store) Record(dir, name string) error {
+	if !isProjectFile(name) {
+		return nil
+	}
+	real, err := realDir(dir)
+	if err != nil {
+		return err
+	}
+	state := fileState(real, name)
+	return s.update(func(cur []Entry) ([]Entry, error) {
+		for i, e := range cur {
+			if e.Path == real && !e.Recursive && e.Files != nil {
+				files := maps.Clone(e.Files)
+				files[name] = state
+				cur[i].Files = files
+			}
+		}
+		return cur, nil
 	})
 }
 
