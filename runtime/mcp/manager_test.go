@@ -353,3 +353,30 @@ func TestNotificationFloodCoalesced(t *testing.T) {
 		t.Errorf("status after the flood = %+v", got)
 	}
 }
+
+// TestCloseWhileStarting: a manager closed while its servers are still
+// being started (the session ended at once) returns promptly and leaves no
+// process, and close never touches a command another goroutine is starting
+// (it read cmd.Process while exec.Cmd.Start wrote it: a data race under
+// -race, seen when a server session shut down during start-up).
+func TestCloseWhileStarting(t *testing.T) {
+	t.Parallel()
+	for range 5 {
+		m := Start(context.Background(), Options{
+			Servers:        []ServerConfig{stdioServer("slow", "-hang"), stdioServer("slow2", "-hang")},
+			StartupTimeout: 30 * time.Second, MaxSchemaBytes: 1 << 20, BaseEnv: os.Environ(),
+		})
+		done := make(chan struct{})
+		go func() { m.Close(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("Close did not return while servers were starting")
+		}
+		for _, st := range m.Status() {
+			if st.State == StateConnected {
+				t.Errorf("%s connected after Close", st.Name)
+			}
+		}
+	}
+}

@@ -43,7 +43,7 @@ type server struct {
 	err       string
 	cs        *sdk.ClientSession
 	cmd       *exec.Cmd
-	pending   *exec.Cmd          // the command of a start attempt in progress
+	pending   context.CancelFunc // cancels a start attempt in progress
 	cancel    context.CancelFunc // ends the session's context
 	info      string             // server name and version
 	tools     []*Tool
@@ -143,7 +143,7 @@ func (s *server) attempt() {
 		}
 		return err
 	}
-	cs, cmd, err := s.connect(ctx, client)
+	cs, cmd, err := s.connect(ctx, cancel, client)
 	if err != nil {
 		timer.Stop()
 		err = late(err)
@@ -390,19 +390,23 @@ func (s *server) refreshOnce() {
 	s.m.changed()
 }
 
-// setPending records the command of a start attempt, which close kills.
-func (s *server) setPending(cmd *exec.Cmd) {
+// setPending records the cancel of a start attempt's context, which close
+// calls: the attempt then fails and kills its own process. close must not
+// kill the process itself: the attempt's goroutine may be starting it
+// (exec.Cmd.Start writes cmd.Process), and reading it from another
+// goroutine is a data race.
+func (s *server) setPending(cancel context.CancelFunc) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.pending = cmd
+	s.pending = cancel
 }
 
-func (s *server) takePending() *exec.Cmd {
+func (s *server) takePending() context.CancelFunc {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cmd := s.pending
+	cancel := s.pending
 	s.pending = nil
-	return cmd
+	return cancel
 }
 
 // close ends the session and kills the process group.
@@ -415,7 +419,9 @@ func (s *server) close() {
 		s.state = StateClosed
 	}
 	s.mu.Unlock()
-	killGroup(s.takePending())
+	if cancelStart := s.takePending(); cancelStart != nil {
+		cancelStart()
+	}
 	if cs != nil {
 		done := make(chan struct{})
 		go func() { _ = cs.Close(); close(done) }()

@@ -74,14 +74,15 @@ func (s *server) transportFor(kind string) (sdk.Transport, *exec.Cmd, error) {
 
 // connect opens a session over the configured transport; an "http" server
 // that does not speak streamable HTTP is tried once more over the older
-// SSE transport.
-func (s *server) connect(ctx context.Context, client *sdk.Client) (*sdk.ClientSession, *exec.Cmd, error) {
+// SSE transport. cancel cancels ctx: close calls it while the connection
+// is being made, and the failed attempt kills its process here.
+func (s *server) connect(ctx context.Context, cancel context.CancelFunc, client *sdk.Client) (*sdk.ClientSession, *exec.Cmd, error) {
 	kind := s.cfg.Transport
 	t, cmd, err := s.transportFor(kind)
 	if err != nil {
 		return nil, nil, err
 	}
-	s.setPending(cmd)
+	s.setPending(cancel)
 	defer s.takePending()
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil && kind == "http" && ctx.Err() == nil {
