@@ -115,6 +115,11 @@ func restrictThread(abi int, rules []rule, network bool) error {
 	if err := dropPrivileges(); err != nil {
 		return err
 	}
+	if !network {
+		if err := blockUnixSockets(); err != nil {
+			return err
+		}
+	}
 	if _, _, errno := syscall.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, fd, 0, 0); errno != 0 {
 		return fmt.Errorf("landlock_restrict_self: %w", errno)
 	}

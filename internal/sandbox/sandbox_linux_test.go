@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == reachArg { // reach_linux_test.go
 		os.Exit(sandboxtest.ReachMain(os.Args[2:]))
 	}
+	if len(os.Args) > 2 && os.Args[1] == unixDialArg { // unixsocket_linux_test.go
+		os.Exit(unixDialMain(os.Args[2]))
+	}
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		fmt.Fprintln(os.Stderr, "prctl(PR_SET_DUMPABLE):", err)
 		os.Exit(1)
