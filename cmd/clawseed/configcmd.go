@@ -14,6 +14,7 @@ import (
 	clawseed "github.com/clawseed/clawseed"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/clawseed/clawseed/internal/termtext"
 )
 
@@ -120,10 +121,10 @@ func configInitRun(opts *configOptions) error {
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(cfg.Home, "config.toml")
 	if opts.Project {
-		path = filepath.Join(cfg.Workspace, ".clawseed", "config.toml")
+		return configInitProject(cfg, opts)
 	}
+	path := filepath.Join(cfg.Home, "config.toml")
 	if _, err := os.Stat(path); err == nil && !opts.Force {
 		return fmt.Errorf("%s already exists (use --force to overwrite)", path)
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -132,20 +133,33 @@ func configInitRun(opts *configOptions) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	data := clawseed.ConfigExample
-	if opts.Project {
-		data = config.ProjectStarter(data)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
+	if err := os.WriteFile(path, clawseed.ConfigExample, 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.io.Out, "Wrote %s\n", path)
-	if opts.Project {
-		// Trust covers the project config as it was when trusted: the
-		// user's own starter file keeps a trusted workspace trusted.
-		return app.RecordTrustedWrite(cfg, ".clawseed/config.toml")
-	}
 	return nil
+}
+
+// configInitProject writes the project starter (config.ProjectStarter) in
+// the workspace, which may be a repository's: through the confined writer,
+// so a link at .clawseed or at the file (a dangling one included) is never
+// written through to a file outside the workspace, only replaced with
+// --force. In a trusted workspace the file is recorded in the trust entry:
+// the user's own write keeps it trusted.
+func configInitProject(cfg *config.Config, opts *configOptions) error {
+	const rel = ".clawseed/config.toml"
+	path := filepath.Join(cfg.Workspace, filepath.FromSlash(rel))
+	if _, err := os.Lstat(path); err == nil && !opts.Force {
+		return fmt.Errorf("%s already exists (use --force to overwrite)", path)
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	inside := func(string) error { return nil } // the writer keeps it below the workspace
+	if err := confine.WriteFile(cfg.Workspace, filepath.FromSlash(rel), config.ProjectStarter(clawseed.ConfigExample), inside); err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.io.Out, "Wrote %s\n", path)
+	return app.RecordTrustedWrite(cfg, rel)
 }
 
 // configShowTools lists the tools a session with this configuration sends
