@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -60,6 +61,10 @@ type forkServer struct {
 	sock *os.File
 	mu   sync.Mutex // one request at a time
 	dead bool
+	// mntNS is the server's mount namespace ("mnt:[N]"), which every
+	// process it started shares and none can leave; "" when it is
+	// clawseed's own or could not be read. See [killLeftovers].
+	mntNS string
 }
 
 // startForkServer starts the helper in serve mode with pol: in user
@@ -115,7 +120,44 @@ func (s *Sandbox) startForkServer(st Status, pol helperPolicy) (*forkServer, err
 		}
 		go server.Wait() // reaps the server when it ends
 	}
-	return &forkServer{pid: reply.Pid, sock: ours}, nil
+	return &forkServer{pid: reply.Pid, sock: ours, mntNS: privateMountNS(reply.Pid)}, nil
+}
+
+// privateMountNS is the mount namespace of process pid, "" when it cannot
+// be read or is clawseed's own (then no process may be killed by it).
+func privateMountNS(pid int) string {
+	ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", pid))
+	own, errOwn := os.Readlink("/proc/self/ns/mnt")
+	if err != nil || errOwn != nil || ns == own {
+		return ""
+	}
+	return ns
+}
+
+// killLeftovers kills every process in the mount namespace ns (a fork
+// server's, [privateMountNS]): what the commands of a session left running
+// (`setsid … &`, a daemon) ends with the session, as it would with the
+// session's terminal, instead of running on, confined but unattended. A
+// process cannot leave that namespace (it holds no capability), so this
+// finds all of them, however they detached.
+func killLeftovers(ns string) {
+	if ns == "" {
+		return
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	self := os.Getpid()
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		if link, err := os.Readlink("/proc/" + e.Name() + "/ns/mnt"); err == nil && link == ns {
+			_ = unix.Kill(pid, unix.SIGKILL)
+		}
+	}
 }
 
 // readHello reads the server's first message: its pid, or why it did not

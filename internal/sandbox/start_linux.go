@@ -127,12 +127,14 @@ func (s *Sandbox) startServed(ctx context.Context, cmd *exec.Cmd, st Status, pol
 	}
 }
 
-// Close ends the fork servers.
+// Close ends the fork servers, and every process their commands left
+// running ([killLeftovers]): Close is the session's end.
 func (s *Sandbox) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for k, fs := range s.servers {
 		fs.stop()
+		killLeftovers(fs.mntNS)
 		delete(s.servers, k)
 	}
 }

@@ -26,10 +26,10 @@ func userNamespacesWork() bool {
 // root, and a command must keep no capability (TestNoCapabilities).
 func TestUnprivileged(t *testing.T) {
 	out := sandboxtest.RunUnprivileged(t, nil,
-		"-test.run=^(TestConfines|TestNoCapabilities|TestCommandCannotReach|TestServerKilledByCommand|TestNetwork|TestWrap|TestHideInsideWritable|TestForkServerLikeExec|TestHoleInReadOnly|TestUnixSocketsWithoutNetwork)$",
+		"-test.run=^(TestConfines|TestNoCapabilities|TestCommandCannotReach|TestServerKilledByCommand|TestNetwork|TestWrap|TestHideInsideWritable|TestForkServerLikeExec|TestHoleInReadOnly|TestUnixSocketsWithoutNetwork|TestCloseKillsLeftovers)$",
 		"-test.v")
 	for _, want := range []string{"--- PASS: TestConfines/helper=true", "--- PASS: TestNoCapabilities/helper=true", "--- PASS: TestCommandCannotReach/helper=true",
-		"--- PASS: TestServerKilledByCommand/helper=true", "--- PASS: TestUnixSocketsWithoutNetwork/helper=true/network=false"} {
+		"--- PASS: TestServerKilledByCommand/helper=true", "--- PASS: TestUnixSocketsWithoutNetwork/helper=true/network=false", "--- PASS: TestCloseKillsLeftovers/helper=true"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("as an ordinary user, no %q:\n%s", want, out)
 		}
