@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // unixDialArg makes the test binary unixDialMain (TestMain).
@@ -25,23 +27,15 @@ func unixDialMain(path string) int {
 		fmt.Println("dial: connected")
 		c.Close()
 	}
-	a, b, err := socketpair()
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		fmt.Println("socketpair:", err)
 		return 0
 	}
-	a.Close()
-	b.Close()
+	unix.Close(pair[0])
+	unix.Close(pair[1])
 	fmt.Println("socketpair: ok")
 	return 0
-}
-
-func socketpair() (*os.File, *os.File, error) {
-	var fds [2]int
-	if err := sysSocketpair(&fds); err != nil {
-		return nil, nil, err
-	}
-	return os.NewFile(uintptr(fds[0]), "a"), os.NewFile(uintptr(fds[1]), "b"), nil
 }
 
 // TestUnixSocketsWithoutNetwork: without network a confined command cannot
