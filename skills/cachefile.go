@@ -37,7 +37,7 @@ import (
 
 const (
 	cacheMagic  = "clawseed skills cache\n"
-	cacheFormat = 10
+	cacheFormat = 11
 	// staleTempAge: temporary files older than this are left by a process
 	// killed while saving, and removed by the next save.
 	staleTempAge = time.Hour
@@ -79,7 +79,7 @@ func LoadParseCache(path, stamp string) (*ParseCache, error) {
 		return c, fmt.Errorf("read skill cache %s: %w", path, err)
 	}
 	if err := c.decode(data); err != nil {
-		c.entries, c.dirs = nil, nil
+		c.entries, c.dirs, c.pending, c.snap = nil, nil, nil, nil
 		return c, fmt.Errorf("skill cache %s ignored: %w", path, err)
 	}
 	c.loaded = true
@@ -107,7 +107,9 @@ func (c *ParseCache) decode(data []byte) error {
 		return errors.New("written by another build")
 	}
 	nEntries, nDirs := r.n(), r.n()
-	c.entries = make(map[cacheKey]*cacheEntry, nEntries)
+	// The maps are built when a discovery needs them (ensureMaps); a
+	// replayed walk uses the entries and listings in file order.
+	p := &loadedCache{ents: make([]loadedEntry, 0, nEntries), dirs: make([]loadedDir, 0, nDirs)}
 	// Entries, listings and stamps are allocated in blocks (a warm start
 	// loads one of each per skill).
 	var (
@@ -134,9 +136,8 @@ func (c *ParseCache) decode(data []byte) error {
 		// The raw result is decoded at its first hit: skipped, not read,
 		// here.
 		ents = append(ents, cacheEntry{stamps: stamps[start:len(stamps):len(stamps)], raw: r.str()})
-		c.entries[k] = &ents[len(ents)-1]
+		p.ents = append(p.ents, loadedEntry{key: k, e: &ents[len(ents)-1]})
 	}
-	c.dirs = make(map[string]*dirEntry, nDirs)
 	for r.bool() {
 		dir := r.str()
 		st := r.stamp()
@@ -145,12 +146,20 @@ func (c *ParseCache) decode(data []byte) error {
 		}
 		// Decoded when a walk uses it ([cacheRun.readDir]).
 		dirs = append(dirs, dirEntry{stamp: st, raw: r.str()})
-		c.dirs[dir] = &dirs[len(dirs)-1]
+		p.dirs = append(p.dirs, loadedDir{path: dir, e: &dirs[len(dirs)-1]})
+	}
+	if r.bool() {
+		c.snap = r.snapshot(p)
 	}
 	if r.err == nil && r.pos != len(r.s) {
 		r.fail()
 	}
-	return r.err
+	if r.err != nil {
+		c.snap = nil
+		return r.err
+	}
+	c.pending = p
+	return nil
 }
 
 // Save writes what the last discovery used to path, unless that is what
@@ -180,6 +189,12 @@ func (c *ParseCache) Save(path string) error {
 // loaded or last saved. Only entries the last discovery used are written.
 func (c *ParseCache) encode() ([]byte, bool) {
 	changed := c.dirty || !c.loaded
+	if c.pending != nil && !changed {
+		// Loaded and not walked since (replayed, or no discovery):
+		// what the file holds.
+		return nil, false
+	}
+	c.ensureMaps()
 	keys := make([]cacheKey, 0, len(c.entries))
 	for k, e := range c.entries {
 		if e.gen != c.gen {
@@ -214,6 +229,7 @@ func (c *ParseCache) encode() ([]byte, bool) {
 		c.encodeEntry(w, k)
 	}
 	w.bool(false)
+	written := make([]*dirEntry, 0, len(dirs))
 	for _, d := range dirs {
 		e := c.dirs[d]
 		w.bool(true)
@@ -224,8 +240,10 @@ func (c *ParseCache) encode() ([]byte, bool) {
 		} else {
 			w.str(listing(e.entries))
 		}
+		written = append(written, e)
 	}
 	w.bool(false)
+	c.encodeSnapshot(w, keys, written)
 	w.b = binary.LittleEndian.AppendUint32(w.b, crc32.Checksum(w.b, castagnoli))
 	return w.b, true
 }
