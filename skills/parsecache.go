@@ -36,6 +36,7 @@ type ParseCache struct {
 	dirs    map[string]*dirEntry
 	hits    int // parses reused, for tests
 	listed  int // directories listed (not served from the cache), for tests
+	replays int // discoveries that replayed the last walk, for tests
 	// stamp identifies the build for the cache file; loaded says the
 	// entries came from (or were last saved to) it, and dirty that they
 	// changed since.

@@ -168,8 +168,20 @@ func (r *cacheRun) record(w *walker, opts Options) {
 	c := r.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.gen != r.gen {
+		return // a later discovery has begun
+	}
+	old := c.snap
 	c.snap = nil
-	if r.rec.opaque != "" || w.stop || len(w.pluginAgents) > 0 || c.gen != r.gen {
+	// The file must follow: a snapshot recorded with other options, or
+	// none where it held one, is a change to save even when every entry
+	// and listing is the same.
+	defer func() {
+		if (old == nil) != (c.snap == nil) || old != nil && c.snap != nil && old.key != c.snap.key {
+			c.dirty = true
+		}
+	}()
+	if r.rec.opaque != "" || w.stop || len(w.pluginAgents) > 0 {
 		return
 	}
 	snap := &walkSnapshot{gen: r.gen, key: walkKey(opts, w.maxBytes, w.lim), absent: r.rec.absent, links: r.rec.links}
@@ -261,6 +273,7 @@ func (c *ParseCache) replay(ctx context.Context, opts Options, lim walkLimits) (
 		le.e.gen = c.gen
 	}
 	c.hits += len(snap.ents)
+	c.replays++
 	roots := cleanRoots(opts.Roots)
 	w := &walker{maxBytes: maxBytes, lim: lim}
 	w.events = make([]walkEvent, 0, len(snap.events))
