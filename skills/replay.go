@@ -252,7 +252,7 @@ func (c *ParseCache) replay(ctx context.Context, opts Options, lim walkLimits) (
 	c.mu.Lock()
 	snap := c.snap
 	c.mu.Unlock()
-	if snap == nil || snap.key != walkKey(opts, maxBytes, lim) || ctx.Err() != nil {
+	if snap == nil || snap.key != walkKey(opts, maxBytes, lim) || !snap.fits(len(opts.Roots)) || ctx.Err() != nil {
 		return nil, false
 	}
 	skills, diags, ok := snap.verify()
@@ -277,6 +277,7 @@ func (c *ParseCache) replay(ctx context.Context, opts Options, lim walkLimits) (
 	roots := cleanRoots(opts.Roots)
 	w := &walker{maxBytes: maxBytes, lim: lim}
 	w.events = make([]walkEvent, 0, len(snap.events))
+	cands := make([]candidate, 0, len(snap.ents)) // one allocation for all
 	for _, ev := range snap.events {
 		if ev.diag != nil {
 			d := *ev.diag
@@ -284,11 +285,28 @@ func (c *ParseCache) replay(ctx context.Context, opts Options, lim walkLimits) (
 			continue
 		}
 		k := snap.ents[ev.ent].key
-		cand := &candidate{root: roots[ev.root], rootReal: k.rootReal, dir: k.dir, dirReal: k.dirReal, skill: skills[ev.ent], diags: diags[ev.ent]}
+		cands = append(cands, candidate{root: roots[ev.root], rootReal: k.rootReal, dir: k.dir, dirReal: k.dirReal, skill: skills[ev.ent], diags: diags[ev.ent]})
+		cand := &cands[len(cands)-1]
 		cand.found()
 		w.events = append(w.events, walkEvent{cand: cand})
 	}
 	return w.assemble(ctx, opts), true
+}
+
+// fits reports whether the events index roots roots and each entry once
+// at most, as a recorded walk's do.
+func (snap *walkSnapshot) fits(roots int) bool {
+	seen := make([]bool, len(snap.ents))
+	for _, ev := range snap.events {
+		if ev.diag != nil {
+			continue
+		}
+		if ev.root < 0 || ev.root >= roots || ev.ent < 0 || ev.ent >= len(seen) || seen[ev.ent] {
+			return false
+		}
+		seen[ev.ent] = true
+	}
+	return true
 }
 
 // verifyChunk is how many checks a replay worker takes at a time.
@@ -316,6 +334,8 @@ func (snap *walkSnapshot) verify() (skills []*Skill, diags [][]Diagnostic, ok bo
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
+			var stat statter
+			var now []fileStamp
 			for !failed.Load() {
 				start := int(next.Add(verifyChunk)) - verifyChunk
 				if start >= n {
@@ -325,8 +345,7 @@ func (snap *walkSnapshot) verify() (skills []*Skill, diags [][]Diagnostic, ok bo
 				for i := start; i < min(start+verifyChunk, n); i++ {
 					if i < len(snap.dirs) {
 						d := snap.dirs[i]
-						fi, err := os.Stat(d.path)
-						if err != nil || !fi.IsDir() || dirStamp(fi) != d.e.stamp {
+						if st, ok := stat.dir(d.path); !ok || st != d.e.stamp {
 							failed.Store(true)
 							return
 						}
@@ -334,7 +353,8 @@ func (snap *walkSnapshot) verify() (skills []*Skill, diags [][]Diagnostic, ok bo
 					}
 					j := i - len(snap.dirs)
 					le := snap.ents[j]
-					if !sameFiles(le.e.stamps, preStampFiles(le.key.dir, le.e.stamps)) {
+					var ok bool
+					if now, ok = stat.files(le.key.dir, le.e.stamps, now); !ok || !sameFiles(le.e.stamps, now) {
 						failed.Store(true)
 						return
 					}
