@@ -53,7 +53,6 @@ func (s *statter) files(dir string, stamps []fileStamp, out []fileStamp) ([]file
 	return out, true
 }
 
-
 // statOS is the portable stat: os.Stat or os.Lstat.
 func statOS(path string, follow bool) (fileStamp, bool) {
 	var fi fs.FileInfo
