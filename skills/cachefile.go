@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -27,17 +28,21 @@ import (
 // exactly what a cold one would.
 //
 // Layout: magic, format, build stamp, the numbers of entries and listings
-// (capacity hints), then entries and directory listings
-// each behind a 1 byte (0 ends the list), then the CRC-32C of everything
-// before it. An entry's skill and diagnostics are one length-prefixed
-// string ([encodeResult]), which loading skips and a cache hit decodes:
-// a start decodes only the skills it finds unchanged, and keeps no second
-// decoded copy of them. Skill bodies are not kept (Skill.Body). Saves write a temporary file and rename it over the old one, so
-// concurrent processes never see a torn file: the last rename wins.
+// (capacity hints), the entries section's length and the entries, then the
+// directory listings, each entry and listing behind a 1 byte (0 ends the
+// list), then the walk snapshot behind a 1 byte (0 for none, replay.go),
+// then the CRC-32C of everything before it. The entries' length lets
+// loading decode the listings on another core meanwhile. An entry's skill
+// and diagnostics are one length-prefixed string ([encodeResult]), which
+// loading skips and a cache hit decodes: a start decodes only the skills it
+// finds unchanged, and keeps no second decoded copy of them. Skill bodies
+// are not kept (Skill.Body). Saves write a temporary file and rename it
+// over the old one, so concurrent processes never see a torn file: the
+// last rename wins.
 
 const (
 	cacheMagic  = "clawseed skills cache\n"
-	cacheFormat = 11
+	cacheFormat = 12
 	// staleTempAge: temporary files older than this are left by a process
 	// killed while saving, and removed by the next save.
 	staleTempAge = time.Hour
@@ -110,12 +115,36 @@ func (c *ParseCache) decode(data []byte) error {
 	// The maps are built when a discovery needs them (ensureMaps); a
 	// replayed walk uses the entries and listings in file order.
 	p := &loadedCache{ents: make([]loadedEntry, 0, nEntries), dirs: make([]loadedDir, 0, nDirs)}
-	// Entries, listings and stamps are allocated in blocks (a warm start
-	// loads one of each per skill).
+	// The entries come with their length, so that the listings after them
+	// are decoded on another core at the same time.
+	er := &cacheReader{s: r.str()}
+	var wg sync.WaitGroup
+	wg.Go(func() { p.dirs = r.listings(p.dirs) })
+	p.ents = er.entries(p.ents)
+	wg.Wait()
+	if er.err != nil || er.pos != len(er.s) {
+		r.fail()
+	}
+	if r.bool() {
+		c.snap = r.snapshot(p)
+	}
+	if r.err == nil && r.pos != len(r.s) {
+		r.fail()
+	}
+	if r.err != nil {
+		c.snap = nil
+		return r.err
+	}
+	c.pending = p
+	return nil
+}
+
+// entries decodes the entries section into ents. Entries and stamps are
+// allocated in blocks (a warm start loads one of each per skill).
+func (r *cacheReader) entries(ents []loadedEntry) []loadedEntry {
 	var (
-		ents   []cacheEntry
+		block  []cacheEntry
 		stamps []fileStamp
-		dirs   []dirEntry
 	)
 	for r.bool() {
 		k := cacheKey{dir: r.str(), dirReal: r.str(), rootReal: r.str(), limit: r.int()}
@@ -130,36 +159,31 @@ func (c *ParseCache) decode(data []byte) error {
 		for range n {
 			stamps = append(stamps, r.stamp())
 		}
-		if len(ents) == cap(ents) {
-			ents = make([]cacheEntry, 0, allocBlock)
+		if len(block) == cap(block) {
+			block = make([]cacheEntry, 0, allocBlock)
 		}
 		// The raw result is decoded at its first hit: skipped, not read,
 		// here.
-		ents = append(ents, cacheEntry{stamps: stamps[start:len(stamps):len(stamps)], raw: r.str()})
-		p.ents = append(p.ents, loadedEntry{key: k, e: &ents[len(ents)-1]})
+		block = append(block, cacheEntry{stamps: stamps[start:len(stamps):len(stamps)], raw: r.str()})
+		ents = append(ents, loadedEntry{key: k, e: &block[len(block)-1]})
 	}
+	return ents
+}
+
+// listings decodes the directory listings section into dirs.
+func (r *cacheReader) listings(dirs []loadedDir) []loadedDir {
+	var block []dirEntry
 	for r.bool() {
 		dir := r.str()
 		st := r.stamp()
-		if len(dirs) == cap(dirs) {
-			dirs = make([]dirEntry, 0, allocBlock)
+		if len(block) == cap(block) {
+			block = make([]dirEntry, 0, allocBlock)
 		}
 		// Decoded when a walk uses it ([cacheRun.readDir]).
-		dirs = append(dirs, dirEntry{stamp: st, raw: r.str()})
-		p.dirs = append(p.dirs, loadedDir{path: dir, e: &dirs[len(dirs)-1]})
+		block = append(block, dirEntry{stamp: st, raw: r.str()})
+		dirs = append(dirs, loadedDir{path: dir, e: &block[len(block)-1]})
 	}
-	if r.bool() {
-		c.snap = r.snapshot(p)
-	}
-	if r.err == nil && r.pos != len(r.s) {
-		r.fail()
-	}
-	if r.err != nil {
-		c.snap = nil
-		return r.err
-	}
-	c.pending = p
-	return nil
+	return dirs
 }
 
 // Save writes what the last discovery used to path, unless that is what
@@ -225,10 +249,13 @@ func (c *ParseCache) encode() ([]byte, bool) {
 	// Capacity hints, so that loading does not grow the maps step by step.
 	w.uint(uint64(len(keys)))
 	w.uint(uint64(len(dirs)))
+	ew := &cacheWriter{b: make([]byte, 0, 1<<16)}
 	for _, k := range keys {
-		c.encodeEntry(w, k)
+		c.encodeEntry(ew, k)
 	}
-	w.bool(false)
+	ew.bool(false)
+	w.uint(uint64(len(ew.b)))
+	w.b = append(w.b, ew.b...)
 	written := make([]*dirEntry, 0, len(dirs))
 	for _, d := range dirs {
 		e := c.dirs[d]

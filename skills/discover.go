@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -418,9 +418,11 @@ func (c *candidate) found() {
 // a name wins: roots are in priority order), adds the built-ins last, and
 // decides every winner's status.
 func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
-	cat := &Catalog{}
+	// Sized for every skill the walk found: a warm start of a large
+	// collection claims thousands.
+	cat := &Catalog{Skills: make([]*Skill, 0, len(w.events)+len(builtinNames()))}
 	g := newGate(opts)
-	byName := map[string]*Skill{}
+	byName := make(map[string]*Skill, cap(cat.Skills))
 	claim := func(s *Skill) {
 		// Every skill of the catalog passes here: none keeps its body
 		// (see Skill.Body), whichever way it was read.
@@ -500,7 +502,10 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 	}
 	cat.Diagnostics = append(cat.Diagnostics, g.notes...)
 	cat.PluginAgents = w.pluginAgents
-	sort.Slice(cat.Skills, func(i, j int) bool { return cat.Skills[i].Name < cat.Skills[j].Name })
+	if len(cat.Skills) == 0 {
+		cat.Skills = nil // as before the presizing: JSON shows null
+	}
+	slices.SortFunc(cat.Skills, func(a, b *Skill) int { return strings.Compare(a.Name, b.Name) })
 	return cat
 }
 
