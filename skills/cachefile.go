@@ -48,7 +48,9 @@ const (
 	staleTempAge = time.Hour
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli returns the CRC-32C table. crc32 builds it once, at the
+// first call: not at every process start, as a package variable would.
+func castagnoli() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) }
 
 // allocBlock is how many entries, listings or stamps decoding allocates at
 // once.
@@ -96,7 +98,7 @@ func (c *ParseCache) decode(data []byte) error {
 		return errCacheCorrupt
 	}
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
+	if crc32.Checksum(body, castagnoli()) != sum {
 		return errors.New("checksum mismatch")
 	}
 	// The decoded strings share data's memory: it is never written again.
@@ -271,7 +273,7 @@ func (c *ParseCache) encode() ([]byte, bool) {
 	}
 	w.bool(false)
 	c.encodeSnapshot(w, keys, written)
-	w.b = binary.LittleEndian.AppendUint32(w.b, crc32.Checksum(w.b, castagnoli))
+	w.b = binary.LittleEndian.AppendUint32(w.b, crc32.Checksum(w.b, castagnoli()))
 	return w.b, true
 }
 
