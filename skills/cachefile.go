@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -27,23 +28,29 @@ import (
 // exactly what a cold one would.
 //
 // Layout: magic, format, build stamp, the numbers of entries and listings
-// (capacity hints), then entries and directory listings
-// each behind a 1 byte (0 ends the list), then the CRC-32C of everything
-// before it. An entry's skill and diagnostics are one length-prefixed
-// string ([encodeResult]), which loading skips and a cache hit decodes:
-// a start decodes only the skills it finds unchanged, and keeps no second
-// decoded copy of them. Skill bodies are not kept (Skill.Body). Saves write a temporary file and rename it over the old one, so
-// concurrent processes never see a torn file: the last rename wins.
+// (capacity hints), the entries section's length and the entries, then the
+// directory listings, each entry and listing behind a 1 byte (0 ends the
+// list), then the walk snapshot behind a 1 byte (0 for none, replay.go),
+// then the CRC-32C of everything before it. The entries' length lets
+// loading decode the listings on another core meanwhile. An entry's skill
+// and diagnostics are one length-prefixed string ([encodeResult]), which
+// loading skips and a cache hit decodes: a start decodes only the skills it
+// finds unchanged, and keeps no second decoded copy of them. Skill bodies
+// are not kept (Skill.Body). Saves write a temporary file and rename it
+// over the old one, so concurrent processes never see a torn file: the
+// last rename wins.
 
 const (
 	cacheMagic  = "clawseed skills cache\n"
-	cacheFormat = 10
+	cacheFormat = 12
 	// staleTempAge: temporary files older than this are left by a process
 	// killed while saving, and removed by the next save.
 	staleTempAge = time.Hour
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli returns the CRC-32C table. crc32 builds it once, at the
+// first call: not at every process start, as a package variable would.
+func castagnoli() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) }
 
 // allocBlock is how many entries, listings or stamps decoding allocates at
 // once.
@@ -79,7 +86,7 @@ func LoadParseCache(path, stamp string) (*ParseCache, error) {
 		return c, fmt.Errorf("read skill cache %s: %w", path, err)
 	}
 	if err := c.decode(data); err != nil {
-		c.entries, c.dirs = nil, nil
+		c.entries, c.dirs, c.pending, c.snap = nil, nil, nil, nil
 		return c, fmt.Errorf("skill cache %s ignored: %w", path, err)
 	}
 	c.loaded = true
@@ -91,7 +98,7 @@ func (c *ParseCache) decode(data []byte) error {
 		return errCacheCorrupt
 	}
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
+	if crc32.Checksum(body, castagnoli()) != sum {
 		return errors.New("checksum mismatch")
 	}
 	// The decoded strings share data's memory: it is never written again.
@@ -107,13 +114,39 @@ func (c *ParseCache) decode(data []byte) error {
 		return errors.New("written by another build")
 	}
 	nEntries, nDirs := r.n(), r.n()
-	c.entries = make(map[cacheKey]*cacheEntry, nEntries)
-	// Entries, listings and stamps are allocated in blocks (a warm start
-	// loads one of each per skill).
+	// The maps are built when a discovery needs them (ensureMaps); a
+	// replayed walk uses the entries and listings in file order.
+	p := &loadedCache{ents: make([]loadedEntry, 0, nEntries), dirs: make([]loadedDir, 0, nDirs)}
+	// The entries come with their length, so that the listings after them
+	// are decoded on another core at the same time.
+	er := &cacheReader{s: r.str()}
+	var wg sync.WaitGroup
+	wg.Go(func() { p.dirs = r.listings(p.dirs) })
+	p.ents = er.entries(p.ents)
+	wg.Wait()
+	if er.err != nil || er.pos != len(er.s) {
+		r.fail()
+	}
+	if r.bool() {
+		c.snap = r.snapshot(p)
+	}
+	if r.err == nil && r.pos != len(r.s) {
+		r.fail()
+	}
+	if r.err != nil {
+		c.snap = nil
+		return r.err
+	}
+	c.pending = p
+	return nil
+}
+
+// entries decodes the entries section into ents. Entries and stamps are
+// allocated in blocks (a warm start loads one of each per skill).
+func (r *cacheReader) entries(ents []loadedEntry) []loadedEntry {
 	var (
-		ents   []cacheEntry
+		block  []cacheEntry
 		stamps []fileStamp
-		dirs   []dirEntry
 	)
 	for r.bool() {
 		k := cacheKey{dir: r.str(), dirReal: r.str(), rootReal: r.str(), limit: r.int()}
@@ -128,29 +161,31 @@ func (c *ParseCache) decode(data []byte) error {
 		for range n {
 			stamps = append(stamps, r.stamp())
 		}
-		if len(ents) == cap(ents) {
-			ents = make([]cacheEntry, 0, allocBlock)
+		if len(block) == cap(block) {
+			block = make([]cacheEntry, 0, allocBlock)
 		}
 		// The raw result is decoded at its first hit: skipped, not read,
 		// here.
-		ents = append(ents, cacheEntry{stamps: stamps[start:len(stamps):len(stamps)], raw: r.str()})
-		c.entries[k] = &ents[len(ents)-1]
+		block = append(block, cacheEntry{stamps: stamps[start:len(stamps):len(stamps)], raw: r.str()})
+		ents = append(ents, loadedEntry{key: k, e: &block[len(block)-1]})
 	}
-	c.dirs = make(map[string]*dirEntry, nDirs)
+	return ents
+}
+
+// listings decodes the directory listings section into dirs.
+func (r *cacheReader) listings(dirs []loadedDir) []loadedDir {
+	var block []dirEntry
 	for r.bool() {
 		dir := r.str()
 		st := r.stamp()
-		if len(dirs) == cap(dirs) {
-			dirs = make([]dirEntry, 0, allocBlock)
+		if len(block) == cap(block) {
+			block = make([]dirEntry, 0, allocBlock)
 		}
 		// Decoded when a walk uses it ([cacheRun.readDir]).
-		dirs = append(dirs, dirEntry{stamp: st, raw: r.str()})
-		c.dirs[dir] = &dirs[len(dirs)-1]
+		block = append(block, dirEntry{stamp: st, raw: r.str()})
+		dirs = append(dirs, loadedDir{path: dir, e: &block[len(block)-1]})
 	}
-	if r.err == nil && r.pos != len(r.s) {
-		r.fail()
-	}
-	return r.err
+	return dirs
 }
 
 // Save writes what the last discovery used to path, unless that is what
@@ -180,6 +215,12 @@ func (c *ParseCache) Save(path string) error {
 // loaded or last saved. Only entries the last discovery used are written.
 func (c *ParseCache) encode() ([]byte, bool) {
 	changed := c.dirty || !c.loaded
+	if c.pending != nil && !changed {
+		// Loaded and not walked since (replayed, or no discovery):
+		// what the file holds.
+		return nil, false
+	}
+	c.ensureMaps()
 	keys := make([]cacheKey, 0, len(c.entries))
 	for k, e := range c.entries {
 		if e.gen != c.gen {
@@ -210,10 +251,14 @@ func (c *ParseCache) encode() ([]byte, bool) {
 	// Capacity hints, so that loading does not grow the maps step by step.
 	w.uint(uint64(len(keys)))
 	w.uint(uint64(len(dirs)))
+	ew := &cacheWriter{b: make([]byte, 0, 1<<16)}
 	for _, k := range keys {
-		c.encodeEntry(w, k)
+		c.encodeEntry(ew, k)
 	}
-	w.bool(false)
+	ew.bool(false)
+	w.uint(uint64(len(ew.b)))
+	w.b = append(w.b, ew.b...)
+	written := make([]*dirEntry, 0, len(dirs))
 	for _, d := range dirs {
 		e := c.dirs[d]
 		w.bool(true)
@@ -224,9 +269,11 @@ func (c *ParseCache) encode() ([]byte, bool) {
 		} else {
 			w.str(listing(e.entries))
 		}
+		written = append(written, e)
 	}
 	w.bool(false)
-	w.b = binary.LittleEndian.AppendUint32(w.b, crc32.Checksum(w.b, castagnoli))
+	c.encodeSnapshot(w, keys, written)
+	w.b = binary.LittleEndian.AppendUint32(w.b, crc32.Checksum(w.b, castagnoli()))
 	return w.b, true
 }
 

@@ -447,5 +447,7 @@ func FuzzCacheDecode(f *testing.F) {
 		r.value(0)
 		r.dirEntries("/d")
 		r.diags()
+		r = &cacheReader{s: string(data)}
+		r.snapshot(&loadedCache{ents: make([]loadedEntry, 3)})
 	})
 }

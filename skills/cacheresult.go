@@ -1,7 +1,5 @@
 package skills
 
-import "path/filepath"
-
 // The cached result of parsing one skill directory: its skill (or none)
 // and its diagnostics, as one string ([cacheEntry.raw]). Paths that are
 // the directory's own, or its SKILL.md's or manifest.toml's, are written
@@ -19,7 +17,10 @@ const (
 type resultPaths struct{ dir, skill, manifest string }
 
 func pathsOf(dir string) resultPaths {
-	return resultPaths{dir: dir, skill: filepath.Join(dir, skillFileName), manifest: filepath.Join(dir, manifestFileName)}
+	// joinPath, not filepath.Join: decoding rebuilds the paths the same
+	// way without cleaning (it runs once per skill at every start), and a
+	// path that Join would have cleaned differently is not marked.
+	return resultPaths{dir: dir, skill: joinPath(dir, skillFileName), manifest: joinPath(dir, manifestFileName)}
 }
 
 func (p resultPaths) mark(path string) string {
@@ -96,11 +97,11 @@ func decodeResult(dir, raw string, into *Skill) (s *Skill, diags []Diagnostic, o
 		switch path {
 		case markSkill:
 			if p.skill == "" {
-				p.skill = filepath.Join(dir, skillFileName)
+				p.skill = joinPath(dir, skillFileName)
 			}
 		case markManifest:
 			if p.manifest == "" {
-				p.manifest = filepath.Join(dir, manifestFileName)
+				p.manifest = joinPath(dir, manifestFileName)
 			}
 		}
 		return p.unmark(path)

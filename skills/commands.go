@@ -49,7 +49,7 @@ func (w *walker) walkCommands(ctx context.Context, rw *rootWalk, base, dir, dirR
 			w.passOver(rw, dir, dirReal, e, rule)
 			continue
 		}
-		if strings.HasSuffix(name, commandSuffix) && !isDirEntry(joinPath(dir, name), e) {
+		if strings.HasSuffix(name, commandSuffix) && !w.isDirEntry(joinPath(dir, name), e) {
 			w.addCommand(rw, base, dir, dirReal, e)
 			continue
 		}
@@ -67,19 +67,21 @@ func (w *walker) walkCommands(ctx context.Context, rw *rootWalk, base, dir, dirR
 }
 
 // isDirEntry reports whether e is a directory or a link to one.
-func isDirEntry(path string, e fs.DirEntry) bool {
+func (w *walker) isDirEntry(path string, e fs.DirEntry) bool {
 	if e.IsDir() {
 		return true
 	}
 	if e.Type()&fs.ModeSymlink == 0 {
 		return false
 	}
+	w.cache.opaque("a symbolic link")
 	fi, err := os.Stat(path)
 	return err == nil && fi.IsDir()
 }
 
 // addCommand queues the command file e of dir (below base) for a worker.
 func (w *walker) addCommand(rw *rootWalk, base, dir, dirReal string, e fs.DirEntry) {
+	w.cache.opaque("a command") // commands are read afresh each time
 	path := joinPath(dir, e.Name())
 	real := joinPath(dirReal, e.Name())
 	if e.Type()&fs.ModeSymlink != 0 {

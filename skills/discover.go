@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -58,6 +58,9 @@ func Discover(ctx context.Context, opts Options) *Catalog {
 }
 
 func discover(ctx context.Context, opts Options, lim walkLimits) *Catalog {
+	if cat, ok := opts.Cache.replay(ctx, opts, lim); ok {
+		return cat
+	}
 	w := &walker{
 		lim:        lim,
 		maxBytes:   fileLimit(opts.MaxFileBytes),
@@ -96,7 +99,9 @@ func discover(ctx context.Context, opts Options, lim walkLimits) *Catalog {
 	}
 	close(w.jobs)
 	wg.Wait()
-	return w.assemble(ctx, opts)
+	cat := w.assemble(ctx, opts)
+	w.cache.record(w, opts)
+	return cat
 }
 
 // A walker walks the roots in order on one goroutine and hands every skill
@@ -178,7 +183,7 @@ func (w *walker) walkRoot(ctx context.Context, root Root) {
 		}
 		return
 	}
-	rootReal, err := filepath.EvalSymlinks(path)
+	rootReal, err := w.cache.evalSymlinks(path)
 	if err != nil {
 		w.diag(path, SeverityError, "cannot resolve skill root: "+describeErr(err))
 		return
@@ -219,7 +224,7 @@ func (w *walker) visit(ctx context.Context, rw *rootWalk, dir, dirReal string, e
 		w.seenSkill[dirReal] = dir
 		w.addCandidate(rw, dir, dirReal, entries)
 	}
-	if rw.plugin == "" && isPlugin(dir, entries) {
+	if rw.plugin == "" && w.isPlugin(dir, entries) {
 		w.walkPlugin(ctx, rw, dir, dirReal, entries, depth, skill)
 		return
 	}
@@ -255,7 +260,7 @@ func (w *walker) rootStaysInside(root Root, rootReal string) bool {
 	parent, ok := w.realWithin[root.Within]
 	if !ok {
 		parent = filepath.Clean(root.Within)
-		if r, err := filepath.EvalSymlinks(parent); err == nil {
+		if r, err := w.cache.evalSymlinks(parent); err == nil {
 			parent = r
 		}
 		w.realWithin[root.Within] = parent
@@ -340,6 +345,7 @@ func (w *walker) childReal(rw *rootWalk, child, parent, parentReal string, e fs.
 	if t&fs.ModeSymlink == 0 {
 		return "", false
 	}
+	w.cache.opaque("a symbolic link")
 	fi, err := os.Stat(child)
 	if err != nil {
 		w.diag(child, SeverityWarning, "broken symbolic link skipped: "+describeErr(err))
@@ -412,9 +418,11 @@ func (c *candidate) found() {
 // a name wins: roots are in priority order), adds the built-ins last, and
 // decides every winner's status.
 func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
-	cat := &Catalog{}
+	// Sized for every skill the walk found: a warm start of a large
+	// collection claims thousands.
+	cat := &Catalog{Skills: make([]*Skill, 0, len(w.events)+len(builtinNames()))}
 	g := newGate(opts)
-	byName := map[string]*Skill{}
+	byName := make(map[string]*Skill, cap(cat.Skills))
 	claim := func(s *Skill) {
 		// Every skill of the catalog passes here: none keeps its body
 		// (see Skill.Body), whichever way it was read.
@@ -494,7 +502,10 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 	}
 	cat.Diagnostics = append(cat.Diagnostics, g.notes...)
 	cat.PluginAgents = w.pluginAgents
-	sort.Slice(cat.Skills, func(i, j int) bool { return cat.Skills[i].Name < cat.Skills[j].Name })
+	if len(cat.Skills) == 0 {
+		cat.Skills = nil // as before the presizing: JSON shows null
+	}
+	slices.SortFunc(cat.Skills, func(a, b *Skill) int { return strings.Compare(a.Name, b.Name) })
 	return cat
 }
 

@@ -26,6 +26,7 @@ var skipInPlugin = skipRule{SeverityInfo, "in this plugin's folder",
 // walkInstalledPlugin walks the installed plugin whose folder is the root
 // dir (real path dirReal).
 func (w *walker) walkInstalledPlugin(ctx context.Context, rw *rootWalk, dir, dirReal string, entries []fs.DirEntry) {
+	w.cache.opaque("a plugin")
 	name, ok := w.installedPluginName(rw, dir)
 	if !ok {
 		return
@@ -35,9 +36,9 @@ func (w *walker) walkInstalledPlugin(ctx context.Context, rw *rootWalk, dir, dir
 	hasSkillsDir := false
 	for _, e := range entries {
 		switch {
-		case e.Name() == pluginSkillsDir && isDirEntry(joinPath(dir, e.Name()), e):
+		case e.Name() == pluginSkillsDir && w.isDirEntry(joinPath(dir, e.Name()), e):
 			hasSkillsDir = true
-		case e.Name() == pluginAgentsDir && isDirEntry(joinPath(dir, e.Name()), e):
+		case e.Name() == pluginAgentsDir && w.isDirEntry(joinPath(dir, e.Name()), e):
 			w.pluginAgents = append(w.pluginAgents, PluginFolder{Plugin: name, Path: joinPath(dir, e.Name()), Source: rw.root.Source, Root: rw.realPath})
 		}
 	}

@@ -77,7 +77,7 @@ func (w *walker) linkBounds(rw *rootWalk) {
 			real, ok := w.realWithin[p]
 			if !ok {
 				real = p
-				if r, err := filepath.EvalSymlinks(p); err == nil {
+				if r, err := w.cache.evalSymlinks(p); err == nil {
 					real = r
 				}
 				w.realWithin[p] = real
@@ -137,6 +137,7 @@ func (w *walker) fileLinksAllowed(rw *rootWalk, dir string, entries []fs.DirEntr
 		if e.Type()&fs.ModeSymlink == 0 || e.Name() != skillFileName && e.Name() != manifestFileName {
 			continue
 		}
+		w.cache.opaque("a symbolic link")
 		path := joinPath(dir, e.Name())
 		target, err := filepath.EvalSymlinks(path)
 		if err != nil {

@@ -36,11 +36,18 @@ type ParseCache struct {
 	dirs    map[string]*dirEntry
 	hits    int // parses reused, for tests
 	listed  int // directories listed (not served from the cache), for tests
+	replays int // discoveries that replayed the last walk, for tests
 	// stamp identifies the build for the cache file; loaded says the
 	// entries came from (or were last saved to) it, and dirty that they
 	// changed since.
 	stamp         string
 	loaded, dirty bool
+	// pending holds what the cache file held, in file order, until a
+	// discovery needs the maps ([ParseCache.ensureMaps]): a start whose
+	// walk replays ([ParseCache.replay]) never builds them.
+	pending *loadedCache
+	// snap is the last discovery's walk, when it can be replayed.
+	snap *walkSnapshot
 }
 
 // A dirEntry is a directory listing kept while the directory's own stamp
@@ -128,6 +135,10 @@ type cacheRun struct {
 	c     *ParseCache
 	gen   uint64
 	start time.Time
+	// rec is what the walk observed beyond the listings and skill files
+	// the cache stamps, for [ParseCache.record]. Only the walking
+	// goroutine touches it.
+	rec walkRecord
 }
 
 // begin starts a discovery, dropping the entries the previous one did not
@@ -138,6 +149,7 @@ func (c *ParseCache) begin() *cacheRun {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.ensureMaps()
 	for k, e := range c.entries {
 		if e.gen < c.gen {
 			delete(c.entries, k)
@@ -165,6 +177,9 @@ func (c *ParseCache) Hits() int {
 func (c *ParseCache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.pending != nil {
+		return len(c.pending.ents)
+	}
 	return len(c.entries)
 }
 
@@ -307,7 +322,9 @@ func (r *cacheRun) readDir(dir string) ([]fs.DirEntry, error) {
 		r.c.mu.Unlock()
 		fi, err := os.Stat(dir)
 		if err != nil || !fi.IsDir() {
-			return os.ReadDir(dir) // its error, as without the cache
+			entries, err := os.ReadDir(dir) // its error, as without the cache
+			r.noteUncached(dir, err)
+			return entries, err
 		}
 		st = dirStamp(fi)
 		r.c.mu.Lock()
@@ -332,6 +349,7 @@ func (r *cacheRun) readDir(dir string) ([]fs.DirEntry, error) {
 	defer r.c.mu.Unlock()
 	r.c.listed++
 	if err != nil || r.racy([]fileStamp{st}) {
+		r.noteUncached(dir, err)
 		if _, ok := r.c.dirs[dir]; ok {
 			delete(r.c.dirs, dir)
 			r.c.dirty = true

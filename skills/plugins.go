@@ -37,19 +37,20 @@ const (
 // isPlugin reports whether dir, whose entries are given, is a plugin: it
 // holds .claude-plugin/plugin.json and a skills/, commands/ or agents/
 // folder. plugin.json is looked at (one lstat) only when the rest is there.
-func isPlugin(dir string, entries []fs.DirEntry) bool {
+func (w *walker) isPlugin(dir string, entries []fs.DirEntry) bool {
 	meta, content := false, false
 	for _, e := range entries {
 		switch e.Name() {
 		case pluginDirName:
 			meta = e.IsDir() || e.Type()&fs.ModeSymlink != 0
 		case pluginSkillsDir, pluginCommandsDir, pluginAgentsDir:
-			content = content || isDirEntry(joinPath(dir, e.Name()), e)
+			content = content || w.isDirEntry(joinPath(dir, e.Name()), e)
 		}
 	}
 	if !meta || !content {
 		return false
 	}
+	w.cache.opaque("a plugin")
 	_, err := os.Lstat(filepath.Join(dir, pluginDirName, pluginManifestName))
 	return err == nil
 }
@@ -68,6 +69,7 @@ func isPluginContent(name string) bool {
 // other folders are the skill's and are not searched. A plugin without a
 // usable name is walked as a category folder.
 func (w *walker) walkPlugin(ctx context.Context, rw *rootWalk, dir, dirReal string, entries []fs.DirEntry, depth int, isSkill bool) {
+	w.cache.opaque("a plugin")
 	name, ok := w.pluginName(rw, dir)
 	switch {
 	case !ok && isSkill:
@@ -83,7 +85,7 @@ func (w *walker) walkPlugin(ctx context.Context, rw *rootWalk, dir, dirReal stri
 			return
 		}
 		if !isPluginContent(e.Name()) {
-			if e.Name() == pluginAgentsDir && isDirEntry(joinPath(dir, e.Name()), e) {
+			if e.Name() == pluginAgentsDir && w.isDirEntry(joinPath(dir, e.Name()), e) {
 				w.pluginAgents = append(w.pluginAgents, PluginFolder{Plugin: name, Path: joinPath(dir, e.Name()), Source: rw.root.Source, Root: rw.realPath})
 			}
 			rest = append(rest, e)

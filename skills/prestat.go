@@ -1,7 +1,6 @@
 package skills
 
 import (
-	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -54,6 +53,7 @@ func (r *cacheRun) prestat() {
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
+			var stat statter
 			for {
 				start := int(next.Add(preStatChunk)) - preStatChunk
 				if start >= n {
@@ -62,13 +62,13 @@ func (r *cacheRun) prestat() {
 				var slab []Skill
 				for i := start; i < min(start+preStatChunk, n); i++ {
 					if i < len(dirs) {
-						if fi, err := os.Stat(dirPaths[i]); err == nil && fi.IsDir() {
-							dirStamps[i], dirOK[i] = dirStamp(fi), true
-						}
+						dirStamps[i], dirOK[i] = stat.dir(dirPaths[i])
 						continue
 					}
 					j := i - len(dirs)
-					entStamps[j] = preStampFiles(entDirs[j], ents[j].stamps)
+					if now, ok := stat.files(entDirs[j], ents[j].stamps, nil); ok && len(now) > 0 {
+						entStamps[j] = now
+					}
 					if e := ents[j]; e.raw != "" && sameFiles(e.stamps, entStamps[j]) {
 						if slab == nil {
 							slab = make([]Skill, preStatChunk)
@@ -113,24 +113,4 @@ func sameFiles(stamps, now []fileStamp) bool {
 		i++
 	}
 	return i == len(now)
-}
-
-// preStampFiles stamps the regular skill files stamps names in dir; nil
-// when there are none or one cannot be stat'ed.
-func preStampFiles(dir string, stamps []fileStamp) []fileStamp {
-	var out []fileStamp
-	for _, st := range stamps {
-		if !st.mode.IsRegular() {
-			continue
-		}
-		now, ok := statSkillFile(dir, st.name)
-		if !ok {
-			return nil
-		}
-		if out == nil {
-			out = make([]fileStamp, 0, len(stamps))
-		}
-		out = append(out, now)
-	}
-	return out
 }

@@ -184,6 +184,9 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 	if err != nil {
 		return nil, err
 	}
+	// The skill cache file is read and decoded on another core while
+	// steps 2-5 run: with thousands of skills it is megabytes.
+	skillCache := prefetchSkillCache(cfg, o.Process, o.Log)
 	model, err := newModel(cfg, resolved, o.Notices) // 2
 	if err != nil {
 		return nil, err
@@ -208,7 +211,7 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 	if s.resumed != nil {
 		model = s.restoreModel(model) // the model it last used, unless chosen now
 	}
-	p := &parts{model: model, level: level, policy: sessionPolicy(cfg, level), summarizer: summarizer, summaryModel: summaryModel}
+	p := &parts{model: model, level: level, policy: sessionPolicy(cfg, level), summarizer: summarizer, summaryModel: summaryModel, skillCache: skillCache}
 	if err := s.start(ctx, o, p); err != nil { // 4-8
 		s.Shutdown()
 		return nil, err
@@ -245,7 +248,9 @@ type parts struct {
 	policy       permissions.Policy
 	summarizer   agent.Model
 	summaryModel string
-	sb           *tools.Sandbox
+	// skillCache waits for the skill cache file ([prefetchSkillCache]).
+	skillCache func() *skillCache
+	sb         *tools.Sandbox
 	// forbidden is sb's forbidden_paths rule, resolved once for the
 	// readers Build makes (settings, subagents, instructions, skills).
 	forbidden    confine.Forbidden
@@ -332,7 +337,7 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	// are discovered.
 	s.mcp = startMCP(ctx, cfg, mcpVisible(p.policy), s.conf.prepareMCP, o.Process.clientVersion(), o.Log)
 	// 6. Skills.
-	p.reloader = &skillReloader{cfg: cfg, sb: p.sb, cache: openSkillCache(cfg, skillOptions(cfg), o.Process, o.Log), mcp: s.mcp}
+	p.reloader = &skillReloader{cfg: cfg, sb: p.sb, cache: p.skillCache(), mcp: s.mcp}
 	began := time.Now()
 	p.reloader.edit = o.Eval.catalog // an eval run's catalog: EvalRun
 	if o.Catalog != nil {

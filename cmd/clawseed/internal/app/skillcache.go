@@ -3,6 +3,7 @@ package app
 import (
 	"log/slog"
 	"path/filepath"
+	"sync"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/skills"
@@ -37,6 +38,14 @@ func openSkillCache(cfg *config.Config, opts skills.Options, proc *Process, log 
 		log.Debug("Skill cache not used", "error", err)
 	}
 	return &skillCache{cache: c, path: path, log: log, proc: proc, hashes: lock.NewHashCache()}
+}
+
+// prefetchSkillCache opens the skill cache on another goroutine; the
+// function it returns waits for it.
+func prefetchSkillCache(cfg *config.Config, proc *Process, log *slog.Logger) func() *skillCache {
+	done := make(chan *skillCache, 1)
+	go func() { done <- openSkillCache(cfg, skillOptions(cfg), proc, log) }()
+	return sync.OnceValue(func() *skillCache { return <-done })
 }
 
 // save writes the cache in the background when the last discovery changed

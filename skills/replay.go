@@ -1,0 +1,451 @@
+package skills
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// A warm start whose skill folders are unchanged replays the last walk
+// instead of walking again (issue 28). A walk is a function of the
+// discovery options and of what it observes of the file system; when it
+// observes only
+//
+//   - directory listings, which the cache keeps with the directory's stamp
+//     (adding, removing or renaming an entry changes the stamp),
+//   - skill files, whose parse the cache keeps with their stamps,
+//   - folders that do not exist, and
+//   - the real paths of the roots and of the folders they must stay in,
+//
+// then a later discovery with the same options that finds every one of
+// those unchanged would observe the same things and produce the same
+// events: the diagnostics and skill folders in walk order, which assembly
+// turns into the catalog. The replay checks exactly those (one stat per
+// listing and per skill file, on every core, with the skills decoded on
+// the way) and hands the recorded events to assembly; it opens and lists
+// no directory and builds none of the cache's maps. Anything else the walk
+// meets — a symbolic link, a plugin, a command file, a folder changed too
+// recently for its stamp to show the next change, an interruption —
+// makes the walk opaque ([cacheRun.opaque]): nothing is recorded, and the
+// next discovery walks as before. Every file-system call of the walk goes
+// through the cache run (readDir, evalSymlinks) or marks it opaque; see
+// TestWalkFileSystemCalls.
+
+// A walkRecord is what one walk observed besides the listings and skill
+// files the cache stamps.
+type walkRecord struct {
+	// absent are the folders the walk found missing.
+	absent []string
+	// links are the real paths the walk resolved.
+	links []linkWitness
+	// opaque says why the walk cannot be replayed ("" when it can).
+	opaque string
+}
+
+// A linkWitness is one filepath.EvalSymlinks the walk made, and its
+// outcome.
+type linkWitness struct{ path, real, err string }
+
+// opaque marks the run's walk as one that cannot be replayed.
+func (r *cacheRun) opaque(why string) {
+	if r != nil && r.rec.opaque == "" {
+		r.rec.opaque = why
+	}
+}
+
+// noteUncached records a listing the cache does not keep: a missing
+// folder is a witness, anything else makes the walk opaque.
+func (r *cacheRun) noteUncached(dir string, err error) {
+	switch {
+	case r == nil:
+	case err != nil && errors.Is(err, fs.ErrNotExist):
+		r.rec.absent = append(r.rec.absent, dir)
+	case err != nil:
+		r.opaque("a folder could not be listed")
+	default:
+		r.opaque("a folder changed too recently")
+	}
+}
+
+// evalSymlinks is filepath.EvalSymlinks, recorded.
+func (r *cacheRun) evalSymlinks(path string) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if r != nil {
+		r.rec.links = append(r.rec.links, linkWitness{path: path, real: real, err: errText(err)})
+	}
+	return real, err
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// A walkSnapshot is a walk that can be replayed: its witnesses and its
+// events. It is valid for the discovery after the one of generation gen.
+type walkSnapshot struct {
+	gen uint64
+	// key is [walkKey] of the options of the walk.
+	key    string
+	absent []string
+	links  []linkWitness
+	// dirs and ents are every listing and skill entry the walk used, in
+	// the order the cache file keeps them.
+	dirs   []loadedDir
+	ents   []loadedEntry
+	events []snapEvent
+}
+
+// A snapEvent is a diagnostic (diag set) or the skill folder of ents[ent]
+// found under Options.Roots[root].
+type snapEvent struct {
+	diag      *Diagnostic
+	root, ent int
+}
+
+// loadedCache is what the cache file holds, in file order.
+type loadedCache struct {
+	ents []loadedEntry
+	dirs []loadedDir
+}
+
+type loadedEntry struct {
+	key cacheKey
+	e   *cacheEntry
+}
+
+type loadedDir struct {
+	path string
+	e    *dirEntry
+}
+
+// ensureMaps builds the maps from what was loaded; c.mu is held.
+func (c *ParseCache) ensureMaps() {
+	p := c.pending
+	if p == nil {
+		return
+	}
+	c.pending = nil
+	c.entries = make(map[cacheKey]*cacheEntry, len(p.ents))
+	for _, le := range p.ents {
+		c.entries[le.key] = le.e
+	}
+	c.dirs = make(map[string]*dirEntry, len(p.dirs))
+	for _, d := range p.dirs {
+		c.dirs[d.path] = d.e
+	}
+}
+
+// walkKey is what, besides the file system, decides a walk: the roots, the
+// size limit, the walk limits and the folders user roots' links may lead
+// into.
+func walkKey(opts Options, maxBytes int64, lim walkLimits) string {
+	var b strings.Builder
+	for _, r := range opts.Roots {
+		fmt.Fprintf(&b, "%q %q %q %t %q %q\n", r.Path, r.Source, r.Within, r.Commands, r.Plugin, r.Nested)
+	}
+	fmt.Fprintf(&b, "limit %d dirs %d scan %d links %q\n", maxBytes, lim.maxDirs, lim.scanDirs, opts.UserLinkRoots)
+	return b.String()
+}
+
+// record keeps the walk w just made as the snapshot the next discovery may
+// replay, or drops the last one when w cannot be replayed.
+func (r *cacheRun) record(w *walker, opts Options) {
+	if r == nil {
+		return
+	}
+	c := r.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen != r.gen {
+		return // a later discovery has begun
+	}
+	old := c.snap
+	c.snap = nil
+	// The file must follow: a snapshot recorded with other options, or
+	// none where it held one, is a change to save even when every entry
+	// and listing is the same.
+	defer func() {
+		if (old == nil) != (c.snap == nil) || old != nil && c.snap != nil && old.key != c.snap.key {
+			c.dirty = true
+		}
+	}()
+	if r.rec.opaque != "" || w.stop || len(w.pluginAgents) > 0 {
+		return
+	}
+	snap := &walkSnapshot{gen: r.gen, key: walkKey(opts, w.maxBytes, w.lim), absent: r.rec.absent, links: r.rec.links}
+	for p, e := range c.dirs {
+		if e.gen == r.gen {
+			snap.dirs = append(snap.dirs, loadedDir{path: p, e: e})
+		}
+	}
+	index := map[*cacheEntry]int{}
+	for k, e := range c.entries {
+		if e.gen != r.gen {
+			continue
+		}
+		if e.raw == "" {
+			return // not written to the file: the replay could not decode it
+		}
+		snap.ents = append(snap.ents, loadedEntry{key: k, e: e})
+	}
+	// The cache file's order (encode), so that its indexes are these.
+	slices.SortFunc(snap.dirs, func(a, b loadedDir) int { return cmp.Compare(a.path, b.path) })
+	slices.SortFunc(snap.ents, func(a, b loadedEntry) int { return compareKeys(a.key, b.key) })
+	for i, le := range snap.ents {
+		index[le.e] = i
+	}
+	roots := cleanRoots(opts.Roots)
+	for _, ev := range w.events {
+		if ev.diag != nil {
+			snap.events = append(snap.events, snapEvent{diag: ev.diag})
+			continue
+		}
+		cand := ev.cand
+		if cand.dropped || cand.cmdPath != "" || cand.plugin != "" {
+			return
+		}
+		e := c.entries[cacheKey{dir: cand.dir, dirReal: cand.dirReal, rootReal: cand.rootReal, limit: w.maxBytes}]
+		i, ok := index[e]
+		root := slices.Index(roots, cand.root)
+		if e == nil || !ok || root < 0 {
+			return
+		}
+		snap.events = append(snap.events, snapEvent{root: root, ent: i})
+	}
+	c.snap = snap
+}
+
+// cleanRoots returns roots with their paths cleaned, as the walk uses
+// them.
+func cleanRoots(roots []Root) []Root {
+	out := slices.Clone(roots)
+	for i := range out {
+		out[i].Path = filepath.Clean(out[i].Path)
+	}
+	return out
+}
+
+// compareKeys orders cache keys as the cache file does.
+func compareKeys(a, b cacheKey) int {
+	return cmp.Or(cmp.Compare(a.dir, b.dir), cmp.Compare(a.dirReal, b.dirReal), cmp.Compare(a.rootReal, b.rootReal), cmp.Compare(a.limit, b.limit))
+}
+
+// replay returns the catalog of the last walk when it can be replayed and
+// nothing it observed changed; ok is false otherwise (the caller walks).
+func (c *ParseCache) replay(ctx context.Context, opts Options, lim walkLimits) (*Catalog, bool) {
+	if c == nil {
+		return nil, false
+	}
+	maxBytes := fileLimit(opts.MaxFileBytes)
+	c.mu.Lock()
+	snap := c.snap
+	c.mu.Unlock()
+	if snap == nil || snap.key != walkKey(opts, maxBytes, lim) || !snap.fits(len(opts.Roots)) || ctx.Err() != nil {
+		return nil, false
+	}
+	skills, diags, ok := snap.verify()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !ok || c.snap != snap || c.gen != snap.gen {
+		c.snap = nil
+		return nil, false
+	}
+	// The replay is this generation's discovery: what it used is kept,
+	// what it did not is dropped by the next walk (begin).
+	c.gen++
+	snap.gen = c.gen
+	for _, d := range snap.dirs {
+		d.e.gen = c.gen
+	}
+	for _, le := range snap.ents {
+		le.e.gen = c.gen
+	}
+	c.hits += len(snap.ents)
+	c.replays++
+	roots := cleanRoots(opts.Roots)
+	w := &walker{maxBytes: maxBytes, lim: lim}
+	w.events = make([]walkEvent, 0, len(snap.events))
+	cands := make([]candidate, 0, len(snap.ents)) // one allocation for all
+	for _, ev := range snap.events {
+		if ev.diag != nil {
+			d := *ev.diag
+			w.events = append(w.events, walkEvent{diag: &d})
+			continue
+		}
+		k := snap.ents[ev.ent].key
+		cands = append(cands, candidate{root: roots[ev.root], rootReal: k.rootReal, dir: k.dir, dirReal: k.dirReal, skill: skills[ev.ent], diags: diags[ev.ent]})
+		cand := &cands[len(cands)-1]
+		cand.found()
+		w.events = append(w.events, walkEvent{cand: cand})
+	}
+	return w.assemble(ctx, opts), true
+}
+
+// fits reports whether the events index roots roots and each entry once
+// at most, as a recorded walk's do.
+func (snap *walkSnapshot) fits(roots int) bool {
+	seen := make([]bool, len(snap.ents))
+	for _, ev := range snap.events {
+		if ev.diag != nil {
+			continue
+		}
+		if ev.root < 0 || ev.root >= roots || ev.ent < 0 || ev.ent >= len(seen) || seen[ev.ent] {
+			return false
+		}
+		seen[ev.ent] = true
+	}
+	return true
+}
+
+// verifyChunk is how many checks a replay worker takes at a time.
+const verifyChunk = 64
+
+// verify re-observes every witness of the snapshot and decodes its skill
+// entries on the way, on every core; ok is false at the first difference.
+func (snap *walkSnapshot) verify() (skills []*Skill, diags [][]Diagnostic, ok bool) {
+	for _, p := range snap.absent {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, false
+		}
+	}
+	for _, l := range snap.links {
+		real, err := filepath.EvalSymlinks(l.path)
+		if real != l.real || errText(err) != l.err {
+			return nil, nil, false
+		}
+	}
+	skills = make([]*Skill, len(snap.ents))
+	diags = make([][]Diagnostic, len(snap.ents))
+	n := len(snap.dirs) + len(snap.ents)
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			var stat statter
+			var now []fileStamp
+			for !failed.Load() {
+				start := int(next.Add(verifyChunk)) - verifyChunk
+				if start >= n {
+					return
+				}
+				var slab []Skill
+				for i := start; i < min(start+verifyChunk, n); i++ {
+					if i < len(snap.dirs) {
+						d := snap.dirs[i]
+						if st, ok := stat.dir(d.path); !ok || st != d.e.stamp {
+							failed.Store(true)
+							return
+						}
+						continue
+					}
+					j := i - len(snap.dirs)
+					le := snap.ents[j]
+					var ok bool
+					if now, ok = stat.files(le.key.dir, le.e.stamps, now); !ok || !sameFiles(le.e.stamps, now) {
+						failed.Store(true)
+						return
+					}
+					if slab == nil {
+						slab = make([]Skill, verifyChunk)
+					}
+					s, ds, ok := decodeResult(le.key.dir, le.e.raw, &slab[i-start])
+					if !ok {
+						failed.Store(true)
+						return
+					}
+					skills[j], diags[j] = s, ds
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return skills, diags, !failed.Load()
+}
+
+// encodeSnapshot writes the snapshot after the listings: a 1 byte and the
+// snapshot, or a 0 byte when there is none for what is written (keys and
+// dirs, in file order).
+func (c *ParseCache) encodeSnapshot(w *cacheWriter, keys []cacheKey, dirs []*dirEntry) {
+	snap := c.snap
+	if snap == nil || snap.gen != c.gen || len(snap.ents) != len(keys) || len(snap.dirs) != len(dirs) {
+		w.bool(false)
+		return
+	}
+	for i, k := range keys {
+		if snap.ents[i].key != k || snap.ents[i].e != c.entries[k] {
+			w.bool(false)
+			return
+		}
+	}
+	for i, d := range dirs {
+		if snap.dirs[i].e != d {
+			w.bool(false)
+			return
+		}
+	}
+	w.bool(true)
+	w.str(snap.key)
+	w.strs(snap.absent)
+	w.uint(uint64(len(snap.links)))
+	for _, l := range snap.links {
+		w.str(l.path)
+		w.str(l.real)
+		w.str(l.err)
+	}
+	w.uint(uint64(len(snap.events)))
+	for _, ev := range snap.events {
+		if ev.diag != nil {
+			w.bool(true)
+			w.str(ev.diag.Path)
+			w.str(string(ev.diag.Severity))
+			w.str(ev.diag.Message)
+			continue
+		}
+		w.bool(false)
+		w.uint(uint64(ev.root))
+		w.uint(uint64(ev.ent))
+	}
+}
+
+// snapshot decodes [ParseCache.encodeSnapshot]'s snapshot over the entries
+// and listings p holds; an index out of range fails the reader.
+func (r *cacheReader) snapshot(p *loadedCache) *walkSnapshot {
+	snap := &walkSnapshot{key: r.str(), absent: r.strs(), dirs: p.dirs, ents: p.ents}
+	snap.links = make([]linkWitness, r.n())
+	for i := range snap.links {
+		snap.links[i] = linkWitness{path: r.str(), real: r.str(), err: r.str()}
+	}
+	n := r.n()
+	if r.err != nil {
+		return nil
+	}
+	snap.events = make([]snapEvent, 0, n)
+	for range n {
+		if r.bool() {
+			snap.events = append(snap.events, snapEvent{diag: &Diagnostic{Path: r.str(), Severity: Severity(r.str()), Message: r.str()}})
+			continue
+		}
+		root, ent := r.uint(), r.uint()
+		if ent >= uint64(len(p.ents)) || root > 1<<20 {
+			r.fail()
+		}
+		if r.err != nil {
+			return nil
+		}
+		snap.events = append(snap.events, snapEvent{root: int(root), ent: int(ent)})
+	}
+	return snap
+}

@@ -1,0 +1,313 @@
+package skills
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// replayChecker discovers through the cache file as each new process does
+// and compares the catalog with a cold discovery; it reports whether the
+// discovery replayed the last walk.
+type replayChecker struct {
+	t    *testing.T
+	opts Options
+	path string
+}
+
+func (c *replayChecker) discover(step string) (replayed bool) {
+	c.t.Helper()
+	cache, err := LoadParseCache(c.path, "replay test")
+	if err != nil {
+		c.t.Fatalf("%s: load: %v", step, err)
+	}
+	warm := c.opts
+	warm.Cache = cache
+	got := Discover(c.t.Context(), warm)
+	if d := cmp.Diff(Discover(c.t.Context(), c.opts), got); d != "" {
+		c.t.Fatalf("%s: catalog differs from a cold one (-cold +warm):\n%s", step, d)
+	}
+	if cache.replays > 0 && cache.listed > 0 {
+		c.t.Fatalf("%s: replayed and listed %d directories", step, cache.listed)
+	}
+	if err := cache.Save(c.path); err != nil {
+		c.t.Fatalf("%s: save: %v", step, err)
+	}
+	return cache.replays > 0
+}
+
+// replayTree writes a tree whose walk can be replayed: categories, a skill
+// with a sub-folder holding a SKILL.md (passed over, with a diagnostic), a
+// misnamed skill.md, a broken skill, a name clash between two roots, and a
+// root that does not exist.
+func replayTree(t *testing.T) (Options, string) {
+	base := t.TempDir()
+	first, second := filepath.Join(base, "first"), filepath.Join(base, "second")
+	files := map[string]string{
+		"cat-a/one/SKILL.md":               md("one", "One."),
+		"cat-a/two/SKILL.md":               md("two", "Two."),
+		"cat-a/two/scripts/run.sh":         "echo",
+		"cat-a/two/examples/x/SKILL.md":    md("inner", "Not loaded."),
+		"cat-b/deep/er/three/SKILL.md":     md("three", "Three."),
+		"cat-b/misnamed/skill.md":          md("misnamed", "Case."),
+		"broken/SKILL.md":                  "---\nname: [broken\n---\nx\n",
+		"withmanifest/SKILL.md":            md("withmanifest", "M."),
+		"withmanifest/manifest.toml":       "[skill]\nversion = \"1.0.0\"\n",
+		"cat-c/a/b/c/d/toodeep/SKILL.md":   md("toodeep", "Deep."),
+		"cat-c/.hidden/hid/SKILL.md":       md("hid", "Hidden."),
+		"cat-c/node_modules/nm/SKILL.md":   md("nm", "NM."),
+		"cat-c/requires/SKILL.md":          "---\nname: requires\ndescription: R.\nrequires: {bins: [nope]}\n---\nx\n",
+		"cat-c/ordinary-folder/readme.txt": "no skill",
+	}
+	writeFiles(t, first, files)
+	writeFiles(t, second, map[string]string{"one/SKILL.md": md("one", "Shadowed."), "four/SKILL.md": md("four", "Four.")})
+	backdate(t, base)
+	opts := discOpts(
+		Root{Path: first, Source: SourceProject, Within: base},
+		Root{Path: filepath.Join(base, "missing"), Source: SourceProject, Within: base},
+		Root{Path: second + string(filepath.Separator), Source: SourceUser},
+	)
+	opts.Builtins = true
+	return opts, base
+}
+
+// TestReplay (issue 28): a warm start over an unchanged tree replays the
+// last walk, lists no directory, and gives the cold catalog; every kind of
+// change is seen (the replay is refused and the tree walked), and the
+// discovery after it replays again.
+func TestReplay(t *testing.T) {
+	t.Parallel()
+	opts, base := replayTree(t)
+	first := opts.Roots[0].Path
+	c := &replayChecker{t: t, opts: opts, path: filepath.Join(t.TempDir(), "skills.bin")}
+	if c.discover("cold") {
+		t.Fatal("a missing cache file replayed")
+	}
+	if !c.discover("warm") {
+		t.Fatal("an unchanged tree was not replayed")
+	}
+	write := func(rel, content string) func() error {
+		return func() error {
+			p := filepath.Join(first, filepath.FromSlash(rel))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+			return os.WriteFile(p, []byte(content), 0o644)
+		}
+	}
+	steps := []struct {
+		name string
+		do   func() error
+	}{
+		{"add a skill", write("cat-a/new/SKILL.md", md("new", "New."))},
+		{"edit a SKILL.md", write("cat-a/one/SKILL.md", md("one", "Edited, longer."))},
+		{"add a manifest", write("cat-a/one/manifest.toml", "[skill]\nversion = \"2.0.0\"\n")},
+		{"remove a manifest", func() error { return os.Remove(filepath.Join(first, "withmanifest", "manifest.toml")) }},
+		{"add a SKILL.md below a skill", write("cat-a/two/scripts/SKILL.md", md("sub", "Sub."))},
+		{"fix the misnamed skill", func() error {
+			return os.Rename(filepath.Join(first, "cat-b", "misnamed", "skill.md"), filepath.Join(first, "cat-b", "misnamed", "SKILL.md"))
+		}},
+		{"add a folder to a category", func() error { return os.Mkdir(filepath.Join(first, "cat-c", "empty"), 0o755) }},
+		{"remove a skill", func() error { return os.RemoveAll(filepath.Join(first, "cat-a", "two")) }},
+		{"create the missing root", write("../missing/five/SKILL.md", md("five", "Five."))},
+		{"remove the shadowing skill", func() error { return os.RemoveAll(filepath.Join(first, "cat-a", "one")) }},
+		{"turn a skill folder into a link", func() error {
+			dir := filepath.Join(first, "cat-b", "deep", "er", "three")
+			if err := os.Rename(dir, filepath.Join(base, "three")); err != nil {
+				return err
+			}
+			return os.Symlink(filepath.Join(base, "three"), dir)
+		}},
+	}
+	for _, st := range steps {
+		if err := st.do(); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		backdate(t, base)
+		if c.discover(st.name) {
+			t.Fatalf("%s: replayed the walk from before the change", st.name)
+		}
+		want := !strings.Contains(st.name, "link")
+		if got := c.discover(st.name + ", again"); got != want {
+			t.Fatalf("%s, again: replayed %v, want %v", st.name, got, want)
+		}
+	}
+}
+
+// TestReplayChangeWithinTick: a skill file rewritten with the same size
+// and modification time still shows (its inode or ctime changes), and a
+// folder changed within the racy window is walked, not recorded.
+func TestReplayChangeWithinTick(t *testing.T) {
+	t.Parallel()
+	opts, base := replayTree(t)
+	c := &replayChecker{t: t, opts: opts, path: filepath.Join(t.TempDir(), "skills.bin")}
+	c.discover("cold")
+	p := filepath.Join(opts.Roots[0].Path, "cat-a", "one", "SKILL.md")
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(strings.Replace(md("one", "One."), "The one", "Our one", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if c.discover("same size and mtime") {
+		t.Fatal("replayed over an edited file")
+	}
+	now := time.Now()
+	dir := filepath.Join(opts.Roots[0].Path, "cat-a")
+	if err := os.Chtimes(dir, now, now); err != nil {
+		t.Fatal(err)
+	}
+	if c.discover("racy folder") || c.discover("racy folder, again") {
+		t.Fatal("replayed a walk over a folder changed within the racy window")
+	}
+	backdate(t, base)
+	c.discover("settled")
+	if !c.discover("settled, again") {
+		t.Fatal("not replayed once the folder settled")
+	}
+}
+
+// TestReplayOpaque: walks that meet a symbolic link, a plugin or a
+// command are not recorded, and the options a walk depends on are part
+// of the snapshot.
+func TestReplayOpaque(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, root string)
+	}{
+		{"link", func(t *testing.T, root string) { discSymlink(t, filepath.Join(root, "a"), filepath.Join(root, "b")) }},
+		{"plugin", func(t *testing.T, root string) {
+			writeFiles(t, root, map[string]string{
+				"p/.claude-plugin/plugin.json": `{"name": "p"}`,
+				"p/skills/ps/SKILL.md":         md("ps", "P."),
+			})
+		}},
+		{"commands", func(t *testing.T, root string) {
+			writeFiles(t, filepath.Join(root, "..", "commands"), map[string]string{"c.md": "---\ndescription: C.\n---\nDo.\n"})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			base := t.TempDir()
+			root := filepath.Join(base, "skills")
+			writeFiles(t, root, map[string]string{"a/SKILL.md": md("a", "A.")})
+			tc.setup(t, root)
+			backdate(t, base)
+			opts := discOpts(Root{Path: root, Source: SourceExtra}, Root{Path: filepath.Join(base, "commands"), Source: SourceExtra, Commands: true})
+			c := &replayChecker{t: t, opts: opts, path: filepath.Join(t.TempDir(), "skills.bin")}
+			c.discover("cold")
+			if c.discover("warm") {
+				t.Fatal("replayed an opaque walk")
+			}
+		})
+	}
+	t.Run("options", func(t *testing.T) {
+		t.Parallel()
+		opts, _ := replayTree(t)
+		c := &replayChecker{t: t, opts: opts, path: filepath.Join(t.TempDir(), "skills.bin")}
+		c.discover("cold")
+		c.opts.UserLinkRoots = []string{t.TempDir()}
+		if c.discover("other link roots") {
+			t.Fatal("replayed a walk made with other link roots")
+		}
+		if !c.discover("same options again") {
+			t.Fatal("not replayed")
+		}
+	})
+}
+
+// TestReplayReload: within one process, a second discovery through the
+// same cache replays the first, and a change is seen.
+func TestReplayReload(t *testing.T) {
+	t.Parallel()
+	opts, base := replayTree(t)
+	cache := NewParseCache()
+	opts.Cache = cache
+	cold := opts
+	cold.Cache = nil
+	for i := range 3 {
+		if i == 2 {
+			writeFiles(t, opts.Roots[0].Path, map[string]string{"cat-a/six/SKILL.md": md("six", "Six.")})
+			backdate(t, base)
+		}
+		got := Discover(t.Context(), opts)
+		if d := cmp.Diff(Discover(t.Context(), cold), got); d != "" {
+			t.Fatalf("discovery %d differs from a cold one:\n%s", i, d)
+		}
+		if want := min(i, 1); cache.replays != want {
+			t.Fatalf("after discovery %d: %d replays, want %d", i, cache.replays, want)
+		}
+	}
+	if cache.Len() == 0 {
+		t.Fatal("cache emptied")
+	}
+}
+
+// TestWalkFileSystemCalls: a walk is replayed only when it observed
+// nothing but what the snapshot checks, so a walker method that calls the
+// file system directly must mark the walk opaque (cacheRun.opaque) or go
+// through the cache run (readDir, evalSymlinks). A new call fails here
+// until it does one or the other.
+func TestWalkFileSystemCalls(t *testing.T) {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsCalls := map[string]bool{
+		"os.Stat": true, "os.Lstat": true, "os.ReadDir": true, "os.ReadFile": true, "os.Open": true, "os.OpenFile": true,
+		"os.Readlink": true, "filepath.EvalSymlinks": true, "filepath.Glob": true, "filepath.WalkDir": true, "filepath.Walk": true,
+	}
+	checked := 0
+	for _, pkg := range pkgs {
+		for _, file := range pkg.Files {
+			for _, decl := range file.Decls {
+				fn, ok := decl.(*ast.FuncDecl)
+				if !ok || fn.Recv == nil || fn.Body == nil {
+					continue
+				}
+				recv := types.ExprString(fn.Recv.List[0].Type)
+				if recv != "*walker" && recv != "*rootWalk" {
+					continue
+				}
+				checked++
+				opaque := false
+				var direct []string
+				ast.Inspect(fn.Body, func(n ast.Node) bool {
+					call, ok := n.(*ast.CallExpr)
+					if !ok {
+						return true
+					}
+					name := types.ExprString(call.Fun)
+					if strings.HasSuffix(name, ".cache.opaque") {
+						opaque = true
+					}
+					if fsCalls[name] || strings.HasPrefix(name, "confine.") {
+						direct = append(direct, fset.Position(call.Pos()).String()+" "+name)
+					}
+					return true
+				})
+				if len(direct) > 0 && !opaque {
+					t.Errorf("%s.%s calls the file system directly without marking the walk opaque: %v", recv, fn.Name.Name, direct)
+				}
+			}
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("only %d walker methods found", checked)
+	}
+}

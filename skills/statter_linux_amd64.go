@@ -1,0 +1,5 @@
+package skills
+
+import "syscall"
+
+const sysFstatat = syscall.SYS_NEWFSTATAT
