@@ -2,8 +2,14 @@
 // system prompt. See the README for usage.
 package main
 
-import "os"
+import (
+	"os"
+
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/app"
+)
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	proc := &app.Process{}
+	proc.DeferGC(os.Getenv) // until the session is built: startgc.go
+	os.Exit(runProcess(proc, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -88,6 +88,9 @@ type Process struct {
 	storage     processStorage
 	actionsOnce sync.Once
 	actions     *agent.ActionLimiter
+	// gcRestore turns garbage collection back on after the start
+	// (startgc.go); nil when DeferGC was not called.
+	gcRestore func()
 }
 
 // Wait waits for the work the process's sessions left running in the
@@ -232,12 +235,14 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 		}
 		s.resume(ctx, o.Notices)
 		s.agent.SessionStart(ctx, "resume", s.resolved.Model)
+		o.Process.startedUp()
 		return s, nil
 	}
 	for _, out := range s.agent.ActivateAlways(ctx) {
 		o.Log.Warn("Always-on skill not activated", "reason", out.Text)
 	}
 	s.agent.SessionStart(ctx, "startup", resolved.Model)
+	o.Process.startedUp()
 	return s, nil
 }
 
