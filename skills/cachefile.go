@@ -28,7 +28,9 @@ import (
 // exactly what a cold one would.
 //
 // Layout: magic, format, build stamp, the numbers of entries and listings
-// (capacity hints), the entries section's length and the entries, then the
+// (capacity hints), the roots' real paths (entries name theirs by index),
+// the entries section's length and the entries (an entry's folder is a
+// listing's index where the listings hold it: encodeEntry), then the
 // directory listings, each entry and listing behind a 1 byte (0 ends the
 // list), then the walk snapshot behind a 1 byte (0 for none, replay.go),
 // then the CRC-32C of everything before it. The entries' length lets
@@ -42,7 +44,7 @@ import (
 
 const (
 	cacheMagic  = "clawseed skills cache\n"
-	cacheFormat = 12
+	cacheFormat = 13
 	// staleTempAge: temporary files older than this are left by a process
 	// killed while saving, and removed by the next save.
 	staleTempAge = time.Hour
@@ -119,12 +121,14 @@ func (c *ParseCache) decode(data []byte) error {
 	p := &loadedCache{ents: make([]loadedEntry, 0, nEntries), dirs: make([]loadedDir, 0, nDirs)}
 	// The entries come with their length, so that the listings after them
 	// are decoded on another core at the same time.
+	roots := r.strs()
 	er := &cacheReader{s: r.str()}
 	var wg sync.WaitGroup
 	wg.Go(func() { p.dirs = r.listings(p.dirs) })
-	p.ents = er.entries(p.ents)
+	var refs []int
+	p.ents, refs = er.entries(p.ents, roots)
 	wg.Wait()
-	if er.err != nil || er.pos != len(er.s) {
+	if er.err != nil || er.pos != len(er.s) || !p.resolveDirs(refs) {
 		r.fail()
 	}
 	if r.bool() {
@@ -141,18 +145,31 @@ func (c *ParseCache) decode(data []byte) error {
 	return nil
 }
 
-// entries decodes the entries section into ents. Entries and stamps are
-// allocated in blocks (a warm start loads one of each per skill).
-func (r *cacheReader) entries(ents []loadedEntry) []loadedEntry {
+// entries decodes the entries section into ents, with roots the table of
+// the roots' real paths. An entry whose folder is a listing's (refs[i] > 0)
+// gets it from resolveDirs, once the listings are decoded. Entries and
+// stamps are allocated in blocks (a warm start loads one of each per
+// skill).
+func (r *cacheReader) entries(ents []loadedEntry, roots []string) ([]loadedEntry, []int) {
 	var (
 		block  []cacheEntry
 		stamps []fileStamp
+		refs   []int
 	)
 	for r.bool() {
-		k := cacheKey{dir: r.str(), dirReal: r.str(), rootReal: r.str(), limit: r.int()}
-		if k.dirReal == markDir {
-			k.dirReal = k.dir
+		var k cacheKey
+		// Not r.n(): the index counts listings, not bytes left here.
+		ref := int(min(r.uint(), 1<<40))
+		if ref == 0 {
+			k.dir = r.str()
 		}
+		k.dirReal = r.str()
+		if root := r.uint(); root < uint64(len(roots)) {
+			k.rootReal = roots[root]
+		} else {
+			r.fail()
+		}
+		k.limit = r.int()
 		n := r.n()
 		if len(stamps)+n > cap(stamps) {
 			stamps = make([]fileStamp, 0, max(n, allocBlock))
@@ -168,8 +185,30 @@ func (r *cacheReader) entries(ents []loadedEntry) []loadedEntry {
 		// here.
 		block = append(block, cacheEntry{stamps: stamps[start:len(stamps):len(stamps)], raw: r.str()})
 		ents = append(ents, loadedEntry{key: k, e: &block[len(block)-1]})
+		refs = append(refs, ref)
 	}
-	return ents
+	return ents, refs
+}
+
+// resolveDirs gives the entries that refer to a listing (refs, from
+// entries) its folder; false when a reference is out of range.
+func (p *loadedCache) resolveDirs(refs []int) bool {
+	if len(refs) != len(p.ents) {
+		return false
+	}
+	for i, ref := range refs {
+		k := &p.ents[i].key
+		if ref > 0 {
+			if ref > len(p.dirs) {
+				return false
+			}
+			k.dir = p.dirs[ref-1].path
+		}
+		if k.dirReal == markDir {
+			k.dirReal = k.dir
+		}
+	}
+	return true
 }
 
 // listings decodes the directory listings section into dirs.
@@ -251,9 +290,19 @@ func (c *ParseCache) encode() ([]byte, bool) {
 	// Capacity hints, so that loading does not grow the maps step by step.
 	w.uint(uint64(len(keys)))
 	w.uint(uint64(len(dirs)))
+	// The roots' real paths, which every entry of a root repeats, are
+	// written once.
+	var roots []string
+	for _, k := range keys {
+		if !slices.Contains(roots, k.rootReal) {
+			roots = append(roots, k.rootReal)
+		}
+	}
+	slices.Sort(roots)
+	w.strs(roots)
 	ew := &cacheWriter{b: make([]byte, 0, 1<<16)}
 	for _, k := range keys {
-		c.encodeEntry(ew, k)
+		c.encodeEntry(ew, k, roots, dirs)
 	}
 	ew.bool(false)
 	w.uint(uint64(len(ew.b)))
@@ -279,19 +328,29 @@ func (c *ParseCache) encode() ([]byte, bool) {
 
 // encodeEntry writes one entry, or nothing when its skill holds a value the
 // codec cannot write (that skill is then parsed on every start).
-func (c *ParseCache) encodeEntry(w *cacheWriter, k cacheKey) {
+//
+// The entry's folder is written as its place among dirs plus one when the
+// listings hold it (a warm start's skill folders are all listed), else as
+// 0 and the path; its root's real path as its place among roots.
+func (c *ParseCache) encodeEntry(w *cacheWriter, k cacheKey, roots, dirs []string) {
 	e := c.entries[k]
 	if e.raw == "" {
 		return
 	}
 	w.bool(true)
-	w.str(k.dir)
+	if i, ok := slices.BinarySearch(dirs, k.dir); ok {
+		w.uint(uint64(i) + 1)
+	} else {
+		w.uint(0)
+		w.str(k.dir)
+	}
 	if k.dirReal == k.dir {
 		w.str(markDir) // most skill folders are not reached through a link
 	} else {
 		w.str(k.dirReal)
 	}
-	w.str(k.rootReal)
+	i, _ := slices.BinarySearch(roots, k.rootReal)
+	w.uint(uint64(i))
 	w.int(k.limit)
 	w.uint(uint64(len(e.stamps)))
 	for _, st := range e.stamps {
