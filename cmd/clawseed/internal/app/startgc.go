@@ -10,11 +10,16 @@ import (
 // allocates a few megabytes (tens with thousands of skills) that mostly
 // stay live, and the collector's first cycles, at 4 and 8 MB of heap,
 // would run while discovery's stats use every core. They are put off until
-// the session is built ([Build] calls [Process.startedUp]), or
-// startupGCWindow has passed, whichever comes first; startupMemoryLimit
-// bounds the heap meanwhile (the collector runs when it is reached).
+// startupGCDelay after the session is built ([Build] calls
+// [Process.startedUp]), or startupGCWindow after the process started,
+// whichever comes first; startupMemoryLimit bounds the heap meanwhile (the
+// collector runs when it is reached). Turned back on at once, the collector
+// would start its first cycle right away (the heap is past its first goal)
+// while `run` encodes and sends its first request; startupGCDelay lets that
+// request go first.
 const (
 	startupGCWindow    = 2 * time.Second
+	startupGCDelay     = 100 * time.Millisecond
 	startupMemoryLimit = 64 << 20
 )
 
@@ -35,9 +40,10 @@ func (p *Process) DeferGC(getenv func(string) string) {
 	time.AfterFunc(startupGCWindow, p.gcRestore)
 }
 
-// startedUp restores garbage collection after a start ([Process.DeferGC]).
+// startedUp restores garbage collection shortly after a start
+// ([Process.DeferGC]).
 func (p *Process) startedUp() {
 	if p != nil && p.gcRestore != nil {
-		p.gcRestore()
+		time.AfterFunc(startupGCDelay, p.gcRestore)
 	}
 }

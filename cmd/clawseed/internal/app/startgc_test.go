@@ -3,6 +3,7 @@ package app
 import (
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
 // TestDeferGC: collection is off from DeferGC until startedUp, then as it
@@ -20,6 +21,10 @@ func TestDeferGC(t *testing.T) {
 		t.Fatalf("memory limit %d during the start, want %d", got, startupMemoryLimit)
 	}
 	p.startedUp()
+	if got := debug.SetGCPercent(-1); got != -1 {
+		t.Fatalf("GC percent %d right after the start, want -1 (off until startupGCDelay)", got)
+	}
+	time.Sleep(startupGCDelay + 200*time.Millisecond)
 	if got := debug.SetGCPercent(-1); got != 100 {
 		t.Fatalf("GC percent %d after the start, want 100", got)
 	}
@@ -28,6 +33,7 @@ func TestDeferGC(t *testing.T) {
 		t.Fatalf("memory limit %d after the start, want %d", got, limit)
 	}
 	p.startedUp() // a second session's start changes nothing
+	time.Sleep(startupGCDelay + 200*time.Millisecond)
 	if got := debug.SetGCPercent(-1); got != 100 {
 		t.Fatalf("GC percent %d after a second start, want 100", got)
 	}
