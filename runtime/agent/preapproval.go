@@ -25,13 +25,15 @@ const (
 type grantLedger struct {
 	mu sync.Mutex
 	// start holds the skills of the catalog the agent was built with,
+	// whose hashes are what the session started with; once sorted is set,
 	// sorted by name (stably: of two with one name, the later counts, as
-	// in the catalog's order), whose hashes are what the session started
-	// with. It is the catalog's list itself, copied, not a map of the
-	// hashes: a catalog's skills are not changed once discovered (a
-	// parse cache shares them between catalogs), and a session with
-	// 10,000 skills looks up the few it activates.
-	start []*skills.Skill
+	// in the catalog's order). It is the catalog's list itself, copied,
+	// not a map of the hashes: a catalog's skills are not changed once
+	// discovered (a parse cache shares them between catalogs), and a
+	// session with 10,000 skills looks up the few it activates, if any,
+	// so the list is checked for order at the first lookup, not at start.
+	start  []*skills.Skill
+	sorted bool
 	// approved holds the [skills.FileHash] of each content the user
 	// approved writing, interactively, to a control path.
 	approved map[string]bool
@@ -49,9 +51,6 @@ func newGrantLedger(cat *skills.Catalog) *grantLedger {
 		// A copy: whoever holds the catalog may append to its list and
 		// sort it in place (skills.AddRemote).
 		g.start = slices.Clone(cat.Skills)
-		if !slices.IsSortedFunc(g.start, byName) { // a Catalog is sorted
-			slices.SortStableFunc(g.start, byName)
-		}
 	}
 	return g
 }
@@ -59,8 +58,14 @@ func newGrantLedger(cat *skills.Catalog) *grantLedger {
 func byName(a, b *skills.Skill) int { return strings.Compare(a.Name, b.Name) }
 
 // started returns the hashes of the skill called name in the catalog the
-// session started with (none when it had no such skill).
+// session started with (none when it had no such skill). g.mu is held.
 func (g *grantLedger) started(name string) fileHashes {
+	if !g.sorted {
+		if !slices.IsSortedFunc(g.start, byName) { // a Catalog is sorted
+			slices.SortStableFunc(g.start, byName)
+		}
+		g.sorted = true
+	}
 	i := sort.Search(len(g.start), func(i int) bool { return g.start[i].Name > name })
 	if i > 0 && g.start[i-1].Name == name {
 		return hashesOf(g.start[i-1])
