@@ -99,11 +99,11 @@ type indexEntry struct {
 // header does not fit, Text holds the header, the "more skills" comment and
 // the footer, and Listed is 0.
 func RenderIndex(skills []*Skill, budgetChars int) Index {
-	listed := indexed(skills)
-	if len(listed) == 0 {
+	order, total := indexed(skills)
+	if total == 0 {
 		return Index{}
 	}
-	idx := Index{Listed: len(listed), Total: len(listed)}
+	idx := Index{Listed: total, Total: total}
 	if budgetChars <= 0 {
 		budgetChars = math.MaxInt
 	}
@@ -114,11 +114,16 @@ func RenderIndex(skills []*Skill, budgetChars int) Index {
 	// it is needed: a large catalog that only fits as names never has its
 	// descriptions looked at. The names are prepared in order while their
 	// total fits: once it does not, the index is truncated to a prefix of
-	// the names prepared so far (see truncatedIndex), so the names after
+	// the names prepared so far (see truncatedIndex), so the skills after
 	// them are never looked at either.
-	entries := make([]indexEntry, 0, min(len(listed), maxEntries(budgetChars-fixed)))
+	room := min(total, maxEntries(budgetChars-fixed))
+	listed, entries := make([]*Skill, 0, room), make([]indexEntry, 0, room)
 	n := fixed
-	for _, s := range listed {
+	for _, s := range order {
+		if !inIndex(s) {
+			continue
+		}
+		listed = append(listed, s)
 		entries = append(entries, indexEntry{})
 		e := &entries[len(entries)-1]
 		e.prepareName(s)
@@ -182,9 +187,10 @@ func maxEntries(room int) int {
 	return max(room, 0)/minEntryRunes + 1
 }
 
-// indexed returns the skills that belong in the index, in name order:
-// skills itself when all do and are in order, as a Catalog's usually are.
-func indexed(skills []*Skill) []*Skill {
+// indexed returns the skills in name order, those that do not belong in
+// the index among them or not, and how many do: skills itself when they
+// are in order, as a Catalog's are.
+func indexed(skills []*Skill) ([]*Skill, int) {
 	n, sorted := 0, true
 	var prev *Skill
 	for _, s := range skills {
@@ -197,8 +203,8 @@ func indexed(skills []*Skill) []*Skill {
 		prev = s
 		n++
 	}
-	if sorted && n == len(skills) {
-		return skills
+	if sorted {
+		return skills, n
 	}
 	listed := make([]*Skill, 0, n)
 	for _, s := range skills {
@@ -206,10 +212,8 @@ func indexed(skills []*Skill) []*Skill {
 			listed = append(listed, s)
 		}
 	}
-	if !sorted {
-		slices.SortFunc(listed, byName)
-	}
-	return listed
+	slices.SortFunc(listed, byName)
+	return listed, n
 }
 
 func inIndex(s *Skill) bool {

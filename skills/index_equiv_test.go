@@ -15,13 +15,7 @@ import (
 // budget is looked at. TestRenderIndexEquivalent checks the fast path
 // against it.
 func renderIndexSlow(skills []*Skill, budgetChars int) Index {
-	var listed []*Skill
-	for _, s := range skills {
-		if s != nil && (s.Status == StatusListed || s.Status == StatusActive) {
-			listed = append(listed, s)
-		}
-	}
-	slices.SortFunc(listed, byName)
+	listed := listedSlow(skills)
 	if len(listed) == 0 {
 		return Index{}
 	}
@@ -81,6 +75,18 @@ func renderIndexSlow(skills []*Skill, budgetChars int) Index {
 	return done(IndexShortened, lo)
 }
 
+// listedSlow returns the skills of the index in name order, in a new list.
+func listedSlow(skills []*Skill) []*Skill {
+	var listed []*Skill
+	for _, s := range skills {
+		if s != nil && (s.Status == StatusListed || s.Status == StatusActive) {
+			listed = append(listed, s)
+		}
+	}
+	slices.SortFunc(listed, byName)
+	return listed
+}
+
 // TestRenderIndexEquivalent checks that RenderIndex, which prepares only the
 // names that can fit and reuses a sorted list, renders what renderIndexSlow
 // does, for lists sorted or not, with skills left out of the index, names
@@ -119,7 +125,7 @@ func TestRenderIndexEquivalent(t *testing.T) {
 		// Every budget at which the level changes, and some in between.
 		budgets := []int{-1, 0, 1, 100, 300, math.MaxInt}
 		var entries []indexEntry
-		for _, s := range indexed(list) {
+		for _, s := range listedSlow(list) {
 			entries = append(entries, newIndexEntry(s))
 		}
 		for _, at := range []struct {
