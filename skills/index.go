@@ -187,9 +187,10 @@ func maxEntries(room int) int {
 	return max(room, 0)/minEntryRunes + 1
 }
 
-// indexed returns the skills in name order, those that do not belong in
-// the index among them or not, and how many do: skills itself when they
-// are in order, as a Catalog's are.
+// indexed returns the skills that belong in the index in name order, and
+// how many they are. When they are in order in skills, as a Catalog's are,
+// it returns skills itself, with the others among them (see inIndex);
+// otherwise a sorted copy of those that belong.
 func indexed(skills []*Skill) ([]*Skill, int) {
 	n, sorted := 0, true
 	var prev *Skill
