@@ -99,16 +99,38 @@ type indexEntry struct {
 // header does not fit, Text holds the header, the "more skills" comment and
 // the footer, and Listed is 0.
 func RenderIndex(skills []*Skill, budgetChars int) Index {
-	listed := indexed(skills)
-	if len(listed) == 0 {
+	order, total := indexed(skills)
+	if total == 0 {
 		return Index{}
 	}
-	idx := Index{Listed: len(listed), Total: len(listed)}
+	idx := Index{Listed: total, Total: total}
 	if budgetChars <= 0 {
 		budgetChars = math.MaxInt
 	}
 	fixed := utf8.RuneCountInString(indexHeader) + utf8.RuneCountInString(indexFooter)
-	entries := make([]indexEntry, len(listed))
+
+	// Each level is at least as long as the next one, so the levels are tried
+	// from the most degraded up, preparing each part of the entries only when
+	// it is needed: a large catalog that only fits as names never has its
+	// descriptions looked at. The names are prepared in order while their
+	// total fits: once it does not, the index is truncated to a prefix of
+	// the names prepared so far (see truncatedIndex), so the skills after
+	// them are never looked at either.
+	room := min(total, maxEntries(budgetChars-fixed))
+	listed, entries := make([]*Skill, 0, room), make([]indexEntry, 0, room)
+	n := fixed
+	for _, s := range order {
+		if !inIndex(s) {
+			continue
+		}
+		listed = append(listed, s)
+		entries = append(entries, indexEntry{})
+		e := &entries[len(entries)-1]
+		e.prepareName(s)
+		if n += e.runes(IndexNamesOnly, 0); n > budgetChars {
+			return truncatedIndex(idx, entries, fixed, budgetChars)
+		}
+	}
 	size := func(level IndexLevel, descCap int) int {
 		n := fixed
 		for i := range entries {
@@ -118,19 +140,8 @@ func RenderIndex(skills []*Skill, budgetChars int) Index {
 	}
 	done := func(level IndexLevel, descCap int) Index {
 		idx.Level = level
-		idx.Text = renderEntries(entries, level, descCap, len(entries))
+		idx.Text = renderEntries(entries, level, descCap, len(entries), len(entries))
 		return idx
-	}
-
-	// Each level is at least as long as the next one, so the levels are tried
-	// from the most degraded up, preparing each part of the entries only when
-	// it is needed: a large catalog that only fits as names never has its
-	// descriptions looked at.
-	for i, s := range listed {
-		entries[i].prepareName(s)
-	}
-	if size(IndexNamesOnly, 0) > budgetChars {
-		return truncatedIndex(idx, entries, fixed, budgetChars)
 	}
 	for i, s := range listed {
 		entries[i].prepareArgs(s)
@@ -166,33 +177,68 @@ func RenderIndex(skills []*Skill, budgetChars int) Index {
 	return done(IndexShortened, lo)
 }
 
-// indexed returns the skills that belong in the index, in name order.
-func indexed(skills []*Skill) []*Skill {
-	var listed []*Skill
+// minEntryRunes is the length of the shortest entry: a name alone, empty.
+const minEntryRunes = len(skillOpen) + len(skillAttrEnd) + len(skillEmptyEnd)
+
+// maxEntries bounds the number of names RenderIndex prepares for a budget
+// of room characters after the header and footer: every entry but the one
+// that overflows takes at least minEntryRunes.
+func maxEntries(room int) int {
+	return max(room, 0)/minEntryRunes + 1
+}
+
+// indexed returns the skills that belong in the index in name order, and
+// how many they are. When they are in order in skills, as a Catalog's are,
+// it returns skills itself, with the others among them (see inIndex);
+// otherwise a sorted copy of those that belong.
+func indexed(skills []*Skill) ([]*Skill, int) {
+	n, sorted := 0, true
+	var prev *Skill
 	for _, s := range skills {
-		if s != nil && (s.Status == StatusListed || s.Status == StatusActive) {
+		if !inIndex(s) {
+			continue
+		}
+		if prev != nil && sorted && byName(prev, s) > 0 {
+			sorted = false
+		}
+		prev = s
+		n++
+	}
+	if sorted {
+		return skills, n
+	}
+	listed := make([]*Skill, 0, n)
+	for _, s := range skills {
+		if inIndex(s) {
 			listed = append(listed, s)
 		}
 	}
-	byName := func(a, b *Skill) int {
-		if c := strings.Compare(a.Name, b.Name); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Dir, b.Dir) // names are unique in a Catalog
+	slices.SortFunc(listed, byName)
+	return listed, n
+}
+
+func inIndex(s *Skill) bool {
+	return s != nil && (s.Status == StatusListed || s.Status == StatusActive)
+}
+
+// byName orders skills by name in byte order, then by folder: names are
+// unique in a Catalog, but RenderIndex takes any list.
+func byName(a, b *Skill) int {
+	if c := strings.Compare(a.Name, b.Name); c != 0 {
+		return c
 	}
-	if !slices.IsSortedFunc(listed, byName) { // a Catalog is already sorted
-		slices.SortFunc(listed, byName)
-	}
-	return listed
+	return strings.Compare(a.Dir, b.Dir)
 }
 
 // truncatedIndex lists as many names as fit next to the comment counting
-// the rest.
+// the rest, of idx.Total. entries are the first names, with their name
+// prepared, up to one whose total with the names before it does not fit:
+// the names listed are a prefix of them.
 func truncatedIndex(idx Index, entries []indexEntry, fixed, budgetChars int) Index {
 	k, n := 0, fixed
 	for k < len(entries) {
 		next := n + entries[k].runes(IndexNamesOnly, 0)
-		if next+moreCommentRunes(len(entries)-k-1) > budgetChars {
+		if next+moreCommentRunes(idx.Total-k-1) > budgetChars {
 			break
 		}
 		n = next
@@ -200,7 +246,7 @@ func truncatedIndex(idx Index, entries []indexEntry, fixed, budgetChars int) Ind
 	}
 	idx.Level = IndexTruncated
 	idx.Listed = k
-	idx.Text = renderEntries(entries, IndexNamesOnly, 0, k)
+	idx.Text = renderEntries(entries, IndexNamesOnly, 0, k, idx.Total)
 	return idx
 }
 
@@ -340,10 +386,10 @@ func (e *indexEntry) write(b *strings.Builder, level IndexLevel, descCap int) {
 }
 
 // renderEntries renders the section with the first n entries at level and,
-// when some are left out, the comment counting them.
-func renderEntries(entries []indexEntry, level IndexLevel, descCap, n int) string {
+// when some of the total are left out, the comment counting them.
+func renderEntries(entries []indexEntry, level IndexLevel, descCap, n, total int) string {
 	var b strings.Builder
-	size := len(indexHeader) + len(indexFooter) + moreCommentRunes(len(entries)-n)
+	size := len(indexHeader) + len(indexFooter) + moreCommentRunes(total-n)
 	for i := range entries[:n] {
 		size += entries[i].runes(level, descCap) // exact for ASCII
 	}
@@ -352,7 +398,7 @@ func renderEntries(entries []indexEntry, level IndexLevel, descCap, n int) strin
 	for i := range entries[:n] {
 		entries[i].write(&b, level, descCap)
 	}
-	if rest := len(entries) - n; rest > 0 {
+	if rest := total - n; rest > 0 {
 		b.WriteString(moreComment(rest))
 	}
 	b.WriteString(indexFooter)

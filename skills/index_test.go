@@ -276,7 +276,7 @@ func renderAt(skills []*Skill, level IndexLevel, descCap, n int) string {
 		entries = append(entries, newIndexEntry(s))
 	}
 	slices.SortFunc(entries, func(a, b indexEntry) int { return strings.Compare(a.name, b.name) })
-	return renderEntries(entries, level, descCap, n)
+	return renderEntries(entries, level, descCap, n, len(entries))
 }
 
 func runeLen(s string) int { return utf8.RuneCountInString(s) }
@@ -441,5 +441,17 @@ func TestMoreCommentRunes(t *testing.T) {
 		if got, want := moreCommentRunes(n), runeLen(moreComment(n)); got != want {
 			t.Errorf("moreCommentRunes(%d) = %d, want %d", n, got, want)
 		}
+	}
+}
+
+// BenchmarkRenderIndex10000 renders the index of 10,000 skills with the
+// default budget: most are left out (truncated).
+func BenchmarkRenderIndex10000(b *testing.B) {
+	skills := benchSkills(10000)
+	slices.SortFunc(skills, func(a, b *Skill) int { return strings.Compare(a.Name, b.Name) }) // as in a Catalog
+	budget := IndexBudget(128_000, 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		RenderIndex(skills, budget)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -177,32 +179,125 @@ func skillsListRun(ctx context.Context, opts *skillsOptions) error {
 		}
 		return nil
 	}
-	out := listOf(cat)
-	out.Plugins = app.ClaudePlugins(cfg)
+	plugins := app.ClaudePlugins(cfg)
+	// One buffered writer, and each skill written as it is reached: the
+	// whole output (6 MB of JSON for 10,000 skills) is never held at once.
+	w := bufio.NewWriterSize(opts.io.Out, 64<<10)
 	if opts.JSON {
-		return writeJSON(opts.io.Out, out) // one write: the encoder buffers
+		err = writeListJSON(w, cat, plugins)
+	} else {
+		writeListText(w, cat, plugins)
 	}
-	// One write for the whole table: the tab writer writes a line at a
-	// time, and 10,000 skills were 10,000 system calls.
-	var buf bytes.Buffer
-	if len(out.Skills) == 0 {
-		fmt.Fprintln(&buf, "No skills found. Create one with: clawseed skills new NAME")
-	}
-	tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', 0)
-	if len(out.Skills) > 0 {
-		fmt.Fprintln(tw, "NAME\tSOURCE\tSTATUS\tTOKENS\tREASON")
-	}
-	for _, s := range out.Skills {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", termtext.EscapeLine(s.Name), s.Source, s.Status, s.Tokens, termtext.EscapeLine(s.Reason))
-	}
-	tw.Flush()
-	printPlugins(&buf, out.Plugins)
-	if _, err := opts.io.Out.Write(buf.Bytes()); err != nil {
+	if err != nil {
 		return err
 	}
-	if n := len(out.Diagnostics); n > 0 {
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if n := len(cat.Diagnostics); n > 0 {
 		fmt.Fprintf(opts.io.Err, "%d diagnostics; run `clawseed skills doctor` to see them.\n", n)
 	}
+	return nil
+}
+
+// writeListText writes the table of `skills list`, then the plugins. It
+// is what a tabwriter.Writer (minimum width 0, padding 2, spaces) makes
+// of the rows, written a row at a time: the tab writer keeps every cell
+// until it is flushed, so the column widths are measured first instead.
+func writeListText(w *bufio.Writer, cat *skills.Catalog, plugins []app.PluginStatus) {
+	if len(cat.Skills) == 0 {
+		fmt.Fprintln(w, "No skills found. Create one with: clawseed skills new NAME")
+	} else {
+		header := [...]string{"NAME", "SOURCE", "STATUS", "TOKENS", "REASON"}
+		var widths [len(header) - 1]int // the last column is not padded
+		for i := range widths {
+			widths[i] = utf8.RuneCountInString(header[i])
+		}
+		var cells [len(header)]string
+		row := func(s *skills.Skill) []string {
+			cells = [...]string{termtext.EscapeLine(s.Name), string(s.Source), string(s.Status),
+				strconv.Itoa(agent.EstimateTokensOf(s.BodySize)), termtext.EscapeLine(s.Reason)}
+			return cells[:]
+		}
+		for _, s := range cat.Skills {
+			for i, c := range row(s)[:len(widths)] {
+				widths[i] = max(widths[i], utf8.RuneCountInString(c))
+			}
+		}
+		writeRow := func(cells []string) {
+			for i, c := range cells[:len(widths)] {
+				w.WriteString(c)
+				for range widths[i] + listPadding - utf8.RuneCountInString(c) {
+					w.WriteByte(' ')
+				}
+			}
+			w.WriteString(cells[len(widths)])
+			w.WriteByte('\n')
+		}
+		writeRow(header[:])
+		for _, s := range cat.Skills {
+			writeRow(row(s))
+		}
+	}
+	printPlugins(w, plugins)
+}
+
+// listPadding is the space between the columns of `skills list`.
+const listPadding = 2
+
+// writeListJSON writes what writeJSON writes for the listJSON of cat with
+// plugins, writing the skills and the diagnostics one at a time: the JSON
+// encoder holds its whole output, twice (compact, then indented), before
+// writing it.
+func writeListJSON(w *bufio.Writer, cat *skills.Catalog, plugins []app.PluginStatus) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// The elements are two levels down: under the object, in an array.
+	enc.SetIndent("    ", "  ")
+	elem := func(v any) error {
+		buf.Reset()
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		w.WriteString("    ")
+		w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		return nil
+	}
+	array := func(n int, at func(i int) any) error {
+		if n == 0 {
+			w.WriteString("[]")
+			return nil
+		}
+		w.WriteString("[\n")
+		for i := range n {
+			if err := elem(at(i)); err != nil {
+				return err
+			}
+			if i < n-1 {
+				w.WriteByte(',')
+			}
+			w.WriteByte('\n')
+		}
+		w.WriteString("  ]")
+		return nil
+	}
+	// The keys and order of listJSON.
+	w.WriteString("{\n  \"skills\": ")
+	if err := array(len(cat.Skills), func(i int) any { return listEntry(cat.Skills[i]) }); err != nil {
+		return err
+	}
+	w.WriteString(",\n  \"diagnostics\": ")
+	if err := array(len(cat.Diagnostics), func(i int) any { return cat.Diagnostics[i] }); err != nil {
+		return err
+	}
+	w.WriteString(",\n  \"plugins\": ")
+	enc.SetIndent("  ", "  ")
+	buf.Reset()
+	if err := enc.Encode(plugins); err != nil {
+		return err
+	}
+	w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	w.WriteString("\n}\n")
 	return nil
 }
 
@@ -225,21 +320,27 @@ func printPlugins(w io.Writer, plugins []app.PluginStatus) {
 	tw.Flush()
 }
 
-// listOf is what `skills list --json` prints for cat: every skill, the
-// commands and plugin skills included, with its source and path.
+// listOf is what `skills list --json` prints for cat (with the plugins
+// [writeListJSON] is given): every skill, the commands and plugin skills
+// included, with its source and path.
 func listOf(cat *skills.Catalog) listJSON {
 	out := listJSON{Skills: []skillJSON{}, Diagnostics: cat.Diagnostics, Plugins: []app.PluginStatus{}}
 	if out.Diagnostics == nil {
 		out.Diagnostics = []skills.Diagnostic{}
 	}
 	for _, s := range cat.Skills {
-		out.Skills = append(out.Skills, skillJSON{
-			Name: s.Name, Description: s.Description, Source: string(s.Source), Path: skillPath(s),
-			Status: string(s.Status), Reason: s.Reason, Triggers: orEmpty(s.Triggers),
-			Permissions: orEmpty(s.Permissions), Tokens: agent.EstimateTokensOf(s.BodySize),
-		})
+		out.Skills = append(out.Skills, listEntry(s))
 	}
 	return out
+}
+
+// listEntry is the entry of s in `skills list --json`.
+func listEntry(s *skills.Skill) skillJSON {
+	return skillJSON{
+		Name: s.Name, Description: s.Description, Source: string(s.Source), Path: skillPath(s),
+		Status: string(s.Status), Reason: s.Reason, Triggers: orEmpty(s.Triggers),
+		Permissions: orEmpty(s.Permissions), Tokens: agent.EstimateTokensOf(s.BodySize),
+	}
 }
 
 type showJSON struct {

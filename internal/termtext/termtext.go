@@ -68,7 +68,9 @@ func escape(s string, oneLine bool) string {
 }
 
 // firstEscaped returns the index of the first byte escape changes, or -1.
-func firstEscaped(s string, oneLine bool) int {
+// It reads bytes as well as strings, so that [Writer] need not copy what
+// is written to it to find that there is nothing to escape.
+func firstEscaped[T string | []byte](s T, oneLine bool) int {
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
 			if needsEscape(rune(c), oneLine) {
@@ -77,7 +79,9 @@ func firstEscaped(s string, oneLine bool) int {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		// At most one rune's bytes: converting them copies nothing to the
+		// heap.
+		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
 		if r == utf8.RuneError && size == 1 || needsEscape(r, oneLine) {
 			return i
 		}

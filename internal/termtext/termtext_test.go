@@ -47,6 +47,9 @@ func FuzzEscape(f *testing.F) {
 			if firstEscaped(s, oneLine) < 0 && got != s {
 				t.Fatalf("escape(%q, %v) changed clean text to %q", s, oneLine, got)
 			}
+			if i, j := firstEscaped(s, oneLine), firstEscaped([]byte(s), oneLine); i != j {
+				t.Fatalf("firstEscaped(%q, %v) = %d, of its bytes %d", s, oneLine, i, j)
+			}
 		}
 	})
 }

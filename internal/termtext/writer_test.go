@@ -44,6 +44,21 @@ func TestWriter(t *testing.T) {
 	}
 }
 
+// TestWriterCopiesNothing: text with nothing to escape, the whole output
+// of most commands, passes through a Writer without being copied.
+func TestWriterCopiesNothing(t *testing.T) {
+	p := []byte(strings.Repeat("plain text, 日本語, tabs\tand lines\n", 1000))
+	w := NewWriter(discard{}, false)
+	if n := testing.AllocsPerRun(10, func() { w.Write(p) }); n != 0 {
+		t.Errorf("Write of clean text: %v allocations", n)
+	}
+}
+
+// discard is io.Discard without its WriteString.
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
 func TestWriteStyled(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {

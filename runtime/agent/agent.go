@@ -127,9 +127,12 @@ type Agent struct {
 	// shared with sub-agents: they count for the session (rules.go).
 	always *sessionRules
 
-	// toolTokens is the estimated size of the tool schemas, fixed per
-	// session.
-	toolTokens int
+	// toolTokens is the estimated size of the tool schemas, counted when
+	// first asked for after the tools changed (toolTokensSet false): the
+	// tools are set twice before the first request (New, then the first
+	// sync with the tool source), and counting means encoding them.
+	toolTokens    int
+	toolTokensSet bool
 	// reported is the input tokens the provider reported for the last
 	// request, and reportedAt our estimate of that same request; the next
 	// request is estimated as reported plus what our estimate grew since.
@@ -276,19 +279,31 @@ func New(opts Options) (*Agent, error) {
 }
 
 // buildBase renders the fixed sections, which hold the tools when the text
-// tool-call protocol is on; with native tool calling it counts the schemas'
-// tokens instead.
+// tool-call protocol is on; with native tool calling the schemas' tokens
+// are counted instead, when next asked for (toolSchemaTokens).
 func (a *Agent) buildBase() {
 	toolsSection := ""
-	a.toolTokens = 0
+	a.toolTokensSet = false
 	if a.opts.TextTools {
 		toolsSection = textToolsSection(a.specs)
-	} else {
-		b, _ := json.Marshal(a.specs)
-		a.toolTokens = EstimateTokens(string(b))
 	}
 	a.base = buildBase(a.opts.Prompt, toolsSection)
 	a.fixed = joinSections(a.base, a.index.Text)
+}
+
+// toolSchemaTokens returns the estimated size of the tool schemas sent
+// with each request: none with the text tool-call protocol, whose tools are
+// in the system prompt.
+func (a *Agent) toolSchemaTokens() int {
+	if !a.toolTokensSet {
+		a.toolTokens = 0
+		if !a.opts.TextTools {
+			b, _ := json.Marshal(a.specs)
+			a.toolTokens = EstimateTokensOf(len(b))
+		}
+		a.toolTokensSet = true
+	}
+	return a.toolTokens
 }
 
 // ToolNames returns the names of the tools the model can call, sorted.

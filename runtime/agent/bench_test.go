@@ -98,3 +98,42 @@ func BenchmarkIteration(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/2, "ns/iteration")
 	b.ReportMetric(float64(model.bytes), "request-bytes")
 }
+
+// BenchmarkNew10000 measures building an agent over a catalog of 10,000
+// skills with the default index budget (issue 28): the grant ledger and
+// the index, of which only the names that fit are rendered.
+func BenchmarkNew10000(b *testing.B) { benchNew(b, 10000) }
+
+// BenchmarkNew1000 is [BenchmarkNew10000] with 1,000 skills.
+func BenchmarkNew1000(b *testing.B) { benchNew(b, 1000) }
+
+func benchNew(b *testing.B, n int) {
+	cat := &skills.Catalog{}
+	for i := range n {
+		cat.Skills = append(cat.Skills, &skills.Skill{
+			Name:        fmt.Sprintf("skill-%05d", i),
+			Description: fmt.Sprintf("Helps with component %d: reads it, runs its tests and reports. Use when the user asks about component %d.", i, i),
+			Triggers:    []string{fmt.Sprintf("component %d", i)},
+			SkillHash:   fmt.Sprintf("%064x", i),
+			Source:      skills.SourceProject,
+			Status:      skills.StatusListed,
+		})
+	}
+	var toolList []Tool
+	for i := range 30 {
+		toolList = append(toolList, &fakeTool{name: fmt.Sprintf("tool_%02d", i), class: permissions.ClassRead})
+	}
+	set := skills.NewActiveSet(skills.ActiveConfig{Enabled: true}, cat)
+	opts := Options{
+		Model: &encodingModel{}, ModelName: "bench-model", Tools: toolList,
+		Policy: permissions.Policy{Level: permissions.Full},
+		Prompt: PromptConfig{Workspace: "/ws", Autonomy: permissions.Full},
+		Skills: set, SkillsEnabled: true, IndexBudget: skills.IndexBudget(128000, 1),
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := New(opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

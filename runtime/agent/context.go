@@ -36,7 +36,7 @@ func EstimateTokensOf(n int) int { return (n + 3) / 4 }
 // Context returns the current context usage estimate, from characters only.
 func (a *Agent) Context() ContextStats {
 	instr := EstimateTokens(a.opts.Prompt.Instructions)
-	st := ContextStats{Base: max(EstimateTokens(a.base)-instr, 0), Instructions: instr, Index: EstimateTokens(a.index.Text), Tools: a.toolTokens}
+	st := ContextStats{Base: max(EstimateTokens(a.base)-instr, 0), Instructions: instr, Index: EstimateTokens(a.index.Text), Tools: a.toolSchemaTokens()}
 	if a.opts.SkillsEnabled {
 		st.Active = EstimateTokens(a.opts.Skills.Render())
 	}

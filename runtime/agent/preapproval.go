@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -22,9 +24,16 @@ const (
 // control paths. A fork's sub-agent shares its parent's.
 type grantLedger struct {
 	mu sync.Mutex
-	// start maps a skill name to its files' hashes in the catalog the
-	// agent was built with.
-	start map[string]fileHashes
+	// start holds the skills of the catalog the agent was built with,
+	// whose hashes are what the session started with; once sorted is set,
+	// sorted by name (stably: of two with one name, the later counts, as
+	// in the catalog's order). It is the catalog's list itself, copied,
+	// not a map of the hashes: a catalog's skills are not changed once
+	// discovered (a parse cache shares them between catalogs), and a
+	// session with 10,000 skills looks up the few it activates, if any,
+	// so the list is checked for order at the first lookup, not at start.
+	start  []*skills.Skill
+	sorted bool
 	// approved holds the [skills.FileHash] of each content the user
 	// approved writing, interactively, to a control path.
 	approved map[string]bool
@@ -37,13 +46,31 @@ func hashesOf(s *skills.Skill) fileHashes { return fileHashes{s.SkillHash, s.Man
 
 // newGrantLedger records the files of cat's skills (nil: none).
 func newGrantLedger(cat *skills.Catalog) *grantLedger {
-	g := &grantLedger{start: map[string]fileHashes{}, approved: map[string]bool{}}
+	g := &grantLedger{approved: map[string]bool{}}
 	if cat != nil {
-		for _, s := range cat.Skills {
-			g.start[s.Name] = hashesOf(s)
-		}
+		// A copy: whoever holds the catalog may append to its list and
+		// sort it in place (skills.AddRemote).
+		g.start = slices.Clone(cat.Skills)
 	}
 	return g
+}
+
+func byName(a, b *skills.Skill) int { return strings.Compare(a.Name, b.Name) }
+
+// started returns the hashes of the skill called name in the catalog the
+// session started with (none when it had no such skill). g.mu is held.
+func (g *grantLedger) started(name string) fileHashes {
+	if !g.sorted {
+		if !slices.IsSortedFunc(g.start, byName) { // a Catalog is sorted
+			slices.SortStableFunc(g.start, byName)
+		}
+		g.sorted = true
+	}
+	i := sort.Search(len(g.start), func(i int) bool { return g.start[i].Name > name })
+	if i > 0 && g.start[i-1].Name == name {
+		return hashesOf(g.start[i-1])
+	}
+	return fileHashes{}
 }
 
 // approve records a content the user approved writing.
@@ -59,7 +86,7 @@ func (g *grantLedger) approve(hash string) {
 func (g *grantLedger) current(s *skills.Skill) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	was, now := g.start[s.Name], hashesOf(s)
+	was, now := g.started(s.Name), hashesOf(s)
 	ok := func(before, after string) bool {
 		return after == before || after != "" && g.approved[after]
 	}

@@ -31,22 +31,31 @@ type DirSet struct {
 // Replace runs before a session's first request, with one directory per
 // skill (10,000 of them cost milliseconds), and a file tool may never ask.
 type dirIndex struct {
-	dirs          []ReadDir
+	dirs          func() []ReadDir
 	once          sync.Once
 	lexical, real map[string]sandboxRoot
 }
 
 // Replace makes dirs the readable directories; it keeps dirs.
 func (s *DirSet) Replace(dirs []ReadDir) {
+	s.ReplaceFunc(func() []ReadDir { return dirs })
+}
+
+// ReplaceFunc makes the directories dirs returns the readable ones. It is
+// called once, by the first lookup, if there is one: listing 10,000 skill
+// directories costs a pass over 10,000 skills at the start of a session
+// whose file tools may never read one.
+func (s *DirSet) ReplaceFunc(dirs func() []ReadDir) {
 	s.p.Store(&dirIndex{dirs: dirs})
 }
 
 // build makes the maps, once.
 func (idx *dirIndex) build() {
 	idx.once.Do(func() {
-		idx.lexical = make(map[string]sandboxRoot, len(idx.dirs))
-		idx.real = make(map[string]sandboxRoot, len(idx.dirs))
-		for _, d := range idx.dirs {
+		dirs := idx.dirs()
+		idx.lexical = make(map[string]sandboxRoot, len(dirs))
+		idx.real = make(map[string]sandboxRoot, len(dirs))
+		for _, d := range dirs {
 			if d.Path == "" || d.Real == "" {
 				continue
 			}

@@ -316,10 +316,10 @@ func (s *Session) ShowHooks(w io.Writer) {
 
 // ignoredHooks describes, for the untrusted "ignored" line and the trust
 // question, what of the workspace's Claude Code settings files does not
-// count (their hooks, allow rules, plugins turned on) and the project
-// skills whose hooks do not run. (The project config file's hooks are
-// among cfg.Ignored.)
-func ignoredHooks(cfg *config.Config, cat *skills.Catalog) []string {
+// count (their hooks, allow rules, plugins turned on), then the project
+// skills whose hooks do not run (skillHooks, [skillAsks].hooks). (The
+// project config file's hooks are among cfg.Ignored.)
+func ignoredHooks(cfg *config.Config, skillHooks []string) []string {
 	if cfg.Trusted {
 		return nil
 	}
@@ -327,12 +327,5 @@ func ignoredHooks(cfg *config.Config, cat *skills.Catalog) []string {
 	for _, f := range loadClaudeSettings(cfg, cfg.Trusted).Ignored() {
 		out = append(out, "Claude Code settings "+f)
 	}
-	if cat != nil {
-		for _, s := range cat.Skills {
-			if s.Source.Project() && len(s.Hooks) > 0 {
-				out = append(out, "the hooks of project skill "+s.Name)
-			}
-		}
-	}
-	return out
+	return append(out, skillHooks...)
 }

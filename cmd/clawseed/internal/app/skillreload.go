@@ -93,7 +93,10 @@ func (r *skillReloader) adopt(cat *skills.Catalog, opts skills.Options) *skills.
 		set = r.mcp.SkillsNow()
 		addMCPSkills(cat, set, opts)
 	}
-	r.sb.SkillDirs.Replace(skillReadDirs(cat))
+	// Their folders are listed at the file tools' first lookup, which may
+	// never come; from the skills as they are now.
+	list := slices.Clone(cat.Skills)
+	r.sb.SkillDirs.ReplaceFunc(func() []tools.ReadDir { return skillReadDirs(list) })
 	r.mu.Lock()
 	r.roots = opts.Roots
 	r.mcpVersion = set.Version

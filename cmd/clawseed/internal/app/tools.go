@@ -96,16 +96,16 @@ func newSandbox(cfg *config.Config, cat *skills.Catalog) *tools.Sandbox {
 		// memory_store keeps MEMORY.md consistent with them).
 		sb.ReadRoots = []string{cfg.MemoryDir()}
 	}
-	sb.SkillDirs.Replace(skillReadDirs(cat))
+	sb.SkillDirs.Replace(skillReadDirs(cat.Skills))
 	return sb
 }
 
-// skillReadDirs returns the directories of the catalog's on-disk skills.
+// skillReadDirs returns the directories of a catalog's on-disk skills.
 // A command's folder is not one of them: the command is its one file, whose
 // body is in the prompt, and ~/.claude/commands may hold anything.
-func skillReadDirs(cat *skills.Catalog) []tools.ReadDir {
-	dirs := make([]tools.ReadDir, 0, len(cat.Skills))
-	for _, s := range cat.Skills {
+func skillReadDirs(list []*skills.Skill) []tools.ReadDir {
+	dirs := make([]tools.ReadDir, 0, len(list))
+	for _, s := range list {
 		if s.Dir != "" && s.RealDir != "" && !s.Command {
 			dirs = append(dirs, tools.ReadDir{Path: s.Dir, Real: s.RealDir})
 		}

@@ -82,24 +82,36 @@ func TrustAsks(cfg *config.Config, cat *skills.Catalog) []string {
 		out = append(out, fmt.Sprintf("config %s = %s (%s:%d): %s", ig.Key, ig.Value, ig.File, ig.Line, ig.Why))
 	}
 	out = append(out, untrustedSettingsAsks(cfg)...)
-	commands, allowed := projectSkillAsks(cat)
-	out = append(out, commands...)
+	asks := projectSkillAsks(cat)
+	out = append(out, asks.commands...)
 	for _, d := range projectSubagents(cfg, cat) {
 		out = append(out, fmt.Sprintf("subagent %s runs as a sub-agent with its own instructions (%s)", d.Name, d.Path))
 	}
-	out = append(out, ignoredHooks(cfg, cat)...)
-	for _, s := range allowed {
+	out = append(out, ignoredHooks(cfg, asks.hooks)...)
+	for _, s := range asks.allowed {
 		out = append(out, fmt.Sprintf("skill %s pre-approves: %s", s.Name, strings.Join(permissions.DescribeAllowedTools(s.AllowedTools), ", ")))
 	}
 	return out
 }
 
-// projectSkillAsks returns what the catalog's project skills (skills,
-// commands and plugin skills of the workspace's roots) ask for: one line
-// per command they would run, and the skills whose allowed-tools would
-// pre-approve calls (agent.Options.UntrustedWorkspace: they pre-approve
-// nothing).
-func projectSkillAsks(cat *skills.Catalog) (commands []string, allowed []*skills.Skill) {
+// skillAsks are what the catalog's project skills (skills, commands and
+// plugin skills of the workspace's roots) ask for: one line per command
+// they would run, the skills whose allowed-tools would pre-approve calls
+// (agent.Options.UntrustedWorkspace: they pre-approve nothing), and one
+// line per skill whose hooks would run (see [ignoredHooks]).
+type skillAsks struct {
+	commands []string
+	allowed  []*skills.Skill
+	hooks    []string
+}
+
+// projectSkillAsks returns what the catalog's project skills ask for, in
+// one pass over the catalog (10,000 skills are 8 MB of them).
+func projectSkillAsks(cat *skills.Catalog) skillAsks {
+	var asks skillAsks
+	if cat == nil {
+		return asks
+	}
 	for _, s := range cat.Skills {
 		if !s.Source.Project() {
 			continue
@@ -109,19 +121,22 @@ func projectSkillAsks(cat *skills.Catalog) (commands []string, allowed []*skills
 			if len(s.Shell.Args) > 0 {
 				cmd += " " + strings.Join(s.Shell.Args, " ")
 			}
-			commands = append(commands, fmt.Sprintf("skill %s runs a shell command: %s", s.Name, cmd))
+			asks.commands = append(asks.commands, fmt.Sprintf("skill %s runs a shell command: %s", s.Name, cmd))
 		}
 		if s.Context == "fork" {
-			commands = append(commands, fmt.Sprintf("skill %s runs as a sub-agent", s.Name))
+			asks.commands = append(asks.commands, fmt.Sprintf("skill %s runs as a sub-agent", s.Name))
 		}
 		for _, c := range s.Dynamic {
-			commands = append(commands, fmt.Sprintf("skill %s runs at activation: %s", s.Name, strings.TrimSpace(c)))
+			asks.commands = append(asks.commands, fmt.Sprintf("skill %s runs at activation: %s", s.Name, strings.TrimSpace(c)))
 		}
 		if len(s.AllowedTools) > 0 {
-			allowed = append(allowed, s)
+			asks.allowed = append(asks.allowed, s)
+		}
+		if len(s.Hooks) > 0 {
+			asks.hooks = append(asks.hooks, "the hooks of project skill "+s.Name)
 		}
 	}
-	return commands, allowed
+	return asks
 }
 
 // UntrustedLine is the one stderr line of `run` in an untrusted workspace
@@ -135,9 +150,9 @@ func UntrustedLine(cfg *config.Config, cat *skills.Catalog) string {
 	for _, ig := range cfg.Ignored {
 		what = append(what, ig.Key)
 	}
-	commands, allowed := projectSkillAsks(cat)
-	what = append(what, ignoredHooks(cfg, cat)...)
-	switch n := len(commands); {
+	asks := projectSkillAsks(cat)
+	what = append(what, ignoredHooks(cfg, asks.hooks)...)
+	switch n := len(asks.commands); {
 	case n == 1:
 		what = append(what, "1 command of a project skill (not run unasked)")
 	case n > 1:
@@ -154,9 +169,9 @@ func UntrustedLine(cfg *config.Config, cat *skills.Catalog) string {
 		}
 		what = append(what, fmt.Sprintf("project %s %s (not run unasked)", noun, strings.Join(names, ", ")))
 	}
-	if len(allowed) > 0 {
-		names := make([]string, len(allowed))
-		for i, s := range allowed {
+	if len(asks.allowed) > 0 {
+		names := make([]string, len(asks.allowed))
+		for i, s := range asks.allowed {
 			names[i] = s.Name
 		}
 		noun := "skill"
