@@ -334,10 +334,7 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	s.sb = p.sb
 	s.settings = readClaudeSettings(cfg, cfg.Trusted, p.forbidden)
 	s.conf = newConfinement(cfg, p.sb.Control)
-	s.conf.probeSoon()
-	if err := s.conf.makeTemp(); err != nil {
-		return err
-	}
+	s.conf.prepareSoon() // waited for before the hooks, step 7
 	// 5. MCP servers start first: their processes start up while skills
 	// are discovered.
 	s.mcp = startMCP(ctx, cfg, mcpVisible(p.policy), s.conf.prepareMCP, o.Process.clientVersion(), o.Log)
@@ -373,6 +370,11 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	p.instr = newSessionInstructions(cfg, p.forbidden, o.Notices)
 	p.instrSection = p.instr.section(ctx)
 	s.instr = p.instr
+	// The probe and the session's TMPDIR (step 4), before anything that
+	// may run a command.
+	if err := s.conf.ready(); err != nil {
+		return err
+	}
 	if o.Eval == nil {
 		s.hooks = newHookRunner(cfg, s.settings, s.conf, o.Process.webNet(), o.Notices)
 	}

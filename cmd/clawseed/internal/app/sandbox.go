@@ -37,8 +37,13 @@ type confinement struct {
 	off      string
 	required bool
 	network  bool
-	// tmp is the session's TMPDIR ("" when none), removed at close.
+	// tmp is the session's TMPDIR ("" when none), removed at close. When
+	// prepareSoon made it, it is read only after ready.
 	tmp string
+	// prepared is closed when prepareSoon's work is done; prepareErr is
+	// makeTemp's error. nil when prepareSoon was not called.
+	prepared   chan struct{}
+	prepareErr error
 	// deny, keep, writable and readOnly make the commands' policy.
 	deny, keep, writable, readOnly []string
 	home                           string
@@ -108,15 +113,29 @@ func within(p, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
-// probeSoon probes the machine in the background: the probe (a thread
-// taking new namespaces, or the helper started in a user namespace) costs
-// milliseconds, which then overlap skill discovery and the rest of a
-// session's start instead of adding to them; the first [confinement.status]
-// waits for it.
-func (c *confinement) probeSoon() {
-	if c.box != nil {
-		go c.box.Status()
+// prepareSoon probes the machine and makes the session's TMPDIR
+// (makeTemp, which needs the probe's answer) in the background: the probe
+// (a thread taking new namespaces, or the helper started in a user
+// namespace) costs milliseconds, which then overlap skill discovery and the
+// rest of a session's start instead of adding to them. Whatever needs the
+// answer waits for it: [confinement.status] for the probe, ready (called by
+// environ, commandWritable and close) for the TMPDIR, so that no command
+// starts before both are done.
+func (c *confinement) prepareSoon() {
+	c.prepared = make(chan struct{})
+	go func() {
+		defer close(c.prepared)
+		c.prepareErr = c.makeTemp()
+	}()
+}
+
+// ready waits for prepareSoon's work, if any, and returns makeTemp's error.
+func (c *confinement) ready() error {
+	if c.prepared == nil {
+		return nil
 	}
+	<-c.prepared
+	return c.prepareErr
 }
 
 // status is the machine's sandbox status; the zero Status when off.
@@ -194,6 +213,7 @@ func (c *confinement) readOnlyStarter() tools.Starter {
 // commandWritable is what commands may write: the workspace, the
 // session's TMPDIR, [sandbox].writable.
 func (c *confinement) commandWritable() []string {
+	_ = c.ready() // an error fails the session's start: see Session.start
 	if c.tmp == "" {
 		return c.writable
 	}
@@ -247,6 +267,7 @@ func (c *confinement) makeTemp() error {
 
 // environ is base with the session's TMPDIR.
 func (c *confinement) environ(base []string) []string {
+	_ = c.ready() // an error fails the session's start: see Session.start
 	if c.tmp == "" {
 		return base
 	}
@@ -258,6 +279,7 @@ func (c *confinement) environ(base []string) []string {
 
 // close removes the session's TMPDIR and ends the confined threads.
 func (c *confinement) close() error {
+	_ = c.ready() // a TMPDIR made in the background is removed too
 	if c.box != nil {
 		c.box.Close()
 	}
