@@ -327,13 +327,15 @@ func sessionPolicy(cfg *config.Config, level permissions.Level) permissions.Poli
 func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	cfg := s.cfg
 	// 4. The sandboxes, and Claude Code's settings files (they are read
-	// with the sandbox's forbidden_paths).
+	// with the sandbox's forbidden_paths). The machine's probe starts
+	// first: it runs while the rest of the session is made.
+	box := probeSoon(cfg)
 	p.sb = newSandbox(cfg, &skills.Catalog{})
 	// The forbidden_paths rule, resolved once for the readers below.
 	p.forbidden = p.sb.ForbiddenRule()
 	s.sb = p.sb
 	s.settings = readClaudeSettings(cfg, cfg.Trusted, p.forbidden)
-	s.conf = newConfinement(cfg, p.sb.Control)
+	s.conf = newConfinementIn(cfg, p.sb.Control, box)
 	s.conf.prepareSoon() // waited for before the hooks, step 7
 	// 5. MCP servers start first: their processes start up while skills
 	// are discovered.

@@ -55,16 +55,42 @@ type confinement struct {
 // newConfinement prepares the sandbox of a session in cfg's workspace;
 // control are its control paths. The machine is probed at the first use.
 func newConfinement(cfg *config.Config, control *tools.ControlPaths) *confinement {
-	c := &confinement{required: cfg.Sandbox.Required, network: cfg.Sandbox.NetworkOn(), home: cfg.Home}
+	return newConfinementIn(cfg, control, newBox(cfg))
+}
+
+// newBox is the OS sandbox of cfg; nil when it is off.
+func newBox(cfg *config.Config) *sandbox.Sandbox {
 	if !cfg.Sandbox.Enabled {
-		c.off = "[sandbox].enabled = false or --no-sandbox"
-		return c
+		return nil
 	}
 	exe := "/proc/self/exe"
 	if runtime.GOOS != "linux" {
 		exe, _ = os.Executable()
 	}
-	c.box = sandbox.New(exe, os.Args[0])
+	return sandbox.New(exe, os.Args[0])
+}
+
+// probeSoon returns cfg's OS sandbox (nil when off) and probes the machine
+// in the background: the probe (a thread taking new namespaces, or the
+// helper started in a user namespace) costs about a millisecond, which then
+// overlaps the rest of a session's start instead of adding to it. The
+// first [confinement.status] waits for it.
+func probeSoon(cfg *config.Config) *sandbox.Sandbox {
+	box := newBox(cfg)
+	if box != nil {
+		go box.Status()
+	}
+	return box
+}
+
+// newConfinementIn is newConfinement with cfg's sandbox box (newBox).
+func newConfinementIn(cfg *config.Config, control *tools.ControlPaths, box *sandbox.Sandbox) *confinement {
+	c := &confinement{required: cfg.Sandbox.Required, network: cfg.Sandbox.NetworkOn(), home: cfg.Home}
+	if box == nil {
+		c.off = "[sandbox].enabled = false or --no-sandbox"
+		return c
+	}
+	c.box = box
 	c.deny = forbiddenRule(cfg).Entries()
 	if cfg.Home != "" {
 		c.deny = append(c.deny, cfg.Home)
@@ -113,14 +139,10 @@ func within(p, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
-// prepareSoon probes the machine and makes the session's TMPDIR
-// (makeTemp, which needs the probe's answer) in the background: the probe
-// (a thread taking new namespaces, or the helper started in a user
-// namespace) costs milliseconds, which then overlap skill discovery and the
-// rest of a session's start instead of adding to them. Whatever needs the
-// answer waits for it: [confinement.status] for the probe, ready (called by
-// environ, commandWritable and close) for the TMPDIR, so that no command
-// starts before both are done.
+// prepareSoon makes the session's TMPDIR (makeTemp, which needs the
+// probe's answer: see probeSoon) in the background. Whatever needs it
+// waits for it: ready, called by environ, commandWritable and close, so
+// that no command starts before it is done.
 func (c *confinement) prepareSoon() {
 	c.prepared = make(chan struct{})
 	go func() {
