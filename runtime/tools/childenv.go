@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The environment of every process clawseed starts for the model — the
@@ -81,8 +82,34 @@ var notSecretEnvNames = []string{"PWD", "OLDPWD"}
 
 // secretValue matches values that carry a password whatever the variable is
 // called: a URL with user:password@ (REDIS_URL, MONGODB_URI, HTTPS_PROXY)
-// and password=... in connection strings and query strings.
-var secretValue = regexp.MustCompile(`(?i)[a-z][a-z0-9+.-]*://[^/?#@\s]*:[^/?#@\s]*@|\b(?:password|passwd|pwd)=[^;&\s]`)
+// and password=... in connection strings and query strings. It is compiled
+// at its first use (see secretValueIn).
+var secretValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)[a-z][a-z0-9+.-]*://[^/?#@\s]*:[^/?#@\s]*@|\b(?:password|passwd|pwd)=[^;&\s]`)
+})
+
+// secretValueIn reports whether secretValue matches v. Each of its forms
+// holds "://", or "wd=" or "rd=" in any case (pwd=, passwd=, password=; no
+// other letter folds to r, w or d): a value with neither, as nearly all
+// are, is not run through the expression, which IsSecretEnv would
+// otherwise do for every variable at every start (internal/procenv).
+func secretValueIn(v string) bool {
+	if !strings.Contains(v, "://") && !hasPasswordKey(v) {
+		return false
+	}
+	return secretValue().MatchString(v)
+}
+
+// hasPasswordKey reports whether v holds "wd=" or "rd=", in any case.
+func hasPasswordKey(v string) bool {
+	for i := 2; i < len(v); i++ {
+		// b|0x20 == 'd' for b = 'd' or 'D' only; the same for w and r.
+		if v[i] == '=' && v[i-1]|0x20 == 'd' && (v[i-2]|0x20 == 'w' || v[i-2]|0x20 == 'r') {
+			return true
+		}
+	}
+	return false
+}
 
 // ScrubbedEnv returns the environment of a process clawseed starts for the
 // model, from environ (clawseed's own) and passthrough
@@ -141,7 +168,7 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 // ([ScrubbedEnv]) and the hiding of values from /proc/PID/environ
 // (internal/procenv).
 func IsSecretEnv(name, value string) bool {
-	return IsSecretEnvName(name) || secretValue.MatchString(value)
+	return IsSecretEnvName(name) || secretValueIn(value)
 }
 
 // IsSecretEnvName reports whether an environment variable's name looks like
@@ -157,7 +184,45 @@ func IsSecretEnvName(name string) bool {
 func envNameMatches(patterns []string, name string) bool {
 	name = strings.ToUpper(strings.ReplaceAll(name, "/", "_"))
 	for _, p := range patterns {
-		if ok, _ := path.Match(strings.ToUpper(p), name); ok {
+		if globMatch(strings.ToUpper(p), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// globMatch is path.Match(pattern, name) for a name without "/". The
+// patterns of secretEnvPatterns, and most of env_passthrough's, are a
+// literal with a "*" at one end or both (or none): those are compared with
+// strings.Contains, HasPrefix, HasSuffix or ==, which give path.Match's
+// answer (its "*" spans any bytes but "/", its literals compare bytes)
+// without its backtracking, since IsSecretEnvName runs every pattern on
+// every variable at each start. Other patterns go to path.Match; a
+// malformed one matches nothing.
+func globMatch(pattern, name string) bool {
+	lit, lead := strings.CutPrefix(pattern, "*")
+	lit, trail := strings.CutSuffix(lit, "*")
+	if hasGlobMeta(lit) {
+		ok, _ := path.Match(pattern, name)
+		return ok
+	}
+	switch {
+	case lead && trail:
+		return strings.Contains(name, lit)
+	case lead:
+		return strings.HasSuffix(name, lit)
+	case trail:
+		return strings.HasPrefix(name, lit)
+	}
+	return name == lit
+}
+
+// hasGlobMeta reports whether s holds one of path.Match's special bytes
+// (a loop: strings.ContainsAny costs more for these short strings).
+func hasGlobMeta(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?', '[', '\\':
 			return true
 		}
 	}
