@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
@@ -299,7 +300,21 @@ func (c *ControlPaths) matchSame(real string) (string, bool) {
 // with every dotted or dotless i taken for i (İ folds to i and a combining
 // dot above; in Turkish it is the upper case of i). Match, skillFolderOf
 // and the control entries all compare through it.
+//
+// An ASCII name, as nearly all are, folds to its lower case (the Unicode
+// steps change nothing else there: TestFoldPathASCII), without them: the
+// control entries of every session's start are folded.
 func foldPath(p string) string {
+	for i := 0; i < len(p); i++ {
+		if p[i] >= utf8.RuneSelf {
+			return foldUnicode(p)
+		}
+	}
+	return strings.ToLower(p)
+}
+
+// foldUnicode is foldPath of any string.
+func foldUnicode(p string) string {
 	p = strings.Map(func(r rune) rune {
 		if unicode.Is(unicode.Cf, r) {
 			return -1
