@@ -266,6 +266,8 @@ type parts struct {
 	tools        []agent.Tool
 	perms        *agent.SkillPermissions
 	active       *skills.ActiveSet
+	// extraction waits for the memory extraction (memoryExtractionSoon).
+	extraction func() *agent.Extraction
 }
 
 // watchAfterFirstEvent is the agent's model: with a skill watcher to
@@ -369,6 +371,7 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	// sandbox and the installed plugins).
 	s.memory = sessionMemory(ctx, cfg, o.Process, o.Log)
 	s.agentMemory = newSubagentMemories(cfg, o.Process, s.memory, s.subagents)
+	p.extraction = memoryExtractionSoon(cfg, p.sb.Control, s.memory, cfg.Agent.MaxToolOutputChars, o.Log)
 	p.instr = newSessionInstructions(cfg, p.forbidden, o.Notices)
 	p.instrSection = p.instr.section(ctx)
 	s.instr = p.instr
@@ -475,7 +478,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		Memory:             memoryIndex(s.memory),
 		MemoryDailyLog:     cfg.Memory.Mode == config.MemoryModeDailyLog,
 		Recall:             autoRecall(cfg, s.memory, s.agentMemory, s.recallModel(o, p)),
-		Extraction:         memoryExtraction(cfg, p.sb.Control, s.memory, cfg.Agent.MaxToolOutputChars, o.Log),
+		Extraction:         p.extraction(),
 		MaxIterations:      maxIter,
 		ParallelTools:      cfg.Agent.ParallelTools,
 		ToolTimeout:        cfg.Agent.ToolTimeout(),
