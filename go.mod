@@ -95,3 +95,7 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
+
+// A copy of atotto/clipboard that looks for its helper program at the first
+// copy or paste, not at every start (third_party/clipboard/README.md).
+replace github.com/atotto/clipboard => ./third_party/clipboard
