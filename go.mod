@@ -99,3 +99,7 @@ require (
 // A copy of atotto/clipboard that looks for its helper program at the first
 // copy or paste, not at every start (third_party/clipboard/README.md).
 replace github.com/atotto/clipboard => ./third_party/clipboard
+
+// A copy of ledongthuc/pdf that builds its glyph-name table at its first use,
+// not at every start (third_party/pdf/README.md).
+replace github.com/ledongthuc/pdf => ./third_party/pdf
