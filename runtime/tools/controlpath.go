@@ -168,7 +168,10 @@ func NewControlPaths(cfg ControlConfig) *ControlPaths {
 // name is how a control path is shown: relative to the workspace when
 // inside it, with suffix ("/" for folders).
 func (c *ControlPaths) name(p, suffix string) string {
-	if rel, err := filepath.Rel(c.workspace, p); err == nil && within(p, c.workspace) && rel != "." {
+	if !within(p, c.workspace) {
+		return p + suffix // most of the home folder's entries: no Rel to compute
+	}
+	if rel, err := filepath.Rel(c.workspace, p); err == nil && rel != "." {
 		return filepath.ToSlash(rel) + suffix
 	}
 	return p + suffix
