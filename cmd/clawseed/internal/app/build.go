@@ -337,7 +337,7 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	p.forbidden = p.sb.ForbiddenRule()
 	s.sb = p.sb
 	s.settings = readClaudeSettings(cfg, cfg.Trusted, p.forbidden)
-	s.conf = newConfinementIn(cfg, p.sb.Control, box)
+	s.conf = newConfinementIn(cfg, p.sb.Control, box, p.forbidden)
 	s.conf.prepareSoon() // waited for before the hooks, step 7
 	// 5. MCP servers start first: their processes start up while skills
 	// are discovered.

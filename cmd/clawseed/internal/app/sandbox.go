@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/clawseed/clawseed/internal/sandbox"
 	"github.com/clawseed/clawseed/runtime/tools"
 )
@@ -55,7 +56,7 @@ type confinement struct {
 // newConfinement prepares the sandbox of a session in cfg's workspace;
 // control are its control paths. The machine is probed at the first use.
 func newConfinement(cfg *config.Config, control *tools.ControlPaths) *confinement {
-	return newConfinementIn(cfg, control, newBox(cfg))
+	return newConfinementIn(cfg, control, newBox(cfg), forbiddenRule(cfg))
 }
 
 // newBox is the OS sandbox of cfg; nil when it is off.
@@ -83,15 +84,16 @@ func probeSoon(cfg *config.Config) *sandbox.Sandbox {
 	return box
 }
 
-// newConfinementIn is newConfinement with cfg's sandbox box (newBox).
-func newConfinementIn(cfg *config.Config, control *tools.ControlPaths, box *sandbox.Sandbox) *confinement {
+// newConfinementIn is newConfinement with cfg's sandbox box (newBox) and
+// forbidden_paths rule (forbiddenRule), made by the caller.
+func newConfinementIn(cfg *config.Config, control *tools.ControlPaths, box *sandbox.Sandbox, forbidden confine.Forbidden) *confinement {
 	c := &confinement{required: cfg.Sandbox.Required, network: cfg.Sandbox.NetworkOn(), home: cfg.Home}
 	if box == nil {
 		c.off = "[sandbox].enabled = false or --no-sandbox"
 		return c
 	}
 	c.box = box
-	c.deny = forbiddenRule(cfg).Entries()
+	c.deny = forbidden.Entries()
 	if cfg.Home != "" {
 		c.deny = append(c.deny, cfg.Home)
 		c.keep = append(c.keep, filepath.Join(cfg.Home, "skills"))
