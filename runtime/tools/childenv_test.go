@@ -2,8 +2,10 @@ package tools
 
 import (
 	"path"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -212,6 +214,11 @@ func FuzzGlobMatch(f *testing.F) {
 	})
 }
 
+// secretValue is the expression secretValueIn is written from.
+var secretValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)[a-z][a-z0-9+.-]*://[^/?#@\s]*:[^/?#@\s]*@|\b(?:password|passwd|pwd)=[^;&\s]`)
+})
+
 // secretValueValues are values around secretValue's two forms, and a
 // usual environment's.
 var secretValueValues = []string{
@@ -219,6 +226,11 @@ var secretValueValues = []string{
 	"password=x", "PASSWORD=x", "PassWd=x", "pwd=x", "PWD=x", "paſſword=x", "pwd=", "pwd= ", "apwd=x",
 	"a;pwd=x", "d=x", "D=x", "wd=x", "RD=x", "pWd=x", "PASSWoRD=x", "pw\x00d=x", "w\xc4=x", "Server=x;Database=y;Password=p", "rs=0:di=01;34:ln=01;36:*.md=00;32",
 	"/usr/local/bin:/usr/bin:/bin", "en_US.UTF-8", "xterm-256color", "/home/u", "1", "true",
+	"\u212aey://a:b@", "\u017f://a:b@", "1\u017f://a:b@", "1+://a:b@", "+a://a:b@", "a+://a:b@", "é://a:b@",
+	"a://a:b/@", "a://a@b:c@", "a://:@", "a:// :b@", "a://a:\x00b@", "a://a:\xffb@", "a://a:b\v@",
+	"xa://y://a:b@", "a://a://b:c@", "\xffa://a:b@", "a\xc5\xbf://a:b@", "\xc5a://a:b@",
+	"_pwd=x", "é_pwd=x", "épwd=x", "1pwd=x", "-pwd=x", "pwd=\xff", "pwd=é", "pwd=\v", "PA\u017f\u017fWD=x", "pa\u017fword=x",
+	"pwdpwd=x", "p", "pw", "pwd", "passwor=x", "password=;", "password==", "a://a:b@ pwd=",
 }
 
 // secretValueIn gives the expression's answers.
