@@ -95,3 +95,11 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
+
+// A copy of atotto/clipboard that looks for its helper program at the first
+// copy or paste, not at every start (third_party/clipboard/README.md).
+replace github.com/atotto/clipboard => ./third_party/clipboard
+
+// A copy of ledongthuc/pdf that builds its glyph-name table at its first use,
+// not at every start (third_party/pdf/README.md).
+replace github.com/ledongthuc/pdf => ./third_party/pdf

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -180,7 +181,7 @@ type fmError struct {
 
 func (e *fmError) Error() string { return e.msg }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // yamlParserErrors are the messages of libyaml's parser (as opposed to its
 // scanner). yaml.v3 reports their line 0-based (it adds 1 for scanner errors
@@ -202,7 +203,7 @@ func yamlError(err error, src string) error {
 		return &fmError{line: min(ne.Line, lines) + fmLineOffset, msg: ne.Error()}
 	}
 	msg := err.Error()
-	m := yamlLineRE.FindStringSubmatch(msg)
+	m := yamlLineRE().FindStringSubmatch(msg)
 	if m == nil {
 		return &fmError{msg: strings.TrimPrefix(msg, "yaml: "), syntax: true}
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -246,7 +247,7 @@ func blockIndentIndicator(h string) int {
 // aliases it uses get anchors first: they refer to the rest of the document.
 func validFlowValue(value string) bool {
 	var doc strings.Builder
-	for i, m := range aliasRE.FindAllStringSubmatch(value, -1) {
+	for i, m := range aliasRE().FindAllStringSubmatch(value, -1) {
 		fmt.Fprintf(&doc, "a%d: &%s x\n", i, m[1])
 	}
 	doc.WriteString("k: " + value)
@@ -254,7 +255,7 @@ func validFlowValue(value string) bool {
 	return safeYAMLUnmarshal([]byte(doc.String()), &n) == nil
 }
 
-var aliasRE = regexp.MustCompile(`\*([A-Za-z0-9_-]+)`)
+var aliasRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\*([A-Za-z0-9_-]+)`) })
 
 // A flowState follows a flow collection over lines, as far as telling where
 // it ends: its depth, and the scalar that goes on at the end of a line.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/clawseed/clawseed/internal/confine"
@@ -32,13 +33,13 @@ const (
 	maxDescriptionLen = 1024
 )
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]*$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]*$`) })
 
 // ValidName reports whether name is a valid skill name: it starts with a
 // letter or digit, continues with letters, digits, '.', '_', ':' or '-', and
 // has at most 64 characters.
 func ValidName(name string) bool {
-	return len(name) <= maxNameLen && nameRE.MatchString(name)
+	return len(name) <= maxNameLen && nameRE().MatchString(name)
 }
 
 // A skillSource is the raw input of one skill: its directory and the bytes

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -225,8 +226,9 @@ func newRootCmd(io *IOStreams, proc *app.Process) *cobra.Command {
 	)
 	// Bare `clawseed` is `clawseed chat`; --help and --version still print.
 	chatDefault(root, g, io)
-	// --version prints what `clawseed version` prints.
-	root.Version = versionString()
+	// --version prints what `clawseed version` prints: the process's
+	// (runProcess reads the build information once for both).
+	root.Version = cmp.Or(proc.Version, versionString())
 	root.SetVersionTemplate("{{.Version}}\n")
 	// cobra would add its completion group and help command at Execute,
 	// past the walk.

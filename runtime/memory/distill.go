@@ -383,7 +383,7 @@ func parseJournal(data []byte) (*distillJournal, error) {
 		return nil, fmt.Errorf("version %d is not supported (want %d)", j.Version, journalVersion)
 	}
 	for _, l := range j.Logs {
-		if !logName.MatchString(l.Name) || len(l.Hash) != sha256.Size*2 {
+		if !logName().MatchString(l.Name) || len(l.Hash) != sha256.Size*2 {
 			return nil, fmt.Errorf("log %q: malformed entry", l.Name)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -34,7 +35,7 @@ const (
 )
 
 // logName matches the name of a day's log.
-var logName = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.md$`)
+var logName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.md$`) })
 
 // A LogEntry is one note appended to a day's log.
 type LogEntry struct {
@@ -115,7 +116,7 @@ func (s *Store) pendingLogs(since, today string) ([]string, error) {
 	var names []string
 	for _, e := range ents { // ReadDir sorts by name, which is by date
 		name := e.Name()
-		if e.IsDir() || !logName.MatchString(name) {
+		if e.IsDir() || !logName().MatchString(name) {
 			continue
 		}
 		day := strings.TrimSuffix(name, ".md")

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -203,7 +204,7 @@ func queryTerms(text string) []string {
 	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}) {
-		if utf8.RuneCountInString(w) < 2 || stopWords[w] || seen[w] || len(w) > 64 {
+		if utf8.RuneCountInString(w) < 2 || stopWords()[w] || seen[w] || len(w) > 64 {
 			continue
 		}
 		seen[w] = true
@@ -238,7 +239,8 @@ func truncate(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-var stopWords = func() map[string]bool {
+// stopWords is built at its first use (recall), not at every start.
+var stopWords = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been
 		before being below between both but by can could did do does doing don down during each few for from
@@ -251,4 +253,4 @@ var stopWords = func() map[string]bool {
 		m[w] = true
 	}
 	return m
-}()
+})

@@ -2,9 +2,9 @@ package tools
 
 import (
 	"path"
-	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // The environment of every process clawseed starts for the model — the
@@ -79,10 +79,114 @@ var secretEnvPatterns = [...]string{
 
 var notSecretEnvNames = []string{"PWD", "OLDPWD"}
 
-// secretValue matches values that carry a password whatever the variable is
-// called: a URL with user:password@ (REDIS_URL, MONGODB_URI, HTTPS_PROXY)
-// and password=... in connection strings and query strings.
-var secretValue = regexp.MustCompile(`(?i)[a-z][a-z0-9+.-]*://[^/?#@\s]*:[^/?#@\s]*@|\b(?:password|passwd|pwd)=[^;&\s]`)
+// secretValueIn reports whether a value carries a password whatever its
+// variable is called: a URL with user:password@ (REDIS_URL, MONGODB_URI,
+// HTTPS_PROXY) and password=... in connection strings and query strings.
+// It is, exactly, whether this expression matches v:
+//
+//	(?i)[a-z][a-z0-9+.-]*://[^/?#@\s]*:[^/?#@\s]*@|\b(?:password|passwd|pwd)=[^;&\s]
+//
+// (the tests hold it, TestSecretValueInIsRegexp and FuzzSecretValueIn),
+// written out by hand: IsSecretEnv runs it on every variable at every start
+// (internal/procenv), where compiling and running the expression cost more
+// than the rest of the start-up check.
+func secretValueIn(v string) bool { return urlWithPassword(v) || passwordParam(v) }
+
+// urlWithPassword is the expression's first form: a scheme (a letter, then
+// letters, digits, +, . and -) before "://", then a ':' before an '@'
+// with none of / ? # @ or ASCII white space in between.
+func urlWithPassword(v string) bool {
+	for from := 0; ; {
+		i := strings.Index(v[from:], "://")
+		if i < 0 {
+			return false
+		}
+		i += from
+		from = i + 1
+		if !schemeBefore(v[:i]) {
+			continue
+		}
+		colon := false
+		for _, c := range []byte(v[i+3:]) {
+			switch c {
+			case ':':
+				colon = true
+				continue
+			case '@':
+				if colon {
+					return true
+				}
+			case '/', '?', '#', ' ', '\t', '\n', '\f', '\r':
+			default:
+				continue
+			}
+			break
+		}
+	}
+}
+
+// schemeBefore reports whether s ends in a scheme: the run of scheme
+// characters it ends with holds a letter (where the scheme can begin). The
+// letters are ASCII's and, as (?i) folds them, ſ (s) and the Kelvin sign (k).
+func schemeBefore(s string) bool {
+	for len(s) > 0 {
+		r, n := utf8.DecodeLastRuneInString(s)
+		switch {
+		case 'a' <= r|0x20 && r|0x20 <= 'z' && r < utf8.RuneSelf, r == '\u017f', r == '\u212a':
+			return true
+		case '0' <= r && r <= '9', r == '+', r == '.', r == '-':
+			s = s[:len(s)-n]
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// passwordParam is the expression's second form: password=, passwd= or
+// pwd= in any case (ſ for s), not after an ASCII word character, followed
+// by a character other than ; & or ASCII white space.
+func passwordParam(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i]|0x20 != 'p' || i > 0 && isWordByte(v[i-1]) {
+			continue
+		}
+		for _, key := range []string{"password", "passwd", "pwd"} {
+			n := foldedPrefix(v[i:], key)
+			if n < 0 || i+n+1 >= len(v) || v[i+n] != '=' {
+				continue
+			}
+			switch v[i+n+1] {
+			case ';', '&', ' ', '\t', '\n', '\f', '\r':
+			default:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// foldedPrefix returns the length of the prefix of s that is key (ASCII
+// lower case letters) in any case, ſ standing for s; -1 when there is none.
+func foldedPrefix(s, key string) int {
+	n := 0
+	for i := 0; i < len(key); i++ {
+		switch {
+		case n < len(s) && s[n]|0x20 == key[i]:
+			n++
+		case key[i] == 's' && strings.HasPrefix(s[n:], "\u017f"):
+			n += len("\u017f")
+		default:
+			return -1
+		}
+	}
+	return n
+}
+
+// isWordByte reports whether c is an ASCII word character (\b's).
+func isWordByte(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z' || c == '_'
+}
 
 // ScrubbedEnv returns the environment of a process clawseed starts for the
 // model, from environ (clawseed's own) and passthrough
@@ -136,12 +240,13 @@ func hasAnyPrefix(s string, prefixes []string) bool {
 }
 
 // IsSecretEnv reports whether an environment variable looks like it holds a
-// credential: by its name (secretEnvPatterns) or by its value (secretValue).
+// credential: by its name (secretEnvPatterns) or by its value
+// (secretValueIn).
 // It is the one rule behind both the children's environment
 // ([ScrubbedEnv]) and the hiding of values from /proc/PID/environ
 // (internal/procenv).
 func IsSecretEnv(name, value string) bool {
-	return IsSecretEnvName(name) || secretValue.MatchString(value)
+	return IsSecretEnvName(name) || secretValueIn(value)
 }
 
 // IsSecretEnvName reports whether an environment variable's name looks like
@@ -157,7 +262,45 @@ func IsSecretEnvName(name string) bool {
 func envNameMatches(patterns []string, name string) bool {
 	name = strings.ToUpper(strings.ReplaceAll(name, "/", "_"))
 	for _, p := range patterns {
-		if ok, _ := path.Match(strings.ToUpper(p), name); ok {
+		if globMatch(strings.ToUpper(p), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// globMatch is path.Match(pattern, name) for a name without "/". The
+// patterns of secretEnvPatterns, and most of env_passthrough's, are a
+// literal with a "*" at one end or both (or none): those are compared with
+// strings.Contains, HasPrefix, HasSuffix or ==, which give path.Match's
+// answer (its "*" spans any bytes but "/", its literals compare bytes)
+// without its backtracking, since IsSecretEnvName runs every pattern on
+// every variable at each start. Other patterns go to path.Match; a
+// malformed one matches nothing.
+func globMatch(pattern, name string) bool {
+	lit, lead := strings.CutPrefix(pattern, "*")
+	lit, trail := strings.CutSuffix(lit, "*")
+	if hasGlobMeta(lit) {
+		ok, _ := path.Match(pattern, name)
+		return ok
+	}
+	switch {
+	case lead && trail:
+		return strings.Contains(name, lit)
+	case lead:
+		return strings.HasSuffix(name, lit)
+	case trail:
+		return strings.HasPrefix(name, lit)
+	}
+	return name == lit
+}
+
+// hasGlobMeta reports whether s holds one of path.Match's special bytes
+// (a loop: strings.ContainsAny costs more for these short strings).
+func hasGlobMeta(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?', '[', '\\':
 			return true
 		}
 	}

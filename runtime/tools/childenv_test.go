@@ -1,8 +1,11 @@
 package tools
 
 import (
+	"path"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -162,5 +165,110 @@ func TestChildEnvOfGitAndRipgrep(t *testing.T) {
 	}
 	if env := gitEnv(environ, nil); !slices.Contains(env, "GIT_AUTHOR_NAME=A") {
 		t.Errorf("git's environment lacks the commit identity: %q", env)
+	}
+}
+
+// globMatchNames and globMatchPatterns are the table globMatch is checked
+// on against path.Match: the secret patterns, the shapes env_passthrough
+// may take, and names around each.
+var (
+	globMatchNames = []string{
+		"", "KEY", "MY_KEY", "KEYS", "APIKEY_X", "PASS", "SSHPASS", "PASSX", "AUTH", "AUTH_", "_AUTH",
+		"X_AUTH_Y", "XAUTHORITY", "GIT_AUTHOR_NAME", "DATABASE_URL", "TEST_DATABASE_URL", "A_PAT", "PAT",
+		"*", "**", "A*B", "A?B", "[", "\\", "K\xffEY", "\xff", "ÄKEY", "ǅ", "LC_ALL", "LC_", "LANG",
+	}
+	globMatchPatterns = append(slices.Clone(secretEnvPatterns[:]),
+		"", "*", "**", "***", "KEY", "KEY*", "*KEY", "*KEY*", "**KEY", "KEY**", "LC_*", "*_", "_*",
+		"A*B", "?KEY", "K?Y", "[A-Z]*", "[", "*[", "\\*", "*\\", "\\", "A\\*B*", "*\xff*", "*Ä*", "*\xff",
+	)
+)
+
+// globMatch gives path.Match's answers.
+func TestGlobMatchIsPathMatch(t *testing.T) {
+	t.Parallel()
+	for _, p := range globMatchPatterns {
+		for _, name := range append(slices.Clone(globMatchNames), globMatchPatterns...) {
+			if strings.Contains(name, "/") {
+				continue
+			}
+			want, _ := path.Match(p, name)
+			if got := globMatch(p, name); got != want {
+				t.Errorf("globMatch(%q, %q) = %v, path.Match says %v", p, name, got, want)
+			}
+		}
+	}
+}
+
+func FuzzGlobMatch(f *testing.F) {
+	for _, p := range globMatchPatterns {
+		for _, n := range globMatchNames {
+			f.Add(p, n)
+		}
+	}
+	f.Fuzz(func(t *testing.T, p, name string) {
+		name = strings.ReplaceAll(name, "/", "_") // as envNameMatches gives it
+		want, _ := path.Match(p, name)
+		if got := globMatch(p, name); got != want {
+			t.Errorf("globMatch(%q, %q) = %v, path.Match says %v", p, name, got, want)
+		}
+	})
+}
+
+// secretValue is the expression secretValueIn is written from.
+var secretValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)[a-z][a-z0-9+.-]*://[^/?#@\s]*:[^/?#@\s]*@|\b(?:password|passwd|pwd)=[^;&\s]`)
+})
+
+// secretValueValues are values around secretValue's two forms, and a
+// usual environment's.
+var secretValueValues = []string{
+	"", "redis://u:p@h:6379/0", "http://proxy:3128", "x://a:b@", "X://A:B@", "://a:b@", "a:/b:c@",
+	"password=x", "PASSWORD=x", "PassWd=x", "pwd=x", "PWD=x", "paſſword=x", "pwd=", "pwd= ", "apwd=x",
+	"a;pwd=x", "d=x", "D=x", "wd=x", "RD=x", "pWd=x", "PASSWoRD=x", "pw\x00d=x", "w\xc4=x", "Server=x;Database=y;Password=p", "rs=0:di=01;34:ln=01;36:*.md=00;32",
+	"/usr/local/bin:/usr/bin:/bin", "en_US.UTF-8", "xterm-256color", "/home/u", "1", "true",
+	"\u212aey://a:b@", "\u017f://a:b@", "1\u017f://a:b@", "1+://a:b@", "+a://a:b@", "a+://a:b@", "é://a:b@",
+	"a://a:b/@", "a://a@b:c@", "a://:@", "a:// :b@", "a://a:\x00b@", "a://a:\xffb@", "a://a:b\v@",
+	"xa://y://a:b@", "a://a://b:c@", "\xffa://a:b@", "a\xc5\xbf://a:b@", "\xc5a://a:b@",
+	"_pwd=x", "é_pwd=x", "épwd=x", "1pwd=x", "-pwd=x", "pwd=\xff", "pwd=é", "pwd=\v", "PA\u017f\u017fWD=x", "pa\u017fword=x",
+	"pwdpwd=x", "p", "pw", "pwd", "passwor=x", "password=;", "password==", "a://a:b@ pwd=",
+}
+
+// secretValueIn gives the expression's answers.
+func TestSecretValueInIsRegexp(t *testing.T) {
+	t.Parallel()
+	for _, v := range secretValueValues {
+		if got, want := secretValueIn(v), secretValue().MatchString(v); got != want {
+			t.Errorf("secretValueIn(%q) = %v, the expression says %v", v, got, want)
+		}
+	}
+}
+
+func FuzzSecretValueIn(f *testing.F) {
+	for _, v := range secretValueValues {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		if got, want := secretValueIn(v), secretValue().MatchString(v); got != want {
+			t.Errorf("secretValueIn(%q) = %v, the expression says %v", v, got, want)
+		}
+	})
+}
+
+// BenchmarkIsSecretEnv is what procenv.Harden does at each start, over a
+// usual environment.
+func BenchmarkIsSecretEnv(b *testing.B) {
+	env := []string{
+		"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/home/user", "USER=user",
+		"LOGNAME=user", "SHELL=/bin/bash", "TERM=xterm-256color", "LANG=en_US.UTF-8", "PWD=/home/user/src",
+		"OLDPWD=/home/user", "EDITOR=vim", "XDG_RUNTIME_DIR=/run/user/1000", "XDG_SESSION_ID=3",
+		"DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus", "SSH_AUTH_SOCK=/tmp/ssh-x/agent.1",
+		"LS_COLORS=rs=0:di=01;34:ln=01;36:mh=00:pi=40;33:so=01;35:do=01;35:bd=40;33;01:cd=40;33;01",
+		"GOPATH=/home/user/go", "SHLVL=1", "_=/usr/bin/clawseed", "OPENAI_API_KEY=sk-x", "COLORTERM=truecolor",
+	}
+	for b.Loop() {
+		for _, kv := range env {
+			name, value, _ := strings.Cut(kv, "=")
+			IsSecretEnv(name, value)
+		}
 	}
 }

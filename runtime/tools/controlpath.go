@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
@@ -167,7 +168,10 @@ func NewControlPaths(cfg ControlConfig) *ControlPaths {
 // name is how a control path is shown: relative to the workspace when
 // inside it, with suffix ("/" for folders).
 func (c *ControlPaths) name(p, suffix string) string {
-	if rel, err := filepath.Rel(c.workspace, p); err == nil && within(p, c.workspace) && rel != "." {
+	if !within(p, c.workspace) {
+		return p + suffix // most of the home folder's entries: no Rel to compute
+	}
+	if rel, err := filepath.Rel(c.workspace, p); err == nil && rel != "." {
 		return filepath.ToSlash(rel) + suffix
 	}
 	return p + suffix
@@ -299,7 +303,21 @@ func (c *ControlPaths) matchSame(real string) (string, bool) {
 // with every dotted or dotless i taken for i (İ folds to i and a combining
 // dot above; in Turkish it is the upper case of i). Match, skillFolderOf
 // and the control entries all compare through it.
+//
+// An ASCII name, as nearly all are, folds to its lower case (the Unicode
+// steps change nothing else there: TestFoldPathASCII), without them: the
+// control entries of every session's start are folded.
 func foldPath(p string) string {
+	for i := 0; i < len(p); i++ {
+		if p[i] >= utf8.RuneSelf {
+			return foldUnicode(p)
+		}
+	}
+	return strings.ToLower(p)
+}
+
+// foldUnicode is foldPath of any string.
+func foldUnicode(p string) string {
 	p = strings.Map(func(r rune) rune {
 		if unicode.Is(unicode.Cf, r) {
 			return -1

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestControlPathsMatch: the one predicate of control paths (issue 20,
@@ -141,6 +142,45 @@ func TestFoldPath(t *testing.T) {
 		if got := foldPath(tt.a) == foldPath(tt.b); got != tt.same {
 			t.Errorf("foldPath(%q) == foldPath(%q) is %v, want %v (%q, %q)", tt.a, tt.b, got, tt.same, foldPath(tt.a), foldPath(tt.b))
 		}
+	}
+}
+
+// TestFoldPathASCII: foldPath's ASCII shortcut gives what the Unicode
+// steps give, for every ASCII character and for names made of them.
+func TestFoldPathASCII(t *testing.T) {
+	t.Parallel()
+	var all []byte
+	for c := range byte(utf8.RuneSelf) {
+		all = append(all, c)
+		if got, want := foldPath(string(c)), foldUnicode(string(c)); got != want {
+			t.Errorf("foldPath(%q) = %q, the Unicode steps give %q", c, got, want)
+		}
+	}
+	for _, p := range []string{string(all), "/Home/User/.ClawSeed/Skills", "AGENTS.md", ".GIT/hooks", "Iii"} {
+		if got, want := foldPath(p), foldUnicode(p); got != want {
+			t.Errorf("foldPath(%q) = %q, the Unicode steps give %q", p, got, want)
+		}
+	}
+}
+
+func FuzzFoldPath(f *testing.F) {
+	f.Add("/Home/User/.ClawSeed/Skills")
+	f.Add(".g\u0130t")
+	f.Fuzz(func(t *testing.T, p string) {
+		if got, want := foldPath(p), foldUnicode(p); got != want {
+			t.Errorf("foldPath(%q) = %q, the Unicode steps give %q", p, got, want)
+		}
+	})
+}
+
+// BenchmarkNewControlPaths is a session's control paths, as every start
+// makes them.
+func BenchmarkNewControlPaths(b *testing.B) {
+	ws, home := b.TempDir(), b.TempDir()
+	cfg := ControlConfig{Workspace: ws, WorkspaceFiles: []string{"AGENTS.md", "SOUL.md"}, Home: home,
+		Dirs: []string{filepath.Join(home, ".clawseed")}}
+	for b.Loop() {
+		NewControlPaths(cfg)
 	}
 }
 

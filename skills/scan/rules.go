@@ -130,7 +130,7 @@ func ParseSeverity(s string) (Severity, bool) {
 	return v, v.Rank() > 0
 }
 
-var validID = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
+var validID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`) })
 
 // ParseRules reads a rules file (rules.toml's format). Every problem is an
 // error naming the file's line: a rule without id, severity, message or
@@ -165,7 +165,7 @@ func ParseRules(data []byte) ([]*Rule, error) {
 		}
 		r := &Rule{ID: in.ID, Message: in.Message, Applies: in.Applies, Check: in.Check, Keys: in.Keys, Commands: in.Commands, nonASCII: in.NonASCII, line: line}
 		switch {
-		case !validID.MatchString(in.ID):
+		case !validID().MatchString(in.ID):
 			return nil, fail("id must be lower-case words joined by '-'")
 		case seen[in.ID]:
 			return nil, fail("duplicate id")

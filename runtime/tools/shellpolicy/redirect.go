@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -15,7 +16,7 @@ import (
 var streamDevices = []string{"/dev/null", "/dev/stderr", "/dev/stdin", "/dev/stdout"}
 
 // fdWord matches the word of a file-descriptor duplication: 2>&1, 3<&-, 4>&5-.
-var fdWord = regexp.MustCompile(`^(?:[0-9]+-?|-)$`)
+var fdWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[0-9]+-?|-)$`) })
 
 // checkRedirect refuses a redirection whose target is not a literal path
 // inside the workspace (reads may also use the sandbox's read roots), and a
@@ -41,7 +42,7 @@ func (c *allowCheck) checkRedirect(r *syntax.Redirect) {
 	case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
 		return
 	case syntax.DplIn, syntax.DplOut:
-		if s, ok := literalWord(r.Word); ok && fdWord.MatchString(s) {
+		if s, ok := literalWord(r.Word); ok && fdWord().MatchString(s) {
 			return
 		}
 		read = r.Op == syntax.DplIn // else bash's >&file is &>file

@@ -266,6 +266,8 @@ type parts struct {
 	tools        []agent.Tool
 	perms        *agent.SkillPermissions
 	active       *skills.ActiveSet
+	// extraction waits for the memory extraction (memoryExtractionSoon).
+	extraction func() *agent.Extraction
 }
 
 // watchAfterFirstEvent is the agent's model: with a skill watcher to
@@ -327,17 +329,16 @@ func sessionPolicy(cfg *config.Config, level permissions.Level) permissions.Poli
 func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	cfg := s.cfg
 	// 4. The sandboxes, and Claude Code's settings files (they are read
-	// with the sandbox's forbidden_paths).
+	// with the sandbox's forbidden_paths). The machine's probe starts
+	// first: it runs while the rest of the session is made.
+	box := probeSoon(cfg)
 	p.sb = newSandbox(cfg, &skills.Catalog{})
 	// The forbidden_paths rule, resolved once for the readers below.
 	p.forbidden = p.sb.ForbiddenRule()
 	s.sb = p.sb
 	s.settings = readClaudeSettings(cfg, cfg.Trusted, p.forbidden)
-	s.conf = newConfinement(cfg, p.sb.Control)
-	s.conf.probeSoon()
-	if err := s.conf.makeTemp(); err != nil {
-		return err
-	}
+	s.conf = newConfinementIn(cfg, p.sb.Control, box, p.forbidden)
+	s.conf.prepareSoon() // waited for before the hooks, step 7
 	// 5. MCP servers start first: their processes start up while skills
 	// are discovered.
 	s.mcp = startMCP(ctx, cfg, mcpVisible(p.policy), s.conf.prepareMCP, o.Process.clientVersion(), o.Log)
@@ -370,9 +371,15 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	// sandbox and the installed plugins).
 	s.memory = sessionMemory(ctx, cfg, o.Process, o.Log)
 	s.agentMemory = newSubagentMemories(cfg, o.Process, s.memory, s.subagents)
+	p.extraction = memoryExtractionSoon(cfg, p.sb.Control, s.memory, cfg.Agent.MaxToolOutputChars, o.Log)
 	p.instr = newSessionInstructions(cfg, p.forbidden, o.Notices)
 	p.instrSection = p.instr.section(ctx)
 	s.instr = p.instr
+	// The probe and the session's TMPDIR (step 4), before anything that
+	// may run a command.
+	if err := s.conf.ready(); err != nil {
+		return err
+	}
 	if o.Eval == nil {
 		s.hooks = newHookRunner(cfg, s.settings, s.conf, o.Process.webNet(), o.Notices)
 	}
@@ -471,7 +478,7 @@ func (s *Session) agentOptions(o Options, p *parts) agent.Options {
 		Memory:             memoryIndex(s.memory),
 		MemoryDailyLog:     cfg.Memory.Mode == config.MemoryModeDailyLog,
 		Recall:             autoRecall(cfg, s.memory, s.agentMemory, s.recallModel(o, p)),
-		Extraction:         memoryExtraction(cfg, p.sb.Control, s.memory, cfg.Agent.MaxToolOutputChars, o.Log),
+		Extraction:         p.extraction(),
 		MaxIterations:      maxIter,
 		ParallelTools:      cfg.Agent.ParallelTools,
 		ToolTimeout:        cfg.Agent.ToolTimeout(),

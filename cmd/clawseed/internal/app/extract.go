@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/confine"
@@ -28,20 +29,47 @@ import (
 // CLAWSEED_HOME (a skill root, .claude/, the workspace's .git …), where a
 // memory file could become a skill or a setting; then extraction is off.
 func memoryExtraction(cfg *config.Config, control *tools.ControlPaths, store MemoryStore, maxOutput int, log *slog.Logger) *agent.Extraction {
+	return memoryExtractionSoon(cfg, control, store, maxOutput, log)()
+}
+
+// memoryExtractionSoon is memoryExtraction with its check of the memory
+// folders against the control paths, which stats every control path,
+// started now in the background, so that it overlaps the rest of a
+// session's start. The function it returns waits for
+// the check and makes the extraction; the warning is logged then, in
+// order with the caller's other messages.
+func memoryExtractionSoon(cfg *config.Config, control *tools.ControlPaths, store MemoryStore, maxOutput int, log *slog.Logger) func() *agent.Extraction {
 	if store == nil || cfg.Memory.Extract != "auto" {
-		return nil
+		return func() *agent.Extraction { return nil }
 	}
 	user, project := store.Folders()
 	folders := []string{user}
 	if project != "" {
 		folders = []string{project, user}
 	}
-	for _, f := range folders {
-		if name, ok := memoryControlPath(cfg, control, f); ok {
-			log.Warn("Memory extraction off: the memory folder is inside a control path", "folder", f, "control_path", name)
+	type inControl struct{ folder, name string }
+	checked := make(chan *inControl, 1)
+	go func() {
+		for _, f := range folders {
+			if name, ok := memoryControlPath(cfg, control, f); ok {
+				checked <- &inControl{f, name}
+				return
+			}
+		}
+		checked <- nil
+	}()
+	return sync.OnceValue(func() *agent.Extraction {
+		if in := <-checked; in != nil {
+			log.Warn("Memory extraction off: the memory folder is inside a control path", "folder", in.folder, "control_path", in.name)
 			return nil
 		}
-	}
+		return newMemoryExtraction(cfg, store, folders, maxOutput)
+	})
+}
+
+// newMemoryExtraction is memoryExtraction once its memory folders were found
+// outside the control paths.
+func newMemoryExtraction(cfg *config.Config, store MemoryStore, folders []string, maxOutput int) *agent.Extraction {
 	files := memoryFiles(store)
 	var list []tools.Tool
 	if files != nil {

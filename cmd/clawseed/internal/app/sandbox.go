@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/internal/confine"
 	"github.com/clawseed/clawseed/internal/sandbox"
 	"github.com/clawseed/clawseed/runtime/tools"
 )
@@ -37,8 +38,13 @@ type confinement struct {
 	off      string
 	required bool
 	network  bool
-	// tmp is the session's TMPDIR ("" when none), removed at close.
+	// tmp is the session's TMPDIR ("" when none), removed at close. When
+	// prepareSoon made it, it is read only after ready.
 	tmp string
+	// prepared is closed when prepareSoon's work is done; prepareErr is
+	// makeTemp's error. nil when prepareSoon was not called.
+	prepared   chan struct{}
+	prepareErr error
 	// deny, keep, writable and readOnly make the commands' policy.
 	deny, keep, writable, readOnly []string
 	home                           string
@@ -50,17 +56,44 @@ type confinement struct {
 // newConfinement prepares the sandbox of a session in cfg's workspace;
 // control are its control paths. The machine is probed at the first use.
 func newConfinement(cfg *config.Config, control *tools.ControlPaths) *confinement {
-	c := &confinement{required: cfg.Sandbox.Required, network: cfg.Sandbox.NetworkOn(), home: cfg.Home}
+	return newConfinementIn(cfg, control, newBox(cfg), forbiddenRule(cfg))
+}
+
+// newBox is the OS sandbox of cfg; nil when it is off.
+func newBox(cfg *config.Config) *sandbox.Sandbox {
 	if !cfg.Sandbox.Enabled {
-		c.off = "[sandbox].enabled = false or --no-sandbox"
-		return c
+		return nil
 	}
 	exe := "/proc/self/exe"
 	if runtime.GOOS != "linux" {
 		exe, _ = os.Executable()
 	}
-	c.box = sandbox.New(exe, os.Args[0])
-	c.deny = forbiddenRule(cfg).Entries()
+	return sandbox.New(exe, os.Args[0])
+}
+
+// probeSoon returns cfg's OS sandbox (nil when off) and probes the machine
+// in the background: the probe (a thread taking new namespaces, or the
+// helper started in a user namespace) costs about a millisecond, which then
+// overlaps the rest of a session's start instead of adding to it. The
+// first [confinement.status] waits for it.
+func probeSoon(cfg *config.Config) *sandbox.Sandbox {
+	box := newBox(cfg)
+	if box != nil {
+		go box.Status()
+	}
+	return box
+}
+
+// newConfinementIn is newConfinement with cfg's sandbox box (newBox) and
+// forbidden_paths rule (forbiddenRule), made by the caller.
+func newConfinementIn(cfg *config.Config, control *tools.ControlPaths, box *sandbox.Sandbox, forbidden confine.Forbidden) *confinement {
+	c := &confinement{required: cfg.Sandbox.Required, network: cfg.Sandbox.NetworkOn(), home: cfg.Home}
+	if box == nil {
+		c.off = "[sandbox].enabled = false or --no-sandbox"
+		return c
+	}
+	c.box = box
+	c.deny = forbidden.Entries()
 	if cfg.Home != "" {
 		c.deny = append(c.deny, cfg.Home)
 		c.keep = append(c.keep, filepath.Join(cfg.Home, "skills"))
@@ -108,15 +141,25 @@ func within(p, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
-// probeSoon probes the machine in the background: the probe (a thread
-// taking new namespaces, or the helper started in a user namespace) costs
-// milliseconds, which then overlap skill discovery and the rest of a
-// session's start instead of adding to them; the first [confinement.status]
-// waits for it.
-func (c *confinement) probeSoon() {
-	if c.box != nil {
-		go c.box.Status()
+// prepareSoon makes the session's TMPDIR (makeTemp, which needs the
+// probe's answer: see probeSoon) in the background. Whatever needs it
+// waits for it: ready, called by environ, commandWritable and close, so
+// that no command starts before it is done.
+func (c *confinement) prepareSoon() {
+	c.prepared = make(chan struct{})
+	go func() {
+		defer close(c.prepared)
+		c.prepareErr = c.makeTemp()
+	}()
+}
+
+// ready waits for prepareSoon's work, if any, and returns makeTemp's error.
+func (c *confinement) ready() error {
+	if c.prepared == nil {
+		return nil
 	}
+	<-c.prepared
+	return c.prepareErr
 }
 
 // status is the machine's sandbox status; the zero Status when off.
@@ -194,6 +237,7 @@ func (c *confinement) readOnlyStarter() tools.Starter {
 // commandWritable is what commands may write: the workspace, the
 // session's TMPDIR, [sandbox].writable.
 func (c *confinement) commandWritable() []string {
+	_ = c.ready() // an error fails the session's start: see Session.start
 	if c.tmp == "" {
 		return c.writable
 	}
@@ -247,6 +291,7 @@ func (c *confinement) makeTemp() error {
 
 // environ is base with the session's TMPDIR.
 func (c *confinement) environ(base []string) []string {
+	_ = c.ready() // an error fails the session's start: see Session.start
 	if c.tmp == "" {
 		return base
 	}
@@ -258,6 +303,7 @@ func (c *confinement) environ(base []string) []string {
 
 // close removes the session's TMPDIR and ends the confined threads.
 func (c *confinement) close() error {
+	_ = c.ready() // a TMPDIR made in the background is removed too
 	if c.box != nil {
 		c.box.Close()
 	}

@@ -2,7 +2,9 @@ package app
 
 import (
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -77,5 +79,24 @@ func TestSandboxOff(t *testing.T) {
 	}
 	if err := conf.close(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
 		t.Error(err)
+	}
+}
+
+// TestConfinementOfSession: the session's confinement, made with the
+// sandbox's forbidden_paths rule (Session.start), denies what
+// newConfinement's denies, a link among the entries included.
+func TestConfinementOfSession(t *testing.T) {
+	cfg := config.Default()
+	cfg.Workspace = t.TempDir()
+	cfg.Home = t.TempDir()
+	cfg.Autonomy.ForbiddenPaths = append(cfg.Autonomy.ForbiddenPaths, "secrets", "link")
+	if err := os.Symlink(cfg.Home, filepath.Join(cfg.Workspace, "link")); err != nil {
+		t.Fatal(err)
+	}
+	sb := newSandbox(cfg, &skills.Catalog{})
+	want := newConfinement(cfg, sb.Control).deny
+	got := newConfinementIn(cfg, sb.Control, newBox(cfg), sb.ForbiddenRule()).deny
+	if !slices.Equal(got, want) {
+		t.Errorf("deny = %q, want %q", got, want)
 	}
 }

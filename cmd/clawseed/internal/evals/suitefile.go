@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -348,7 +349,7 @@ func (d *caseDoc) top(file string, keys map[string]*yaml.Node) error {
 }
 
 // evalEnvKey is the form Claude Code requires of an env key.
-var evalEnvKey = regexp.MustCompile(`^EVAL_[A-Z0-9_]*$`)
+var evalEnvKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^EVAL_[A-Z0-9_]*$`) })
 
 // exec decodes the execution fields in keys (under prefix in the key
 // names of errors).
@@ -382,7 +383,7 @@ func (d *caseDoc) exec(file string, keys map[string]*yaml.Node, prefix string) e
 		return &FileError{File: file, Line: n.Line, Key: prefix + "timeout_seconds", Msg: "must be 1 to 3600"}
 	}
 	for k := range d.Env {
-		if !evalEnvKey.MatchString(k) {
+		if !evalEnvKey().MatchString(k) {
 			return &FileError{File: file, Line: keys["env"].Line, Key: prefix + "env." + k, Msg: "keys must match EVAL_[A-Z0-9_]*"}
 		}
 	}
@@ -416,7 +417,7 @@ func shift(n *yaml.Node, off int) {
 }
 
 // yamlLine finds "line N: " in a YAML error.
-var yamlLine = regexp.MustCompile(`line (\d+): `)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+): `) })
 
 // suiteYAMLError turns a YAML error into a FileError at its line.
 func suiteYAMLError(file, key string, err error, lineOffset int) error {
@@ -426,7 +427,7 @@ func suiteYAMLError(file, key string, err error, lineOffset int) error {
 	}
 	msg = strings.TrimPrefix(msg, "yaml: ")
 	line := 0
-	if m := yamlLine.FindStringSubmatchIndex(msg); m != nil {
+	if m := yamlLine().FindStringSubmatchIndex(msg); m != nil {
 		line, _ = strconv.Atoi(msg[m[2]:m[3]])
 		line += lineOffset
 		msg = msg[:m[0]] + msg[m[1]:]
