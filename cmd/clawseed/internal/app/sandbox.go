@@ -38,8 +38,8 @@ type confinement struct {
 	off      string
 	required bool
 	network  bool
-	// tmp is the session's TMPDIR ("" when none), removed at close. When
-	// prepareSoon made it, it is read only after ready.
+	// tmp is the session's TMPDIR ("" when none), removed at close. It is
+	// read through tempDir, which waits for prepareSoon.
 	tmp string
 	// prepared is closed when prepareSoon's work is done; prepareErr is
 	// makeTemp's error. nil when prepareSoon was not called.
@@ -143,8 +143,8 @@ func within(p, dir string) bool {
 
 // prepareSoon makes the session's TMPDIR (makeTemp, which needs the
 // probe's answer: see probeSoon) in the background. Whatever needs it
-// waits for it: ready, called by environ, commandWritable and close, so
-// that no command starts before it is done.
+// waits for it (ready, through tempDir and close), so that no command
+// starts before it is done.
 func (c *confinement) prepareSoon() {
 	c.prepared = make(chan struct{})
 	go func() {
@@ -237,11 +237,18 @@ func (c *confinement) readOnlyStarter() tools.Starter {
 // commandWritable is what commands may write: the workspace, the
 // session's TMPDIR, [sandbox].writable.
 func (c *confinement) commandWritable() []string {
-	_ = c.ready() // an error fails the session's start: see Session.start
-	if c.tmp == "" {
+	tmp := c.tempDir()
+	if tmp == "" {
 		return c.writable
 	}
-	return append(slices.Clip(c.writable), c.tmp)
+	return append(slices.Clip(c.writable), tmp)
+}
+
+// tempDir is the session's TMPDIR ("" when none), waiting for prepareSoon
+// to have made it: every reader of tmp but close goes through it.
+func (c *confinement) tempDir() string {
+	_ = c.ready() // an error fails the session's start: see Session.start
+	return c.tmp
 }
 
 // prepareMCP confines a stdio MCP server (runtime/mcp Options.Prepare): its
@@ -291,12 +298,12 @@ func (c *confinement) makeTemp() error {
 
 // environ is base with the session's TMPDIR.
 func (c *confinement) environ(base []string) []string {
-	_ = c.ready() // an error fails the session's start: see Session.start
-	if c.tmp == "" {
+	tmp := c.tempDir()
+	if tmp == "" {
 		return base
 	}
 	for _, name := range []string{"TMPDIR", "TMP", "TEMP"} {
-		base = setEnv(base, name, c.tmp)
+		base = setEnv(base, name, tmp)
 	}
 	return base
 }
