@@ -41,10 +41,9 @@ type confinement struct {
 	// tmp is the session's TMPDIR ("" when none), removed at close. It is
 	// read through tempDir, which waits for prepareSoon.
 	tmp string
-	// prepared is closed when prepareSoon's work is done; prepareErr is
-	// makeTemp's error. nil when prepareSoon was not called.
-	prepared   chan struct{}
-	prepareErr error
+	// prepared waits for prepareSoon's work and returns makeTemp's error;
+	// nil when prepareSoon was not called.
+	prepared func() error
 	// deny, keep, writable and readOnly make the commands' policy.
 	deny, keep, writable, readOnly []string
 	home                           string
@@ -146,11 +145,7 @@ func within(p, dir string) bool {
 // waits for it (ready, through tempDir and close), so that no command
 // starts before it is done.
 func (c *confinement) prepareSoon() {
-	c.prepared = make(chan struct{})
-	go func() {
-		defer close(c.prepared)
-		c.prepareErr = c.makeTemp()
-	}()
+	c.prepared = soon(c.makeTemp)
 }
 
 // ready waits for prepareSoon's work, if any, and returns makeTemp's error.
@@ -158,8 +153,7 @@ func (c *confinement) ready() error {
 	if c.prepared == nil {
 		return nil
 	}
-	<-c.prepared
-	return c.prepareErr
+	return c.prepared()
 }
 
 // status is the machine's sandbox status; the zero Status when off.
