@@ -48,18 +48,16 @@ func memoryExtractionSoon(cfg *config.Config, control *tools.ControlPaths, store
 		folders = []string{project, user}
 	}
 	type inControl struct{ folder, name string }
-	checked := make(chan *inControl, 1)
-	go func() {
+	checked := soon(func() *inControl {
 		for _, f := range folders {
 			if name, ok := memoryControlPath(cfg, control, f); ok {
-				checked <- &inControl{f, name}
-				return
+				return &inControl{f, name}
 			}
 		}
-		checked <- nil
-	}()
+		return nil
+	})
 	return sync.OnceValue(func() *agent.Extraction {
-		if in := <-checked; in != nil {
+		if in := checked(); in != nil {
 			log.Warn("Memory extraction off: the memory folder is inside a control path", "folder", in.folder, "control_path", in.name)
 			return nil
 		}

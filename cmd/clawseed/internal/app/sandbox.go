@@ -38,13 +38,12 @@ type confinement struct {
 	off      string
 	required bool
 	network  bool
-	// tmp is the session's TMPDIR ("" when none), removed at close. When
-	// prepareSoon made it, it is read only after ready.
+	// tmp is the session's TMPDIR ("" when none), removed at close. It is
+	// read through tempDir, which waits for prepareSoon.
 	tmp string
-	// prepared is closed when prepareSoon's work is done; prepareErr is
-	// makeTemp's error. nil when prepareSoon was not called.
-	prepared   chan struct{}
-	prepareErr error
+	// prepared waits for prepareSoon's work and returns makeTemp's error;
+	// nil when prepareSoon was not called.
+	prepared func() error
 	// deny, keep, writable and readOnly make the commands' policy.
 	deny, keep, writable, readOnly []string
 	home                           string
@@ -143,14 +142,10 @@ func within(p, dir string) bool {
 
 // prepareSoon makes the session's TMPDIR (makeTemp, which needs the
 // probe's answer: see probeSoon) in the background. Whatever needs it
-// waits for it: ready, called by environ, commandWritable and close, so
-// that no command starts before it is done.
+// waits for it (ready, through tempDir and close), so that no command
+// starts before it is done.
 func (c *confinement) prepareSoon() {
-	c.prepared = make(chan struct{})
-	go func() {
-		defer close(c.prepared)
-		c.prepareErr = c.makeTemp()
-	}()
+	c.prepared = soon(c.makeTemp)
 }
 
 // ready waits for prepareSoon's work, if any, and returns makeTemp's error.
@@ -158,8 +153,7 @@ func (c *confinement) ready() error {
 	if c.prepared == nil {
 		return nil
 	}
-	<-c.prepared
-	return c.prepareErr
+	return c.prepared()
 }
 
 // status is the machine's sandbox status; the zero Status when off.
@@ -237,11 +231,18 @@ func (c *confinement) readOnlyStarter() tools.Starter {
 // commandWritable is what commands may write: the workspace, the
 // session's TMPDIR, [sandbox].writable.
 func (c *confinement) commandWritable() []string {
-	_ = c.ready() // an error fails the session's start: see Session.start
-	if c.tmp == "" {
+	tmp := c.tempDir()
+	if tmp == "" {
 		return c.writable
 	}
-	return append(slices.Clip(c.writable), c.tmp)
+	return append(slices.Clip(c.writable), tmp)
+}
+
+// tempDir is the session's TMPDIR ("" when none), waiting for prepareSoon
+// to have made it: every reader of tmp but close goes through it.
+func (c *confinement) tempDir() string {
+	_ = c.ready() // an error fails the session's start: see Session.start
+	return c.tmp
 }
 
 // prepareMCP confines a stdio MCP server (runtime/mcp Options.Prepare): its
@@ -291,12 +292,12 @@ func (c *confinement) makeTemp() error {
 
 // environ is base with the session's TMPDIR.
 func (c *confinement) environ(base []string) []string {
-	_ = c.ready() // an error fails the session's start: see Session.start
-	if c.tmp == "" {
+	tmp := c.tempDir()
+	if tmp == "" {
 		return base
 	}
 	for _, name := range []string{"TMPDIR", "TMP", "TEMP"} {
-		base = setEnv(base, name, c.tmp)
+		base = setEnv(base, name, tmp)
 	}
 	return base
 }

@@ -3,7 +3,6 @@ package app
 import (
 	"log/slog"
 	"path/filepath"
-	"sync"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/skills"
@@ -41,11 +40,9 @@ func openSkillCache(cfg *config.Config, opts skills.Options, proc *Process, log 
 }
 
 // prefetchSkillCache opens the skill cache on another goroutine; the
-// function it returns waits for it.
+// function it returns waits for it (or opens it itself: see soon).
 func prefetchSkillCache(cfg *config.Config, proc *Process, log *slog.Logger) func() *skillCache {
-	done := make(chan *skillCache, 1)
-	go func() { done <- openSkillCache(cfg, skillOptions(cfg), proc, log) }()
-	return sync.OnceValue(func() *skillCache { return <-done })
+	return soon(func() *skillCache { return openSkillCache(cfg, skillOptions(cfg), proc, log) })
 }
 
 // save writes the cache in the background when the last discovery changed

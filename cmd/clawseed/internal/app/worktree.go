@@ -232,8 +232,8 @@ func (c *confinement) worktreeCommands(dir, gitCommonDir string) tools.Starter {
 		return nil
 	}
 	writable := []string{dir, gitCommonDir}
-	if c.tmp != "" {
-		writable = append(writable, c.tmp)
+	if tmp := c.tempDir(); tmp != "" {
+		writable = append(writable, tmp)
 	}
 	writable = append(writable, c.writable[1:]...) // [sandbox].writable, not the workspace
 	return func(ctx context.Context, cmd *exec.Cmd, network bool) (func() error, error) {
