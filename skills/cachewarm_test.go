@@ -24,20 +24,29 @@ type warmChecker struct {
 // how many parses it reused.
 func (c *warmChecker) check(step string) (cat *Catalog, listed, hits int) {
 	c.t.Helper()
-	cache, err := LoadParseCache(c.path, "warm test")
+	cat, cache := discoverThroughFile(c.t, c.opts, c.path, "warm test", step)
+	return cat, cache.listed, cache.hits
+}
+
+// discoverThroughFile discovers opts through the cache file at path (build
+// stamp stamp), as each new process does, fails when the catalog differs
+// from a cold discovery's, saves the cache, and returns both.
+func discoverThroughFile(t *testing.T, opts Options, path, stamp, step string) (*Catalog, *ParseCache) {
+	t.Helper()
+	cache, err := LoadParseCache(path, stamp)
 	if err != nil {
-		c.t.Fatalf("%s: load: %v", step, err)
+		t.Fatalf("%s: load: %v", step, err)
 	}
-	warm := c.opts
+	warm := opts
 	warm.Cache = cache
-	got := Discover(c.t.Context(), warm)
-	if d := cmp.Diff(Discover(c.t.Context(), c.opts), got); d != "" {
-		c.t.Fatalf("%s: warm catalog differs from a cold one (-cold +warm):\n%s", step, d)
+	got := Discover(t.Context(), warm)
+	if d := cmp.Diff(Discover(t.Context(), opts), got); d != "" {
+		t.Fatalf("%s: warm catalog differs from a cold one (-cold +warm):\n%s", step, d)
 	}
-	if err := cache.Save(c.path); err != nil {
-		c.t.Fatalf("%s: save: %v", step, err)
+	if err := cache.Save(path); err != nil {
+		t.Fatalf("%s: save: %v", step, err)
 	}
-	return got, cache.listed, cache.hits
+	return got, cache
 }
 
 // setMtime gives path the modification time of an hour ago, to the
