@@ -100,6 +100,9 @@ func discover(ctx context.Context, opts Options, lim walkLimits) *Catalog {
 	close(w.jobs)
 	wg.Wait()
 	cat := w.assemble(ctx, opts)
+	if ctx.Err() != nil {
+		w.cache.opaque("discovery interrupted") // whatever step noticed it, or none
+	}
 	w.cache.record(w, opts)
 	return cat
 }

@@ -1,6 +1,7 @@
 package skills
 
 import (
+	"context"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -8,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -297,5 +299,39 @@ func TestWalkFileSystemCalls(t *testing.T) {
 	}
 	if checked < 10 {
 		t.Fatalf("only %d walker methods found", checked)
+	}
+}
+
+// cancelInCount is a context whose Err reports cancellation only when
+// asked from countSkillFiles: a cancellation that lands while the last
+// root's passed-over folders are counted.
+type cancelInCount struct{ context.Context }
+
+func (c cancelInCount) Err() error {
+	pc, _, _, _ := runtime.Caller(1)
+	if strings.Contains(runtime.FuncForPC(pc).Name(), "countSkillFiles") {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestReplayNotAfterInterruptedCount (security review): a discovery
+// cancelled while it counts the SKILL.md files it passed over lacks their
+// diagnostic, and is not recorded for the next start to replay.
+func TestReplayNotAfterInterruptedCount(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	root := filepath.Join(base, "root")
+	writeFiles(t, root, map[string]string{
+		"two/SKILL.md":            md("two", "Two."),
+		"two/examples/x/SKILL.md": md("inner", "Not loaded."),
+	})
+	backdate(t, base)
+	opts := discOpts(Root{Path: root, Source: SourceProject, Within: base})
+	warm := opts
+	warm.Cache = NewParseCache()
+	Discover(cancelInCount{context.Background()}, warm)
+	if d := cmp.Diff(Discover(context.Background(), opts), Discover(context.Background(), warm)); d != "" {
+		t.Fatalf("the discovery after the interrupted one differs from a cold one (-cold +warm):\n%s", d)
 	}
 }

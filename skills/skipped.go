@@ -151,6 +151,9 @@ func (w *walker) countSkillFiles(ctx context.Context, rw *rootWalk, dir, real st
 		return
 	}
 	if ctx.Err() != nil {
+		// The count is cut short: the walk's diagnostics are not what
+		// an uninterrupted one gives, and must not be replayed.
+		w.cache.opaque("discovery interrupted")
 		return
 	}
 	*left--

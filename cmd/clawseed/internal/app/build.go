@@ -187,9 +187,6 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 	if err != nil {
 		return nil, err
 	}
-	// The skill cache file is read and decoded on another core while
-	// steps 2-5 run: with thousands of skills it is megabytes.
-	skillCache := prefetchSkillCache(cfg, o.Process, o.Log)
 	model, err := newModel(cfg, resolved, o.Notices) // 2
 	if err != nil {
 		return nil, err
@@ -207,6 +204,11 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 	s := &Session{cfg: cfg, resolved: resolved, notices: o.Notices, proc: o.Process, initial: *resolved, approvesAll: yes}
 	s.debug = &debugLog{workspace: cfg.Workspace}
 	o.Log = slog.New(teeHandler{next: o.Log.Handler(), debug: s.debug})
+	// The skill cache file is read and decoded on another core while
+	// steps 3-5 run: with thousands of skills it is megabytes. Started
+	// after the log joins the session's debug log, which its load and
+	// save failures belong in.
+	skillCache := prefetchSkillCache(cfg, o.Process, o.Log)
 	s.bgCtx, s.bgCancel = context.WithCancel(ctx)
 	if err := s.open(ctx, o.Resume); err != nil { // 3
 		return nil, err
@@ -341,6 +343,10 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	s.conf.prepareSoon() // waited for before the hooks, step 7
 	// 5. MCP servers start first: their processes start up while skills
 	// are discovered.
+	// They do not wait for the session's TMPDIR (prepareSoon): each server
+	// gets its own state folder as TMPDIR, and prepareMCP waits for the
+	// sandbox probe. Should the TMPDIR fail, Build fails at step 7 and its
+	// Shutdown stops the servers already started.
 	s.mcp = startMCP(ctx, cfg, mcpVisible(p.policy), s.conf.prepareMCP, o.Process.clientVersion(), o.Log)
 	// 6. Skills.
 	p.reloader = &skillReloader{cfg: cfg, sb: p.sb, cache: p.skillCache(), mcp: s.mcp}
