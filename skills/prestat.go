@@ -49,38 +49,30 @@ func (r *cacheRun) prestat() {
 	// core, into one array of skills per chunk, rather than one at a time
 	// by the walker.
 	entRes := make([]preResult, len(ents))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range max(1, runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			var stat statter
-			for {
-				start := int(next.Add(preStatChunk)) - preStatChunk
-				if start >= n {
-					return
+	onEveryCore(n, preStatChunk, func() func(lo, hi int) bool {
+		var stat statter
+		return func(lo, hi int) bool {
+			var slab []Skill
+			for i := lo; i < hi; i++ {
+				if i < len(dirs) {
+					dirStamps[i], dirOK[i] = stat.dir(dirPaths[i])
+					continue
 				}
-				var slab []Skill
-				for i := start; i < min(start+preStatChunk, n); i++ {
-					if i < len(dirs) {
-						dirStamps[i], dirOK[i] = stat.dir(dirPaths[i])
-						continue
+				j := i - len(dirs)
+				if now, ok := stat.files(entDirs[j], ents[j].stamps, nil); ok && len(now) > 0 {
+					entStamps[j] = now
+				}
+				if e := ents[j]; e.raw != "" && sameFiles(e.stamps, entStamps[j]) {
+					if slab == nil {
+						slab = make([]Skill, preStatChunk)
 					}
-					j := i - len(dirs)
-					if now, ok := stat.files(entDirs[j], ents[j].stamps, nil); ok && len(now) > 0 {
-						entStamps[j] = now
-					}
-					if e := ents[j]; e.raw != "" && sameFiles(e.stamps, entStamps[j]) {
-						if slab == nil {
-							slab = make([]Skill, preStatChunk)
-						}
-						res := &entRes[j]
-						res.skill, res.diags, res.ok = decodeResult(entDirs[j], e.raw, &slab[i-start])
-					}
+					res := &entRes[j]
+					res.skill, res.diags, res.ok = decodeResult(entDirs[j], e.raw, &slab[i-lo])
 				}
 			}
-		})
-	}
-	wg.Wait()
+			return true
+		}
+	})
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, e := range dirs {
@@ -90,6 +82,32 @@ func (r *cacheRun) prestat() {
 		e.pre, e.preGen = entStamps[i], r.gen
 		e.preSkill, e.preDiags, e.preDecoded = entRes[i].skill, entRes[i].diags, entRes[i].ok
 	}
+}
+
+// onEveryCore runs the work of [0, n) in chunks of chunk on GOMAXPROCS
+// goroutines, each with the chunk function worker returns (so that it
+// keeps its own buffers), until every chunk is done or one returns false.
+// It reports whether none did.
+func onEveryCore(n, chunk int, worker func() func(lo, hi int) bool) bool {
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			do := worker()
+			for !failed.Load() {
+				lo := int(next.Add(int64(chunk))) - chunk
+				if lo >= n {
+					return
+				}
+				if !do(lo, min(lo+chunk, n)) {
+					failed.Store(true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return !failed.Load()
 }
 
 // A preResult is an entry decoded by the pre-stat.

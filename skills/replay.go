@@ -8,11 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 )
 
 // A warm start whose skill folders are unchanged replays the last walk
@@ -328,51 +325,36 @@ func (snap *walkSnapshot) verify() (skills []*Skill, diags [][]Diagnostic, ok bo
 	}
 	skills = make([]*Skill, len(snap.ents))
 	diags = make([][]Diagnostic, len(snap.ents))
-	n := len(snap.dirs) + len(snap.ents)
-	var next atomic.Int64
-	var failed atomic.Bool
-	var wg sync.WaitGroup
-	for range max(1, runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			var stat statter
-			var now []fileStamp
-			for !failed.Load() {
-				start := int(next.Add(verifyChunk)) - verifyChunk
-				if start >= n {
-					return
+	ok = onEveryCore(len(snap.dirs)+len(snap.ents), verifyChunk, func() func(lo, hi int) bool {
+		var stat statter
+		var now []fileStamp
+		return func(lo, hi int) bool {
+			var slab []Skill
+			for i := lo; i < hi; i++ {
+				if i < len(snap.dirs) {
+					d := snap.dirs[i]
+					if st, ok := stat.dir(d.path); !ok || st != d.e.stamp {
+						return false
+					}
+					continue
 				}
-				var slab []Skill
-				for i := start; i < min(start+verifyChunk, n); i++ {
-					if i < len(snap.dirs) {
-						d := snap.dirs[i]
-						if st, ok := stat.dir(d.path); !ok || st != d.e.stamp {
-							failed.Store(true)
-							return
-						}
-						continue
-					}
-					j := i - len(snap.dirs)
-					le := snap.ents[j]
-					var ok bool
-					if now, ok = stat.files(le.key.dir, le.e.stamps, now); !ok || !sameFiles(le.e.stamps, now) {
-						failed.Store(true)
-						return
-					}
-					if slab == nil {
-						slab = make([]Skill, verifyChunk)
-					}
-					s, ds, ok := decodeResult(le.key.dir, le.e.raw, &slab[i-start])
-					if !ok {
-						failed.Store(true)
-						return
-					}
-					skills[j], diags[j] = s, ds
+				j := i - len(snap.dirs)
+				le := snap.ents[j]
+				var ok bool
+				if now, ok = stat.files(le.key.dir, le.e.stamps, now); !ok || !sameFiles(le.e.stamps, now) {
+					return false
+				}
+				if slab == nil {
+					slab = make([]Skill, verifyChunk)
+				}
+				if skills[j], diags[j], ok = decodeResult(le.key.dir, le.e.raw, &slab[i-lo]); !ok {
+					return false
 				}
 			}
-		})
-	}
-	wg.Wait()
-	return skills, diags, !failed.Load()
+			return true
+		}
+	})
+	return skills, diags, ok
 }
 
 // encodeSnapshot writes the snapshot after the listings: a 1 byte and the

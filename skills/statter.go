@@ -1,10 +1,7 @@
 package skills
 
 import (
-	"io/fs"
 	"os"
-
-	"github.com/clawseed/clawseed/internal/filestamp"
 )
 
 // A statter takes the stamps of a warm start's directories and skill
@@ -53,19 +50,16 @@ func (s *statter) files(dir string, stamps []fileStamp, out []fileStamp) ([]file
 	return out, true
 }
 
-// statOS is the portable stat: os.Stat or os.Lstat.
+// statOS is the portable stat: os.Stat or os.Lstat, stamped as
+// dirStamp stamps (the whole mode).
 func statOS(path string, follow bool) (fileStamp, bool) {
-	var fi fs.FileInfo
-	var err error
+	stat := os.Lstat
 	if follow {
-		fi, err = os.Stat(path)
-	} else {
-		fi, err = os.Lstat(path)
+		stat = os.Stat
 	}
+	fi, err := stat(path)
 	if err != nil {
 		return fileStamp{}, false
 	}
-	st := fileStamp{mode: fi.Mode(), size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	st.dev, st.ino, st.ctime = filestamp.Identity(fi)
-	return st, true
+	return dirStamp(fi), true
 }

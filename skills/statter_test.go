@@ -3,7 +3,6 @@ package skills
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 )
 
@@ -25,7 +24,7 @@ func TestStatterMatchesOS(t *testing.T) {
 	must(os.Symlink("d", filepath.Join(dir, "linkdir")))
 	must(os.Symlink("f", filepath.Join(dir, "linkfile")))
 	must(os.Symlink("missing", filepath.Join(dir, "dangling")))
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600); err != nil {
+	if err := mkfifo(filepath.Join(dir, "fifo")); err != nil {
 		t.Logf("no fifo: %v", err)
 	}
 	must(os.WriteFile(filepath.Join(dir, "exec"), []byte("z"), 0o4755))
