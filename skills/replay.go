@@ -102,6 +102,16 @@ type walkSnapshot struct {
 	dirs   []loadedDir
 	ents   []loadedEntry
 	events []snapEvent
+	// checked is the outcome of [ParseCache.Preverify], until the
+	// discovery it was made for takes it (c.mu guards it).
+	checked *verified
+}
+
+// verified is what [walkSnapshot.verify] found.
+type verified struct {
+	skills []*Skill
+	diags  [][]Diagnostic
+	ok     bool
 }
 
 // A snapEvent is a diagnostic (diag set) or the skill folder of ents[ent]
@@ -252,7 +262,14 @@ func (c *ParseCache) replay(ctx context.Context, opts Options, lim walkLimits) (
 	if snap == nil || snap.key != walkKey(opts, maxBytes, lim) || !snap.fits(len(opts.Roots)) || ctx.Err() != nil {
 		return nil, false
 	}
-	skills, diags, ok := snap.verify()
+	c.mu.Lock()
+	v := snap.checked
+	snap.checked = nil
+	c.mu.Unlock()
+	if v == nil {
+		v = snap.verify()
+	}
+	skills, diags, ok := v.skills, v.diags, v.ok
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !ok || c.snap != snap || c.gen != snap.gen {
@@ -290,6 +307,32 @@ func (c *ParseCache) replay(ctx context.Context, opts Options, lim walkLimits) (
 	return w.assemble(ctx, opts), true
 }
 
+// Preverify makes the next discovery's replay check now, on every core:
+// a start calls it on another goroutine as soon as the cache is loaded, so
+// that the check runs while the rest of the session is made instead of
+// after it. A check made a little before the discovery is as good as one
+// made at it: a change after the check is one after the discovery, which
+// the next start sees. The check serves one discovery of the cache's
+// current generation, with the recorded options (others check again or
+// walk); it does nothing when there is no recorded walk.
+func (c *ParseCache) Preverify() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	snap, gen := c.snap, c.gen
+	c.mu.Unlock()
+	if snap == nil || snap.gen != gen {
+		return
+	}
+	v := snap.verify()
+	c.mu.Lock()
+	if c.snap == snap && c.gen == gen {
+		snap.checked = v
+	}
+	c.mu.Unlock()
+}
+
 // fits reports whether the events index roots roots and each entry once
 // at most, as a recorded walk's do.
 func (snap *walkSnapshot) fits(roots int) bool {
@@ -310,22 +353,23 @@ func (snap *walkSnapshot) fits(roots int) bool {
 const verifyChunk = 64
 
 // verify re-observes every witness of the snapshot and decodes its skill
-// entries on the way, on every core; ok is false at the first difference.
-func (snap *walkSnapshot) verify() (skills []*Skill, diags [][]Diagnostic, ok bool) {
+// entries on the way, on every core; its ok is false at the first
+// difference.
+func (snap *walkSnapshot) verify() *verified {
 	for _, p := range snap.absent {
 		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, false
+			return &verified{}
 		}
 	}
 	for _, l := range snap.links {
 		real, err := filepath.EvalSymlinks(l.path)
 		if real != l.real || errText(err) != l.err {
-			return nil, nil, false
+			return &verified{}
 		}
 	}
-	skills = make([]*Skill, len(snap.ents))
-	diags = make([][]Diagnostic, len(snap.ents))
-	ok = onEveryCore(len(snap.dirs)+len(snap.ents), verifyChunk, func() func(lo, hi int) bool {
+	skills := make([]*Skill, len(snap.ents))
+	diags := make([][]Diagnostic, len(snap.ents))
+	ok := onEveryCore(len(snap.dirs)+len(snap.ents), verifyChunk, func() func(lo, hi int) bool {
 		var stat statter
 		var now []fileStamp
 		return func(lo, hi int) bool {
@@ -354,7 +398,7 @@ func (snap *walkSnapshot) verify() (skills []*Skill, diags [][]Diagnostic, ok bo
 			return true
 		}
 	})
-	return skills, diags, ok
+	return &verified{skills: skills, diags: diags, ok: ok}
 }
 
 // encodeSnapshot writes the snapshot after the listings: a 1 byte and the

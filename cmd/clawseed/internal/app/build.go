@@ -187,6 +187,9 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 	if err != nil {
 		return nil, err
 	}
+	// The skill cache is loaded and checked on other cores while steps
+	// 2-5 run ([prefetchSkillCache]).
+	skillCache := prefetchSkillCache(cfg, o.Process)
 	model, err := newModel(cfg, resolved, o.Notices) // 2
 	if err != nil {
 		return nil, err
@@ -204,11 +207,6 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 	s := &Session{cfg: cfg, resolved: resolved, notices: o.Notices, proc: o.Process, initial: *resolved, approvesAll: yes}
 	s.debug = &debugLog{workspace: cfg.Workspace}
 	o.Log = slog.New(teeHandler{next: o.Log.Handler(), debug: s.debug})
-	// The skill cache file is read and decoded on another core while
-	// steps 3-5 run: with thousands of skills it is megabytes. Started
-	// after the log joins the session's debug log, which its load and
-	// save failures belong in.
-	skillCache := prefetchSkillCache(cfg, o.Process, o.Log)
 	s.bgCtx, s.bgCancel = context.WithCancel(ctx)
 	if err := s.open(ctx, o.Resume); err != nil { // 3
 		return nil, err
@@ -256,7 +254,7 @@ type parts struct {
 	summarizer   agent.Model
 	summaryModel string
 	// skillCache waits for the skill cache file ([prefetchSkillCache]).
-	skillCache func() *skillCache
+	skillCache func(log *slog.Logger) *skillCache
 	sb         *tools.Sandbox
 	// forbidden is sb's forbidden_paths rule, resolved once for the
 	// readers Build makes (settings, subagents, instructions, skills).
@@ -349,7 +347,7 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	// Shutdown stops the servers already started.
 	s.mcp = startMCP(ctx, cfg, mcpVisible(p.policy), s.conf.prepareMCP, o.Process.clientVersion(), o.Log)
 	// 6. Skills.
-	p.reloader = &skillReloader{cfg: cfg, sb: p.sb, cache: p.skillCache(), mcp: s.mcp}
+	p.reloader = &skillReloader{cfg: cfg, sb: p.sb, cache: p.skillCache(o.Log), mcp: s.mcp}
 	began := time.Now()
 	p.reloader.edit = o.Eval.catalog // an eval run's catalog: EvalRun
 	if o.Catalog != nil {

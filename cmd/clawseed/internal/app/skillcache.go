@@ -26,23 +26,51 @@ type skillCache struct {
 }
 
 // openSkillCache loads the cache file for opts' roots, stamped with the
-// process's build.
+// process's build; a file it cannot use is a debug line of log.
 func openSkillCache(cfg *config.Config, opts skills.Options, proc *Process, log *slog.Logger) *skillCache {
-	if cfg.Home == "" {
-		return &skillCache{cache: skills.NewParseCache(), log: log, proc: proc, hashes: lock.NewHashCache()}
-	}
-	path := filepath.Join(cfg.Home, "cache", skills.CacheFileName(opts))
-	c, err := skills.LoadParseCache(path, skills.BuildStamp(proc.version()))
+	c, err := loadSkillCache(cfg, opts, proc)
+	c.log = log
 	if err != nil {
 		log.Debug("Skill cache not used", "error", err)
 	}
-	return &skillCache{cache: c, path: path, log: log, proc: proc, hashes: lock.NewHashCache()}
+	return c
 }
 
-// prefetchSkillCache opens the skill cache on another goroutine; the
-// function it returns waits for it (or opens it itself: see soon).
-func prefetchSkillCache(cfg *config.Config, proc *Process, log *slog.Logger) func() *skillCache {
-	return soon(func() *skillCache { return openSkillCache(cfg, skillOptions(cfg), proc, log) })
+// loadSkillCache is openSkillCache without the log: the cache and why its
+// file was not used.
+func loadSkillCache(cfg *config.Config, opts skills.Options, proc *Process) (*skillCache, error) {
+	if cfg.Home == "" {
+		return &skillCache{cache: skills.NewParseCache(), proc: proc, hashes: lock.NewHashCache()}, nil
+	}
+	path := filepath.Join(cfg.Home, "cache", skills.CacheFileName(opts))
+	c, err := skills.LoadParseCache(path, skills.BuildStamp(proc.version()))
+	return &skillCache{cache: c, path: path, proc: proc, hashes: lock.NewHashCache()}, err
+}
+
+// prefetchSkillCache opens the skill cache on another goroutine, and checks
+// there what the discovery will replay ([skills.ParseCache.Preverify]),
+// while the rest of the session is made: with thousands of skills that is
+// megabytes to decode and thousands of stats. The function it returns
+// waits for it (or does it itself: see soon) and logs to log, which the
+// session's debug log has joined by then, why the file was not used.
+func prefetchSkillCache(cfg *config.Config, proc *Process) func(log *slog.Logger) *skillCache {
+	type loaded struct {
+		c   *skillCache
+		err error
+	}
+	load := soon(func() loaded {
+		c, err := loadSkillCache(cfg, skillOptions(cfg), proc)
+		c.cache.Preverify()
+		return loaded{c, err}
+	})
+	return func(log *slog.Logger) *skillCache {
+		l := load()
+		l.c.log = log
+		if l.err != nil {
+			log.Debug("Skill cache not used", "error", l.err)
+		}
+		return l.c
+	}
 }
 
 // save writes the cache in the background when the last discovery changed
