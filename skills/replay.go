@@ -369,8 +369,7 @@ func (snap *walkSnapshot) verify() *verified {
 	}
 	skills := make([]*Skill, len(snap.ents))
 	diags := make([][]Diagnostic, len(snap.ents))
-	ok := onEveryCore(len(snap.dirs)+len(snap.ents), verifyChunk, func() func(lo, hi int) bool {
-		var stat statter
+	ok := onEveryCore(len(snap.dirs)+len(snap.ents), verifyChunk, func(stat *statter) func(lo, hi int) bool {
 		var now []fileStamp
 		return func(lo, hi int) bool {
 			var slab []Skill

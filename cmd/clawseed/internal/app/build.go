@@ -161,15 +161,18 @@ func (p *Process) clientVersion() string {
 //  4. the sandboxes: the file tools' and the OS's (need the configuration);
 //  5. the MCP servers (need the policy and the OS sandbox), started first
 //     so that they start up while skills are discovered;
-//  6. the skills: reloader, cache and catalog (need the file sandbox,
+//  6. what needs no catalog, made while the skill cache is loaded and
+//     checked on other cores: memory and the project instructions (need
+//     the configuration), the installed plugins, the hook runner (needs
+//     the OS sandbox: hook commands run in it), and the tools (need the
+//     sandboxes, the model chain, memory and the usage sink);
+//  7. the skills: reloader, cache and catalog (need the file sandbox,
 //     which they widen to the skill directories), then the subagent
-//     definitions (need the catalog's and the installed plugins' folders);
-//  7. memory and the project instructions (need the configuration), and
-//     the hook runner (needs the OS sandbox: hook commands run in it; and
-//     the installed plugins, whose hooks it runs);
-//  8. the tools (need the sandboxes, the model chain, memory and the usage
-//     sink) and the active skill set (needs the catalog, the sandboxes and
-//     the session id);
+//     definitions (need the catalog's and the installed plugins' folders)
+//     and their memories;
+//  8. the permission rules (need the tools and the subagents) and the
+//     active skill set (needs the catalog, the sandboxes and the session
+//     id);
 //  9. the agent (needs everything above); then the resumed session is put
 //     back, or the always-on skills are activated, and the SessionStart
 //     hooks run.
@@ -188,7 +191,7 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 		return nil, err
 	}
 	// The skill cache is loaded and checked on other cores while steps
-	// 2-5 run ([prefetchSkillCache]).
+	// 2-6 run ([prefetchSkillCache]).
 	skillCache := prefetchSkillCache(cfg, o.Process)
 	model, err := newModel(cfg, resolved, o.Notices) // 2
 	if err != nil {
@@ -338,15 +341,45 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	s.sb = p.sb
 	s.settings = readClaudeSettings(cfg, cfg.Trusted, p.forbidden)
 	s.conf = newConfinementIn(cfg, p.sb.Control, box, p.forbidden)
-	s.conf.prepareSoon() // waited for before the hooks, step 7
+	s.conf.prepareSoon() // waited for before the hooks, step 6
 	// 5. MCP servers start first: their processes start up while skills
 	// are discovered.
 	// They do not wait for the session's TMPDIR (prepareSoon): each server
 	// gets its own state folder as TMPDIR, and prepareMCP waits for the
-	// sandbox probe. Should the TMPDIR fail, Build fails at step 7 and its
+	// sandbox probe. Should the TMPDIR fail, Build fails at step 6 and its
 	// Shutdown stops the servers already started.
 	s.mcp = startMCP(ctx, cfg, mcpVisible(p.policy), s.conf.prepareMCP, o.Process.clientVersion(), o.Log)
-	// 6. Skills.
+	// 6. What needs no catalog is made while the skill cache is loaded
+	// and checked on the other cores ([prefetchSkillCache]): memory, the
+	// project instructions, the plugins installed with Claude Code (their
+	// skills are among the roots of step 7; kept for their hooks and
+	// agents), the hooks (need the OS sandbox), and the tools, with the
+	// sink of llm_task's usage, which agent.New connects.
+	s.memory = sessionMemory(ctx, cfg, o.Process, o.Log)
+	p.extraction = memoryExtractionSoon(cfg, p.sb.Control, s.memory, cfg.Agent.MaxToolOutputChars, o.Log)
+	p.instr = newSessionInstructions(cfg, p.forbidden, o.Notices)
+	p.instrSection = p.instr.section(ctx)
+	s.instr = p.instr
+	s.plugins = installedPlugins(cfg, func(msg string) {
+		if o.Notices != nil {
+			fmt.Fprintln(o.Notices, "clawseed: warning: "+termtext.EscapeLine(msg))
+		}
+	})
+	// The probe and the session's TMPDIR (step 4), before anything that
+	// may run a command.
+	if err := s.conf.ready(); err != nil {
+		return err
+	}
+	if o.Eval == nil {
+		s.hooks = newHookRunner(cfg, s.settings, s.conf, o.Process.webNet(), o.Notices)
+	}
+	s.hookSession()
+	p.usage = &agent.UsageSink{}
+	p.tools = buildTools(toolEnv{
+		cfg: cfg, sb: p.sb, conf: s.conf, model: p.model, modelName: s.resolved.Model, notices: o.Notices,
+		usage: p.usage, memory: s.memory, proc: o.Process,
+	})
+	// 7. Skills.
 	p.reloader = &skillReloader{cfg: cfg, sb: p.sb, cache: p.skillCache(o.Log), mcp: s.mcp}
 	began := time.Now()
 	p.reloader.edit = o.Eval.catalog // an eval run's catalog: EvalRun
@@ -361,41 +394,12 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	if o.Watch {
 		p.reloader.startWatch = func(roots []skills.Root) *watch.Watcher { return watchSkills(ctx, cfg, roots, o.Log) }
 	}
-	// The plugins installed with Claude Code (their skills are among the
-	// roots above), kept for their hooks and agents.
-	s.plugins = installedPlugins(cfg, func(msg string) {
-		if o.Notices != nil {
-			fmt.Fprintln(o.Notices, "clawseed: warning: "+termtext.EscapeLine(msg))
-		}
-	})
 	// Subagent definitions, with the plugins' agents/ folders; fixed for
-	// the session.
+	// the session; and their memories.
 	s.subagents = loadSubagents(ctx, agentFolders(cfg, s.catalog), p.forbidden)
-	// 7. Memory, the project instructions, and the hooks (need the OS
-	// sandbox and the installed plugins).
-	s.memory = sessionMemory(ctx, cfg, o.Process, o.Log)
 	s.agentMemory = newSubagentMemories(cfg, o.Process, s.memory, s.subagents)
-	p.extraction = memoryExtractionSoon(cfg, p.sb.Control, s.memory, cfg.Agent.MaxToolOutputChars, o.Log)
-	p.instr = newSessionInstructions(cfg, p.forbidden, o.Notices)
-	p.instrSection = p.instr.section(ctx)
-	s.instr = p.instr
-	// The probe and the session's TMPDIR (step 4), before anything that
-	// may run a command.
-	if err := s.conf.ready(); err != nil {
-		return err
-	}
-	if o.Eval == nil {
-		s.hooks = newHookRunner(cfg, s.settings, s.conf, o.Process.webNet(), o.Notices)
-	}
-	s.hookSession()
-	// 8. The tools, with the sink of llm_task's usage, and the active set,
-	// with the permission check: both are connected by agent.New.
-	p.usage = &agent.UsageSink{}
-	p.tools = buildTools(toolEnv{
-		cfg: cfg, sb: p.sb, conf: s.conf, model: p.model, modelName: s.resolved.Model, notices: o.Notices,
-		usage: p.usage, memory: s.memory, proc: o.Process,
-	})
-	// The permission rules, with the tools they name.
+	// 8. The permission rules, with the tools they name, and the active
+	// set, with the permission check that agent.New connects.
 	s.perms = sessionPermissions(cfg, s.settings, visibleTools(cfg, p.policy, p.tools, s.subagents))
 	s.perms.notify(o.Notices)
 	p.perms = &agent.SkillPermissions{}
