@@ -16,6 +16,9 @@ type Options struct {
 	Roots []Root
 	// Builtins adds the skills compiled into the binary at the lowest priority.
 	Builtins bool
+	// BuiltinSet, when set, holds those skills already parsed
+	// ([ParseBuiltins]); nil parses them.
+	BuiltinSet *BuiltinSkills
 	// MaxFileBytes caps SKILL.md and manifest.toml; 0 means [DefaultMaxFileBytes].
 	MaxFileBytes int64
 	// Excluded names are kept in the catalog with StatusHidden and reason

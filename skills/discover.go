@@ -482,13 +482,16 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 		}
 	}
 	if opts.Builtins {
-		for _, name := range builtinNames() {
-			s, diags := loadBuiltin(name)
+		set := opts.BuiltinSet
+		if set == nil {
+			set = ParseBuiltins()
+		}
+		set.each(func(s *Skill, diags []Diagnostic) {
 			cat.Diagnostics = append(cat.Diagnostics, diags...)
 			if s != nil {
 				claim(s)
 			}
-		}
+		})
 	}
 	for _, s := range commands {
 		claim(s)

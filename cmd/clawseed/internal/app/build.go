@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
@@ -91,6 +92,9 @@ type Process struct {
 	// gcRestore turns garbage collection back on after the start
 	// (startgc.go); nil when DeferGC was not called.
 	gcRestore func()
+	// early is the skill cache work PrefetchSkills started
+	// (skillcache_early.go).
+	early atomic.Pointer[earlySkillCache]
 }
 
 // Wait waits for the work the process's sessions left running in the
@@ -379,8 +383,12 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 		cfg: cfg, sb: p.sb, conf: s.conf, model: p.model, modelName: s.resolved.Model, notices: o.Notices,
 		usage: p.usage, memory: s.memory, proc: o.Process,
 	})
-	// 7. Skills.
-	p.reloader = &skillReloader{cfg: cfg, sb: p.sb, cache: p.skillCache(o.Log), mcp: s.mcp}
+	// 7. Skills. The built-ins are parsed before waiting for the cache.
+	p.reloader = &skillReloader{cfg: cfg, sb: p.sb, mcp: s.mcp}
+	if builtinsOn(cfg) {
+		p.reloader.builtins = skills.ParseBuiltins()
+	}
+	p.reloader.cache = p.skillCache(o.Log)
 	began := time.Now()
 	p.reloader.edit = o.Eval.catalog // an eval run's catalog: EvalRun
 	if o.Catalog != nil {

@@ -25,52 +25,63 @@ type skillCache struct {
 	hashes *lock.HashCache
 }
 
-// openSkillCache loads the cache file for opts' roots, stamped with the
-// process's build; a file it cannot use is a debug line of log.
-func openSkillCache(cfg *config.Config, opts skills.Options, proc *Process, log *slog.Logger) *skillCache {
-	c, err := loadSkillCache(cfg, opts, proc)
-	c.log = log
-	if err != nil {
-		log.Debug("Skill cache not used", "error", err)
-	}
-	return c
-}
-
-// loadSkillCache is openSkillCache without the log: the cache and why its
-// file was not used.
-func loadSkillCache(cfg *config.Config, opts skills.Options, proc *Process) (*skillCache, error) {
+// skillCachePath is the cache file of opts' roots in cfg's CLAWSEED_HOME,
+// "" when there is none.
+func skillCachePath(cfg *config.Config, opts skills.Options) string {
 	if cfg.Home == "" {
-		return &skillCache{cache: skills.NewParseCache(), proc: proc, hashes: lock.NewHashCache()}, nil
+		return ""
 	}
-	path := filepath.Join(cfg.Home, "cache", skills.CacheFileName(opts))
-	c, err := skills.LoadParseCache(path, skills.BuildStamp(proc.version()))
-	return &skillCache{cache: c, path: path, proc: proc, hashes: lock.NewHashCache()}, err
+	return filepath.Join(cfg.Home, "cache", skills.CacheFileName(opts))
 }
 
-// prefetchSkillCache opens the skill cache on another goroutine, and checks
-// there what the discovery will replay ([skills.ParseCache.Preverify]),
-// while the rest of the session is made: with thousands of skills that is
-// megabytes to decode and thousands of stats. The function it returns
-// waits for it (or does it itself: see soon) and logs to log, which the
-// session's debug log has joined by then, why the file was not used.
+// A loadedSkillCache is a cache file loaded, or why it was not used.
+type loadedSkillCache struct {
+	c   *skillCache
+	err error
+}
+
+// loadSkillCache loads the cache file path ("": none, an empty cache).
+func loadSkillCache(path string, proc *Process) loadedSkillCache {
+	if path == "" {
+		return loadedSkillCache{c: &skillCache{cache: skills.NewParseCache(), proc: proc, hashes: lock.NewHashCache()}}
+	}
+	c, err := skills.LoadParseCache(path, skills.BuildStamp(proc.version()))
+	return loadedSkillCache{c: &skillCache{cache: c, path: path, proc: proc, hashes: lock.NewHashCache()}, err: err}
+}
+
+// open gives the cache the log its saves report to, and logs there why
+// the file was not used.
+func (l loadedSkillCache) open(log *slog.Logger) *skillCache {
+	l.c.log = log
+	if l.err != nil {
+		log.Debug("Skill cache not used", "error", l.err)
+	}
+	return l.c
+}
+
+// loadChecked loads the cache file path and checks what the discovery
+// will replay ([skills.ParseCache.Preverify]).
+func loadChecked(path string, proc *Process) loadedSkillCache {
+	l := loadSkillCache(path, proc)
+	l.c.cache.Preverify()
+	return l
+}
+
+// prefetchSkillCache opens the skill cache of a session of cfg on other
+// cores, and checks there what the discovery will replay, while the rest
+// of the session is made: with thousands of skills that is megabytes to
+// decode and thousands of stats. It takes over the work
+// [Process.PrefetchSkills] started when that was for the same file. The
+// function it returns waits for it (or does it itself: see soon) and logs
+// to log, which the session's debug log has joined by then, why the file
+// was not used.
 func prefetchSkillCache(cfg *config.Config, proc *Process) func(log *slog.Logger) *skillCache {
-	type loaded struct {
-		c   *skillCache
-		err error
+	path := skillCachePath(cfg, skillOptions(cfg))
+	load := proc.takeEarlySkillCache(path)
+	if load == nil {
+		load = soon(func() loadedSkillCache { return loadChecked(path, proc) })
 	}
-	load := soon(func() loaded {
-		c, err := loadSkillCache(cfg, skillOptions(cfg), proc)
-		c.cache.Preverify()
-		return loaded{c, err}
-	})
-	return func(log *slog.Logger) *skillCache {
-		l := load()
-		l.c.log = log
-		if l.err != nil {
-			log.Debug("Skill cache not used", "error", l.err)
-		}
-		return l.c
-	}
+	return func(log *slog.Logger) *skillCache { return load().open(log) }
 }
 
 // save writes the cache in the background when the last discovery changed
