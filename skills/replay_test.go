@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -333,5 +334,70 @@ func TestReplayNotAfterInterruptedCount(t *testing.T) {
 	Discover(cancelInCount{context.Background()}, warm)
 	if d := cmp.Diff(Discover(context.Background(), opts), Discover(context.Background(), warm)); d != "" {
 		t.Fatalf("the discovery after the interrupted one differs from a cold one (-cold +warm):\n%s", d)
+	}
+}
+
+// TestPreverify: a check made ahead by Preverify serves the discovery that
+// follows, once: that discovery replays without stat'ing again (a change
+// made after the check is the next discovery's to see), a check that found
+// a change makes it walk, and a check of a recorded walk that another walk
+// has replaced is not used.
+func TestPreverify(t *testing.T) {
+	t.Parallel()
+	opts, base := replayTree(t)
+	first := opts.Roots[0].Path
+	path := filepath.Join(t.TempDir(), "cache.bin")
+	record := func(step string) (Options, *ParseCache) {
+		t.Helper()
+		backdate(t, base)
+		discoverThroughFile(t, opts, path, "preverify test", step)
+		c, err := LoadParseCache(path, "preverify test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := opts
+		o.Cache = c
+		return o, c
+	}
+	has := func(cat *Catalog, name string) bool {
+		return slices.ContainsFunc(cat.Skills, func(s *Skill) bool { return s.Name == name })
+	}
+	remove := func(rel string) {
+		t.Helper()
+		if err := os.RemoveAll(filepath.Join(first, rel)); err != nil {
+			t.Fatal(err)
+		}
+		backdate(t, base)
+	}
+
+	// Checked, then changed: the discovery uses the check.
+	o, c := record("checked, then changed")
+	c.Preverify()
+	remove("cat-a/two")
+	if got := Discover(t.Context(), o); c.replays != 1 || !has(got, "two") {
+		t.Fatalf("after a check made before the change: %d replays, two listed: %v; want the check's catalog", c.replays, has(got, "two"))
+	}
+	// Used once: the next discovery with the same cache checks again.
+	if got := Discover(t.Context(), o); c.replays != 1 || has(got, "two") {
+		t.Fatalf("next discovery: %d replays, two listed: %v; want a walk without it", c.replays, has(got, "two"))
+	}
+
+	// Changed, then checked: the discovery walks and sees the change.
+	o, c = record("changed, then checked")
+	remove("cat-b")
+	c.Preverify()
+	if got := Discover(t.Context(), o); c.replays != 0 || has(got, "three") {
+		t.Fatalf("after a check that found the change: %d replays, three listed: %v", c.replays, has(got, "three"))
+	}
+
+	// Checked, then another walk recorded: the check is not used.
+	o, c = record("another walk")
+	c.Preverify()
+	other := o
+	other.Roots = other.Roots[:1] // other options: a walk
+	Discover(t.Context(), other)
+	remove("withmanifest")
+	if got := Discover(t.Context(), o); has(got, "withmanifest") {
+		t.Fatal("a check of the replaced walk was used: withmanifest listed")
 	}
 }

@@ -26,13 +26,13 @@ import (
 
 // An earlySkillCache is the work [Process.PrefetchSkills] started.
 type earlySkillCache struct {
-	mu sync.Mutex
 	// hint is the hint file, path the cache file it named ("" when it
-	// named none), load the load and check of path (nil when none was
-	// started, or when Build took it).
+	// named none), and load the load and check of path started on
+	// another goroutine (nil when none was).
 	hint, path string
 	load       func() loadedSkillCache
-	taken      bool
+	mu         sync.Mutex
+	taken      bool // by the first session or discovery that looked
 }
 
 // PrefetchSkills starts loading and checking the skill cache file that
