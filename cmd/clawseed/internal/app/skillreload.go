@@ -245,7 +245,7 @@ func skillOptions(cfg *config.Config) skills.Options {
 func skillSetup(cfg *config.Config) (skills.Options, []skills.Diagnostic) {
 	states, diags := claudePlugins(cfg)
 	return skills.Options{
-		Roots: skills.WithPlugins(skillLayout(cfg).Roots(), pluginRoots(enabledPlugins(states))),
+		Roots:        skills.WithPlugins(skillLayout(cfg).Roots(), pluginRoots(enabledPlugins(states))),
 		Builtins:     builtinsOn(cfg),
 		MaxFileBytes: int64(cfg.Skills.MaxSkillFileBytes),
 		Excluded:     cfg.Skills.Excluded,
