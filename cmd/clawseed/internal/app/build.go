@@ -17,6 +17,7 @@ import (
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/session"
 	"github.com/clawseed/clawseed/runtime/tools"
 	"github.com/clawseed/clawseed/skills"
 	"github.com/clawseed/clawseed/skills/watch"
@@ -383,11 +384,14 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 		cfg: cfg, sb: p.sb, conf: s.conf, model: p.model, modelName: s.resolved.Model, notices: o.Notices,
 		usage: p.usage, memory: s.memory, proc: o.Process,
 	})
-	// 7. Skills. The built-ins are parsed before waiting for the cache.
+	// 7. Skills. What the first request needs and does not depend on them
+	// is prepared before waiting for the cache: the built-in skills,
+	// parsed, and the session record's encoders.
 	p.reloader = &skillReloader{cfg: cfg, sb: p.sb, mcp: s.mcp}
 	if builtinsOn(cfg) {
 		p.reloader.builtins = skills.ParseBuiltins()
 	}
+	session.PrepareEncoding()
 	p.reloader.cache = p.skillCache(o.Log)
 	began := time.Now()
 	p.reloader.edit = o.Eval.catalog // an eval run's catalog: EvalRun
