@@ -102,9 +102,6 @@ type walkSnapshot struct {
 	dirs   []loadedDir
 	ents   []loadedEntry
 	events []snapEvent
-	// checked is the outcome of [ParseCache.Preverify], until the
-	// discovery it was made for takes it (c.mu guards it).
-	checked *verified
 }
 
 // verified is what [walkSnapshot.verify] found.
@@ -262,10 +259,7 @@ func (c *ParseCache) replay(ctx context.Context, opts Options, lim walkLimits) (
 	if snap == nil || snap.key != walkKey(opts, maxBytes, lim) || !snap.fits(len(opts.Roots)) || ctx.Err() != nil {
 		return nil, false
 	}
-	c.mu.Lock()
-	v := snap.checked
-	snap.checked = nil
-	c.mu.Unlock()
+	v := c.takeCheck(opts.Check, snap)
 	if v == nil {
 		v = snap.verify()
 	}
@@ -307,30 +301,54 @@ func (c *ParseCache) replay(ctx context.Context, opts Options, lim walkLimits) (
 	return w.assemble(ctx, opts), true
 }
 
-// Preverify makes the next discovery's replay check now, on every core:
-// a start calls it on another goroutine as soon as the cache is loaded, so
-// that the check runs while the rest of the session is made instead of
-// after it. A check made a little before the discovery is as good as one
-// made at it: a change after the check is one after the discovery, which
-// the next start sees. The check serves one discovery of the cache's
-// current generation, with the recorded options (others check again or
-// walk); it does nothing when there is no recorded walk.
-func (c *ParseCache) Preverify() {
+// A Check is the replay check of a recorded walk made ahead of the
+// discovery that replays it ([ParseCache.Preverify], [Options.Check]).
+type Check struct {
+	cache *ParseCache
+	snap  *walkSnapshot
+	gen   uint64
+	v     *verified
+	used  bool // c.mu guards it
+}
+
+// Preverify makes the replay check of the recorded walk now, on every
+// core, for one discovery that follows soon and passes it as
+// [Options.Check]: a start calls it on another goroutine as soon as the
+// cache is loaded, so that the check runs while the rest of the session
+// is made instead of after it. A check made a little before the discovery
+// is as good as one made at it: a change after the check is one after the
+// discovery, which the next discovery sees. It must not be kept for a
+// discovery much later (a reload): that one would miss what changed
+// meanwhile. A check serves only a discovery of this cache with the
+// recorded options, before any other discovery of it, and only once; it
+// is nil when there is no recorded walk.
+func (c *ParseCache) Preverify() *Check {
 	if c == nil {
-		return
+		return nil
 	}
 	c.mu.Lock()
 	snap, gen := c.snap, c.gen
+	current := snap != nil && snap.gen == gen
 	c.mu.Unlock()
-	if snap == nil || snap.gen != gen {
-		return
+	if !current {
+		return nil
 	}
-	v := snap.verify()
+	return &Check{cache: c, snap: snap, gen: gen, v: snap.verify()}
+}
+
+// takeCheck returns what check found of snap when it is this cache's
+// check of its current recorded walk, not yet used; nil otherwise.
+func (c *ParseCache) takeCheck(check *Check, snap *walkSnapshot) *verified {
+	if check == nil {
+		return nil
+	}
 	c.mu.Lock()
-	if c.snap == snap && c.gen == gen {
-		snap.checked = v
+	defer c.mu.Unlock()
+	if check.cache != c || check.snap != snap || c.snap != snap || check.gen != c.gen || check.used {
+		return nil
 	}
-	c.mu.Unlock()
+	check.used = true
+	return check.v
 }
 
 // fits reports whether the events index roots roots and each entry once

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -338,10 +339,11 @@ func TestReplayNotAfterInterruptedCount(t *testing.T) {
 }
 
 // TestPreverify: a check made ahead by Preverify serves the discovery that
-// follows, once: that discovery replays without stat'ing again (a change
-// made after the check is the next discovery's to see), a check that found
-// a change makes it walk, and a check of a recorded walk that another walk
-// has replaced is not used.
+// passes it, once: that discovery replays without stat'ing again (a change
+// made after the check is the next discovery's to see). A check that found
+// a change makes it walk; a check is not used by a discovery after
+// another one of the same cache (a reload), nor after another walk was
+// recorded, nor with another cache.
 func TestPreverify(t *testing.T) {
 	t.Parallel()
 	opts, base := replayTree(t)
@@ -369,35 +371,94 @@ func TestPreverify(t *testing.T) {
 		}
 		backdate(t, base)
 	}
+	restore := func(rel, name string) {
+		t.Helper()
+		writeFiles(t, first, map[string]string{rel + "/SKILL.md": md(name, "Back.")})
+	}
 
 	// Checked, then changed: the discovery uses the check.
 	o, c := record("checked, then changed")
-	c.Preverify()
+	o.Check = c.Preverify()
 	remove("cat-a/two")
 	if got := Discover(t.Context(), o); c.replays != 1 || !has(got, "two") {
 		t.Fatalf("after a check made before the change: %d replays, two listed: %v; want the check's catalog", c.replays, has(got, "two"))
 	}
-	// Used once: the next discovery with the same cache checks again.
+	// Used once: passed again, it is not used.
 	if got := Discover(t.Context(), o); c.replays != 1 || has(got, "two") {
-		t.Fatalf("next discovery: %d replays, two listed: %v; want a walk without it", c.replays, has(got, "two"))
+		t.Fatalf("the check passed again: %d replays, two listed: %v; want a walk without it", c.replays, has(got, "two"))
 	}
+	restore("cat-a/two", "two")
 
 	// Changed, then checked: the discovery walks and sees the change.
 	o, c = record("changed, then checked")
 	remove("cat-b")
-	c.Preverify()
+	o.Check = c.Preverify()
 	if got := Discover(t.Context(), o); c.replays != 0 || has(got, "three") {
 		t.Fatalf("after a check that found the change: %d replays, three listed: %v", c.replays, has(got, "three"))
 	}
+	restore("cat-b/three", "three")
 
-	// Checked, then another walk recorded: the check is not used.
+	// Checked, then another discovery of the cache (the start's), a change,
+	// and a reload that passes the check: it checks for itself.
+	o, c = record("reload")
+	check := c.Preverify()
+	Discover(t.Context(), o)
+	remove("withmanifest")
+	o.Check = check
+	if got := Discover(t.Context(), o); has(got, "withmanifest") {
+		t.Fatal("a reload used the start's check: withmanifest listed")
+	}
+	restore("withmanifest", "withmanifest")
+
+	// Checked, then another walk recorded: not used.
 	o, c = record("another walk")
-	c.Preverify()
+	check = c.Preverify()
 	other := o
 	other.Roots = other.Roots[:1] // other options: a walk
 	Discover(t.Context(), other)
-	remove("withmanifest")
-	if got := Discover(t.Context(), o); has(got, "withmanifest") {
-		t.Fatal("a check of the replaced walk was used: withmanifest listed")
+	remove("cat-a/one")
+	o.Check = check
+	if got := Discover(t.Context(), o); slices.ContainsFunc(got.Skills, func(s *Skill) bool { return s.Name == "one" && s.Root == first }) {
+		t.Fatal("a check of the replaced walk was used: the first root's one listed")
+	}
+	restore("cat-a/one", "one")
+
+	// Another cache's check: not used.
+	o, c = record("another cache")
+	_, c2 := record("another cache, second load")
+	o.Check = c2.Preverify()
+	remove("cat-a/two")
+	if got := Discover(t.Context(), o); has(got, "two") {
+		t.Fatal("another cache's check was used: two listed")
+	}
+	_ = c
+}
+
+// TestPreverifyConcurrent: a check made while a discovery of the same
+// cache runs is safe (run with -race) and never serves a later one.
+func TestPreverifyConcurrent(t *testing.T) {
+	t.Parallel()
+	opts, base := replayTree(t)
+	path := filepath.Join(t.TempDir(), "cache.bin")
+	backdate(t, base)
+	discoverThroughFile(t, opts, path, "preverify test", "record")
+	for range 20 {
+		c, err := LoadParseCache(path, "preverify test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := opts
+		o.Cache = c
+		var check *Check
+		var wg sync.WaitGroup
+		wg.Go(func() { check = c.Preverify() })
+		Discover(t.Context(), o)
+		wg.Wait()
+		o.Check = check
+		before := c.gen
+		Discover(t.Context(), o)
+		if check != nil && check.used && check.gen != before {
+			t.Fatalf("a check of generation %d served the discovery after generation %d", check.gen, before)
+		}
 	}
 }

@@ -197,7 +197,7 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 	}
 	// The skill cache is loaded and checked on other cores while steps
 	// 2-6 run ([prefetchSkillCache]).
-	skillCache := prefetchSkillCache(cfg, o.Process)
+	skillCache := prefetchSkillCache(cfg, o.Process, o.Catalog == nil)
 	model, err := newModel(cfg, resolved, o.Notices) // 2
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package app
 import (
 	"log/slog"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/skills"
@@ -23,7 +24,14 @@ type skillCache struct {
 	// hashes remembers the tree hashes of locked skills between the
 	// discoveries of a session ([checkSkillLocks]); in memory only.
 	hashes *lock.HashCache
+	// check is the replay check made ahead for the discovery that follows
+	// the load ([loadChecked]), which takes it; a later one (a reload)
+	// must check for itself.
+	check atomic.Pointer[skills.Check]
 }
+
+// takeCheck returns the check made ahead, once.
+func (c *skillCache) takeCheck() *skills.Check { return c.check.Swap(nil) }
 
 // skillCachePath is the cache file of opts' roots in cfg's CLAWSEED_HOME,
 // "" when there is none.
@@ -60,28 +68,39 @@ func (l loadedSkillCache) open(log *slog.Logger) *skillCache {
 }
 
 // loadChecked loads the cache file path and checks what the discovery
-// will replay ([skills.ParseCache.Preverify]).
+// that follows will replay ([skills.ParseCache.Preverify]).
 func loadChecked(path string, proc *Process) loadedSkillCache {
 	l := loadSkillCache(path, proc)
-	l.c.cache.Preverify()
+	l.c.check.Store(l.c.cache.Preverify())
 	return l
 }
 
 // prefetchSkillCache opens the skill cache of a session of cfg on other
-// cores, and checks there what the discovery will replay, while the rest
-// of the session is made: with thousands of skills that is megabytes to
-// decode and thousands of stats. It takes over the work
-// [Process.PrefetchSkills] started when that was for the same file. The
-// function it returns waits for it (or does it itself: see soon) and logs
-// to log, which the session's debug log has joined by then, why the file
-// was not used.
-func prefetchSkillCache(cfg *config.Config, proc *Process) func(log *slog.Logger) *skillCache {
+// cores while the rest of the session is made (with thousands of skills
+// that is megabytes to decode), and, when the session discovers its
+// skills (it does not when it adopts the catalog the trust question
+// showed), checks there what that discovery will replay: thousands of
+// stats. It takes over the work [Process.PrefetchSkills] started when that
+// was for the same file. The function it returns waits for it (or does it
+// itself: see soon) and logs to log, which the session's debug log has
+// joined by then, why the file was not used.
+func prefetchSkillCache(cfg *config.Config, proc *Process, discovers bool) func(log *slog.Logger) *skillCache {
 	path := skillCachePath(cfg, skillOptions(cfg))
 	load := proc.takeEarlySkillCache(path)
-	if load == nil {
+	switch {
+	case load != nil:
+	case discovers:
 		load = soon(func() loadedSkillCache { return loadChecked(path, proc) })
+	default:
+		load = soon(func() loadedSkillCache { return loadSkillCache(path, proc) })
 	}
-	return func(log *slog.Logger) *skillCache { return load().open(log) }
+	return func(log *slog.Logger) *skillCache {
+		c := load().open(log)
+		if !discovers {
+			c.takeCheck() // made early, before it was known: no discovery follows
+		}
+		return c
+	}
 }
 
 // save writes the cache in the background when the last discovery changed

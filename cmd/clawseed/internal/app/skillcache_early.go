@@ -10,6 +10,7 @@ import (
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/internal/atomicfile"
+	"github.com/clawseed/clawseed/internal/confine"
 )
 
 // The skill cache file is named for the discovery's options
@@ -62,10 +63,12 @@ func startHintPath(home, cwd string) string {
 }
 
 // readStartHint returns the cache file name the hint file holds, "" when
-// there is none or it is not the name of a skill cache file.
+// there is none or it is not the name of a skill cache file. It is read as
+// any file: a regular file only (a FIFO is never opened) of 64 bytes at
+// most.
 func readStartHint(hint string) string {
-	data, err := os.ReadFile(hint)
-	if err != nil || len(data) > 64 {
+	data, err := confine.Read(hint, confine.Options{Unconfined: true, Max: 64})
+	if err != nil {
 		return ""
 	}
 	name := string(data)
@@ -95,6 +98,7 @@ func (p *Process) takeEarlySkillCache(path string) func() loadedSkillCache {
 	if e.path == path {
 		return e.load
 	}
+	e.load = nil // what it loads is garbage once its goroutine ends
 	if filepath.Dir(e.hint) == filepath.Dir(path) {
 		p.goBackground(func() {
 			os.MkdirAll(filepath.Dir(path), 0o700)

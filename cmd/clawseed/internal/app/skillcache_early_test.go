@@ -1,10 +1,15 @@
 package app
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
+	"github.com/clawseed/clawseed/runtime/tools"
 )
 
 // TestReadStartHint: the hint names a skill cache file of the cache folder
@@ -90,4 +95,56 @@ func TestPrefetchSkills(t *testing.T) {
 		t.Fatal("took an early load hinted for another folder")
 	}
 	proc.Wait()
+}
+
+// TestReloadAfterAdoptChecksAgain: a session that adopts the trust
+// question's catalog makes no discovery at its start, so a check of the
+// cache made ahead (by Build, or before the configuration was read) must
+// not serve its first reload: that reload would replay the catalog of the
+// start and miss the skill written since.
+func TestReloadAfterAdoptChecksAgain(t *testing.T) {
+	for _, early := range []bool{false, true} {
+		home, ws, cwd := t.TempDir(), t.TempDir(), t.TempDir()
+		t.Setenv("HOME", t.TempDir())
+		t.Setenv("CLAWSEED_HOME", home)
+		root := filepath.Join(home, "skills")
+		writeSkill := func(name string) {
+			t.Helper()
+			dir := filepath.Join(root, name)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: "+name+"\ndescription: "+name+".\n---\nBody.\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			old := time.Now().Add(-time.Hour)
+			for _, p := range []string{filepath.Join(dir, "SKILL.md"), dir, root} {
+				os.Chtimes(p, old, old)
+			}
+		}
+		writeSkill("a")
+		cfg := &config.Config{Home: home, Workspace: ws, Skills: config.Skills{Enabled: true}}
+		log := slog.New(slog.DiscardHandler)
+		// The last session recorded its walk, and the hint names its file.
+		proc := &Process{Version: "test"}
+		proc.PrefetchSkills(cwd)
+		cat := Discover(t.Context(), cfg, proc, log)
+		proc.Wait()
+		if cat.Lookup("a") == nil {
+			t.Fatal("a not discovered")
+		}
+		// This session adopts the catalog the trust question showed.
+		proc = &Process{Version: "test"}
+		if early {
+			proc.PrefetchSkills(cwd)
+		}
+		r := &skillReloader{cfg: cfg, sb: &tools.Sandbox{SkillDirs: &tools.DirSet{}}, cache: prefetchSkillCache(cfg, proc, false)(log)}
+		r.adopt(cat, skillOptions(cfg))
+		writeSkill("b")
+		got, ok := r.reload(t.Context(), true)
+		proc.Wait()
+		if !ok || got.Lookup("b") == nil {
+			t.Errorf("early load %v: the reload after b was written does not list it", early)
+		}
+	}
 }

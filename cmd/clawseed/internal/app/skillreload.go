@@ -78,6 +78,7 @@ func (r *skillReloader) discover(ctx context.Context) *skills.Catalog {
 	}
 	opts, notes := skillSetup(r.cfg)
 	opts.Cache = r.cache.cache
+	opts.Check = r.cache.takeCheck() // the start's; a reload checks for itself
 	opts.BuiltinSet = r.builtins
 	// The nested folders come last: their skills are claimed after every
 	// other root's (skills.Root.Nested).
@@ -290,7 +291,7 @@ func Discover(ctx context.Context, cfg *config.Config, proc *Process, log *slog.
 		load = func() loadedSkillCache { return loadSkillCache(path, proc) }
 	}
 	c := load().open(log)
-	opts.Cache = c.cache
+	opts.Cache, opts.Check = c.cache, c.takeCheck()
 	cat := discoverNoting(ctx, cfg, opts, notes, c.hashes)
 	c.save()
 	return cat
