@@ -177,7 +177,8 @@ func (p *Process) clientVersion() string {
 //     and their memories;
 //  8. the permission rules (need the tools and the subagents) and the
 //     active skill set (needs the catalog, the sandboxes and the session
-//     id);
+//     id); then the sandbox probe and the session's TMPDIR are waited for
+//     (nothing before runs a command);
 //  9. the agent (needs everything above); then the resumed session is put
 //     back, or the always-on skills are activated, and the SessionStart
 //     hooks run.
@@ -346,12 +347,12 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	s.sb = p.sb
 	s.settings = readClaudeSettings(cfg, cfg.Trusted, p.forbidden)
 	s.conf = newConfinementIn(cfg, p.sb.Control, box, p.forbidden)
-	s.conf.prepareSoon() // waited for before the hooks, step 6
+	s.conf.prepareSoon() // waited for at the end of step 8
 	// 5. MCP servers start first: their processes start up while skills
 	// are discovered.
 	// They do not wait for the session's TMPDIR (prepareSoon): each server
 	// gets its own state folder as TMPDIR, and prepareMCP waits for the
-	// sandbox probe. Should the TMPDIR fail, Build fails at step 6 and its
+	// sandbox probe. Should the TMPDIR fail, Build fails at step 8 and its
 	// Shutdown stops the servers already started.
 	s.mcp = startMCP(ctx, cfg, mcpVisible(p.policy), s.conf.prepareMCP, o.Process.clientVersion(), o.Log)
 	// 6. What needs no catalog is made while the skill cache is loaded
@@ -370,11 +371,6 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 			fmt.Fprintln(o.Notices, "clawseed: warning: "+termtext.EscapeLine(msg))
 		}
 	})
-	// The probe and the session's TMPDIR (step 4), before anything that
-	// may run a command.
-	if err := s.conf.ready(); err != nil {
-		return err
-	}
 	if o.Eval == nil {
 		s.hooks = newHookRunner(cfg, s.settings, s.conf, o.Process.webNet(), o.Notices)
 	}
@@ -430,7 +426,11 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 		Forbidden:          p.forbidden,
 		RunCommand:         dynamicRunner(cfg, p.sb, s.conf),
 	}, s.catalog)
-	return nil
+	// The probe and the session's TMPDIR (step 4), before anything that
+	// may run a command: the always-on skills' dynamic context and the
+	// SessionStart hooks (step 9). Waited for last, it has had the whole
+	// start to finish.
+	return s.conf.ready()
 }
 
 // agentOptions are the agent's options: step 9 of [Build].
