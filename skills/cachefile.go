@@ -44,7 +44,7 @@ import (
 
 const (
 	cacheMagic  = "clawseed skills cache\n"
-	cacheFormat = 14
+	cacheFormat = 15
 	// staleTempAge: temporary files older than this are left by a process
 	// killed while saving, and removed by the next save.
 	staleTempAge = time.Hour

@@ -148,8 +148,10 @@ type candidate struct {
 	// pluginDir its folder.
 	plugin, pluginDir string
 	// cmdPath and cmdName are set for a Claude Code command: its file
-	// (entries holds its one entry) and its full name.
+	// (entries holds its one entry, cmdType that entry's type) and its
+	// full name.
 	cmdPath, cmdName string
+	cmdType          fs.FileMode
 }
 
 // rootWalk is the state of walking one root.

@@ -29,11 +29,14 @@ import (
 // turns into the catalog. The replay checks exactly those (one stat per
 // listing and per skill file, on every core, with the skills decoded on
 // the way) and hands the recorded events to assembly; it opens and lists
-// no directory and builds none of the cache's maps. Anything else the walk
-// meets — a symbolic link, a plugin, a command file, a folder changed too
-// recently for its stamp to show the next change, an interruption —
-// makes the walk opaque ([cacheRun.opaque]): nothing is recorded, and the
-// next discovery walks as before. Every file-system call of the walk goes
+// no directory and builds none of the cache's maps. Claude Code command
+// files are not cached (a walk reads each afresh), so a replay reads the
+// recorded ones afresh too, with the arguments the walk read them with;
+// their folders' listings are stamped like any other. Anything else the
+// walk meets — a symbolic link, a plugin, a folder changed too recently
+// for its stamp to show the next change, an interruption — makes the walk
+// opaque ([cacheRun.opaque]): nothing is recorded, and the next discovery
+// walks as before. Every file-system call of the walk goes
 // through the cache run (readDir, evalSymlinks) or marks it opaque; see
 // TestWalkFileSystemCalls.
 
@@ -111,11 +114,19 @@ type verified struct {
 	ok     bool
 }
 
-// A snapEvent is a diagnostic (diag set) or the skill folder of ents[ent]
-// found under Options.Roots[root].
+// A snapEvent is a diagnostic (diag set), a Claude Code command file (cmd
+// set) or the skill folder of ents[ent] found under Options.Roots[root].
 type snapEvent struct {
 	diag      *Diagnostic
+	cmd       *cmdEvent
 	root, ent int
+}
+
+// A cmdEvent is a command file the walk found under Options.Roots[root]:
+// what it read the file with ([loadCommand]).
+type cmdEvent struct {
+	dir, dirReal, bound, path, name string
+	typ                             fs.FileMode
 }
 
 // loadedCache is what the cache file holds, in file order.
@@ -217,8 +228,18 @@ func (r *cacheRun) record(w *walker, opts Options) {
 			continue
 		}
 		cand := ev.cand
-		if cand.dropped || cand.cmdPath != "" || cand.plugin != "" {
+		if cand.dropped || cand.plugin != "" {
 			return
+		}
+		if cand.cmdPath != "" {
+			root := slices.Index(roots, cand.root)
+			if root < 0 {
+				return
+			}
+			snap.events = append(snap.events, snapEvent{root: root, cmd: &cmdEvent{
+				dir: cand.dir, dirReal: cand.dirReal, bound: cand.rootReal, path: cand.cmdPath, name: cand.cmdName, typ: cand.cmdType,
+			}})
+			continue
 		}
 		e := c.entries[cacheKey{dir: cand.dir, dirReal: cand.dirReal, rootReal: cand.rootReal, limit: w.maxBytes}]
 		i, ok := index[e]
@@ -292,6 +313,15 @@ func (c *ParseCache) replay(ctx context.Context, opts Options, lim walkLimits) (
 			w.events = append(w.events, walkEvent{diag: &d})
 			continue
 		}
+		if cmd := ev.cmd; cmd != nil {
+			cand := &candidate{
+				root: roots[ev.root], rootReal: cmd.bound, dir: cmd.dir, dirReal: cmd.dirReal, cmdPath: cmd.path, cmdName: cmd.name, cmdType: cmd.typ,
+				entries: []fs.DirEntry{cachedDirEntry{dir: cmd.dir, name: filepath.Base(cmd.path), typ: cmd.typ}},
+			}
+			w.parseCommand(ctx, cand)
+			w.events = append(w.events, walkEvent{cand: cand})
+			continue
+		}
 		k := snap.ents[ev.ent].key
 		cands = append(cands, candidate{root: roots[ev.root], rootReal: k.rootReal, dir: k.dir, dirReal: k.dirReal, skill: skills[ev.ent], diags: diags[ev.ent]})
 		cand := &cands[len(cands)-1]
@@ -357,6 +387,12 @@ func (snap *walkSnapshot) fits(roots int) bool {
 	seen := make([]bool, len(snap.ents))
 	for _, ev := range snap.events {
 		if ev.diag != nil {
+			continue
+		}
+		if ev.cmd != nil {
+			if ev.root < 0 || ev.root >= roots {
+				return false
+			}
 			continue
 		}
 		if ev.root < 0 || ev.root >= roots || ev.ent < 0 || ev.ent >= len(seen) || seen[ev.ent] {
@@ -450,18 +486,33 @@ func (c *ParseCache) encodeSnapshot(w *cacheWriter, keys []cacheKey, dirs []*dir
 	}
 	w.uint(uint64(len(snap.events)))
 	for _, ev := range snap.events {
-		if ev.diag != nil {
-			w.bool(true)
+		switch {
+		case ev.diag != nil:
+			w.uint(eventDiag)
 			w.str(ev.diag.Path)
 			w.str(string(ev.diag.Severity))
 			w.str(ev.diag.Message)
-			continue
+		case ev.cmd != nil:
+			w.uint(eventCommand)
+			w.uint(uint64(ev.root))
+			for _, s := range []string{ev.cmd.dir, ev.cmd.dirReal, ev.cmd.bound, ev.cmd.path, ev.cmd.name} {
+				w.str(s)
+			}
+			w.uint(uint64(ev.cmd.typ))
+		default:
+			w.uint(eventSkill)
+			w.uint(uint64(ev.root))
+			w.uint(uint64(ev.ent))
 		}
-		w.bool(false)
-		w.uint(uint64(ev.root))
-		w.uint(uint64(ev.ent))
 	}
 }
+
+// The kinds of a snapshot's events in the cache file.
+const (
+	eventSkill = iota
+	eventDiag
+	eventCommand
+)
 
 // snapshot decodes [ParseCache.encodeSnapshot]'s snapshot over the entries
 // and listings p holds; an index out of range fails the reader.
@@ -477,9 +528,25 @@ func (r *cacheReader) snapshot(p *loadedCache) *walkSnapshot {
 	}
 	snap.events = make([]snapEvent, 0, n)
 	for range n {
-		if r.bool() {
+		switch r.uint() {
+		case eventDiag:
 			snap.events = append(snap.events, snapEvent{diag: &Diagnostic{Path: r.str(), Severity: Severity(r.str()), Message: r.str()}})
 			continue
+		case eventCommand:
+			root := r.uint()
+			cmd := &cmdEvent{dir: r.str(), dirReal: r.str(), bound: r.str(), path: r.str(), name: r.str(), typ: fs.FileMode(r.uint())}
+			if root > 1<<20 || cmd.typ&^fs.ModeType != 0 {
+				r.fail()
+			}
+			if r.err != nil {
+				return nil
+			}
+			snap.events = append(snap.events, snapEvent{root: int(root), cmd: cmd})
+			continue
+		case eventSkill:
+		default:
+			r.fail()
+			return nil
 		}
 		root, ent := r.uint(), r.uint()
 		if ent >= uint64(len(p.ents)) || root > 1<<20 {

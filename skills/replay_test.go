@@ -172,8 +172,8 @@ func TestReplayChangeWithinTick(t *testing.T) {
 	}
 }
 
-// TestReplayOpaque: walks that meet a symbolic link, a plugin or a
-// command are not recorded, and the options a walk depends on are part
+// TestReplayOpaque: walks that meet a symbolic link (a command's too) or
+// a plugin are not recorded, and the options a walk depends on are part
 // of the snapshot.
 func TestReplayOpaque(t *testing.T) {
 	t.Parallel()
@@ -188,8 +188,9 @@ func TestReplayOpaque(t *testing.T) {
 				"p/skills/ps/SKILL.md":         md("ps", "P."),
 			})
 		}},
-		{"commands", func(t *testing.T, root string) {
+		{"command link", func(t *testing.T, root string) {
 			writeFiles(t, filepath.Join(root, "..", "commands"), map[string]string{"c.md": "---\ndescription: C.\n---\nDo.\n"})
+			discSymlink(t, "c.md", filepath.Join(root, "..", "commands", "d.md"))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -459,6 +460,63 @@ func TestPreverifyConcurrent(t *testing.T) {
 		Discover(t.Context(), o)
 		if check != nil && check.used && check.gen != before {
 			t.Fatalf("a check of generation %d served the discovery after generation %d", check.gen, before)
+		}
+	}
+}
+
+// TestReplayCommands: a walk that found Claude Code command files is
+// replayed, the files read afresh as a walk reads them, so an edit is seen
+// by the replay itself; a command added, removed or moved changes its
+// folder's listing, and the start walks.
+func TestReplayCommands(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	root, cmds := filepath.Join(base, "skills"), filepath.Join(base, "commands")
+	writeFiles(t, root, map[string]string{"a/SKILL.md": md("a", "A.")})
+	writeFiles(t, cmds, map[string]string{
+		"deploy.md":        "---\ndescription: Deploy.\n---\nDeploy it.\n",
+		"frontend/lint.md": "---\ndescription: Lint.\n---\nLint it.\n",
+		"notes.md":         "No frontmatter: user-only.\n",
+		"bad name!.md":     "---\ndescription: Bad.\n---\nx\n",
+		".hidden/x.md":     "---\ndescription: Hidden.\n---\nx\n",
+		"a.md":             "---\ndescription: Loses to the skill a.\n---\nx\n",
+	})
+	backdate(t, base)
+	opts := discOpts(Root{Path: root, Source: SourceProject, Within: base}, Root{Path: cmds, Source: SourceProject, Within: base, Commands: true})
+	c := &replayChecker{t: t, opts: opts, path: filepath.Join(t.TempDir(), "skills.bin")}
+	c.discover("cold")
+	if !c.discover("warm") {
+		t.Fatal("a walk with command files was not replayed")
+	}
+	steps := []struct {
+		name   string
+		change func()
+		walks  bool
+	}{
+		{"a command edited", func() {
+			writeFiles(t, cmds, map[string]string{"deploy.md": "---\ndescription: Deploy, now with a check.\n---\nDeploy it.\n"})
+		}, false},
+		{"a command in a folder edited", func() {
+			writeFiles(t, cmds, map[string]string{"frontend/lint.md": "---\ndescription: Lint, edited.\nallowed-tools: [shell]\n---\nLint.\n"})
+		}, false},
+		{"a command added", func() { writeFiles(t, cmds, map[string]string{"new.md": "---\ndescription: New.\n---\nx\n"}) }, true},
+		{"a command removed", func() {
+			if err := os.Remove(filepath.Join(cmds, "notes.md")); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"a command folder added", func() { writeFiles(t, cmds, map[string]string{"ops/restart.md": "---\ndescription: R.\n---\nx\n"}) }, true},
+	}
+	for _, st := range steps {
+		st.change()
+		if st.walks {
+			backdate(t, base) // an edit in place leaves its folder as it was
+		}
+		if replayed := c.discover(st.name); replayed == st.walks {
+			t.Fatalf("%s: replayed %v, want %v", st.name, replayed, !st.walks)
+		}
+		if !c.discover(st.name + ", again") {
+			t.Fatalf("%s: not replayed the time after", st.name)
 		}
 	}
 }
