@@ -306,7 +306,6 @@ func (c *ParseCache) replay(ctx context.Context, opts Options, lim walkLimits) (
 	roots := cleanRoots(opts.Roots)
 	w := &walker{maxBytes: maxBytes, lim: lim}
 	w.events = make([]walkEvent, 0, len(snap.events))
-	cands := make([]candidate, 0, len(snap.ents)) // one allocation for all
 	for _, ev := range snap.events {
 		if ev.diag != nil {
 			d := *ev.diag
@@ -323,10 +322,8 @@ func (c *ParseCache) replay(ctx context.Context, opts Options, lim walkLimits) (
 			continue
 		}
 		k := snap.ents[ev.ent].key
-		cands = append(cands, candidate{root: roots[ev.root], rootReal: k.rootReal, dir: k.dir, dirReal: k.dirReal, skill: skills[ev.ent], diags: diags[ev.ent]})
-		cand := &cands[len(cands)-1]
-		cand.found()
-		w.events = append(w.events, walkEvent{cand: cand})
+		placeSkill(skills[ev.ent], roots[ev.root], k.dirReal, k.rootReal)
+		w.events = append(w.events, walkEvent{skill: skills[ev.ent], diags: diags[ev.ent]})
 	}
 	return w.assemble(ctx, opts), true
 }
