@@ -63,6 +63,37 @@ func loadBuiltin(name string) (*Skill, []Diagnostic) {
 	return s, diags
 }
 
+// BuiltinSkills are the built-in skills, parsed: a quarter of a
+// millisecond's work that a session does once, while it waits for the
+// skill cache, rather than at every discovery ([Options.BuiltinSet]).
+// Each discovery claims copies.
+type BuiltinSkills struct {
+	skills []*Skill // in name order; nil where a skill did not parse
+	diags  [][]Diagnostic
+}
+
+// ParseBuiltins parses the built-in skills.
+func ParseBuiltins() *BuiltinSkills {
+	names := builtinNames()
+	b := &BuiltinSkills{skills: make([]*Skill, len(names)), diags: make([][]Diagnostic, len(names))}
+	for i, name := range names {
+		b.skills[i], b.diags[i] = loadBuiltin(name)
+	}
+	return b
+}
+
+// each calls f with a copy of each built-in skill (nil where it did not
+// parse) and its diagnostics, in name order.
+func (b *BuiltinSkills) each(f func(s *Skill, diags []Diagnostic)) {
+	for i, s := range b.skills {
+		if s != nil {
+			c := *s
+			s = &c
+		}
+		f(s, b.diags[i])
+	}
+}
+
 // BuiltinBody returns the instructions (the SKILL.md body, without its
 // frontmatter) of the built-in skill called name, "" when there is none.
 // `/init` and `clawseed init` send the init skill's body, so the command

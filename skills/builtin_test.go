@@ -2,6 +2,7 @@ package skills
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -41,6 +42,34 @@ func TestBuiltinSkills(t *testing.T) {
 				t.Errorf("description + when_to_use = %d characters, want <= 250", n)
 			}
 		})
+	}
+}
+
+// TestBuiltinSetDiscovery: discoveries given the built-ins parsed once
+// (Options.BuiltinSet) list what discoveries that parse them list, and
+// each gets its own copies: one catalog's status decisions do not reach
+// another's.
+func TestBuiltinSetDiscovery(t *testing.T) {
+	t.Parallel()
+	opts := Options{Builtins: true, Excluded: []string{"debug"}}
+	want := Discover(context.Background(), opts)
+	opts.BuiltinSet = ParseBuiltins()
+	first := Discover(context.Background(), opts)
+	opts.Excluded = nil
+	second := Discover(context.Background(), opts)
+	if !reflect.DeepEqual(first, want) {
+		t.Errorf("with the parsed set:\n%+v\nwant\n%+v", first, want)
+	}
+	if len(first.Skills) != len(wantBuiltins) || len(second.Skills) != len(wantBuiltins) {
+		t.Fatalf("%d and %d skills, want %d", len(first.Skills), len(second.Skills), len(wantBuiltins))
+	}
+	for i, s := range first.Skills {
+		if s == second.Skills[i] {
+			t.Fatalf("%s: both catalogs hold one skill", s.Name)
+		}
+		if hidden := s.Name == "debug"; (s.Status == StatusHidden) != hidden || (second.Skills[i].Status == StatusHidden) {
+			t.Errorf("%s: statuses %q and %q", s.Name, s.Status, second.Skills[i].Status)
+		}
 	}
 }
 

@@ -16,6 +16,9 @@ type Options struct {
 	Roots []Root
 	// Builtins adds the skills compiled into the binary at the lowest priority.
 	Builtins bool
+	// BuiltinSet, when set, holds those skills already parsed
+	// ([ParseBuiltins]); nil parses them.
+	BuiltinSet *BuiltinSkills
 	// MaxFileBytes caps SKILL.md and manifest.toml; 0 means [DefaultMaxFileBytes].
 	MaxFileBytes int64
 	// Excluded names are kept in the catalog with StatusHidden and reason
@@ -35,6 +38,9 @@ type Options struct {
 	// Discover with the same cache (hot reload). The result is identical to a
 	// discovery without it.
 	Cache *ParseCache
+	// Check is the replay check Cache.Preverify made ahead for this
+	// discovery; nil checks now.
+	Check *Check
 	// UserLinkRoots are the folders a symbolic link in a user skill root
 	// may lead into besides the root: the home folder and the extra roots
 	// ([UserLinkRoots]). A project root's links stay inside the root.

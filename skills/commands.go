@@ -81,10 +81,10 @@ func (w *walker) isDirEntry(path string, e fs.DirEntry) bool {
 
 // addCommand queues the command file e of dir (below base) for a worker.
 func (w *walker) addCommand(rw *rootWalk, base, dir, dirReal string, e fs.DirEntry) {
-	w.cache.opaque("a command") // commands are read afresh each time
 	path := joinPath(dir, e.Name())
 	real := joinPath(dirReal, e.Name())
 	if e.Type()&fs.ModeSymlink != 0 {
+		w.cache.opaque("a symbolic link")
 		if r, err := filepath.EvalSymlinks(path); err == nil {
 			real = r
 		}
@@ -104,7 +104,7 @@ func (w *walker) addCommand(rw *rootWalk, base, dir, dirReal string, e fs.DirEnt
 	bound, _ := rw.boundOf(dirReal) // dirReal passed the link rule on the way here
 	c := &candidate{
 		root: rw.root, rootReal: bound, dir: dir, dirReal: dirReal,
-		entries: []fs.DirEntry{e}, plugin: rw.plugin, pluginDir: rw.pluginDir, cmdPath: path, cmdName: name,
+		entries: []fs.DirEntry{e}, plugin: rw.plugin, pluginDir: rw.pluginDir, cmdPath: path, cmdName: name, cmdType: e.Type(),
 	}
 	w.events = append(w.events, walkEvent{cand: c})
 	w.jobs <- c

@@ -132,6 +132,11 @@ type walker struct {
 type walkEvent struct {
 	diag *Diagnostic
 	cand *candidate
+	// skill and diags are a skill folder's parse replayed from the cache
+	// (replay.go), which needs no candidate: one of 264 bytes per skill
+	// is megabytes with ten thousand.
+	skill *Skill
+	diags []Diagnostic
 }
 
 // A candidate is a skill directory; a worker fills skill and diags.
@@ -148,8 +153,10 @@ type candidate struct {
 	// pluginDir its folder.
 	plugin, pluginDir string
 	// cmdPath and cmdName are set for a Claude Code command: its file
-	// (entries holds its one entry) and its full name.
+	// (entries holds its one entry, cmdType that entry's type) and its
+	// full name.
 	cmdPath, cmdName string
+	cmdType          fs.FileMode
 }
 
 // rootWalk is the state of walking one root.
@@ -407,13 +414,17 @@ func (w *walker) parse(ctx context.Context, c *candidate) {
 }
 
 // found sets what the skill's place in the walk decides.
-func (c *candidate) found() {
-	if c.skill != nil {
-		c.skill.Root = c.root.Path
-		c.skill.RealDir = c.dirReal
-		c.skill.Bound = c.rootReal
-		c.skill.Source = c.root.Source
-		c.skill.Nested = c.root.Nested
+func (c *candidate) found() { placeSkill(c.skill, c.root, c.dirReal, c.rootReal) }
+
+// placeSkill gives s, found in a folder whose real path is dirReal under
+// root (real path rootReal), where it was found.
+func placeSkill(s *Skill, root Root, dirReal, rootReal string) {
+	if s != nil {
+		s.Root = root.Path
+		s.RealDir = dirReal
+		s.Bound = rootReal
+		s.Source = root.Source
+		s.Nested = root.Nested
 	}
 }
 
@@ -448,26 +459,45 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 	// all, under a qualified name when theirs is taken (qualifyNested).
 	var commands, nested []*Skill
 	interrupted := w.stop
+	// The walk's diagnostics, counted, so that the list is not regrown
+	// (a collection whose every skill has a warning has thousands).
+	n := 0
+	for _, ev := range w.events {
+		switch {
+		case ev.diag != nil:
+			n++
+		case ev.cand != nil:
+			n += len(ev.cand.diags)
+		default:
+			n += len(ev.diags)
+		}
+	}
+	if n > 0 {
+		cat.Diagnostics = make([]Diagnostic, 0, n+len(builtinNames())+1)
+	}
 	for _, ev := range w.events {
 		if ev.diag != nil {
 			cat.Diagnostics = append(cat.Diagnostics, *ev.diag)
 			continue
 		}
-		if ev.cand.dropped {
-			if !interrupted {
-				interrupted = true
-				cat.Diagnostics = append(cat.Diagnostics, Diagnostic{Path: ev.cand.dir, Severity: SeverityWarning, Message: "discovery interrupted: " + ctx.Err().Error() + "; this and later skills were not loaded"})
+		s, diags, plugin, pluginDir := ev.skill, ev.diags, "", ""
+		if c := ev.cand; c != nil {
+			if c.dropped {
+				if !interrupted {
+					interrupted = true
+					cat.Diagnostics = append(cat.Diagnostics, Diagnostic{Path: c.dir, Severity: SeverityWarning, Message: "discovery interrupted: " + ctx.Err().Error() + "; this and later skills were not loaded"})
+				}
+				continue
 			}
-			continue
+			s, diags, plugin, pluginDir = c.skill, c.diags, c.plugin, c.pluginDir
 		}
-		cat.Diagnostics = append(cat.Diagnostics, ev.cand.diags...)
-		s := ev.cand.skill
+		cat.Diagnostics = append(cat.Diagnostics, diags...)
 		if s == nil {
 			continue
 		}
-		if ev.cand.plugin != "" && !s.Command {
+		if plugin != "" && !s.Command {
 			var d *Diagnostic
-			if s, d = inPlugin(s, ev.cand.plugin, ev.cand.pluginDir); d != nil {
+			if s, d = inPlugin(s, plugin, pluginDir); d != nil {
 				cat.Diagnostics = append(cat.Diagnostics, *d)
 				continue
 			}
@@ -482,13 +512,16 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 		}
 	}
 	if opts.Builtins {
-		for _, name := range builtinNames() {
-			s, diags := loadBuiltin(name)
+		set := opts.BuiltinSet
+		if set == nil {
+			set = ParseBuiltins()
+		}
+		set.each(func(s *Skill, diags []Diagnostic) {
 			cat.Diagnostics = append(cat.Diagnostics, diags...)
 			if s != nil {
 				claim(s)
 			}
-		}
+		})
 	}
 	for _, s := range commands {
 		claim(s)

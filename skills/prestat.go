@@ -49,8 +49,7 @@ func (r *cacheRun) prestat() {
 	// core, into one array of skills per chunk, rather than one at a time
 	// by the walker.
 	entRes := make([]preResult, len(ents))
-	onEveryCore(n, preStatChunk, func() func(lo, hi int) bool {
-		var stat statter
+	onEveryCore(n, preStatChunk, func(stat *statter) func(lo, hi int) bool {
 		return func(lo, hi int) bool {
 			var slab []Skill
 			for i := lo; i < hi; i++ {
@@ -85,16 +84,18 @@ func (r *cacheRun) prestat() {
 }
 
 // onEveryCore runs the work of [0, n) in chunks of chunk on GOMAXPROCS
-// goroutines, each with the chunk function worker returns (so that it
-// keeps its own buffers), until every chunk is done or one returns false.
-// It reports whether none did.
-func onEveryCore(n, chunk int, worker func() func(lo, hi int) bool) bool {
+// goroutines, each with the chunk function worker returns for its own
+// statter (so that it keeps its own buffers and open folder), until every
+// chunk is done or one returns false. It reports whether none did.
+func onEveryCore(n, chunk int, worker func(stat *statter) func(lo, hi int) bool) bool {
 	var next atomic.Int64
 	var failed atomic.Bool
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
-			do := worker()
+			var stat statter
+			defer stat.close()
+			do := worker(&stat)
 			for !failed.Load() {
 				lo := int(next.Add(int64(chunk))) - chunk
 				if lo >= n {

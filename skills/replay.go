@@ -29,11 +29,14 @@ import (
 // turns into the catalog. The replay checks exactly those (one stat per
 // listing and per skill file, on every core, with the skills decoded on
 // the way) and hands the recorded events to assembly; it opens and lists
-// no directory and builds none of the cache's maps. Anything else the walk
-// meets — a symbolic link, a plugin, a command file, a folder changed too
-// recently for its stamp to show the next change, an interruption —
-// makes the walk opaque ([cacheRun.opaque]): nothing is recorded, and the
-// next discovery walks as before. Every file-system call of the walk goes
+// no directory and builds none of the cache's maps. Claude Code command
+// files are not cached (a walk reads each afresh), so a replay reads the
+// recorded ones afresh too, with the arguments the walk read them with;
+// their folders' listings are stamped like any other. Anything else the
+// walk meets — a symbolic link, a plugin, a folder changed too recently
+// for its stamp to show the next change, an interruption — makes the walk
+// opaque ([cacheRun.opaque]): nothing is recorded, and the next discovery
+// walks as before. Every file-system call of the walk goes
 // through the cache run (readDir, evalSymlinks) or marks it opaque; see
 // TestWalkFileSystemCalls.
 
@@ -104,11 +107,26 @@ type walkSnapshot struct {
 	events []snapEvent
 }
 
-// A snapEvent is a diagnostic (diag set) or the skill folder of ents[ent]
-// found under Options.Roots[root].
+// verified is what [walkSnapshot.verify] found.
+type verified struct {
+	skills []*Skill
+	diags  [][]Diagnostic
+	ok     bool
+}
+
+// A snapEvent is a diagnostic (diag set), a Claude Code command file (cmd
+// set) or the skill folder of ents[ent] found under Options.Roots[root].
 type snapEvent struct {
 	diag      *Diagnostic
+	cmd       *cmdEvent
 	root, ent int
+}
+
+// A cmdEvent is a command file the walk found under Options.Roots[root]:
+// what it read the file with ([loadCommand]).
+type cmdEvent struct {
+	dir, dirReal, bound, path, name string
+	typ                             fs.FileMode
 }
 
 // loadedCache is what the cache file holds, in file order.
@@ -210,8 +228,18 @@ func (r *cacheRun) record(w *walker, opts Options) {
 			continue
 		}
 		cand := ev.cand
-		if cand.dropped || cand.cmdPath != "" || cand.plugin != "" {
+		if cand.dropped || cand.plugin != "" {
 			return
+		}
+		if cand.cmdPath != "" {
+			root := slices.Index(roots, cand.root)
+			if root < 0 {
+				return
+			}
+			snap.events = append(snap.events, snapEvent{root: root, cmd: &cmdEvent{
+				dir: cand.dir, dirReal: cand.dirReal, bound: cand.rootReal, path: cand.cmdPath, name: cand.cmdName, typ: cand.cmdType,
+			}})
+			continue
 		}
 		e := c.entries[cacheKey{dir: cand.dir, dirReal: cand.dirReal, rootReal: cand.rootReal, limit: w.maxBytes}]
 		i, ok := index[e]
@@ -252,7 +280,11 @@ func (c *ParseCache) replay(ctx context.Context, opts Options, lim walkLimits) (
 	if snap == nil || snap.key != walkKey(opts, maxBytes, lim) || !snap.fits(len(opts.Roots)) || ctx.Err() != nil {
 		return nil, false
 	}
-	skills, diags, ok := snap.verify()
+	v := c.takeCheck(opts.Check, snap)
+	if v == nil {
+		v = snap.verify()
+	}
+	skills, diags, ok := v.skills, v.diags, v.ok
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !ok || c.snap != snap || c.gen != snap.gen {
@@ -274,20 +306,76 @@ func (c *ParseCache) replay(ctx context.Context, opts Options, lim walkLimits) (
 	roots := cleanRoots(opts.Roots)
 	w := &walker{maxBytes: maxBytes, lim: lim}
 	w.events = make([]walkEvent, 0, len(snap.events))
-	cands := make([]candidate, 0, len(snap.ents)) // one allocation for all
 	for _, ev := range snap.events {
 		if ev.diag != nil {
 			d := *ev.diag
 			w.events = append(w.events, walkEvent{diag: &d})
 			continue
 		}
+		if cmd := ev.cmd; cmd != nil {
+			cand := &candidate{
+				root: roots[ev.root], rootReal: cmd.bound, dir: cmd.dir, dirReal: cmd.dirReal, cmdPath: cmd.path, cmdName: cmd.name, cmdType: cmd.typ,
+				entries: []fs.DirEntry{cachedDirEntry{dir: cmd.dir, name: filepath.Base(cmd.path), typ: cmd.typ}},
+			}
+			w.parseCommand(ctx, cand)
+			w.events = append(w.events, walkEvent{cand: cand})
+			continue
+		}
 		k := snap.ents[ev.ent].key
-		cands = append(cands, candidate{root: roots[ev.root], rootReal: k.rootReal, dir: k.dir, dirReal: k.dirReal, skill: skills[ev.ent], diags: diags[ev.ent]})
-		cand := &cands[len(cands)-1]
-		cand.found()
-		w.events = append(w.events, walkEvent{cand: cand})
+		placeSkill(skills[ev.ent], roots[ev.root], k.dirReal, k.rootReal)
+		w.events = append(w.events, walkEvent{skill: skills[ev.ent], diags: diags[ev.ent]})
 	}
 	return w.assemble(ctx, opts), true
+}
+
+// A Check is the replay check of a recorded walk made ahead of the
+// discovery that replays it ([ParseCache.Preverify], [Options.Check]).
+type Check struct {
+	cache *ParseCache
+	snap  *walkSnapshot
+	gen   uint64
+	v     *verified
+	used  bool // c.mu guards it
+}
+
+// Preverify makes the replay check of the recorded walk now, on every
+// core, for one discovery that follows soon and passes it as
+// [Options.Check]: a start calls it on another goroutine as soon as the
+// cache is loaded, so that the check runs while the rest of the session
+// is made instead of after it. A check made a little before the discovery
+// is as good as one made at it: a change after the check is one after the
+// discovery, which the next discovery sees. It must not be kept for a
+// discovery much later (a reload): that one would miss what changed
+// meanwhile. A check serves only a discovery of this cache with the
+// recorded options, before any other discovery of it, and only once; it
+// is nil when there is no recorded walk.
+func (c *ParseCache) Preverify() *Check {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	snap, gen := c.snap, c.gen
+	current := snap != nil && snap.gen == gen
+	c.mu.Unlock()
+	if !current {
+		return nil
+	}
+	return &Check{cache: c, snap: snap, gen: gen, v: snap.verify()}
+}
+
+// takeCheck returns what check found of snap when it is this cache's
+// check of its current recorded walk, not yet used; nil otherwise.
+func (c *ParseCache) takeCheck(check *Check, snap *walkSnapshot) *verified {
+	if check == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if check.cache != c || check.snap != snap || c.snap != snap || check.gen != c.gen || check.used {
+		return nil
+	}
+	check.used = true
+	return check.v
 }
 
 // fits reports whether the events index roots roots and each entry once
@@ -296,6 +384,12 @@ func (snap *walkSnapshot) fits(roots int) bool {
 	seen := make([]bool, len(snap.ents))
 	for _, ev := range snap.events {
 		if ev.diag != nil {
+			continue
+		}
+		if ev.cmd != nil {
+			if ev.root < 0 || ev.root >= roots {
+				return false
+			}
 			continue
 		}
 		if ev.root < 0 || ev.root >= roots || ev.ent < 0 || ev.ent >= len(seen) || seen[ev.ent] {
@@ -310,23 +404,23 @@ func (snap *walkSnapshot) fits(roots int) bool {
 const verifyChunk = 64
 
 // verify re-observes every witness of the snapshot and decodes its skill
-// entries on the way, on every core; ok is false at the first difference.
-func (snap *walkSnapshot) verify() (skills []*Skill, diags [][]Diagnostic, ok bool) {
+// entries on the way, on every core; its ok is false at the first
+// difference.
+func (snap *walkSnapshot) verify() *verified {
 	for _, p := range snap.absent {
 		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, false
+			return &verified{}
 		}
 	}
 	for _, l := range snap.links {
 		real, err := filepath.EvalSymlinks(l.path)
 		if real != l.real || errText(err) != l.err {
-			return nil, nil, false
+			return &verified{}
 		}
 	}
-	skills = make([]*Skill, len(snap.ents))
-	diags = make([][]Diagnostic, len(snap.ents))
-	ok = onEveryCore(len(snap.dirs)+len(snap.ents), verifyChunk, func() func(lo, hi int) bool {
-		var stat statter
+	skills := make([]*Skill, len(snap.ents))
+	diags := make([][]Diagnostic, len(snap.ents))
+	ok := onEveryCore(len(snap.dirs)+len(snap.ents), verifyChunk, func(stat *statter) func(lo, hi int) bool {
 		var now []fileStamp
 		return func(lo, hi int) bool {
 			var slab []Skill
@@ -354,7 +448,7 @@ func (snap *walkSnapshot) verify() (skills []*Skill, diags [][]Diagnostic, ok bo
 			return true
 		}
 	})
-	return skills, diags, ok
+	return &verified{skills: skills, diags: diags, ok: ok}
 }
 
 // encodeSnapshot writes the snapshot after the listings: a 1 byte and the
@@ -389,18 +483,33 @@ func (c *ParseCache) encodeSnapshot(w *cacheWriter, keys []cacheKey, dirs []*dir
 	}
 	w.uint(uint64(len(snap.events)))
 	for _, ev := range snap.events {
-		if ev.diag != nil {
-			w.bool(true)
+		switch {
+		case ev.diag != nil:
+			w.uint(eventDiag)
 			w.str(ev.diag.Path)
 			w.str(string(ev.diag.Severity))
 			w.str(ev.diag.Message)
-			continue
+		case ev.cmd != nil:
+			w.uint(eventCommand)
+			w.uint(uint64(ev.root))
+			for _, s := range []string{ev.cmd.dir, ev.cmd.dirReal, ev.cmd.bound, ev.cmd.path, ev.cmd.name} {
+				w.str(s)
+			}
+			w.uint(uint64(ev.cmd.typ))
+		default:
+			w.uint(eventSkill)
+			w.uint(uint64(ev.root))
+			w.uint(uint64(ev.ent))
 		}
-		w.bool(false)
-		w.uint(uint64(ev.root))
-		w.uint(uint64(ev.ent))
 	}
 }
+
+// The kinds of a snapshot's events in the cache file.
+const (
+	eventSkill = iota
+	eventDiag
+	eventCommand
+)
 
 // snapshot decodes [ParseCache.encodeSnapshot]'s snapshot over the entries
 // and listings p holds; an index out of range fails the reader.
@@ -416,9 +525,25 @@ func (r *cacheReader) snapshot(p *loadedCache) *walkSnapshot {
 	}
 	snap.events = make([]snapEvent, 0, n)
 	for range n {
-		if r.bool() {
+		switch r.uint() {
+		case eventDiag:
 			snap.events = append(snap.events, snapEvent{diag: &Diagnostic{Path: r.str(), Severity: Severity(r.str()), Message: r.str()}})
 			continue
+		case eventCommand:
+			root := r.uint()
+			cmd := &cmdEvent{dir: r.str(), dirReal: r.str(), bound: r.str(), path: r.str(), name: r.str(), typ: fs.FileMode(r.uint())}
+			if root > 1<<20 || cmd.typ&^fs.ModeType != 0 {
+				r.fail()
+			}
+			if r.err != nil {
+				return nil
+			}
+			snap.events = append(snap.events, snapEvent{root: int(root), cmd: cmd})
+			continue
+		case eventSkill:
+		default:
+			r.fail()
+			return nil
 		}
 		root, ent := r.uint(), r.uint()
 		if ent >= uint64(len(p.ents)) || root > 1<<20 {

@@ -10,7 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -170,8 +172,8 @@ func TestReplayChangeWithinTick(t *testing.T) {
 	}
 }
 
-// TestReplayOpaque: walks that meet a symbolic link, a plugin or a
-// command are not recorded, and the options a walk depends on are part
+// TestReplayOpaque: walks that meet a symbolic link (a command's too) or
+// a plugin are not recorded, and the options a walk depends on are part
 // of the snapshot.
 func TestReplayOpaque(t *testing.T) {
 	t.Parallel()
@@ -186,8 +188,9 @@ func TestReplayOpaque(t *testing.T) {
 				"p/skills/ps/SKILL.md":         md("ps", "P."),
 			})
 		}},
-		{"commands", func(t *testing.T, root string) {
+		{"command link", func(t *testing.T, root string) {
 			writeFiles(t, filepath.Join(root, "..", "commands"), map[string]string{"c.md": "---\ndescription: C.\n---\nDo.\n"})
+			discSymlink(t, "c.md", filepath.Join(root, "..", "commands", "d.md"))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -333,5 +336,187 @@ func TestReplayNotAfterInterruptedCount(t *testing.T) {
 	Discover(cancelInCount{context.Background()}, warm)
 	if d := cmp.Diff(Discover(context.Background(), opts), Discover(context.Background(), warm)); d != "" {
 		t.Fatalf("the discovery after the interrupted one differs from a cold one (-cold +warm):\n%s", d)
+	}
+}
+
+// TestPreverify: a check made ahead by Preverify serves the discovery that
+// passes it, once: that discovery replays without stat'ing again (a change
+// made after the check is the next discovery's to see). A check that found
+// a change makes it walk; a check is not used by a discovery after
+// another one of the same cache (a reload), nor after another walk was
+// recorded, nor with another cache.
+func TestPreverify(t *testing.T) {
+	t.Parallel()
+	opts, base := replayTree(t)
+	first := opts.Roots[0].Path
+	path := filepath.Join(t.TempDir(), "cache.bin")
+	record := func(step string) (Options, *ParseCache) {
+		t.Helper()
+		backdate(t, base)
+		discoverThroughFile(t, opts, path, "preverify test", step)
+		c, err := LoadParseCache(path, "preverify test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := opts
+		o.Cache = c
+		return o, c
+	}
+	has := func(cat *Catalog, name string) bool {
+		return slices.ContainsFunc(cat.Skills, func(s *Skill) bool { return s.Name == name })
+	}
+	remove := func(rel string) {
+		t.Helper()
+		if err := os.RemoveAll(filepath.Join(first, rel)); err != nil {
+			t.Fatal(err)
+		}
+		backdate(t, base)
+	}
+	restore := func(rel, name string) {
+		t.Helper()
+		writeFiles(t, first, map[string]string{rel + "/SKILL.md": md(name, "Back.")})
+	}
+
+	// Checked, then changed: the discovery uses the check.
+	o, c := record("checked, then changed")
+	o.Check = c.Preverify()
+	remove("cat-a/two")
+	if got := Discover(t.Context(), o); c.replays != 1 || !has(got, "two") {
+		t.Fatalf("after a check made before the change: %d replays, two listed: %v; want the check's catalog", c.replays, has(got, "two"))
+	}
+	// Used once: passed again, it is not used.
+	if got := Discover(t.Context(), o); c.replays != 1 || has(got, "two") {
+		t.Fatalf("the check passed again: %d replays, two listed: %v; want a walk without it", c.replays, has(got, "two"))
+	}
+	restore("cat-a/two", "two")
+
+	// Changed, then checked: the discovery walks and sees the change.
+	o, c = record("changed, then checked")
+	remove("cat-b")
+	o.Check = c.Preverify()
+	if got := Discover(t.Context(), o); c.replays != 0 || has(got, "three") {
+		t.Fatalf("after a check that found the change: %d replays, three listed: %v", c.replays, has(got, "three"))
+	}
+	restore("cat-b/three", "three")
+
+	// Checked, then another discovery of the cache (the start's), a change,
+	// and a reload that passes the check: it checks for itself.
+	o, c = record("reload")
+	check := c.Preverify()
+	Discover(t.Context(), o)
+	remove("withmanifest")
+	o.Check = check
+	if got := Discover(t.Context(), o); has(got, "withmanifest") {
+		t.Fatal("a reload used the start's check: withmanifest listed")
+	}
+	restore("withmanifest", "withmanifest")
+
+	// Checked, then another walk recorded: not used.
+	o, c = record("another walk")
+	check = c.Preverify()
+	other := o
+	other.Roots = other.Roots[:1] // other options: a walk
+	Discover(t.Context(), other)
+	remove("cat-a/one")
+	o.Check = check
+	if got := Discover(t.Context(), o); slices.ContainsFunc(got.Skills, func(s *Skill) bool { return s.Name == "one" && s.Root == first }) {
+		t.Fatal("a check of the replaced walk was used: the first root's one listed")
+	}
+	restore("cat-a/one", "one")
+
+	// Another cache's check: not used.
+	o, c = record("another cache")
+	_, c2 := record("another cache, second load")
+	o.Check = c2.Preverify()
+	remove("cat-a/two")
+	if got := Discover(t.Context(), o); has(got, "two") {
+		t.Fatal("another cache's check was used: two listed")
+	}
+	_ = c
+}
+
+// TestPreverifyConcurrent: a check made while a discovery of the same
+// cache runs is safe (run with -race) and never serves a later one.
+func TestPreverifyConcurrent(t *testing.T) {
+	t.Parallel()
+	opts, base := replayTree(t)
+	path := filepath.Join(t.TempDir(), "cache.bin")
+	backdate(t, base)
+	discoverThroughFile(t, opts, path, "preverify test", "record")
+	for range 20 {
+		c, err := LoadParseCache(path, "preverify test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := opts
+		o.Cache = c
+		var check *Check
+		var wg sync.WaitGroup
+		wg.Go(func() { check = c.Preverify() })
+		Discover(t.Context(), o)
+		wg.Wait()
+		o.Check = check
+		before := c.gen
+		Discover(t.Context(), o)
+		if check != nil && check.used && check.gen != before {
+			t.Fatalf("a check of generation %d served the discovery after generation %d", check.gen, before)
+		}
+	}
+}
+
+// TestReplayCommands: a walk that found Claude Code command files is
+// replayed, the files read afresh as a walk reads them, so an edit is seen
+// by the replay itself; a command added, removed or moved changes its
+// folder's listing, and the start walks.
+func TestReplayCommands(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	root, cmds := filepath.Join(base, "skills"), filepath.Join(base, "commands")
+	writeFiles(t, root, map[string]string{"a/SKILL.md": md("a", "A.")})
+	writeFiles(t, cmds, map[string]string{
+		"deploy.md":        "---\ndescription: Deploy.\n---\nDeploy it.\n",
+		"frontend/lint.md": "---\ndescription: Lint.\n---\nLint it.\n",
+		"notes.md":         "No frontmatter: user-only.\n",
+		"bad name!.md":     "---\ndescription: Bad.\n---\nx\n",
+		".hidden/x.md":     "---\ndescription: Hidden.\n---\nx\n",
+		"a.md":             "---\ndescription: Loses to the skill a.\n---\nx\n",
+	})
+	backdate(t, base)
+	opts := discOpts(Root{Path: root, Source: SourceProject, Within: base}, Root{Path: cmds, Source: SourceProject, Within: base, Commands: true})
+	c := &replayChecker{t: t, opts: opts, path: filepath.Join(t.TempDir(), "skills.bin")}
+	c.discover("cold")
+	if !c.discover("warm") {
+		t.Fatal("a walk with command files was not replayed")
+	}
+	steps := []struct {
+		name   string
+		change func()
+		walks  bool
+	}{
+		{"a command edited", func() {
+			writeFiles(t, cmds, map[string]string{"deploy.md": "---\ndescription: Deploy, now with a check.\n---\nDeploy it.\n"})
+		}, false},
+		{"a command in a folder edited", func() {
+			writeFiles(t, cmds, map[string]string{"frontend/lint.md": "---\ndescription: Lint, edited.\nallowed-tools: [shell]\n---\nLint.\n"})
+		}, false},
+		{"a command added", func() { writeFiles(t, cmds, map[string]string{"new.md": "---\ndescription: New.\n---\nx\n"}) }, true},
+		{"a command removed", func() {
+			if err := os.Remove(filepath.Join(cmds, "notes.md")); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"a command folder added", func() { writeFiles(t, cmds, map[string]string{"ops/restart.md": "---\ndescription: R.\n---\nx\n"}) }, true},
+	}
+	for _, st := range steps {
+		st.change()
+		if st.walks {
+			backdate(t, base) // an edit in place leaves its folder as it was
+		}
+		if replayed := c.discover(st.name); replayed == st.walks {
+			t.Fatalf("%s: replayed %v, want %v", st.name, replayed, !st.walks)
+		}
+		if !c.discover(st.name + ", again") {
+			t.Fatalf("%s: not replayed the time after", st.name)
+		}
 	}
 }

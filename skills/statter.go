@@ -9,8 +9,12 @@ import (
 // core, so each worker has its own, and on Linux it reuses one path buffer
 // and allocates nothing per call (statter_linux.go). Its stamps are those
 // [dirStamp] and [statSkillFile] take, field for field
-// (TestStatterMatchesOS).
-type statter struct{ buf []byte }
+// (TestStatterMatchesOS). A statter holds a directory open between
+// calls (see statter_linux.go): close releases it.
+type statter struct {
+	buf []byte
+	at  dirAt
+}
 
 // dir stamps the directory path (links followed); ok is false when it
 // cannot be stat'ed or is not a directory.

@@ -2,6 +2,11 @@
 
 package skills
 
+// dirAt is empty where stats take whole paths.
+type dirAt struct{}
+
+func (s *statter) close() {}
+
 // stat is os.Stat or os.Lstat where no raw fstatat(2) is wired up.
 func (s *statter) stat(path string, follow bool) (fileStamp, bool) { return statOS(path, follow) }
 

@@ -71,6 +71,7 @@ func isTerminal(f *os.File) bool {
 }
 
 func chatRun(ctx context.Context, opts *chatOptions) error {
+	prefetchSkills(opts.global)
 	cfg, err := loadConfig(opts.global, opts.io.Err)
 	if err != nil {
 		return err

@@ -19,6 +19,15 @@ import (
 // Its warnings, and those of the trust store, go to stderr. A failure is a
 // *config.Error naming the file, line and key (exit 2, as exitCode maps
 // it).
+// prefetchSkills starts loading the skill cache of the session about to be
+// built (app.Process.PrefetchSkills): the commands that build one call it
+// before loadConfig.
+func prefetchSkills(g *globalOptions) {
+	if cwd, err := os.Getwd(); err == nil {
+		g.proc.PrefetchSkills(cwd)
+	}
+}
+
 func loadConfig(g *globalOptions, stderr io.Writer) (*config.Config, error) {
 	cwd, err := os.Getwd()
 	if err != nil {

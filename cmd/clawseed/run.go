@@ -175,6 +175,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if prompt == "" {
 		return usageError(errors.New("empty prompt"))
 	}
+	prefetchSkills(opts.global)
 	cfg, err := loadConfig(opts.global, opts.io.Err)
 	if err != nil {
 		return err

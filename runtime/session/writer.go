@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -210,6 +211,14 @@ func (w *Writer) record(r Record) error {
 		return w.create(line)
 	}
 	return w.sink.Append(line)
+}
+
+// PrepareEncoding builds the JSON encoders of the record types now. The
+// first record a process writes would build them otherwise: a quarter of a
+// millisecond of reflection on the way to a session's first request. A
+// session start calls it while it waits for other work.
+func PrepareEncoding() {
+	json.NewEncoder(io.Discard).Encode(Record{})
 }
 
 // EncodeRecord checks r and encodes it as one line, newline included: the

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
@@ -16,6 +17,7 @@ import (
 	"github.com/clawseed/clawseed/internal/termtext"
 	"github.com/clawseed/clawseed/permissions"
 	"github.com/clawseed/clawseed/runtime/agent"
+	"github.com/clawseed/clawseed/runtime/session"
 	"github.com/clawseed/clawseed/runtime/tools"
 	"github.com/clawseed/clawseed/skills"
 	"github.com/clawseed/clawseed/skills/watch"
@@ -91,6 +93,9 @@ type Process struct {
 	// gcRestore turns garbage collection back on after the start
 	// (startgc.go); nil when DeferGC was not called.
 	gcRestore func()
+	// early is the skill cache work PrefetchSkills started
+	// (skillcache_early.go).
+	early atomic.Pointer[earlySkillCache]
 }
 
 // Wait waits for the work the process's sessions left running in the
@@ -161,15 +166,19 @@ func (p *Process) clientVersion() string {
 //  4. the sandboxes: the file tools' and the OS's (need the configuration);
 //  5. the MCP servers (need the policy and the OS sandbox), started first
 //     so that they start up while skills are discovered;
-//  6. the skills: reloader, cache and catalog (need the file sandbox,
+//  6. what needs no catalog, made while the skill cache is loaded and
+//     checked on other cores: memory and the project instructions (need
+//     the configuration), the installed plugins, the hook runner (needs
+//     the OS sandbox: hook commands run in it), and the tools (need the
+//     sandboxes, the model chain, memory and the usage sink);
+//  7. the skills: reloader, cache and catalog (need the file sandbox,
 //     which they widen to the skill directories), then the subagent
-//     definitions (need the catalog's and the installed plugins' folders);
-//  7. memory and the project instructions (need the configuration), and
-//     the hook runner (needs the OS sandbox: hook commands run in it; and
-//     the installed plugins, whose hooks it runs);
-//  8. the tools (need the sandboxes, the model chain, memory and the usage
-//     sink) and the active skill set (needs the catalog, the sandboxes and
-//     the session id);
+//     definitions (need the catalog's and the installed plugins' folders)
+//     and their memories;
+//  8. the permission rules (need the tools and the subagents) and the
+//     active skill set (needs the catalog, the sandboxes and the session
+//     id); then the sandbox probe and the session's TMPDIR are waited for
+//     (nothing before runs a command);
 //  9. the agent (needs everything above); then the resumed session is put
 //     back, or the always-on skills are activated, and the SessionStart
 //     hooks run.
@@ -187,6 +196,9 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 	if err != nil {
 		return nil, err
 	}
+	// The skill cache is loaded and checked on other cores while steps
+	// 2-6 run ([prefetchSkillCache]).
+	skillCache := prefetchSkillCache(cfg, o.Process, o.Catalog == nil)
 	model, err := newModel(cfg, resolved, o.Notices) // 2
 	if err != nil {
 		return nil, err
@@ -204,11 +216,6 @@ func Build(ctx context.Context, cfg *config.Config, o Options) (*Session, error)
 	s := &Session{cfg: cfg, resolved: resolved, notices: o.Notices, proc: o.Process, initial: *resolved, approvesAll: yes}
 	s.debug = &debugLog{workspace: cfg.Workspace}
 	o.Log = slog.New(teeHandler{next: o.Log.Handler(), debug: s.debug})
-	// The skill cache file is read and decoded on another core while
-	// steps 3-5 run: with thousands of skills it is megabytes. Started
-	// after the log joins the session's debug log, which its load and
-	// save failures belong in.
-	skillCache := prefetchSkillCache(cfg, o.Process, o.Log)
 	s.bgCtx, s.bgCancel = context.WithCancel(ctx)
 	if err := s.open(ctx, o.Resume); err != nil { // 3
 		return nil, err
@@ -256,7 +263,7 @@ type parts struct {
 	summarizer   agent.Model
 	summaryModel string
 	// skillCache waits for the skill cache file ([prefetchSkillCache]).
-	skillCache func() *skillCache
+	skillCache func(log *slog.Logger) *skillCache
 	sb         *tools.Sandbox
 	// forbidden is sb's forbidden_paths rule, resolved once for the
 	// readers Build makes (settings, subagents, instructions, skills).
@@ -340,16 +347,48 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	s.sb = p.sb
 	s.settings = readClaudeSettings(cfg, cfg.Trusted, p.forbidden)
 	s.conf = newConfinementIn(cfg, p.sb.Control, box, p.forbidden)
-	s.conf.prepareSoon() // waited for before the hooks, step 7
+	s.conf.prepareSoon() // waited for at the end of step 8
 	// 5. MCP servers start first: their processes start up while skills
 	// are discovered.
 	// They do not wait for the session's TMPDIR (prepareSoon): each server
 	// gets its own state folder as TMPDIR, and prepareMCP waits for the
-	// sandbox probe. Should the TMPDIR fail, Build fails at step 7 and its
+	// sandbox probe. Should the TMPDIR fail, Build fails at step 8 and its
 	// Shutdown stops the servers already started.
 	s.mcp = startMCP(ctx, cfg, mcpVisible(p.policy), s.conf.prepareMCP, o.Process.clientVersion(), o.Log)
-	// 6. Skills.
-	p.reloader = &skillReloader{cfg: cfg, sb: p.sb, cache: p.skillCache(), mcp: s.mcp}
+	// 6. What needs no catalog is made while the skill cache is loaded
+	// and checked on the other cores ([prefetchSkillCache]): memory, the
+	// project instructions, the plugins installed with Claude Code (their
+	// skills are among the roots of step 7; kept for their hooks and
+	// agents), the hooks (need the OS sandbox), and the tools, with the
+	// sink of llm_task's usage, which agent.New connects.
+	s.memory = sessionMemory(ctx, cfg, o.Process, o.Log)
+	p.extraction = memoryExtractionSoon(cfg, p.sb.Control, s.memory, cfg.Agent.MaxToolOutputChars, o.Log)
+	p.instr = newSessionInstructions(cfg, p.forbidden, o.Notices)
+	p.instrSection = p.instr.section(ctx)
+	s.instr = p.instr
+	s.plugins = installedPlugins(cfg, func(msg string) {
+		if o.Notices != nil {
+			fmt.Fprintln(o.Notices, "clawseed: warning: "+termtext.EscapeLine(msg))
+		}
+	})
+	if o.Eval == nil {
+		s.hooks = newHookRunner(cfg, s.settings, s.conf, o.Process.webNet(), o.Notices)
+	}
+	s.hookSession()
+	p.usage = &agent.UsageSink{}
+	p.tools = buildTools(toolEnv{
+		cfg: cfg, sb: p.sb, conf: s.conf, model: p.model, modelName: s.resolved.Model, notices: o.Notices,
+		usage: p.usage, memory: s.memory, proc: o.Process,
+	})
+	// 7. Skills. What the first request needs and does not depend on them
+	// is prepared before waiting for the cache: the built-in skills,
+	// parsed, and the session record's encoders.
+	p.reloader = &skillReloader{cfg: cfg, sb: p.sb, mcp: s.mcp}
+	if builtinsOn(cfg) {
+		p.reloader.builtins = skills.ParseBuiltins()
+	}
+	session.PrepareEncoding()
+	p.reloader.cache = p.skillCache(o.Log)
 	began := time.Now()
 	p.reloader.edit = o.Eval.catalog // an eval run's catalog: EvalRun
 	if o.Catalog != nil {
@@ -363,41 +402,12 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 	if o.Watch {
 		p.reloader.startWatch = func(roots []skills.Root) *watch.Watcher { return watchSkills(ctx, cfg, roots, o.Log) }
 	}
-	// The plugins installed with Claude Code (their skills are among the
-	// roots above), kept for their hooks and agents.
-	s.plugins = installedPlugins(cfg, func(msg string) {
-		if o.Notices != nil {
-			fmt.Fprintln(o.Notices, "clawseed: warning: "+termtext.EscapeLine(msg))
-		}
-	})
 	// Subagent definitions, with the plugins' agents/ folders; fixed for
-	// the session.
+	// the session; and their memories.
 	s.subagents = loadSubagents(ctx, agentFolders(cfg, s.catalog), p.forbidden)
-	// 7. Memory, the project instructions, and the hooks (need the OS
-	// sandbox and the installed plugins).
-	s.memory = sessionMemory(ctx, cfg, o.Process, o.Log)
 	s.agentMemory = newSubagentMemories(cfg, o.Process, s.memory, s.subagents)
-	p.extraction = memoryExtractionSoon(cfg, p.sb.Control, s.memory, cfg.Agent.MaxToolOutputChars, o.Log)
-	p.instr = newSessionInstructions(cfg, p.forbidden, o.Notices)
-	p.instrSection = p.instr.section(ctx)
-	s.instr = p.instr
-	// The probe and the session's TMPDIR (step 4), before anything that
-	// may run a command.
-	if err := s.conf.ready(); err != nil {
-		return err
-	}
-	if o.Eval == nil {
-		s.hooks = newHookRunner(cfg, s.settings, s.conf, o.Process.webNet(), o.Notices)
-	}
-	s.hookSession()
-	// 8. The tools, with the sink of llm_task's usage, and the active set,
-	// with the permission check: both are connected by agent.New.
-	p.usage = &agent.UsageSink{}
-	p.tools = buildTools(toolEnv{
-		cfg: cfg, sb: p.sb, conf: s.conf, model: p.model, modelName: s.resolved.Model, notices: o.Notices,
-		usage: p.usage, memory: s.memory, proc: o.Process,
-	})
-	// The permission rules, with the tools they name.
+	// 8. The permission rules, with the tools they name, and the active
+	// set, with the permission check that agent.New connects.
 	s.perms = sessionPermissions(cfg, s.settings, visibleTools(cfg, p.policy, p.tools, s.subagents))
 	s.perms.notify(o.Notices)
 	p.perms = &agent.SkillPermissions{}
@@ -416,7 +426,11 @@ func (s *Session) start(ctx context.Context, o Options, p *parts) error {
 		Forbidden:          p.forbidden,
 		RunCommand:         dynamicRunner(cfg, p.sb, s.conf),
 	}, s.catalog)
-	return nil
+	// The probe and the session's TMPDIR (step 4), before anything that
+	// may run a command: the always-on skills' dynamic context and the
+	// SessionStart hooks (step 9). Waited for last, it has had the whole
+	// start to finish.
+	return s.conf.ready()
 }
 
 // agentOptions are the agent's options: step 9 of [Build].

@@ -3,6 +3,7 @@ package app
 import (
 	"log/slog"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/clawseed/clawseed/cmd/clawseed/internal/config"
 	"github.com/clawseed/clawseed/skills"
@@ -23,26 +24,83 @@ type skillCache struct {
 	// hashes remembers the tree hashes of locked skills between the
 	// discoveries of a session ([checkSkillLocks]); in memory only.
 	hashes *lock.HashCache
+	// check is the replay check made ahead for the discovery that follows
+	// the load ([loadChecked]), which takes it; a later one (a reload)
+	// must check for itself.
+	check atomic.Pointer[skills.Check]
 }
 
-// openSkillCache loads the cache file for opts' roots, stamped with the
-// process's build.
-func openSkillCache(cfg *config.Config, opts skills.Options, proc *Process, log *slog.Logger) *skillCache {
+// takeCheck returns the check made ahead, once.
+func (c *skillCache) takeCheck() *skills.Check { return c.check.Swap(nil) }
+
+// skillCachePath is the cache file of opts' roots in cfg's CLAWSEED_HOME,
+// "" when there is none.
+func skillCachePath(cfg *config.Config, opts skills.Options) string {
 	if cfg.Home == "" {
-		return &skillCache{cache: skills.NewParseCache(), log: log, proc: proc, hashes: lock.NewHashCache()}
+		return ""
 	}
-	path := filepath.Join(cfg.Home, "cache", skills.CacheFileName(opts))
-	c, err := skills.LoadParseCache(path, skills.BuildStamp(proc.version()))
-	if err != nil {
-		log.Debug("Skill cache not used", "error", err)
-	}
-	return &skillCache{cache: c, path: path, log: log, proc: proc, hashes: lock.NewHashCache()}
+	return filepath.Join(cfg.Home, "cache", skills.CacheFileName(opts))
 }
 
-// prefetchSkillCache opens the skill cache on another goroutine; the
-// function it returns waits for it (or opens it itself: see soon).
-func prefetchSkillCache(cfg *config.Config, proc *Process, log *slog.Logger) func() *skillCache {
-	return soon(func() *skillCache { return openSkillCache(cfg, skillOptions(cfg), proc, log) })
+// A loadedSkillCache is a cache file loaded, or why it was not used.
+type loadedSkillCache struct {
+	c   *skillCache
+	err error
+}
+
+// loadSkillCache loads the cache file path ("": none, an empty cache).
+func loadSkillCache(path string, proc *Process) loadedSkillCache {
+	if path == "" {
+		return loadedSkillCache{c: &skillCache{cache: skills.NewParseCache(), proc: proc, hashes: lock.NewHashCache()}}
+	}
+	c, err := skills.LoadParseCache(path, skills.BuildStamp(proc.version()))
+	return loadedSkillCache{c: &skillCache{cache: c, path: path, proc: proc, hashes: lock.NewHashCache()}, err: err}
+}
+
+// open gives the cache the log its saves report to, and logs there why
+// the file was not used.
+func (l loadedSkillCache) open(log *slog.Logger) *skillCache {
+	l.c.log = log
+	if l.err != nil {
+		log.Debug("Skill cache not used", "error", l.err)
+	}
+	return l.c
+}
+
+// loadChecked loads the cache file path and checks what the discovery
+// that follows will replay ([skills.ParseCache.Preverify]).
+func loadChecked(path string, proc *Process) loadedSkillCache {
+	l := loadSkillCache(path, proc)
+	l.c.check.Store(l.c.cache.Preverify())
+	return l
+}
+
+// prefetchSkillCache opens the skill cache of a session of cfg on other
+// cores while the rest of the session is made (with thousands of skills
+// that is megabytes to decode), and, when the session discovers its
+// skills (it does not when it adopts the catalog the trust question
+// showed), checks there what that discovery will replay: thousands of
+// stats. It takes over the work [Process.PrefetchSkills] started when that
+// was for the same file. The function it returns waits for it (or does it
+// itself: see soon) and logs to log, which the session's debug log has
+// joined by then, why the file was not used.
+func prefetchSkillCache(cfg *config.Config, proc *Process, discovers bool) func(log *slog.Logger) *skillCache {
+	path := skillCachePath(cfg, skillOptions(cfg))
+	load := proc.takeEarlySkillCache(path)
+	switch {
+	case load != nil:
+	case discovers:
+		load = soon(func() loadedSkillCache { return loadChecked(path, proc) })
+	default:
+		load = soon(func() loadedSkillCache { return loadSkillCache(path, proc) })
+	}
+	return func(log *slog.Logger) *skillCache {
+		c := load().open(log)
+		if !discovers {
+			c.takeCheck() // made early, before it was known: no discovery follows
+		}
+		return c
+	}
 }
 
 // save writes the cache in the background when the last discovery changed

@@ -30,6 +30,9 @@ type skillReloader struct {
 	cfg   *config.Config
 	sb    *tools.Sandbox
 	cache *skillCache
+	// builtins are the built-in skills, parsed once for every discovery
+	// (nil when they are off).
+	builtins *skills.BuiltinSkills
 	// edit is applied to every catalog discovered (an eval run's
 	// changes, [EvalRun.catalog]; none for other sessions).
 	edit func(*skills.Catalog) *skills.Catalog
@@ -75,6 +78,8 @@ func (r *skillReloader) discover(ctx context.Context) *skills.Catalog {
 	}
 	opts, notes := skillSetup(r.cfg)
 	opts.Cache = r.cache.cache
+	opts.Check = r.cache.takeCheck() // the start's; a reload checks for itself
+	opts.BuiltinSet = r.builtins
 	// The nested folders come last: their skills are claimed after every
 	// other root's (skills.Root.Nested).
 	opts.Roots = append(opts.Roots, r.nestedRoots()...)
@@ -241,10 +246,8 @@ func skillOptions(cfg *config.Config) skills.Options {
 func skillSetup(cfg *config.Config) (skills.Options, []skills.Diagnostic) {
 	states, diags := claudePlugins(cfg)
 	return skills.Options{
-		Roots: skills.WithPlugins(skillLayout(cfg).Roots(), pluginRoots(enabledPlugins(states))),
-		// --bare lists only what the command line names (and the managed
-		// skills, which policy keeps): the bundled skills too are off.
-		Builtins:     cfg.Skills.Builtins && !cfg.Bare,
+		Roots:        skills.WithPlugins(skillLayout(cfg).Roots(), pluginRoots(enabledPlugins(states))),
+		Builtins:     builtinsOn(cfg),
 		MaxFileBytes: int64(cfg.Skills.MaxSkillFileBytes),
 		Excluded:     cfg.Skills.Excluded,
 		Workspace:    cfg.Workspace,
@@ -256,6 +259,11 @@ func skillSetup(cfg *config.Config) (skills.Options, []skills.Diagnostic) {
 		Config: cfg.RequiredSetting,
 	}, pluginDiagnostics(diags)
 }
+
+// builtinsOn says whether discovery adds the built-in skills: --bare lists
+// only what the command line names (and the managed skills, which policy
+// keeps), so the bundled skills too are off.
+func builtinsOn(cfg *config.Config) bool { return cfg.Skills.Builtins && !cfg.Bare }
 
 // discoverNoting runs discovery with opts; the catalog's diagnostics begin
 // with notes. Every discovery goes through it, so the lock files apply on
@@ -277,8 +285,13 @@ func Discover(ctx context.Context, cfg *config.Config, proc *Process, log *slog.
 		return &skills.Catalog{}
 	}
 	opts, notes := skillSetup(cfg)
-	c := openSkillCache(cfg, opts, proc, log)
-	opts.Cache = c.cache
+	path := skillCachePath(cfg, opts)
+	load := proc.takeEarlySkillCache(path) // chat's trust question
+	if load == nil {
+		load = func() loadedSkillCache { return loadSkillCache(path, proc) }
+	}
+	c := load().open(log)
+	opts.Cache, opts.Check = c.cache, c.takeCheck()
 	cat := discoverNoting(ctx, cfg, opts, notes, c.hashes)
 	c.save()
 	return cat
