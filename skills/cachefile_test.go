@@ -429,10 +429,12 @@ func FuzzCacheDecode(f *testing.F) {
 		"c/manifest.toml": "[skill]\nname = \"c\"\n",
 		"c/SKILL.md":      "---\nshell: echo hi\n---\n",
 	})
-	backdate(f, root)
+	cmds := filepath.Join(filepath.Dir(root), "commands") // replayed command events
+	writeFiles(f, cmds, map[string]string{"deploy.md": "---\ndescription: D.\n---\nx\n", "ops/restart.md": "R.\n"})
+	backdate(f, filepath.Dir(root))
 	c := NewParseCache()
 	c.stamp = "fuzz"
-	opts := discOpts(Root{Path: root, Source: SourceExtra})
+	opts := discOpts(Root{Path: root, Source: SourceExtra}, Root{Path: cmds, Source: SourceExtra, Commands: true})
 	opts.Cache = c
 	Discover(f.Context(), opts)
 	data, _ := c.encode()

@@ -240,7 +240,7 @@ func (r *cacheRun) quickHit(dir, dirReal string, entries []fs.DirEntry, rootReal
 	if e.preDecoded {
 		s, diags := e.preSkill, e.preDiags
 		e.preSkill, e.preDiags, e.preDecoded = nil, nil, false
-		e.gen = r.gen
+		e.gen = max(e.gen, r.gen)
 		r.c.hits++
 		r.c.mu.Unlock()
 		return s, diags, true
@@ -292,7 +292,10 @@ func (r *cacheRun) reuse(key cacheKey, stamps []fileStamp) (*Skill, []Diagnostic
 
 // hit uses e, found unchanged under the lock, which it releases.
 func (r *cacheRun) hit(e *cacheEntry, dir string) (*Skill, []Diagnostic, bool) {
-	e.gen = r.gen
+	// Discoveries sharing the cache may overlap: one that began earlier
+	// and is still walking must not take back what a later one used (the
+	// later one records its walk; see record).
+	e.gen = max(e.gen, r.gen)
 	r.c.hits++
 	r.c.mu.Unlock()
 	// An entry is never changed once stored (a new parse replaces it), so
@@ -331,7 +334,7 @@ func (r *cacheRun) readDir(dir string) ([]fs.DirEntry, error) {
 		e = r.c.dirs[dir]
 	}
 	if e != nil && e.stamp == st {
-		e.gen = r.gen
+		e.gen = max(e.gen, r.gen) // as in hit
 		raw, entries := e.raw, e.entries
 		r.c.mu.Unlock()
 		if raw == "" {
@@ -348,9 +351,15 @@ func (r *cacheRun) readDir(dir string) ([]fs.DirEntry, error) {
 	r.c.mu.Lock()
 	defer r.c.mu.Unlock()
 	r.c.listed++
+	old := r.c.dirs[dir]
+	if old != nil && old.gen > r.gen {
+		// A later discovery's listing: this one's walk is not recorded
+		// (record), and the later one's must keep it.
+		return entries, err
+	}
 	if err != nil || r.racy([]fileStamp{st}) {
 		r.noteUncached(dir, err)
-		if _, ok := r.c.dirs[dir]; ok {
+		if old != nil {
 			delete(r.c.dirs, dir)
 			r.c.dirty = true
 		}

@@ -286,9 +286,9 @@ func (c *ParseCache) replay(ctx context.Context, opts Options, lim walkLimits) (
 	}
 	skills, diags, ok := v.skills, v.diags, v.ok
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if !ok || c.snap != snap || c.gen != snap.gen {
 		c.snap = nil
+		c.mu.Unlock()
 		return nil, false
 	}
 	// The replay is this generation's discovery: what it used is kept,
@@ -303,6 +303,10 @@ func (c *ParseCache) replay(ctx context.Context, opts Options, lim walkLimits) (
 	}
 	c.hits += len(snap.ents)
 	c.replays++
+	c.mu.Unlock()
+	// The events are built, the command files read and the catalog
+	// assembled outside the lock: a snapshot is never changed once
+	// recorded (a later walk replaces it).
 	roots := cleanRoots(opts.Roots)
 	w := &walker{maxBytes: maxBytes, lim: lim}
 	w.events = make([]walkEvent, 0, len(snap.events))
@@ -386,8 +390,13 @@ func (snap *walkSnapshot) fits(roots int) bool {
 		if ev.diag != nil {
 			continue
 		}
-		if ev.cmd != nil {
-			if ev.root < 0 || ev.root >= roots {
+		if cmd := ev.cmd; cmd != nil {
+			// A command is replayed only as the walk found it: a `.md`
+			// file of a folder whose listing the snapshot stamps (dirs
+			// are sorted by path), inside its bound.
+			_, listed := slices.BinarySearchFunc(snap.dirs, cmd.dir, func(d loadedDir, p string) int { return cmp.Compare(d.path, p) })
+			if ev.root < 0 || ev.root >= roots || !listed || cmd.path != joinPath(cmd.dir, filepath.Base(cmd.path)) ||
+				!strings.HasSuffix(cmd.path, commandSuffix) || !within(cmd.bound, cmd.dirReal) {
 				return false
 			}
 			continue

@@ -520,3 +520,70 @@ func TestReplayCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestOverlappingRunsKeepListings: discoveries sharing a cache may
+// overlap. A discovery that began earlier and lists a folder after a later
+// one did must not take the listing back (its generation, which the later
+// discovery's recorded walk needs), nor replace or drop it; otherwise the
+// later walk is recorded without that folder's stamp and no replay checks
+// it again.
+func TestOverlappingRunsKeepListings(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	dir := filepath.Join(base, "cat")
+	writeFiles(t, dir, map[string]string{"x/SKILL.md": md("x", "X.")})
+	backdate(t, base)
+	c := NewParseCache()
+	older, later := c.begin(), c.begin()
+	if _, err := later.readDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := older.readDir(dir); err != nil { // unchanged: a hit
+		t.Fatal(err)
+	}
+	if got := c.dirs[dir].gen; got != later.gen {
+		t.Fatalf("after the older run's hit the listing is of generation %d, want the later run's %d", got, later.gen)
+	}
+	// Changed since: the older run lists it again, and must not replace
+	// the later run's listing either; within the racy window it must not
+	// drop it.
+	writeFiles(t, dir, map[string]string{"y/SKILL.md": md("y", "Y.")})
+	for _, step := range []string{"within the racy window", "changed"} {
+		if step == "changed" {
+			backdate(t, base)
+			older.start = time.Now()
+		}
+		if _, err := older.readDir(dir); err != nil {
+			t.Fatal(err)
+		}
+		if e := c.dirs[dir]; e == nil || e.gen != later.gen {
+			t.Fatalf("%s: the older run replaced or dropped the later run's listing (%+v)", step, e)
+		}
+	}
+}
+
+// TestReplayCommandFits: a snapshot's command is replayed only as a walk
+// finds one, a `.md` file of a listed folder inside its bound; a damaged
+// cache file that says otherwise is not replayed.
+func TestReplayCommandFits(t *testing.T) {
+	t.Parallel()
+	good := cmdEvent{dir: "/r/commands", dirReal: "/r/commands", bound: "/r", path: "/r/commands/deploy.md", name: "deploy"}
+	for _, tc := range []struct {
+		name string
+		edit func(*cmdEvent)
+		want bool
+	}{
+		{"as recorded", func(*cmdEvent) {}, true},
+		{"a folder not listed", func(c *cmdEvent) { c.dir, c.dirReal, c.path = "/r/other", "/r/other", "/r/other/deploy.md" }, false},
+		{"a file outside its folder", func(c *cmdEvent) { c.path = "/etc/passwd.md" }, false},
+		{"not a .md file", func(c *cmdEvent) { c.path = "/r/commands/deploy.txt" }, false},
+		{"a folder outside its bound", func(c *cmdEvent) { c.bound = "/elsewhere" }, false},
+	} {
+		cmd := good
+		tc.edit(&cmd)
+		snap := &walkSnapshot{dirs: []loadedDir{{path: "/r/commands"}}, events: []snapEvent{{root: 0, cmd: &cmd}}}
+		if got := snap.fits(1); got != tc.want {
+			t.Errorf("%s: fits = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
