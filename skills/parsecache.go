@@ -61,12 +61,19 @@ type dirEntry struct {
 	// when a walk uses it; entries is nil then.
 	raw string
 	gen uint64
-	// pre is the directory's stamp taken by the pre-stat of the discovery
-	// of generation preGen ([cacheRun.prestat]); preOK that it is a
-	// directory that could be stat'ed.
-	pre    fileStamp
-	preGen uint64
-	preOK  bool
+	// pre is what the pre-stat of a walk found ([cacheRun.prestat]); nil
+	// before one. A replayed start never makes one: kept apart, its 72
+	// bytes are not paid for each of ten thousand listings.
+	pre *dirPre
+}
+
+// A dirPre is a directory's stamp taken by the pre-stat of the discovery
+// of generation gen; ok says that it is a directory that could be
+// stat'ed.
+type dirPre struct {
+	stamp fileStamp
+	gen   uint64
+	ok    bool
 }
 
 // NewParseCache returns an empty cache.
@@ -90,22 +97,33 @@ type cacheEntry struct {
 	// raw is the skill and its diagnostics encoded as the cache file holds
 	// them ([encodeResult]), decoded afresh for each hit, so that callers
 	// never share what the cache keeps and the cache keeps no decoded
-	// copy. skill and diags are kept instead when the codec cannot encode
-	// the skill (then raw is "", and the entry is not saved).
-	raw   string
-	skill *Skill // never handed out: callers get copies
+	// copy. kept holds them instead when the codec cannot encode the
+	// skill (then raw is "", and the entry is not saved).
+	raw  string
+	kept *keptResult
+	gen  uint64
+	// pre is what the pre-stat of a walk found ([cacheRun.prestat]); nil
+	// before one, as for dirEntry.pre.
+	pre *entryPre
+}
+
+// A keptResult is a parse the codec could not encode: never handed out,
+// callers get copies.
+type keptResult struct {
+	skill *Skill
 	diags []Diagnostic
-	gen   uint64
-	// pre are the stamps of the skill files the pre-stat of the discovery
-	// of generation preGen took ([cacheRun.prestat]).
-	pre    []fileStamp
-	preGen uint64
-	// preSkill and preDiags are the entry decoded by that pre-stat, as
-	// its skill files were unchanged (preDecoded): the first hit of the
-	// run takes them.
-	preSkill   *Skill
-	preDiags   []Diagnostic
-	preDecoded bool
+}
+
+// An entryPre is what the pre-stat of the discovery of generation gen
+// found of an entry: the stamps of its skill files, and the entry decoded
+// when they were unchanged (decoded): the first hit of the run takes
+// skill and diags.
+type entryPre struct {
+	stamps  []fileStamp
+	gen     uint64
+	skill   *Skill
+	diags   []Diagnostic
+	decoded bool
 }
 
 // newCacheEntry encodes the parse of the skill directory dir for the
@@ -115,7 +133,7 @@ func newCacheEntry(dir string, stamps []fileStamp, s *Skill, diags []Diagnostic,
 	if raw, err := encodeResult(dir, s, diags); err == nil {
 		e.raw = raw
 	} else {
-		e.skill, e.diags = cloneSkill(s), slices.Clone(diags)
+		e.kept = &keptResult{skill: cloneSkill(s), diags: slices.Clone(diags)}
 	}
 	return e
 }
@@ -124,7 +142,7 @@ func newCacheEntry(dir string, stamps []fileStamp, s *Skill, diags []Diagnostic,
 // when raw does not decode (a damaged file: the skill is parsed again).
 func (e *cacheEntry) result(dir string) (s *Skill, diags []Diagnostic, ok bool) {
 	if e.raw == "" {
-		return cloneSkill(e.skill), slices.Clone(e.diags), true
+		return cloneSkill(e.kept.skill), slices.Clone(e.kept.diags), true
 	}
 	return decodeResult(dir, e.raw, nil)
 }
@@ -233,13 +251,13 @@ func (r *cacheRun) quickHit(dir, dirReal string, entries []fs.DirEntry, rootReal
 	key := cacheKey{dir: dir, dirReal: dirReal, rootReal: rootReal, limit: limit}
 	r.c.mu.Lock()
 	e := r.c.entries[key]
-	if e == nil || e.preGen != r.gen || !preMatches(entries, e.stamps, e.pre) {
+	if e == nil || e.pre == nil || e.pre.gen != r.gen || !preMatches(entries, e.stamps, e.pre.stamps) {
 		r.c.mu.Unlock()
 		return nil, nil, false
 	}
-	if e.preDecoded {
-		s, diags := e.preSkill, e.preDiags
-		e.preSkill, e.preDiags, e.preDecoded = nil, nil, false
+	if p := e.pre; p.decoded {
+		s, diags := p.skill, p.diags
+		p.skill, p.diags, p.decoded = nil, nil, false
 		e.gen = max(e.gen, r.gen)
 		r.c.hits++
 		r.c.mu.Unlock()
@@ -319,8 +337,8 @@ func (r *cacheRun) readDir(dir string) ([]fs.DirEntry, error) {
 	r.c.mu.Lock()
 	e := r.c.dirs[dir]
 	var st fileStamp
-	if e != nil && e.preGen == r.gen && e.preOK {
-		st = e.pre
+	if e != nil && e.pre != nil && e.pre.gen == r.gen && e.pre.ok {
+		st = e.pre.stamp
 	} else {
 		r.c.mu.Unlock()
 		fi, err := os.Stat(dir)

@@ -42,31 +42,29 @@ func (r *cacheRun) prestat() {
 	if n == 0 {
 		return // a cold discovery: nothing to stat ahead
 	}
-	dirStamps := make([]fileStamp, len(dirs))
-	dirOK := make([]bool, len(dirs))
-	entStamps := make([][]fileStamp, len(ents))
+	dirPres := make([]dirPre, len(dirs))
 	// Entries whose files are unchanged are decoded here too, on every
 	// core, into one array of skills per chunk, rather than one at a time
 	// by the walker.
-	entRes := make([]preResult, len(ents))
+	entPres := make([]entryPre, len(ents))
 	onEveryCore(n, preStatChunk, func(stat *statter) func(lo, hi int) bool {
 		return func(lo, hi int) bool {
 			var slab []Skill
 			for i := lo; i < hi; i++ {
 				if i < len(dirs) {
-					dirStamps[i], dirOK[i] = stat.dir(dirPaths[i])
+					dirPres[i].stamp, dirPres[i].ok = stat.dir(dirPaths[i])
 					continue
 				}
 				j := i - len(dirs)
+				p := &entPres[j]
 				if now, ok := stat.files(entDirs[j], ents[j].stamps, nil); ok && len(now) > 0 {
-					entStamps[j] = now
+					p.stamps = now
 				}
-				if e := ents[j]; e.raw != "" && sameFiles(e.stamps, entStamps[j]) {
+				if e := ents[j]; e.raw != "" && sameFiles(e.stamps, p.stamps) {
 					if slab == nil {
 						slab = make([]Skill, preStatChunk)
 					}
-					res := &entRes[j]
-					res.skill, res.diags, res.ok = decodeResult(entDirs[j], e.raw, &slab[i-lo])
+					p.skill, p.diags, p.decoded = decodeResult(entDirs[j], e.raw, &slab[i-lo])
 				}
 			}
 			return true
@@ -75,11 +73,12 @@ func (r *cacheRun) prestat() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, e := range dirs {
-		e.pre, e.preOK, e.preGen = dirStamps[i], dirOK[i], r.gen
+		dirPres[i].gen = r.gen
+		e.pre = &dirPres[i]
 	}
 	for i, e := range ents {
-		e.pre, e.preGen = entStamps[i], r.gen
-		e.preSkill, e.preDiags, e.preDecoded = entRes[i].skill, entRes[i].diags, entRes[i].ok
+		entPres[i].gen = r.gen
+		e.pre = &entPres[i]
 	}
 }
 
@@ -109,13 +108,6 @@ func onEveryCore(n, chunk int, worker func(stat *statter) func(lo, hi int) bool)
 	}
 	wg.Wait()
 	return !failed.Load()
-}
-
-// A preResult is an entry decoded by the pre-stat.
-type preResult struct {
-	skill *Skill
-	diags []Diagnostic
-	ok    bool
 }
 
 // sameFiles reports whether now, the pre-stat's stamps of the regular
