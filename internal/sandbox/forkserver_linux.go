@@ -125,9 +125,20 @@ func (s *Sandbox) startForkServer(st Status, pol helperPolicy) (*forkServer, err
 
 // privateMountNS is the mount namespace of process pid, "" when it cannot
 // be read or is clawseed's own (then no process may be killed by it).
+//
+// Clawseed's own is the calling thread's, not /proc/self's: /proc/self
+// names the main thread, and the goroutine that took the namespaces for a
+// fork server ([startOnThread]) may have run on the main thread and
+// locked it there, which puts the main thread in the server's namespace:
+// compared with it, the server's would read as clawseed's own and its
+// leftovers would live on. The caller runs on a thread that never took
+// namespaces (those stay locked to their goroutine).
 func privateMountNS(pid int) string {
 	ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", pid))
-	own, errOwn := os.Readlink("/proc/self/ns/mnt")
+	own, errOwn := os.Readlink("/proc/thread-self/ns/mnt")
+	if errOwn != nil { // before Linux 3.17
+		own, errOwn = os.Readlink("/proc/self/ns/mnt")
+	}
 	if err != nil || errOwn != nil || ns == own {
 		return ""
 	}

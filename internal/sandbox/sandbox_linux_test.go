@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 2 && os.Args[1] == unixDialArg { // unixsocket_linux_test.go
 		os.Exit(unixDialMain(os.Args[2]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == mainThreadNSArg { // leftovers_linux_test.go
+		os.Exit(mainThreadNSMain())
+	}
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		fmt.Fprintln(os.Stderr, "prctl(PR_SET_DUMPABLE):", err)
 		os.Exit(1)
