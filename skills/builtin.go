@@ -82,6 +82,14 @@ func ParseBuiltins() *BuiltinSkills {
 	return b
 }
 
+// len is the number of built-in skills (0 for none).
+func (b *BuiltinSkills) len() int {
+	if b == nil {
+		return 0
+	}
+	return len(b.skills)
+}
+
 // each calls f with a copy of each built-in skill (nil where it did not
 // parse) and its diagnostics, in name order.
 func (b *BuiltinSkills) each(f func(s *Skill, diags []Diagnostic)) {

@@ -432,9 +432,17 @@ func placeSkill(s *Skill, root Root, dirReal, rootReal string) {
 // a name wins: roots are in priority order), adds the built-ins last, and
 // decides every winner's status.
 func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
+	// The built-ins: parsed once for the session (Options.BuiltinSet), else
+	// now; none when they are off.
+	var builtins *BuiltinSkills
+	if opts.Builtins {
+		if builtins = opts.BuiltinSet; builtins == nil {
+			builtins = ParseBuiltins()
+		}
+	}
 	// Sized for every skill the walk found: a warm start of a large
 	// collection claims thousands.
-	cat := &Catalog{Skills: make([]*Skill, 0, len(w.events)+len(builtinNames()))}
+	cat := &Catalog{Skills: make([]*Skill, 0, len(w.events)+builtins.len())}
 	g := newGate(opts)
 	byName := make(map[string]*Skill, cap(cat.Skills))
 	claim := func(s *Skill) {
@@ -473,7 +481,7 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 		}
 	}
 	if n > 0 {
-		cat.Diagnostics = make([]Diagnostic, 0, n+len(builtinNames())+1)
+		cat.Diagnostics = make([]Diagnostic, 0, n+builtins.len()+1)
 	}
 	for _, ev := range w.events {
 		if ev.diag != nil {
@@ -511,12 +519,8 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 			claim(s)
 		}
 	}
-	if opts.Builtins {
-		set := opts.BuiltinSet
-		if set == nil {
-			set = ParseBuiltins()
-		}
-		set.each(func(s *Skill, diags []Diagnostic) {
+	if builtins != nil {
+		builtins.each(func(s *Skill, diags []Diagnostic) {
 			cat.Diagnostics = append(cat.Diagnostics, diags...)
 			if s != nil {
 				claim(s)

@@ -55,10 +55,11 @@ func (s *statter) statIn(dir, name string) (fileStamp, bool) {
 	if strings.IndexByte(dir, 0) >= 0 || strings.IndexByte(name, 0) >= 0 {
 		return fileStamp{}, false
 	}
-	parent, base := splitLast(strings.TrimSuffix(dir, "/"))
+	dir = strings.TrimSuffix(dir, "/")
+	parent, base := splitLast(dir)
 	fd := s.open(parent)
 	if fd == atFDCWD {
-		base = strings.TrimSuffix(dir, "/")
+		base = dir
 	}
 	s.buf = append(append(append(s.buf[:0], base...), '/'), name...)
 	s.buf = append(s.buf, 0)

@@ -28,10 +28,29 @@ type skillCache struct {
 	// the load ([loadChecked]), which takes it; a later one (a reload)
 	// must check for itself.
 	check atomic.Pointer[skills.Check]
+	// setup is the discovery options the cache file was chosen by
+	// ([prefetchSkillCache]), for that same discovery: a reload reads
+	// them afresh.
+	setup atomic.Pointer[discoverySetup]
+}
+
+// A discoverySetup is what [skillSetup] returns.
+type discoverySetup struct {
+	opts  skills.Options
+	notes []skills.Diagnostic
 }
 
 // takeCheck returns the check made ahead, once.
 func (c *skillCache) takeCheck() *skills.Check { return c.check.Swap(nil) }
+
+// takeSetup returns the options made with the cache, once; skillSetup's
+// afresh after that.
+func (c *skillCache) takeSetup(cfg *config.Config) (skills.Options, []skills.Diagnostic) {
+	if d := c.setup.Swap(nil); d != nil {
+		return d.opts, d.notes
+	}
+	return skillSetup(cfg)
+}
 
 // skillCachePath is the cache file of opts' roots in cfg's CLAWSEED_HOME,
 // "" when there is none.
@@ -85,7 +104,8 @@ func loadChecked(path string, proc *Process) loadedSkillCache {
 // itself: see soon) and logs to log, which the session's debug log has
 // joined by then, why the file was not used.
 func prefetchSkillCache(cfg *config.Config, proc *Process, discovers bool) func(log *slog.Logger) *skillCache {
-	path := skillCachePath(cfg, skillOptions(cfg))
+	opts, notes := skillSetup(cfg)
+	path := skillCachePath(cfg, opts)
 	load := proc.takeEarlySkillCache(path)
 	switch {
 	case load != nil:
@@ -98,6 +118,8 @@ func prefetchSkillCache(cfg *config.Config, proc *Process, discovers bool) func(
 		c := load().open(log)
 		if !discovers {
 			c.takeCheck() // made early, before it was known: no discovery follows
+		} else {
+			c.setup.Store(&discoverySetup{opts: opts, notes: notes})
 		}
 		return c
 	}

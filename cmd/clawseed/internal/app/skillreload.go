@@ -76,7 +76,7 @@ func (r *skillReloader) discover(ctx context.Context) *skills.Catalog {
 	if !r.cfg.Skills.Enabled {
 		return &skills.Catalog{}
 	}
-	opts, notes := skillSetup(r.cfg)
+	opts, notes := r.cache.takeSetup(r.cfg) // the start's; a reload's are read afresh
 	opts.Cache = r.cache.cache
 	opts.Check = r.cache.takeCheck() // the start's; a reload checks for itself
 	opts.BuiltinSet = r.builtins
