@@ -33,8 +33,8 @@ import (
 // listing's index where the listings hold it: encodeEntry), then the
 // directory listings, each entry and listing behind a 1 byte (0 ends the
 // list), then the walk snapshot behind a 1 byte (0 for none, replay.go),
-// then the CRC-32C of everything before it. The entries' length lets
-// loading decode the listings on another core meanwhile. An entry's skill
+// then the CRC-32 of everything before it. The entries' length lets
+// loading index the listings on another core meanwhile. An entry's skill
 // and diagnostics are one length-prefixed string ([encodeResult]), which
 // loading skips and a cache hit decodes: a start decodes only the skills it
 // finds unchanged, and keeps no second decoded copy of them. Skill bodies
@@ -97,7 +97,7 @@ func LoadParseCache(path, stamp string) (*ParseCache, error) {
 }
 
 func (c *ParseCache) decode(data []byte) error {
-	if len(data) < len(cacheMagic)+4 {
+	if len(data) < len(cacheMagic)+4 || len(data) > maxCacheFile {
 		return errCacheCorrupt
 	}
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
@@ -117,19 +117,19 @@ func (c *ParseCache) decode(data []byte) error {
 		return errors.New("written by another build")
 	}
 	nEntries, nDirs := r.n(), r.n()
-	// The maps are built when a discovery needs them (ensureMaps); a
-	// replayed walk uses the entries and listings in file order.
-	p := &loadedCache{ents: make([]loadedEntry, 0, nEntries), dirs: make([]loadedDir, 0, nDirs)}
+	// The entries and listings are checked and indexed, not decoded
+	// (cacheload.go): a replayed walk reads them where they are, and the
+	// maps are built when a discovery needs them (ensureMaps).
+	p := &loadedCache{eoff: make([]uint32, 0, nEntries), loff: make([]uint32, 0, nDirs), roots: r.strs(), ls: r.s}
 	// The entries come with their length, so that the listings after them
-	// are decoded on another core at the same time.
-	roots := r.strs()
+	// are indexed on another core at the same time.
 	er := &cacheReader{s: r.str()}
+	p.es = er.s
 	var wg sync.WaitGroup
-	wg.Go(func() { p.dirs = r.listings(p.dirs) })
-	var refs []int
-	p.ents, refs = er.entries(p.ents, roots)
+	wg.Go(func() { p.indexListings(r) })
+	maxRef := p.indexEntries(er)
 	wg.Wait()
-	if er.err != nil || er.pos != len(er.s) || !p.resolveDirs(refs) {
+	if er.err != nil || er.pos != len(er.s) || maxRef > len(p.loff) {
 		r.fail()
 	}
 	if r.bool() {
@@ -144,88 +144,6 @@ func (c *ParseCache) decode(data []byte) error {
 	}
 	c.pending = p
 	return nil
-}
-
-// entries decodes the entries section into ents, with roots the table of
-// the roots' real paths. An entry whose folder is a listing's (refs[i] > 0)
-// gets it from resolveDirs, once the listings are decoded. Entries and
-// stamps are allocated in blocks (a warm start loads one of each per
-// skill).
-func (r *cacheReader) entries(ents []loadedEntry, roots []string) ([]loadedEntry, []int) {
-	var (
-		block  []cacheEntry
-		stamps []fileStamp
-		refs   []int
-	)
-	for r.bool() {
-		var k cacheKey
-		// Not r.n(): the index counts listings, not bytes left here.
-		ref := int(min(r.uint(), 1<<40))
-		if ref == 0 {
-			k.dir = r.str()
-		}
-		k.dirReal = r.str()
-		if root := r.uint(); root < uint64(len(roots)) {
-			k.rootReal = roots[root]
-		} else {
-			r.fail()
-		}
-		k.limit = r.int()
-		n := r.n()
-		if len(stamps)+n > cap(stamps) {
-			stamps = make([]fileStamp, 0, max(n, allocBlock))
-		}
-		start := len(stamps)
-		for range n {
-			stamps = append(stamps, r.stamp())
-		}
-		if len(block) == cap(block) {
-			block = make([]cacheEntry, 0, allocBlock)
-		}
-		// The raw result is decoded at its first hit: skipped, not read,
-		// here.
-		block = append(block, cacheEntry{stamps: stamps[start:len(stamps):len(stamps)], raw: r.str()})
-		ents = append(ents, loadedEntry{key: k, e: &block[len(block)-1]})
-		refs = append(refs, ref)
-	}
-	return ents, refs
-}
-
-// resolveDirs gives the entries that refer to a listing (refs, from
-// entries) its folder; false when a reference is out of range.
-func (p *loadedCache) resolveDirs(refs []int) bool {
-	if len(refs) != len(p.ents) {
-		return false
-	}
-	for i, ref := range refs {
-		k := &p.ents[i].key
-		if ref > 0 {
-			if ref > len(p.dirs) {
-				return false
-			}
-			k.dir = p.dirs[ref-1].path
-		}
-		if k.dirReal == markDir {
-			k.dirReal = k.dir
-		}
-	}
-	return true
-}
-
-// listings decodes the directory listings section into dirs.
-func (r *cacheReader) listings(dirs []loadedDir) []loadedDir {
-	var block []dirEntry
-	for r.bool() {
-		dir := r.str()
-		st := r.stamp()
-		if len(block) == cap(block) {
-			block = make([]dirEntry, 0, allocBlock)
-		}
-		// Decoded when a walk uses it ([cacheRun.readDir]).
-		block = append(block, dirEntry{stamp: st, raw: r.str()})
-		dirs = append(dirs, loadedDir{path: dir, e: &block[len(block)-1]})
-	}
-	return dirs
 }
 
 // Save writes what the last discovery used to path, unless that is what

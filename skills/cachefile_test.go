@@ -442,7 +442,26 @@ func FuzzCacheDecode(f *testing.F) {
 	f.Add([]byte(cacheMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := &ParseCache{stamp: "fuzz"}
-		_ = c.decode(data)
+		if c.decode(data) == nil {
+			// What loading accepted reads back without failing, encoded
+			// (a replay) or materialized (a walk).
+			if snap := c.snap; snap != nil {
+				var buf []fileStamp
+				for i := range snap.numDirs() {
+					path, _ := snap.dirAt(i)
+					snap.listed(path)
+				}
+				for j := range snap.numEnts() {
+					k, _, _ := snap.entAt(j, &buf)
+					if snap.keyAt(j) != k {
+						t.Fatalf("entry %d: key %v, entry's key %v", j, snap.keyAt(j), k)
+					}
+				}
+			}
+			c.mu.Lock()
+			c.ensureMaps()
+			c.mu.Unlock()
+		}
 		// A decoder that skips the checksum reaches the structure too.
 		r := &cacheReader{s: string(data)}
 		r.skill()
@@ -450,6 +469,6 @@ func FuzzCacheDecode(f *testing.F) {
 		r.dirEntries("/d")
 		r.diags()
 		r = &cacheReader{s: string(data)}
-		r.snapshot(&loadedCache{ents: make([]loadedEntry, 3)})
+		r.snapshot(&loadedCache{eoff: make([]uint32, 3)})
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -111,13 +112,17 @@ func discover(ctx context.Context, opts Options, lim walkLimits) *Catalog {
 // directory to the worker pool. events records diagnostics and candidates in
 // discovery order so that assembly is deterministic.
 type walker struct {
-	lim        walkLimits
-	maxBytes   int64
-	jobs       chan *candidate
-	events     []walkEvent
-	seenRoot   map[string]string // real path of a root → its path
-	seenSkill  map[string]string // real path of a skill dir → dir first reached
-	realWithin map[string]string // Root.Within, a user link root → its real path
+	lim      walkLimits
+	maxBytes int64
+	jobs     chan *candidate
+	events   []walkEvent
+	// replayed, for a replay, yields its numReplayed events instead
+	// (allEvents).
+	replayed    iter.Seq[walkEvent]
+	numReplayed int
+	seenRoot    map[string]string // real path of a root → its path
+	seenSkill   map[string]string // real path of a skill dir → dir first reached
+	realWithin  map[string]string // Root.Within, a user link root → its real path
 	// userLinkRoots are [Options.UserLinkRoots].
 	userLinkRoots []string
 	// forbidden are [Options.Forbidden].
@@ -137,6 +142,24 @@ type walkEvent struct {
 	// is megabytes with ten thousand.
 	skill *Skill
 	diags []Diagnostic
+}
+
+// allEvents yields the events in walk order: those the walk made, or
+// those of the walk a replay stands for (replayed), made as they are
+// reached.
+func (w *walker) allEvents() iter.Seq[walkEvent] {
+	if w.replayed != nil {
+		return w.replayed
+	}
+	return slices.Values(w.events)
+}
+
+// numEvents returns the number of events allEvents yields.
+func (w *walker) numEvents() int {
+	if w.replayed != nil {
+		return w.numReplayed
+	}
+	return len(w.events)
 }
 
 // A candidate is a skill directory; a worker fills skill and diags.
@@ -442,7 +465,7 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 	}
 	// Sized for every skill the walk found: a warm start of a large
 	// collection claims thousands.
-	cat := &Catalog{Skills: make([]*Skill, 0, len(w.events)+builtins.len())}
+	cat := &Catalog{Skills: make([]*Skill, 0, w.numEvents()+builtins.len())}
 	g := newGate(opts)
 	byName := make(map[string]*Skill, cap(cat.Skills))
 	claim := func(s *Skill) {
@@ -470,7 +493,7 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 	// The walk's diagnostics, counted, so that the list is not regrown
 	// (a collection whose every skill has a warning has thousands).
 	n := 0
-	for _, ev := range w.events {
+	for ev := range w.allEvents() {
 		switch {
 		case ev.diag != nil:
 			n++
@@ -483,7 +506,7 @@ func (w *walker) assemble(ctx context.Context, opts Options) *Catalog {
 	if n > 0 {
 		cat.Diagnostics = make([]Diagnostic, 0, n+builtins.len()+1)
 	}
-	for _, ev := range w.events {
+	for ev := range w.allEvents() {
 		if ev.diag != nil {
 			cat.Diagnostics = append(cat.Diagnostics, *ev.diag)
 			continue

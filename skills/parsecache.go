@@ -196,7 +196,7 @@ func (c *ParseCache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.pending != nil {
-		return len(c.pending.ents)
+		return len(c.pending.eoff)
 	}
 	return len(c.entries)
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // A warm start whose skill folders are unchanged replays the last walk
@@ -101,9 +102,12 @@ type walkSnapshot struct {
 	absent []string
 	links  []linkWitness
 	// dirs and ents are every listing and skill entry the walk used, in
-	// the order the cache file keeps them.
+	// the order the cache file keeps them; for a snapshot read from the
+	// cache file they are file's, still encoded (cacheload.go), and dirs
+	// and ents are nil. Read them with the methods below.
 	dirs   []loadedDir
 	ents   []loadedEntry
+	file   *loadedCache
 	events []snapEvent
 }
 
@@ -127,39 +131,6 @@ type snapEvent struct {
 type cmdEvent struct {
 	dir, dirReal, bound, path, name string
 	typ                             fs.FileMode
-}
-
-// loadedCache is what the cache file holds, in file order.
-type loadedCache struct {
-	ents []loadedEntry
-	dirs []loadedDir
-}
-
-type loadedEntry struct {
-	key cacheKey
-	e   *cacheEntry
-}
-
-type loadedDir struct {
-	path string
-	e    *dirEntry
-}
-
-// ensureMaps builds the maps from what was loaded; c.mu is held.
-func (c *ParseCache) ensureMaps() {
-	p := c.pending
-	if p == nil {
-		return
-	}
-	c.pending = nil
-	c.entries = make(map[cacheKey]*cacheEntry, len(p.ents))
-	for _, le := range p.ents {
-		c.entries[le.key] = le.e
-	}
-	c.dirs = make(map[string]*dirEntry, len(p.dirs))
-	for _, d := range p.dirs {
-		c.dirs[d.path] = d.e
-	}
 }
 
 // walkKey is what, besides the file system, decides a walk: the roots, the
@@ -295,40 +266,51 @@ func (c *ParseCache) replay(ctx context.Context, opts Options, lim walkLimits) (
 	// what it did not is dropped by the next walk (begin).
 	c.gen++
 	snap.gen = c.gen
-	for _, d := range snap.dirs {
-		d.e.gen = c.gen
-	}
-	for _, le := range snap.ents {
-		le.e.gen = c.gen
-	}
-	c.hits += len(snap.ents)
+	snap.setGen(c.gen)
+	c.hits += snap.numEnts()
 	c.replays++
 	c.mu.Unlock()
+	w := &walker{maxBytes: maxBytes, lim: lim}
 	// The events are built, the command files read and the catalog
 	// assembled outside the lock: a snapshot is never changed once
 	// recorded (a later walk replaces it).
 	roots := cleanRoots(opts.Roots)
-	w := &walker{maxBytes: maxBytes, lim: lim}
-	w.events = make([]walkEvent, 0, len(snap.events))
+	// The command files are read and the skills placed once, here; the
+	// events are made as assembly reaches them, not kept (48 bytes each).
+	var cmds []*candidate
 	for _, ev := range snap.events {
-		if ev.diag != nil {
-			d := *ev.diag
-			w.events = append(w.events, walkEvent{diag: &d})
-			continue
-		}
-		if cmd := ev.cmd; cmd != nil {
+		switch cmd := ev.cmd; {
+		case ev.diag != nil:
+		case cmd != nil:
 			cand := &candidate{
 				root: roots[ev.root], rootReal: cmd.bound, dir: cmd.dir, dirReal: cmd.dirReal, cmdPath: cmd.path, cmdName: cmd.name, cmdType: cmd.typ,
 				entries: []fs.DirEntry{cachedDirEntry{dir: cmd.dir, name: filepath.Base(cmd.path), typ: cmd.typ}},
 			}
 			w.parseCommand(ctx, cand)
-			w.events = append(w.events, walkEvent{cand: cand})
-			continue
+			cmds = append(cmds, cand)
+		default:
+			k := snap.keyAt(ev.ent)
+			placeSkill(skills[ev.ent], roots[ev.root], k.dirReal, k.rootReal)
 		}
-		k := snap.ents[ev.ent].key
-		placeSkill(skills[ev.ent], roots[ev.root], k.dirReal, k.rootReal)
-		w.events = append(w.events, walkEvent{skill: skills[ev.ent], diags: diags[ev.ent]})
 	}
+	w.replayed, w.numReplayed = func(yield func(walkEvent) bool) {
+		next := cmds
+		for _, ev := range snap.events {
+			var we walkEvent
+			switch {
+			case ev.diag != nil:
+				// Assembly copies it; the snapshot's own stays unchanged.
+				we.diag = ev.diag
+			case ev.cmd != nil:
+				we.cand, next = next[0], next[1:]
+			default:
+				we.skill, we.diags = skills[ev.ent], diags[ev.ent]
+			}
+			if !yield(we) {
+				return
+			}
+		}
+	}, len(snap.events)
 	return w.assemble(ctx, opts), true
 }
 
@@ -385,7 +367,7 @@ func (c *ParseCache) takeCheck(check *Check, snap *walkSnapshot) *verified {
 // fits reports whether the events index roots roots and each entry once
 // at most, as a recorded walk's do.
 func (snap *walkSnapshot) fits(roots int) bool {
-	seen := make([]bool, len(snap.ents))
+	seen := make([]bool, snap.numEnts())
 	for _, ev := range snap.events {
 		if ev.diag != nil {
 			continue
@@ -394,8 +376,7 @@ func (snap *walkSnapshot) fits(roots int) bool {
 			// A command is replayed only as the walk found it: a `.md`
 			// file of a folder whose listing the snapshot stamps (dirs
 			// are sorted by path), inside its bound.
-			_, listed := slices.BinarySearchFunc(snap.dirs, cmd.dir, func(d loadedDir, p string) int { return cmp.Compare(d.path, p) })
-			if ev.root < 0 || ev.root >= roots || !listed || cmd.path != joinPath(cmd.dir, filepath.Base(cmd.path)) ||
+			if ev.root < 0 || ev.root >= roots || !snap.listed(cmd.dir) || cmd.path != joinPath(cmd.dir, filepath.Base(cmd.path)) ||
 				!strings.HasSuffix(cmd.path, commandSuffix) || !within(cmd.bound, cmd.dirReal) {
 				return false
 			}
@@ -412,6 +393,12 @@ func (snap *walkSnapshot) fits(roots int) bool {
 // verifyChunk is how many checks a replay worker takes at a time.
 const verifyChunk = 64
 
+// skillSlab is how many skills a replay worker allocates at once: as many
+// as fit the allocator's largest size class (32 KB), which wastes less
+// than a large object would (rounded up to whole pages: 5% for 64
+// skills).
+const skillSlab = 32 << 10 / int(unsafe.Sizeof(Skill{}))
+
 // verify re-observes every witness of the snapshot and decodes its skill
 // entries on the way, on every core; its ok is false at the first
 // difference.
@@ -427,31 +414,37 @@ func (snap *walkSnapshot) verify() *verified {
 			return &verified{}
 		}
 	}
-	skills := make([]*Skill, len(snap.ents))
-	diags := make([][]Diagnostic, len(snap.ents))
-	ok := onEveryCore(len(snap.dirs)+len(snap.ents), verifyChunk, func(stat *statter) func(lo, hi int) bool {
-		var now []fileStamp
+	nd, ne := snap.numDirs(), snap.numEnts()
+	skills := make([]*Skill, ne)
+	diags := make([][]Diagnostic, ne)
+	ok := onEveryCore(nd+ne, verifyChunk, func(stat *statter) func(lo, hi int) bool {
+		var (
+			now, was []fileStamp
+			slab     []Skill
+		)
 		return func(lo, hi int) bool {
-			var slab []Skill
 			for i := lo; i < hi; i++ {
-				if i < len(snap.dirs) {
-					d := snap.dirs[i]
-					if st, ok := stat.dir(d.path); !ok || st != d.e.stamp {
+				if i < nd {
+					path, st := snap.dirAt(i)
+					if got, ok := stat.dir(path); !ok || got != st {
 						return false
 					}
 					continue
 				}
-				j := i - len(snap.dirs)
-				le := snap.ents[j]
+				j := i - nd
+				k, stamps, raw := snap.entAt(j, &was)
 				var ok bool
-				if now, ok = stat.files(le.key.dir, le.e.stamps, now); !ok || !sameFiles(le.e.stamps, now) {
+				if now, ok = stat.files(k.dir, stamps, now); !ok || !sameFiles(stamps, now) {
 					return false
 				}
-				if slab == nil {
-					slab = make([]Skill, verifyChunk)
+				if len(slab) == 0 {
+					slab = make([]Skill, min(skillSlab, ne))
 				}
-				if skills[j], diags[j], ok = decodeResult(le.key.dir, le.e.raw, &slab[i-lo]); !ok {
+				if skills[j], diags[j], ok = decodeResult(k.dir, raw, &slab[0]); !ok {
 					return false
+				}
+				if skills[j] != nil {
+					slab = slab[1:]
 				}
 			}
 			return true
@@ -465,18 +458,23 @@ func (snap *walkSnapshot) verify() *verified {
 // dirs, in file order).
 func (c *ParseCache) encodeSnapshot(w *cacheWriter, keys []cacheKey, dirs []*dirEntry) {
 	snap := c.snap
-	if snap == nil || snap.gen != c.gen || len(snap.ents) != len(keys) || len(snap.dirs) != len(dirs) {
+	if snap == nil {
+		w.bool(false)
+		return
+	}
+	sdirs, sents := snap.objects()
+	if snap.gen != c.gen || len(sents) != len(keys) || len(sdirs) != len(dirs) {
 		w.bool(false)
 		return
 	}
 	for i, k := range keys {
-		if snap.ents[i].key != k || snap.ents[i].e != c.entries[k] {
+		if sents[i].key != k || sents[i].e != c.entries[k] {
 			w.bool(false)
 			return
 		}
 	}
 	for i, d := range dirs {
-		if snap.dirs[i].e != d {
+		if sdirs[i].e != d {
 			w.bool(false)
 			return
 		}
@@ -523,7 +521,7 @@ const (
 // snapshot decodes [ParseCache.encodeSnapshot]'s snapshot over the entries
 // and listings p holds; an index out of range fails the reader.
 func (r *cacheReader) snapshot(p *loadedCache) *walkSnapshot {
-	snap := &walkSnapshot{key: r.str(), absent: r.strs(), dirs: p.dirs, ents: p.ents}
+	snap := &walkSnapshot{key: r.str(), absent: r.strs(), file: p}
 	snap.links = make([]linkWitness, r.n())
 	for i := range snap.links {
 		snap.links[i] = linkWitness{path: r.str(), real: r.str(), err: r.str()}
@@ -555,7 +553,7 @@ func (r *cacheReader) snapshot(p *loadedCache) *walkSnapshot {
 			return nil
 		}
 		root, ent := r.uint(), r.uint()
-		if ent >= uint64(len(p.ents)) || root > 1<<20 {
+		if ent >= uint64(len(p.eoff)) || root > 1<<20 {
 			r.fail()
 		}
 		if r.err != nil {
