@@ -97,7 +97,7 @@ func LoadParseCache(path, stamp string) (*ParseCache, error) {
 }
 
 func (c *ParseCache) decode(data []byte) error {
-	if len(data) < len(cacheMagic)+4 || len(data) > maxCacheFile {
+	if len(data) < len(cacheMagic)+4 || uint64(len(data)) > maxCacheFile {
 		return errCacheCorrupt
 	}
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])

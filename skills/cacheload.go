@@ -2,6 +2,7 @@ package skills
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"sort"
 )
@@ -64,8 +65,7 @@ func (p *loadedCache) indexEntries(r *cacheReader) (maxRef int) {
 // to (its index plus one, 0 for none), its stamps (appended to stamps) and
 // its raw result. An entry whose root is out of range fails r.
 func (p *loadedCache) readEntry(r *cacheReader, stamps []fileStamp, resolve bool) (k cacheKey, ref int, _ []fileStamp, raw string) {
-	// Not r.n(): the index counts listings, not bytes left here.
-	ref = int(min(r.uint(), 1<<40))
+	ref = readRef(r)
 	if ref == 0 {
 		k.dir = r.str()
 	} else if resolve {
@@ -87,6 +87,14 @@ func (p *loadedCache) readEntry(r *cacheReader, stamps []fileStamp, resolve bool
 		k.dirReal = k.dir
 	}
 	return k, ref, stamps, raw
+}
+
+// readRef reads an entry's listing reference, capped where any int holds
+// it: a larger one is out of range anyway (a listing takes 10 bytes at
+// least, the file less than 4 GiB). Not r.n(): the index counts listings,
+// not bytes left here. The index and key must read it alike.
+func readRef(r *cacheReader) int {
+	return int(min(r.uint(), math.MaxInt32))
 }
 
 // indexListings checks the listings r reads, recording where each one
@@ -128,7 +136,7 @@ func (p *loadedCache) entry(j int, stamps []fileStamp) (cacheKey, []fileStamp, s
 func (p *loadedCache) key(j int) cacheKey {
 	r := &cacheReader{s: p.es, pos: int(p.eoff[j])}
 	var k cacheKey
-	if ref := int(r.uint()); ref == 0 {
+	if ref := readRef(r); ref == 0 {
 		k.dir = r.str()
 	} else {
 		k.dir = p.listingPath(ref - 1)
