@@ -441,6 +441,9 @@ func (snap *walkSnapshot) verify() *verified {
 					slab = make([]Skill, min(skillSlab, ne))
 				}
 				if skills[j], diags[j], ok = decodeResult(k.dir, raw, &slab[0]); !ok {
+					// The slot may hold part of a record: never handed
+					// out (the check fails), and zeroed all the same.
+					slab[0] = Skill{}
 					return false
 				}
 				if skills[j] != nil {
