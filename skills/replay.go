@@ -102,9 +102,10 @@ type walkSnapshot struct {
 	absent []string
 	links  []linkWitness
 	// dirs and ents are every listing and skill entry the walk used, in
-	// the order the cache file keeps them; for a snapshot read from the
-	// cache file they are file's, still encoded (cacheload.go), and dirs
-	// and ents are nil. Read them with the methods below.
+	// the order the cache file keeps them. A snapshot read from the cache
+	// file leaves them nil: its listings and entries are file's, still
+	// encoded (cacheload.go). Either way they are read through the
+	// methods numDirs, dirAt, entAt and the like.
 	dirs   []loadedDir
 	ents   []loadedEntry
 	file   *loadedCache
