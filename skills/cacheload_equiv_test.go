@@ -207,8 +207,7 @@ func withSum(body []byte) []byte {
 // FuzzCacheLoadEquiv: the index-only load accepts exactly the files the
 // decoder before it accepted, and reads back from them what it decoded.
 func FuzzCacheLoadEquiv(f *testing.F) {
-	root := filepath.Join(f.TempDir(), "skills")
-	writeFiles(f, root, map[string]string{
+	data := seedCacheFile(f, map[string]string{
 		"a/SKILL.md":           "---\nname: a\ndescription: One.\n---\nx\n",
 		"b/SKILL.md":           "---\nname: [broken\n---\ny\n",
 		"c/manifest.toml":      "[skill]\nname = \"c\"\n",
@@ -218,18 +217,6 @@ func FuzzCacheLoadEquiv(f *testing.F) {
 		"zz/SKILL.md":          "---\nname: zz\ndescription: Z.\n---\nx\n",
 		"link-target/SKILL.md": "---\nname: lt\ndescription: L.\n---\nx\n",
 	})
-	cmds := filepath.Join(filepath.Dir(root), "commands")
-	writeFiles(f, cmds, map[string]string{"deploy.md": "---\ndescription: D.\n---\nx\n", "ops/restart.md": "R.\n"})
-	backdate(f, filepath.Dir(root))
-	c := NewParseCache()
-	c.stamp = "fuzz"
-	opts := discOpts(Root{Path: root, Source: SourceExtra}, Root{Path: cmds, Source: SourceExtra, Commands: true})
-	opts.Cache = c
-	Discover(f.Context(), opts)
-	data, _ := c.encode()
-	if c.snap == nil {
-		f.Fatal("the seed has no snapshot")
-	}
 	f.Add(data[:len(data)-4])
 	f.Fuzz(func(t *testing.T, body []byte) {
 		checkLoadEquiv(t, withSum(body))
