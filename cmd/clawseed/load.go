@@ -15,10 +15,6 @@ import (
 	"github.com/clawseed/clawseed/internal/termtext"
 )
 
-// loadConfig loads the layered configuration and applies the global flags.
-// Its warnings, and those of the trust store, go to stderr. A failure is a
-// *config.Error naming the file, line and key (exit 2, as exitCode maps
-// it).
 // prefetchSkills starts loading the skill cache of the session about to be
 // built (app.Process.PrefetchSkills): the commands that build one call it
 // before loadConfig.
@@ -28,6 +24,10 @@ func prefetchSkills(g *globalOptions) {
 	}
 }
 
+// loadConfig loads the layered configuration and applies the global flags.
+// Its warnings, and those of the trust store, go to stderr. A failure is a
+// *config.Error naming the file, line and key (exit 2, as exitCode maps
+// it).
 func loadConfig(g *globalOptions, stderr io.Writer) (*config.Config, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
