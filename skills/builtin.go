@@ -4,6 +4,7 @@ import (
 	"embed"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 )
 
@@ -91,14 +92,11 @@ func (b *BuiltinSkills) len() int {
 }
 
 // each calls f with a copy of each built-in skill (nil where it did not
-// parse) and its diagnostics, in name order.
+// parse) and of its diagnostics, in name order: the copies a parse would
+// give, so that no two catalogs share a skill's lists or metadata.
 func (b *BuiltinSkills) each(f func(s *Skill, diags []Diagnostic)) {
 	for i, s := range b.skills {
-		if s != nil {
-			c := *s
-			s = &c
-		}
-		f(s, b.diags[i])
+		f(cloneSkill(s), slices.Clone(b.diags[i]))
 	}
 }
 

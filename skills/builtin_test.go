@@ -67,6 +67,10 @@ func TestBuiltinSetDiscovery(t *testing.T) {
 		if s == second.Skills[i] {
 			t.Fatalf("%s: both catalogs hold one skill", s.Name)
 		}
+		// Nor one list: a change to one catalog's skill stays there.
+		if len(s.AllowedTools) > 0 && &s.AllowedTools[0] == &second.Skills[i].AllowedTools[0] {
+			t.Fatalf("%s: both catalogs share its allowed-tools", s.Name)
+		}
 		if hidden := s.Name == "debug"; (s.Status == StatusHidden) != hidden || (second.Skills[i].Status == StatusHidden) {
 			t.Errorf("%s: statuses %q and %q", s.Name, s.Status, second.Skills[i].Status)
 		}
