@@ -1,5 +1,10 @@
 package skills
 
+import (
+	"cmp"
+	"unsafe"
+)
+
 // The cached result of parsing one skill directory: its skill (or none)
 // and its diagnostics, as one string ([cacheEntry.raw]). Paths that are
 // the directory's own, or its SKILL.md's or manifest.toml's, are written
@@ -113,4 +118,35 @@ func decodeResult(dir, raw string, into *Skill) (s *Skill, diags []Diagnostic, o
 		diags[i].Path = lazy(diags[i].Path)
 	}
 	return s, diags, true
+}
+
+// skillSlab is how many skills a [slabDecoder] allocates at once: as many
+// as fit the allocator's largest size class (32 KB), which wastes less
+// than a large object would (rounded up to whole pages: 5% for 64
+// skills).
+const skillSlab = 32 << 10 / int(unsafe.Sizeof(Skill{}))
+
+// A slabDecoder decodes cached results into skills it allocates a slab at
+// a time, for one worker of a check that decodes thousands
+// ([walkSnapshot.verify], [cacheRun.prestat]).
+type slabDecoder struct {
+	free []Skill
+	size int // slab length; 0 means skillSlab
+}
+
+// decode is [decodeResult] into the next free slot. A slot is used up
+// only by a skill decoded; one a damaged result was partly decoded into
+// is zeroed for the next.
+func (d *slabDecoder) decode(dir, raw string) (*Skill, []Diagnostic, bool) {
+	if len(d.free) == 0 {
+		d.free = make([]Skill, cmp.Or(min(d.size, skillSlab), skillSlab))
+	}
+	s, diags, ok := decodeResult(dir, raw, &d.free[0])
+	switch {
+	case !ok:
+		d.free[0] = Skill{}
+	case s != nil:
+		d.free = d.free[1:]
+	}
+	return s, diags, ok
 }

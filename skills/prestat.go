@@ -44,12 +44,11 @@ func (r *cacheRun) prestat() {
 	}
 	dirPres := make([]dirPre, len(dirs))
 	// Entries whose files are unchanged are decoded here too, on every
-	// core, into one array of skills per chunk, rather than one at a time
-	// by the walker.
+	// core, into slabs of skills, rather than one at a time by the walker.
 	entPres := make([]entryPre, len(ents))
 	onEveryCore(n, preStatChunk, func(stat *statter) func(lo, hi int) bool {
+		dec := slabDecoder{size: len(ents)}
 		return func(lo, hi int) bool {
-			var slab []Skill
 			for i := lo; i < hi; i++ {
 				if i < len(dirs) {
 					dirPres[i].stamp, dirPres[i].ok = stat.dir(dirPaths[i])
@@ -61,10 +60,7 @@ func (r *cacheRun) prestat() {
 					p.stamps = now
 				}
 				if e := ents[j]; e.raw != "" && sameFiles(e.stamps, p.stamps) {
-					if slab == nil {
-						slab = make([]Skill, preStatChunk)
-					}
-					p.skill, p.diags, p.decoded = decodeResult(entDirs[j], e.raw, &slab[i-lo])
+					p.skill, p.diags, p.decoded = dec.decode(entDirs[j], e.raw)
 				}
 			}
 			return true

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unsafe"
 )
 
 // A warm start whose skill folders are unchanged replays the last walk
@@ -394,12 +393,6 @@ func (snap *walkSnapshot) fits(roots int) bool {
 // verifyChunk is how many checks a replay worker takes at a time.
 const verifyChunk = 64
 
-// skillSlab is how many skills a replay worker allocates at once: as many
-// as fit the allocator's largest size class (32 KB), which wastes less
-// than a large object would (rounded up to whole pages: 5% for 64
-// skills).
-const skillSlab = 32 << 10 / int(unsafe.Sizeof(Skill{}))
-
 // verify re-observes every witness of the snapshot and decodes its skill
 // entries on the way, on every core; its ok is false at the first
 // difference.
@@ -419,10 +412,8 @@ func (snap *walkSnapshot) verify() *verified {
 	skills := make([]*Skill, ne)
 	diags := make([][]Diagnostic, ne)
 	ok := onEveryCore(nd+ne, verifyChunk, func(stat *statter) func(lo, hi int) bool {
-		var (
-			now, was []fileStamp
-			slab     []Skill
-		)
+		var now, was []fileStamp
+		dec := slabDecoder{size: ne}
 		return func(lo, hi int) bool {
 			for i := lo; i < hi; i++ {
 				if i < nd {
@@ -438,17 +429,8 @@ func (snap *walkSnapshot) verify() *verified {
 				if now, ok = stat.files(k.dir, stamps, now); !ok || !sameFiles(stamps, now) {
 					return false
 				}
-				if len(slab) == 0 {
-					slab = make([]Skill, min(skillSlab, ne))
-				}
-				if skills[j], diags[j], ok = decodeResult(k.dir, raw, &slab[0]); !ok {
-					// The slot may hold part of a record: never handed
-					// out (the check fails), and zeroed all the same.
-					slab[0] = Skill{}
+				if skills[j], diags[j], ok = dec.decode(k.dir, raw); !ok {
 					return false
-				}
-				if skills[j] != nil {
-					slab = slab[1:]
 				}
 			}
 			return true
